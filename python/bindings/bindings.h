@@ -1,0 +1,24 @@
+// Shared declarations of the tack._core binding files.
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+#include "runtime/array.h"
+
+namespace nb = nanobind;
+
+namespace tack::python {
+
+void bind_array(nb::module_& m);
+void bind_kernel(nb::module_& m);
+void bind_errors(nb::module_& m);
+
+// The tack.<dtype> objects the Python package registered, by DType index.
+nb::object dtype_object(DType t);
+DType dtype_from_object(nb::handle h);  // a tack dtype, a NumPy dtype or a name; throws TypeError
+
+// Raises the Python exception for a C++ error (CompileError, ArgumentError).
+[[noreturn]] void raise_compile_error(const std::exception_ptr& e);
+void translate_exceptions();
+
+}  // namespace tack::python

@@ -1,0 +1,65 @@
+"""Tack: numerical kernels in Python syntax, compiled for every core.
+
+    import numpy as np, tack
+
+    @tack.kernel
+    def saxpy(alpha, x, y):
+        for i in range(len(x)):
+            y[i] = alpha * x[i] + y[i]
+
+    x = tack.array(np.arange(8, dtype=np.float32))
+    y = tack.zeros(8)
+    saxpy(2.0, x, y)
+"""
+
+from . import _core
+from ._arrays import Array, array, copyto, empty, full, ones, sync, zeros
+from ._builtins import acos, asin, atan, atan2, ceil, cos, exp, floor, log, ndindex, sin, sqrt, tan
+from ._constants import Constant, constant
+from ._decorators import DeviceFunction, func, kernel
+from ._dtypes import DType, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64
+from ._errors import (
+    CompileError,
+    InternalCompilerError,
+    KernelNameError,
+    KernelSyntaxError,
+    KernelTypeError,
+    KernelValueError,
+    UnsupportedError,
+)
+
+__version__ = "0.1.0"
+
+_core._set_dtypes([i8, i16, i32, i64, u8, u16, u32, u64, f32, f64])
+_core._set_exception_types(
+    {
+        "syntax": KernelSyntaxError,
+        "unsupported": UnsupportedError,
+        "name": KernelNameError,
+        "type": KernelTypeError,
+        "value": KernelValueError,
+        "index": IndexError,
+        "internal": InternalCompilerError,
+    }
+)
+
+_default_device = "cpu"
+
+
+def available_devices():
+    """The backends this build can run on this machine."""
+    return ["cpu"]
+
+
+def set_default_device(name):
+    """Selects the backend kernels run on. Only "cpu" exists in this build."""
+    global _default_device
+    if name not in available_devices():
+        raise RuntimeError(
+            f"device {name!r} is not available; this build runs on {', '.join(available_devices())}"
+        )
+    _default_device = name
+
+
+def get_default_device():
+    return _default_device

@@ -1,0 +1,44 @@
+"""@tack.kernel and @tack.func."""
+
+import functools
+
+from . import _core
+from ._resolver import Resolver
+from ._source import capture
+
+
+class DeviceFunction:
+    """A @tack.func: inlined into kernels; callable as plain Python on the host."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self._resolver = Resolver(fn)
+        self._captured = None
+        functools.update_wrapper(self, fn)
+
+    def __call__(self, *args):
+        return self.fn(*args)
+
+    def _resolution(self):
+        if self._captured is None:
+            self._captured = capture(self.fn)
+        text, filename, first_line, indent = self._captured
+        # The closure may gain bindings after decoration; read it afresh.
+        self._resolver = Resolver(self.fn)
+        return ("func", self.fn.__name__, text, filename, first_line, indent, self._resolver, id(self))
+
+    def __repr__(self):
+        return f"<tack.func {self.fn.__qualname__}>"
+
+
+def func(fn):
+    """Declares a device function, inlined where a kernel calls it."""
+    return DeviceFunction(fn)
+
+
+def kernel(fn):
+    """Declares a kernel: one top-level parallel `for` loop, compiled at its
+    first call for the argument types it receives."""
+    text, filename, first_line, indent = capture(fn)
+    k = _core.Kernel(fn.__name__, text, filename, first_line, indent, Resolver(fn))
+    return k

@@ -1,0 +1,59 @@
+"""The ten scalar types. Each is also a cast inside kernels: tack.f32(x)."""
+
+import numpy as np
+
+
+class DType:
+    __slots__ = ("name", "numpy", "itemsize", "_tack_dtype")
+
+    def __init__(self, name, numpy_type):
+        self.name = name
+        self.numpy = np.dtype(numpy_type)
+        self.itemsize = self.numpy.itemsize
+        self._tack_dtype = name
+
+    def __call__(self, value):
+        """On the host, converts like NumPy's typed scalar; in kernels, a cast."""
+        return self.numpy.type(value)
+
+    def __repr__(self):
+        return f"tack.{self.name}"
+
+    def __eq__(self, other):
+        if isinstance(other, DType):
+            return self.name == other.name
+        try:
+            return self.numpy == np.dtype(other)
+        except TypeError:
+            return NotImplemented
+
+    def __hash__(self):
+        return hash(self.name)
+
+
+i8 = DType("i8", np.int8)
+i16 = DType("i16", np.int16)
+i32 = DType("i32", np.int32)
+i64 = DType("i64", np.int64)
+u8 = DType("u8", np.uint8)
+u16 = DType("u16", np.uint16)
+u32 = DType("u32", np.uint32)
+u64 = DType("u64", np.uint64)
+f32 = DType("f32", np.float32)
+f64 = DType("f64", np.float64)
+
+ALL = (i8, i16, i32, i64, u8, u16, u32, u64, f32, f64)
+BY_NAME = {t.name: t for t in ALL}
+
+
+def as_dtype(d):
+    """A tack dtype from a tack dtype, a NumPy dtype or type, or a name."""
+    if isinstance(d, DType):
+        return d
+    if isinstance(d, str) and d in BY_NAME:
+        return BY_NAME[d]
+    nd = np.dtype(d)
+    for t in ALL:
+        if t.numpy == nd:
+            return t
+    raise TypeError(f"unsupported dtype {d!r}; Tack arrays hold i8..i64, u8..u64, f32, f64")

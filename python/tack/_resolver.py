@@ -1,0 +1,107 @@
+"""Resolves names in a kernel or device function for the compiler.
+
+Names resolve through the defining function's closure, then its globals,
+then Python's builtins; dotted paths follow module dictionaries only (no
+properties, no arbitrary attribute evaluation). Each device function carries
+its own resolver, so a callee's names resolve in its own module.
+"""
+
+import builtins
+import math
+import types
+
+from . import _builtins, _dtypes
+
+# Python and math objects the compiler treats as builtins, by identity.
+_PYTHON_BUILTINS = {
+    builtins.range: "range",
+    builtins.len: "len",
+    builtins.abs: "abs",
+    builtins.min: "min",
+    builtins.max: "max",
+    builtins.pow: "pow",
+    builtins.int: "int",
+    builtins.float: "float",
+    builtins.print: "print",
+    math.sqrt: "sqrt",
+    math.sin: "sin",
+    math.cos: "cos",
+    math.tan: "tan",
+    math.asin: "asin",
+    math.acos: "acos",
+    math.atan: "atan",
+    math.atan2: "atan2",
+    math.exp: "exp",
+    math.log: "log",
+    math.floor: "floor",
+    math.ceil: "ceil",
+    math.fabs: "fabs",
+    math.pow: "fpow",
+}
+
+_MATH_CONSTANTS = {"pi", "e", "tau", "inf", "nan"}
+
+
+def _describe(obj):
+    if isinstance(obj, types.FunctionType):
+        return f"the Python function '{obj.__qualname__}' (not a @tack.func)"
+    if isinstance(obj, type):
+        return f"the class '{obj.__qualname__}'"
+    if isinstance(obj, (int, float, complex, bool)):
+        return f"a Python {type(obj).__name__} ({obj!r})"
+    return f"a {type(obj).__name__} object"
+
+
+class Resolver:
+    __slots__ = ("globals", "closure")
+
+    def __init__(self, fn):
+        self.globals = fn.__globals__
+        self.closure = {}
+        if fn.__closure__:
+            for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
+                try:
+                    self.closure[name] = cell.cell_contents
+                except ValueError:  # an empty cell: the name is not bound yet
+                    pass
+
+    def _lookup(self, name):
+        for scope in (self.closure, self.globals, builtins.__dict__):
+            if name in scope:
+                return True, scope[name]
+        return False, None
+
+    def resolve(self, path):
+        found, obj = self._lookup(path[0])
+        if not found:
+            return ("unbound",)
+        for i, attr in enumerate(path[1:], start=1):
+            if not isinstance(obj, types.ModuleType):
+                return ("other", f"an attribute of {_describe(obj)}")
+            if obj is math and attr in _MATH_CONSTANTS:
+                return ("constant", getattr(math, attr), None)
+            members = vars(obj)
+            if attr not in members:
+                return ("unbound",)
+            obj = members[attr]
+        return self._classify(obj)
+
+    def _classify(self, obj):
+        from ._decorators import DeviceFunction  # a cycle at import time otherwise
+        from ._constants import Constant
+
+        if isinstance(obj, types.ModuleType):
+            return ("module",)
+        if isinstance(obj, DeviceFunction):
+            return obj._resolution()
+        if isinstance(obj, Constant):
+            return ("constant", obj.value, obj.dtype.name if obj.dtype is not None else None)
+        if isinstance(obj, _dtypes.DType):
+            return ("dtype", obj.name)
+        try:
+            name = _PYTHON_BUILTINS.get(obj) or _builtins.BUILTIN_NAMES.get(obj)
+        except TypeError:  # unhashable
+            name = None
+        if name:
+            return ("builtin", name)
+        return ("other", _describe(obj))

@@ -1,0 +1,473 @@
+#include "analysis/infer_types.h"
+
+#include <algorithm>
+
+namespace tack::analysis {
+
+using namespace ir;
+using syntax::ErrorKind;
+
+std::optional<DType> promote_int(DType a, DType b) {
+    if (a == b) return a;
+    bool sa = is_signed_int(a), sb = is_signed_int(b);
+    if (sa == sb) return bits_of(a) >= bits_of(b) ? a : b;
+    DType s = sa ? a : b, u = sa ? b : a;
+    if (u == DType::U64) return std::nullopt;
+    return int_type(std::max(bits_of(s), 2 * bits_of(u)), true);
+}
+
+namespace {
+
+struct Info {
+    std::optional<DType> type;  // nullopt while a local it reads is unsettled
+    bool weak = false;
+};
+
+// What the assignments to one local have contributed so far.
+struct VarJoin {
+    std::optional<DType> strong;  // join of non-weak assignments
+    bool weak = false;            // some assignment is a weak float expression
+    Span span;                    // the first assignment, for diagnostics
+};
+
+DType int_literal_type(const IntConst& c) {
+    if (c.negative) {
+        auto v = static_cast<int64_t>(c.bits);
+        return v >= INT32_MIN ? DType::I32 : DType::I64;
+    }
+    if (c.bits <= static_cast<uint64_t>(INT32_MAX)) return DType::I32;
+    if (c.bits <= static_cast<uint64_t>(INT64_MAX)) return DType::I64;
+    return DType::U64;
+}
+
+class Inference {
+public:
+    Inference(Kernel& k, DType float_precision) : k_(k), precision_(float_precision), joins_(k.vars.size()) {}
+
+    void run() {
+        for (auto& v : k_.vars) {
+            if (v.role == VarRole::Param) v.type = k_.params[v.param].dtype;
+        }
+        // Locals take the join of their assignments; iterate to a fixed point
+        // because a local can be read (around a loop) before it is assigned.
+        for (int round = 0; round < 64; ++round) {
+            changed_ = false;
+            settle_phase_ = false;
+            walk_all();
+            if (!changed_) break;
+        }
+        for (size_t i = 0; i < k_.vars.size(); ++i) {
+            auto& v = k_.vars[i];
+            if (v.role == VarRole::Param) continue;
+            v.type = final_var_type(i);
+        }
+        settle_phase_ = true;
+        walk_all();
+        insert_casts_all();
+    }
+
+private:
+    // ---------------------------------------------------------- traversal
+
+    void walk_all() {
+        block(k_.prologue);
+        for (auto& d : k_.dims) dim(d);
+        block(k_.body);
+        block(k_.epilogue);
+        if (k_.result) {
+            Info r = expr(*k_.result, DType::F32);
+            if (settle_phase_ && k_.result_type) settle_to(*k_.result, r, *k_.result_type);
+        }
+    }
+
+    void dim(ParallelDim& d) {
+        Info s = expr(*d.start, DType::F32), e = expr(*d.end, DType::F32);
+        Info st = d.step ? expr(*d.step, DType::F32) : Info{DType::I32, false};
+        auto t = range_type({&s, &e, &st}, d.span);
+        if (t) contribute(d.var, Info{t, false}, d.span);
+    }
+
+    std::optional<DType> range_type(std::initializer_list<Info*> parts, Span span) {
+        std::optional<DType> t;
+        for (Info* p : parts) {
+            if (!p->type) return std::nullopt;
+            if (is_float(*p->type))
+                k_.fail(ErrorKind::Type, span, "range bounds and steps must be integers, not " +
+                                                   std::string(name_of(*p->type)),
+                        "range", "convert with int(...) or an integer cast");
+            t = t ? join_int(*t, *p->type, span) : *p->type;
+        }
+        return t;
+    }
+
+    void block(Block& b) {
+        for (auto& s : b) stmt(*s);
+    }
+
+    void stmt(Stmt& s) {
+        switch (s.kind) {
+            case StmtKind::Assign: {
+                auto& a = *s.as<Assign>();
+                Info v = expr(*a.value, DType::F32);
+                if (!settle_phase_) {
+                    contribute(a.var, v, s.span);
+                } else {
+                    settle_to(*a.value, v, *k_.vars[a.var].type);
+                }
+                break;
+            }
+            case StmtKind::Store: {
+                auto& st = *s.as<Store>();
+                DType elem = k_.params[st.array].dtype;
+                Info v = expr(*st.value, elem);
+                if (settle_phase_) settle_to(*st.value, v, elem);
+                for (auto& i : st.indices) index(*i);
+                break;
+            }
+            case StmtKind::Eval: expr(*s.as<Eval>()->value, DType::F32); break;
+            case StmtKind::If: {
+                auto& i = *s.as<If>();
+                expr(*i.cond, DType::F32);
+                block(i.then_body);
+                block(i.else_body);
+                break;
+            }
+            case StmtKind::For: {
+                auto& f = *s.as<For>();
+                Info a = expr(*f.start, DType::F32), b = expr(*f.end, DType::F32), c = expr(*f.step, DType::F32);
+                auto t = range_type({&a, &b, &c}, f.span);
+                if (t) contribute(f.var, Info{t, false}, f.span);
+                block(f.body);
+                break;
+            }
+            case StmtKind::While:
+                expr(*s.as<While>()->cond, DType::F32);
+                block(s.as<While>()->body);
+                break;
+            case StmtKind::Break:
+            case StmtKind::Continue: break;
+        }
+    }
+
+    void index(Expr& i) {
+        Info t = expr(i, DType::F32);
+        if (t.type && is_float(*t.type))
+            k_.fail(ErrorKind::Type, i.span, "an array index must be an integer, not " + std::string(name_of(*t.type)),
+                    "index", "convert with int(...)");
+    }
+
+    // ------------------------------------------------------------ locals
+
+    DType join_int(DType a, DType b, Span span) {
+        auto t = promote_int(a, b);
+        if (!t)
+            k_.fail(ErrorKind::Type, span,
+                    "mixing " + std::string(name_of(a)) + " and " + std::string(name_of(b)) +
+                        " needs an explicit cast (no integer type holds both ranges)",
+                    "integer promotion", "cast one side explicitly, e.g. tack.u64(x) or tack.i64(y)");
+        return *t;
+    }
+
+    DType join(DType a, DType b, Span span) {
+        if (is_int(a) && is_int(b)) return join_int(a, b, span);
+        if (a == DType::F64 || b == DType::F64) return DType::F64;
+        return DType::F32;
+    }
+
+    void contribute(int var, Info v, Span span) {
+        if (!v.type) return;
+        VarJoin& j = joins_[var];
+        VarJoin before = j;
+        if (v.weak) {
+            j.weak = true;
+        } else {
+            j.strong = j.strong ? join(*j.strong, *v.type, span) : *v.type;
+        }
+        if (j.strong != before.strong || j.weak != before.weak) changed_ = true;
+    }
+
+    std::optional<DType> current_var_type(int var) const {
+        const Var& v = k_.vars[var];
+        if (v.role == VarRole::Param) return v.type;
+        const VarJoin& j = joins_[var];
+        if (!j.strong && !j.weak) return std::nullopt;
+        return final_var_type(var);
+    }
+
+    DType final_var_type(size_t var) const {
+        const VarJoin& j = joins_[var];
+        if (j.strong) {
+            if (j.weak && is_int(*j.strong)) return DType::F32;
+            return *j.strong;
+        }
+        if (j.weak) return precision_;
+        return DType::I32;  // never assigned: only read
+    }
+
+    // ------------------------------------------------------- expressions
+
+    // Types `e`; weak float literals inside a wholly weak `e` take
+    // `weak_as`. Every call rewrites the annotations of the whole subtree,
+    // so settling a weak operand is re-typing it with another `weak_as`.
+    Info expr(Expr& e, DType weak_as) {
+        Info r = compute(e, weak_as);
+        e.type = r.type;
+        e.weak = r.weak;
+        return r;
+    }
+
+    // A weak operand meeting a non-weak floating type T takes T.
+    void settle_to(Expr& e, Info& info, DType target) {
+        if (info.weak && is_float(target)) info = expr(e, target);
+    }
+
+    Info arith_pair(Expr& lhs, Expr& rhs, DType weak_as, Span span, bool* int_pair) {
+        Info a = expr(lhs, weak_as), b = expr(rhs, weak_as);
+        *int_pair = false;
+        if (!a.type || !b.type) return Info{};
+        if (a.weak && b.weak) return Info{join(*a.type, *b.type, span), true};
+        if (a.weak) {
+            // A weak float with an integer is an f32 value, no longer weak.
+            DType t = is_float(*b.type) ? *b.type : DType::F32;
+            a = expr(lhs, t);
+            return Info{t, false};
+        }
+        if (b.weak) {
+            DType t = is_float(*a.type) ? *a.type : DType::F32;
+            b = expr(rhs, t);
+            return Info{t, false};
+        }
+        if (is_int(*a.type) && is_int(*b.type)) {
+            *int_pair = true;
+            return Info{join_int(*a.type, *b.type, span), false};
+        }
+        return Info{join(*a.type, *b.type, span), false};
+    }
+
+    Info compute(Expr& e, DType weak_as) {
+        switch (e.kind) {
+            case ExprKind::IntConst: return Info{int_literal_type(*e.as<IntConst>()), false};
+            case ExprKind::FloatConst: return Info{weak_as, true};
+            case ExprKind::VarRef: return Info{current_var_type(e.as<VarRef>()->var), false};
+            case ExprKind::Load: {
+                auto& l = *e.as<Load>();
+                for (auto& i : l.indices) index(*i);
+                return Info{k_.params[l.array].dtype, false};
+            }
+            case ExprKind::ArrayDim: return Info{DType::I64, false};
+            case ExprKind::Unary: {
+                auto& u = *e.as<Unary>();
+                Info a = expr(*u.operand, weak_as);
+                if (u.op == UnOp::Not) return Info{DType::I32, false};
+                if (!a.type) return Info{};
+                if (u.op == UnOp::Invert && is_float(*a.type))
+                    k_.fail(ErrorKind::Type, e.span, "'~' needs an integer operand, not " + std::string(name_of(*a.type)));
+                return a;
+            }
+            case ExprKind::Binary: return binary(*e.as<Binary>(), weak_as);
+            case ExprKind::Compare: {
+                auto& c = *e.as<Compare>();
+                bool int_pair;
+                arith_pair(*c.lhs, *c.rhs, weak_as, e.span, &int_pair);
+                return Info{DType::I32, false};
+            }
+            case ExprKind::Logical: {
+                auto& l = *e.as<Logical>();
+                expr(*l.lhs, DType::F32);
+                expr(*l.rhs, DType::F32);
+                return Info{DType::I32, false};
+            }
+            case ExprKind::Select: {
+                auto& s = *e.as<Select>();
+                expr(*s.cond, DType::F32);
+                bool int_pair;
+                return arith_pair(*s.if_true, *s.if_false, weak_as, e.span, &int_pair);
+            }
+            case ExprKind::Cast: {
+                auto& c = *e.as<Cast>();
+                // The operand of a cast to a floating T takes T; a conversion
+                // to an integer type evaluates a literal in f32.
+                expr(*c.operand, is_float(c.to) ? c.to : DType::F32);
+                return Info{c.to, false};
+            }
+            case ExprKind::Math: return math(*e.as<Math>(), weak_as);
+            case ExprKind::StmtExpr: {
+                auto& s = *e.as<StmtExpr>();
+                block(s.stmts);
+                return expr(*s.value, weak_as);
+            }
+        }
+        return Info{};
+    }
+
+    Info binary(Binary& b, DType weak_as) {
+        bool int_pair = false;
+        switch (b.op) {
+            case BinOp::Shl:
+            case BinOp::Shr: {
+                Info a = expr(*b.lhs, weak_as), c = expr(*b.rhs, weak_as);
+                if (!a.type || !c.type) return Info{};
+                if (is_float(*a.type) || is_float(*c.type))
+                    k_.fail(ErrorKind::Type, b.span, std::string("'") + to_string(b.op) + "' needs integer operands");
+                return Info{a.type, false};  // shifts keep the left operand's type
+            }
+            case BinOp::BitAnd:
+            case BinOp::BitOr:
+            case BinOp::BitXor: {
+                Info r = arith_pair(*b.lhs, *b.rhs, weak_as, b.span, &int_pair);
+                if (r.type && !int_pair)
+                    k_.fail(ErrorKind::Type, b.span, std::string("'") + to_string(b.op) + "' needs integer operands");
+                return r;
+            }
+            case BinOp::Pow: {
+                Info a = expr(*b.lhs, weak_as), c = expr(*b.rhs, weak_as);
+                if (!a.type || !c.type) return Info{};
+                if (is_int(*a.type) && is_int(*c.type) && !a.weak && !c.weak) {
+                    if (auto* lit = b.rhs->as<IntConst>(); lit && lit->negative)
+                        k_.fail(ErrorKind::Value, b.rhs->span, "negative integer exponent", "integer power",
+                                "cast the base to a float for negative powers: tack.f32(a) ** e");
+                    return Info{a.type, false};  // integer power keeps the base's type
+                }
+                return arith_pair(*b.lhs, *b.rhs, weak_as, b.span, &int_pair);
+            }
+            case BinOp::Div: {
+                Info r = arith_pair(*b.lhs, *b.rhs, weak_as, b.span, &int_pair);
+                if (r.type && int_pair) return Info{DType::F32, false};  // true division of integers
+                return r;
+            }
+            default: return arith_pair(*b.lhs, *b.rhs, weak_as, b.span, &int_pair);
+        }
+    }
+
+    Info math(Math& m, DType weak_as) {
+        std::vector<Info> args;
+        for (auto& a : m.args) args.push_back(expr(*a, weak_as));
+        for (auto& a : args)
+            if (!a.type) return Info{};
+        if (m.fn == MathFn::Abs && is_int(*args[0].type)) return args[0];
+        bool all_weak = true, any_f64 = false;
+        for (auto& a : args) {
+            all_weak = all_weak && a.weak;
+            any_f64 = any_f64 || (!a.weak && *a.type == DType::F64);
+        }
+        if (all_weak) return Info{weak_as, true};
+        DType t = any_f64 ? DType::F64 : DType::F32;
+        for (size_t i = 0; i < args.size(); ++i) settle_to(*m.args[i], args[i], t);
+        return Info{t, false};
+    }
+
+    // ---------------------------------------------------------- casts
+
+    ExprPtr converted(ExprPtr e, DType to) {
+        if (e->dtype() == to) return e;
+        auto c = std::make_unique<Cast>();
+        c->to = to;
+        c->type = to;
+        c->span = e->span;
+        c->operand = std::move(e);
+        return c;
+    }
+
+    void insert_casts_all() {
+        auto on_expr = [&](Expr& e) { casts_in(e); };
+        auto on_stmt = [&](Stmt& s) { casts_in(s); };
+        visit(k_.prologue, on_expr, on_stmt);
+        for (auto& d : k_.dims) {
+            DType t = *k_.vars[d.var].type;
+            visit(*d.start, on_expr, on_stmt);
+            visit(*d.end, on_expr, on_stmt);
+            d.start = converted(std::move(d.start), t);
+            d.end = converted(std::move(d.end), t);
+            if (d.step) {
+                visit(*d.step, on_expr, on_stmt);
+                d.step = converted(std::move(d.step), t);
+            }
+        }
+        visit(k_.body, on_expr, on_stmt);
+        visit(k_.epilogue, on_expr, on_stmt);
+        if (k_.result) {
+            visit(*k_.result, on_expr, on_stmt);
+            if (k_.result_type) k_.result = converted(std::move(k_.result), *k_.result_type);
+        }
+    }
+
+    void casts_in(Stmt& s) {
+        switch (s.kind) {
+            case StmtKind::Assign: {
+                auto& a = *s.as<Assign>();
+                a.value = converted(std::move(a.value), *k_.vars[a.var].type);
+                break;
+            }
+            case StmtKind::Store: {
+                auto& st = *s.as<Store>();
+                st.value = converted(std::move(st.value), k_.params[st.array].dtype);
+                break;
+            }
+            case StmtKind::For: {
+                auto& f = *s.as<For>();
+                DType t = *k_.vars[f.var].type;
+                f.start = converted(std::move(f.start), t);
+                f.end = converted(std::move(f.end), t);
+                f.step = converted(std::move(f.step), t);
+                break;
+            }
+            default: break;
+        }
+    }
+
+    void casts_in(Expr& e) {
+        switch (e.kind) {
+            case ExprKind::Binary: {
+                auto& b = *e.as<Binary>();
+                DType t = b.dtype();
+                if (b.op == BinOp::Pow && is_int(t)) {
+                    b.lhs = converted(std::move(b.lhs), t);
+                } else if (b.op == BinOp::Shl || b.op == BinOp::Shr) {
+                    b.lhs = converted(std::move(b.lhs), t);
+                    b.rhs = converted(std::move(b.rhs), t);
+                } else {
+                    b.lhs = converted(std::move(b.lhs), t);
+                    b.rhs = converted(std::move(b.rhs), t);
+                }
+                break;
+            }
+            case ExprKind::Compare: {
+                auto& c = *e.as<Compare>();
+                DType l = c.lhs->dtype(), r = c.rhs->dtype();
+                DType t = join(l, r, e.span);
+                c.lhs = converted(std::move(c.lhs), t);
+                c.rhs = converted(std::move(c.rhs), t);
+                break;
+            }
+            case ExprKind::Select: {
+                auto& s = *e.as<Select>();
+                s.if_true = converted(std::move(s.if_true), s.dtype());
+                s.if_false = converted(std::move(s.if_false), s.dtype());
+                break;
+            }
+            case ExprKind::Math: {
+                auto& m = *e.as<Math>();
+                for (auto& a : m.args) a = converted(std::move(a), m.dtype());
+                break;
+            }
+            case ExprKind::Unary: {
+                auto& u = *e.as<Unary>();
+                if (u.op != UnOp::Not) u.operand = converted(std::move(u.operand), u.dtype());
+                break;
+            }
+            default: break;
+        }
+    }
+
+    Kernel& k_;
+    DType precision_;
+    std::vector<VarJoin> joins_;
+    bool changed_ = false;
+    bool settle_phase_ = false;
+};
+
+}  // namespace
+
+void infer_types(Kernel& k, DType float_precision) { Inference(k, float_precision).run(); }
+
+}  // namespace tack::analysis

@@ -1,0 +1,29 @@
+// The calling convention between the runtime and compiled CPU kernels.
+//
+// Every entry point takes `void** args`, one pointer per kernel parameter:
+// to an ArrayArg for an array, to the value (of the parameter's dtype) for a
+// scalar. Extents and strides count elements. Array data promise only byte
+// alignment.
+#pragma once
+
+#include <cstdint>
+
+namespace tack::codegen {
+
+inline constexpr int kMaxDims = 8;
+
+struct ArrayArg {
+    char* data;
+    int64_t shape[kMaxDims];
+    int64_t strides[kMaxDims];
+};
+
+// Runs the prologue and returns the number of parallel iterations (0 when
+// the interval is empty or reversed).
+using CountFn = int64_t (*)(void** args);
+// Runs parallel iterations [begin, end) of the flat iteration space.
+using BodyFn = void (*)(void** args, int64_t begin, int64_t end);
+// Runs the prologue and epilogue once and stores the return value to `out`.
+using ResultFn = void (*)(void** args, void* out);
+
+}  // namespace tack::codegen

@@ -1,0 +1,31 @@
+// Emits LLVM IR for one typed kernel variant.
+//
+// Each variant becomes a module with three entry points (see abi.h): count,
+// body and, for kernels that return a value, result. Locals live in allocas
+// that mem2reg promotes. No instruction carries fast-math flags, integer
+// arithmetic carries no nsw/nuw (it wraps at its width), and array accesses
+// claim alignment 1.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "ir/ir.h"
+
+namespace llvm {
+class LLVMContext;
+class Module;
+}  // namespace llvm
+
+namespace tack::codegen {
+
+struct EntryNames {
+    std::string count, body, result;
+};
+
+// `symbol_prefix` must be unique within the JIT; user names never reach
+// symbol names, so any identifier is safe.
+std::unique_ptr<llvm::Module> emit_llvm(const ir::Kernel& k, llvm::LLVMContext& ctx, const std::string& symbol_prefix,
+                                        EntryNames* names);
+
+}  // namespace tack::codegen

@@ -1,0 +1,28 @@
+// Lowers a validated syntax tree to kernel IR: resolves names, inlines
+// device functions, shapes the parallel loop and fixes evaluation order with
+// explicit temporaries. The result is untyped; analysis/infer_types settles
+// types per variant.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "frontend/resolver.h"
+#include "ir/ir.h"
+#include "syntax/ast.h"
+
+namespace tack::frontend {
+
+// What lowering needs to know of each argument: arrays and scalars lower to
+// different IR, and an array's rank decides how subscripts read.
+struct ParamShape {
+    bool is_array = false;
+    int ndim = 0;
+};
+
+// Throws syntax::CompileError with the kernel or device function and the
+// source position of the first problem.
+std::unique_ptr<ir::Kernel> lower_kernel(const syntax::FunctionDef& fn, std::shared_ptr<Resolver> resolver,
+                                         const std::vector<ParamShape>& params);
+
+}  // namespace tack::frontend

@@ -1,0 +1,222 @@
+#include <unordered_map>
+
+#include "frontend/lowerer.h"
+
+namespace tack::frontend {
+
+using namespace syntax;
+using ir::ExprPtr;
+
+namespace {
+
+const std::unordered_map<std::string, ir::MathFn>& math_functions() {
+    static const std::unordered_map<std::string, ir::MathFn> table = {
+#define X(E, name, n) {#name, ir::MathFn::E},
+        TACK_MATH_FUNCS(X)
+#undef X
+        {"fabs", ir::MathFn::Abs},
+        {"fpow", ir::MathFn::Pow},
+    };
+    return table;
+}
+
+}  // namespace
+
+Resolution Lowerer::resolve_callee(const Expr& func) {
+    auto path = global_path(func);
+    if (!path.empty()) return frame().resolver->resolve(path);
+    Resolution r;
+    r.kind = Resolution::Kind::Other;
+    if (auto* n = func.as<Name>()) {
+        // Local names and parameters shadow callables.
+        r.description = "the local value '" + n->id + "'";
+    } else if (auto* a = func.as<Attribute>()) {
+        r.description = "the method '" + a->attr + "'";
+    } else {
+        r.description = "a computed value";
+    }
+    return r;
+}
+
+Value Lowerer::call(const syntax::Call& c) {
+    Resolution r = resolve_callee(*c.func);
+    std::string shown = to_source(*c.func);
+    switch (r.kind) {
+        case Resolution::Kind::Builtin: return builtin(r.builtin, c);
+        case Resolution::Kind::DType: {
+            if (c.args.size() != 1)
+                fail(ErrorKind::Type, c.span, "a cast to " + std::string(name_of(r.dtype)) + " takes one argument");
+            auto cast = std::make_unique<ir::Cast>();
+            cast->to = r.dtype;
+            cast->operand = scalar(*c.args[0]);
+            cast->span = c.span;
+            return Value::scalar(std::move(cast), c.span);
+        }
+        case Resolution::Kind::DeviceFunction: return inline_call(*r.function, c);
+        case Resolution::Kind::Unbound:
+            fail(ErrorKind::Name, c.func->span, "name '" + shown + "' is not defined");
+        case Resolution::Kind::Constant:
+            fail(ErrorKind::Type, c.func->span, "'" + shown + "' is a constant, not a function");
+        case Resolution::Kind::Module:
+            fail(ErrorKind::Type, c.func->span, "module '" + shown + "' is not callable");
+        case Resolution::Kind::Other:
+            fail(ErrorKind::Type, c.func->span,
+                 "'" + shown + "' is " + r.description + ", not a device function", "call",
+                 "kernels call @tack.func functions and Tack's builtins only");
+    }
+    internal_error("lower", "unknown resolution");
+}
+
+Value Lowerer::builtin(const std::string& bname, const syntax::Call& c) {
+    auto nargs = c.args.size();
+    auto need = [&](size_t lo, size_t hi) {
+        if (nargs < lo || nargs > hi)
+            fail(ErrorKind::Type, c.span,
+                 bname + "() takes " + (lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi)) +
+                     " argument" + (hi == 1 ? "" : "s") + ", got " + std::to_string(nargs));
+    };
+    if (bname == "range" || bname == "ndindex")
+        fail(ErrorKind::Unsupported, c.span, bname + "() is only valid as a for-loop iterable", bname);
+    if (bname == "len") {
+        need(1, 1);
+        Value a = expr(*c.args[0]);
+        if (a.kind != Value::Kind::Array) fail(ErrorKind::Type, c.args[0]->span, "len() takes an array");
+        auto d = std::make_unique<ir::ArrayDim>();
+        d->array = a.array;
+        d->dim = 0;
+        d->span = c.span;
+        k_.params[a.array].used = true;
+        return Value::scalar(std::move(d), c.span);
+    }
+    if (bname == "min" || bname == "max") {
+        if (nargs < 2) fail(ErrorKind::Type, c.span, bname + "() takes at least two numbers in a kernel");
+        ExprPtr acc = scalar(*c.args[0]);
+        for (size_t i = 1; i < nargs; ++i) {
+            auto b = std::make_unique<ir::Binary>();
+            b->op = bname == "min" ? ir::BinOp::Min : ir::BinOp::Max;
+            b->lhs = std::move(acc);
+            b->rhs = scalar(*c.args[i]);
+            b->span = c.span;
+            acc = std::move(b);
+        }
+        return Value::scalar(std::move(acc), c.span);
+    }
+    if (bname == "pow") {
+        need(2, 2);
+        auto b = std::make_unique<ir::Binary>();
+        b->op = ir::BinOp::Pow;
+        b->lhs = scalar(*c.args[0]);
+        b->rhs = scalar(*c.args[1]);
+        b->span = c.span;
+        return Value::scalar(std::move(b), c.span);
+    }
+    if (bname == "int" || bname == "float") {
+        need(1, 1);
+        auto cast = std::make_unique<ir::Cast>();
+        cast->to = bname == "int" ? DType::I32 : DType::F32;
+        cast->operand = scalar(*c.args[0]);
+        cast->span = c.span;
+        return Value::scalar(std::move(cast), c.span);
+    }
+    auto& table = math_functions();
+    if (auto it = table.find(bname); it != table.end()) {
+        int n = ir::arity(it->second);
+        need(n, n);
+        auto m = std::make_unique<ir::Math>();
+        m->fn = it->second;
+        for (auto& a : c.args) m->args.push_back(scalar(*a));
+        m->span = c.span;
+        return Value::scalar(std::move(m), c.span);
+    }
+    fail(ErrorKind::Unsupported, c.span, bname + "() is not supported in kernels", bname);
+}
+
+Value Lowerer::inline_call(const DeviceFunctionRef& f, const syntax::Call& c) {
+    for (auto* fr : frames_) {
+        if (fr->identity == f.identity && f.identity != 0)
+            fail(ErrorKind::Unsupported, c.span, "recursive call of device function '" + f.name + "'", "recursion",
+                 "device functions are inlined; rewrite the recursion as a loop");
+    }
+    const FunctionDef& callee = parsed_function(f);
+    if (c.args.size() != callee.params.size())
+        fail(ErrorKind::Type, c.span,
+             "device function '" + f.name + "' takes " + std::to_string(callee.params.size()) + " arguments, got " +
+                 std::to_string(c.args.size()));
+
+    auto se = std::make_unique<ir::StmtExpr>();
+    se->span = c.span;
+    Frame callee_frame;
+    callee_frame.fn = &callee;
+    callee_frame.role = FunctionRole::DeviceFunction;
+    callee_frame.resolver = f.resolver;
+    callee_frame.identity = f.identity;
+    collect_locals(callee.body, callee_frame.locals);
+
+    // Arguments are evaluated left to right in the caller's namespace; a
+    // scalar parameter is a copy the callee may reassign.
+    for (size_t i = 0; i < c.args.size(); ++i) {
+        Value a = expr(*c.args[i]);
+        const std::string& pname = callee.params[i].name;
+        if (a.kind == Value::Kind::Array) {
+            callee_frame.names[pname] = Binding{Binding::Kind::Array, a.array};
+        } else if (a.kind == Value::Kind::Scalar) {
+            int v = k_.add_var(pname, ir::VarRole::Local);
+            se->stmts.push_back(assign_stmt(v, std::move(a.expr), c.args[i]->span));
+            callee_frame.names[pname] = Binding{Binding::Kind::Var, v};
+        } else {
+            fail(ErrorKind::Type, c.args[i]->span, "a tuple cannot be passed as one argument", "tuple argument");
+        }
+    }
+
+    // A flag records an early return when some return is not the last statement.
+    bool early = false;
+    for (size_t i = 0; i + 1 < callee.body.size(); ++i)
+        if (auto* ifs = callee.body[i]->as<syntax::If>())
+            early = early || contains_return(ifs->body) || contains_return(ifs->orelse);
+    if (early) {
+        callee_frame.done_var = temp("done");
+        se->stmts.push_back(assign_stmt(callee_frame.done_var, int_const(0, c.span), c.span));
+    }
+
+    frames_.push_back(&callee_frame);
+    size_t first_body_stmt = se->stmts.size();
+    function_body(callee.body, 0, se->stmts);
+    frames_.pop_back();
+
+    // Positions in the callee's statements refer to the callee's source.
+    int origin = static_cast<int>(k_.origins.size());
+    k_.origins.push_back(ir::Origin{f.name, false, f.source});
+    ir::Block body_part;
+    for (size_t i = first_body_stmt; i < se->stmts.size(); ++i) body_part.push_back(std::move(se->stmts[i]));
+    ir::visit(body_part, [&](ir::Expr& e) { if (e.span.origin == 0) e.span.origin = origin; },
+              [&](ir::Stmt& s) { if (s.span.origin == 0) s.span.origin = origin; });
+    for (size_t i = first_body_stmt; i < se->stmts.size(); ++i) se->stmts[i] = std::move(body_part[i - first_body_stmt]);
+
+    if (!callee_frame.returns_value) {
+        se->value = int_const(0, c.span);
+        Value v = Value::scalar(std::move(se), c.span);
+        v.is_void = true;
+        return v;
+    }
+    auto& results = callee_frame.result_vars;
+    se->value = var_ref(results[0], c.span);
+    if (results.size() == 1) return Value::scalar(std::move(se), c.span);
+    Value tuple;
+    tuple.kind = Value::Kind::Tuple;
+    tuple.span = c.span;
+    tuple.elts.push_back(Value::scalar(std::move(se), c.span));
+    for (size_t i = 1; i < results.size(); ++i) tuple.elts.push_back(Value::scalar(var_ref(results[i], c.span), c.span));
+    return tuple;
+}
+
+const FunctionDef& Lowerer::parsed_function(const DeviceFunctionRef& f) {
+    auto it = parsed_.find(f.identity);
+    if (it != parsed_.end()) return *it->second;
+    auto fn = parse_function(f.source);
+    validate(*fn, FunctionRole::DeviceFunction);
+    auto& slot = parsed_[f.identity];
+    slot = std::move(fn);
+    return *slot;
+}
+
+}  // namespace tack::frontend

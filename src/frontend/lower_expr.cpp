@@ -1,0 +1,341 @@
+#include "frontend/lowerer.h"
+
+#include <functional>
+
+namespace tack::frontend {
+
+using namespace syntax;
+using ir::ExprPtr;
+
+ir::BinOp lower_binop(syntax::BinaryOp op);
+
+namespace {
+
+ExprPtr literal(const Resolution& r, Span span) {
+    ExprPtr e;
+    if (r.is_float) {
+        auto f = std::make_unique<ir::FloatConst>();
+        f->value = r.float_value;
+        e = std::move(f);
+    } else {
+        auto i = std::make_unique<ir::IntConst>();
+        i->bits = r.int_bits;
+        i->negative = r.int_negative;
+        e = std::move(i);
+    }
+    e->span = span;
+    if (!r.has_dtype) return e;
+    auto c = std::make_unique<ir::Cast>();
+    c->to = r.dtype;
+    c->operand = std::move(e);
+    c->span = span;
+    return c;
+}
+
+ir::CmpOp cmpop(syntax::CmpOp op) {
+    switch (op) {
+        case syntax::CmpOp::Lt: return ir::CmpOp::Lt;
+        case syntax::CmpOp::Le: return ir::CmpOp::Le;
+        case syntax::CmpOp::Gt: return ir::CmpOp::Gt;
+        case syntax::CmpOp::Ge: return ir::CmpOp::Ge;
+        case syntax::CmpOp::Eq: return ir::CmpOp::Eq;
+        case syntax::CmpOp::Ne: return ir::CmpOp::Ne;
+        default: break;
+    }
+    internal_error("lower", "comparison operator passed validation");
+}
+
+}  // namespace
+
+ExprPtr Lowerer::scalar(const Expr& e, const char* what) { return scalar(expr(e), what); }
+
+ExprPtr Lowerer::scalar(Value v, const char* what) {
+    if (v.is_void)
+        fail(ErrorKind::Type, v.span, std::string("a device function that returns nothing is used where ") + what +
+                                          " is expected");
+    switch (v.kind) {
+        case Value::Kind::Scalar: return std::move(v.expr);
+        case Value::Kind::Array:
+            fail(ErrorKind::Type, v.span, std::string("an array is used where ") + what + " is expected", "array value",
+                 "index the array to read one element");
+        case Value::Kind::Tuple:
+            fail(ErrorKind::Type, v.span, std::string("a tuple is used where ") + what + " is expected", "tuple value");
+    }
+    internal_error("lower", "unknown value kind");
+}
+
+ExprPtr Lowerer::condition(const Expr& e) { return scalar(e, "a condition"); }
+
+ExprPtr Lowerer::reusable(ExprPtr e, ir::Block& prelude) {
+    if (e->as<ir::IntConst>() || e->as<ir::FloatConst>() || e->as<ir::VarRef>()) return e;
+    Span span = e->span;
+    int t = temp();
+    prelude.push_back(assign_stmt(t, std::move(e), span));
+    return var_ref(t, span);
+}
+
+Value Lowerer::expr(const Expr& e) {
+    switch (e.kind) {
+        case ExprKind::Name: return name(*e.as<Name>());
+        case ExprKind::IntLit: {
+            auto& l = *e.as<IntLit>();
+            if (l.overflow)
+                fail(ErrorKind::Value, e.span, "integer literal " + l.text + " does not fit 64 bits", "integer literal");
+            auto c = std::make_unique<ir::IntConst>();
+            c->bits = l.value;
+            c->span = e.span;
+            return Value::scalar(std::move(c), e.span);
+        }
+        case ExprKind::FloatLit: {
+            auto c = std::make_unique<ir::FloatConst>();
+            c->value = e.as<FloatLit>()->value;
+            c->span = e.span;
+            return Value::scalar(std::move(c), e.span);
+        }
+        case ExprKind::BoolLit: return Value::scalar(int_const(e.as<BoolLit>()->value ? 1 : 0, e.span), e.span);
+        case ExprKind::Unary: {
+            auto& u = *e.as<syntax::Unary>();
+            // A negative integer literal is classified by its complete value.
+            if (u.op == UnaryOp::Neg) {
+                if (auto* l = u.operand->as<IntLit>()) {
+                    if (l->overflow || l->value > (uint64_t{1} << 63))
+                        fail(ErrorKind::Value, e.span, "integer literal -" + l->text + " does not fit 64 bits",
+                             "integer literal");
+                    auto c = std::make_unique<ir::IntConst>();
+                    c->bits = ~l->value + 1;
+                    c->negative = l->value != 0;
+                    c->span = e.span;
+                    return Value::scalar(std::move(c), e.span);
+                }
+            }
+            ExprPtr operand = scalar(*u.operand);
+            if (u.op == UnaryOp::Pos) return Value::scalar(std::move(operand), e.span);
+            auto n = std::make_unique<ir::Unary>();
+            n->op = u.op == UnaryOp::Neg ? ir::UnOp::Neg : u.op == UnaryOp::Not ? ir::UnOp::Not : ir::UnOp::Invert;
+            n->operand = std::move(operand);
+            n->span = e.span;
+            return Value::scalar(std::move(n), e.span);
+        }
+        case ExprKind::Binary: {
+            auto& b = *e.as<syntax::Binary>();
+            if (b.op == syntax::BinaryOp::MatMul)
+                fail(ErrorKind::Unsupported, e.span, "'@' on numbers", "@ operator",
+                     "@ multiplies vectors and matrices; use * for numbers");
+            auto n = std::make_unique<ir::Binary>();
+            n->op = lower_binop(b.op);
+            n->lhs = scalar(*b.lhs);
+            n->rhs = scalar(*b.rhs);
+            n->span = e.span;
+            return Value::scalar(std::move(n), e.span);
+        }
+        case ExprKind::BoolOp: {
+            auto& b = *e.as<BoolOp>();
+            ExprPtr acc = scalar(*b.values[0]);
+            for (size_t i = 1; i < b.values.size(); ++i) {
+                auto n = std::make_unique<ir::Logical>();
+                n->op = b.op == BoolOpKind::And ? ir::LogicOp::And : ir::LogicOp::Or;
+                n->lhs = std::move(acc);
+                n->rhs = scalar(*b.values[i]);
+                n->span = e.span;
+                acc = std::move(n);
+            }
+            return Value::scalar(std::move(acc), e.span);
+        }
+        case ExprKind::Compare: return Value::scalar(compare(*e.as<syntax::Compare>()), e.span);
+        case ExprKind::IfExp: {
+            auto& i = *e.as<IfExp>();
+            auto n = std::make_unique<ir::Select>();
+            n->cond = condition(*i.cond);
+            n->if_true = scalar(*i.then_value);
+            n->if_false = scalar(*i.else_value);
+            n->span = e.span;
+            return Value::scalar(std::move(n), e.span);
+        }
+        case ExprKind::Call: return call(*e.as<syntax::Call>());
+        case ExprKind::Attribute: return attribute(*e.as<Attribute>());
+        case ExprKind::Subscript: return subscript(*e.as<Subscript>());
+        case ExprKind::Tuple: {
+            Value v;
+            v.kind = Value::Kind::Tuple;
+            v.span = e.span;
+            for (auto& x : e.as<syntax::Tuple>()->elts) v.elts.push_back(expr(*x));
+            return v;
+        }
+        case ExprKind::List:
+            fail(ErrorKind::Unsupported, e.span, "list value", "list value");
+        default: break;
+    }
+    internal_error("lower", std::string("expression kind passed validation: ") + to_string(e.kind));
+}
+
+Value Lowerer::name(const Name& n) {
+    Frame& f = frame();
+    auto it = f.names.find(n.id);
+    if (it != f.names.end()) {
+        switch (it->second.kind) {
+            case Binding::Kind::Var: return Value::scalar(var_ref(it->second.id, n.span), n.span);
+            case Binding::Kind::Array: return Value::of_array(it->second.id, n.span);
+            case Binding::Kind::EndedLoopVar:
+                fail(ErrorKind::Name, n.span, "loop variable '" + n.id + "' is read after its loop ended", "",
+                     "copy the value to another name inside the loop");
+        }
+    }
+    // A local assigned later in program text (a value carried around a loop).
+    if (f.locals.count(n.id)) return Value::scalar(var_ref(local_var(n.id), n.span), n.span);
+
+    Resolution r = f.resolver->resolve({n.id});
+    switch (r.kind) {
+        case Resolution::Kind::Constant: return Value::scalar(literal(r, n.span), n.span);
+        case Resolution::Kind::Unbound:
+            fail(ErrorKind::Name, n.span, "name '" + n.id + "' is not defined", "",
+                 "kernels read parameters, locals and tack.constant values; pass other values as arguments");
+        case Resolution::Kind::DeviceFunction:
+        case Resolution::Kind::Builtin:
+        case Resolution::Kind::DType:
+            fail(ErrorKind::Type, n.span, "'" + n.id + "' is a function; it can only be called", "function value");
+        case Resolution::Kind::Module:
+            fail(ErrorKind::Type, n.span, "module '" + n.id + "' is not a value", "module value");
+        case Resolution::Kind::Other:
+            fail(ErrorKind::Name, n.span,
+                 "'" + n.id + "' is " + r.description + ", which kernels cannot capture", "",
+                 "pass numbers as arguments or declare them with tack.constant");
+    }
+    internal_error("lower", "unknown resolution");
+}
+
+std::vector<std::string> Lowerer::global_path(const Expr& e) {
+    if (auto* n = e.as<Name>()) {
+        Frame& f = frame();
+        if (f.names.count(n->id) || f.locals.count(n->id)) return {};
+        return {n->id};
+    }
+    if (auto* a = e.as<Attribute>()) {
+        auto p = global_path(*a->value);
+        if (!p.empty()) p.push_back(a->attr);
+        return p;
+    }
+    return {};
+}
+
+Value Lowerer::attribute(const Attribute& a) {
+    auto path = global_path(a);
+    if (path.empty()) {
+        Value base = expr(*a.value);
+        if (base.kind == Value::Kind::Array && a.attr == "shape")
+            fail(ErrorKind::Type, a.span, "an array's shape is read one extent at a time", "shape",
+                 "write a.shape[k] with a literal k");
+        fail(ErrorKind::Unsupported, a.span, "attribute '" + a.attr + "' of a value", "attribute access");
+    }
+    Resolution r = frame().resolver->resolve(path);
+    std::string dotted;
+    for (auto& p : path) dotted += (dotted.empty() ? "" : ".") + p;
+    switch (r.kind) {
+        case Resolution::Kind::Constant: return Value::scalar(literal(r, a.span), a.span);
+        case Resolution::Kind::Unbound: fail(ErrorKind::Name, a.span, "name '" + dotted + "' is not defined");
+        case Resolution::Kind::Other:
+            fail(ErrorKind::Name, a.span, "'" + dotted + "' is " + r.description + ", which kernels cannot capture");
+        default: fail(ErrorKind::Type, a.span, "'" + dotted + "' is not a value; it can only be called");
+    }
+}
+
+std::vector<ExprPtr> Lowerer::indices(int array, const Expr& index, Span span) {
+    std::vector<ExprPtr> out;
+    if (auto* t = index.as<syntax::Tuple>()) {
+        for (auto& e : t->elts) out.push_back(scalar(*e, "an index"));
+    } else {
+        out.push_back(scalar(index, "an index"));
+    }
+    int ndim = k_.params[array].ndim;
+    if (static_cast<int>(out.size()) != ndim && out.size() != 1)
+        fail(ErrorKind::Type, span,
+             "array '" + k_.params[array].name + "' has " + std::to_string(ndim) + " dimension" +
+                 (ndim == 1 ? "" : "s") + " but is indexed with " + std::to_string(out.size()) + " indices",
+             "subscript", "give one index per dimension, or one flat row-major index");
+    return out;
+}
+
+Value Lowerer::subscript(const Subscript& s) {
+    // a.shape[k] with a literal k
+    if (auto* attr = s.value->as<Attribute>(); attr && attr->attr == "shape" && global_path(*attr).empty()) {
+        Value base = expr(*attr->value);
+        if (base.kind == Value::Kind::Array) {
+            int64_t k = 0;
+            bool literal_k = false;
+            if (auto* l = s.index->as<IntLit>()) {
+                k = static_cast<int64_t>(l->value);
+                literal_k = !l->overflow;
+            } else if (auto* u = s.index->as<syntax::Unary>(); u && u->op == UnaryOp::Neg) {
+                if (auto* l2 = u->operand->as<IntLit>()) {
+                    k = -static_cast<int64_t>(l2->value);
+                    literal_k = !l2->overflow;
+                }
+            }
+            int ndim = k_.params[base.array].ndim;
+            if (!literal_k) fail(ErrorKind::Type, s.index->span, "a.shape[k] needs a literal k", "shape index");
+            if (k < 0) k += ndim;
+            if (k < 0 || k >= ndim)
+                fail(ErrorKind::Type, s.index->span,
+                     "shape index out of range for array '" + k_.params[base.array].name + "' with " +
+                         std::to_string(ndim) + " dimensions");
+            auto d = std::make_unique<ir::ArrayDim>();
+            d->array = base.array;
+            d->dim = static_cast<int>(k);
+            d->span = s.span;
+            k_.params[base.array].used = true;
+            return Value::scalar(std::move(d), s.span);
+        }
+    }
+    Value base = expr(*s.value);
+    if (base.kind != Value::Kind::Array)
+        fail(ErrorKind::Type, s.value->span, "only arrays can be indexed", "subscript");
+    auto load = std::make_unique<ir::Load>();
+    load->array = base.array;
+    load->indices = indices(base.array, *s.index, s.span);
+    load->span = s.span;
+    k_.params[base.array].used = true;
+    return Value::scalar(std::move(load), s.span);
+}
+
+// a < b < c evaluates a, b, c once each, left to right, and stops at the
+// first false comparison.
+ExprPtr Lowerer::compare(const syntax::Compare& c) {
+    auto make_cmp = [&](syntax::CmpOp op, ExprPtr l, ExprPtr r) {
+        auto n = std::make_unique<ir::Compare>();
+        n->op = cmpop(op);
+        n->lhs = std::move(l);
+        n->rhs = std::move(r);
+        n->span = c.span;
+        return n;
+    };
+    auto wrap = [&](ir::Block pre, ExprPtr value) -> ExprPtr {
+        if (pre.empty()) return value;
+        auto se = std::make_unique<ir::StmtExpr>();
+        se->stmts = std::move(pre);
+        se->value = std::move(value);
+        se->span = c.span;
+        return se;
+    };
+    size_t n = c.ops.size();
+    ExprPtr left = scalar(*c.left);
+    if (n == 1) return make_cmp(c.ops[0], std::move(left), scalar(*c.comparators[0]));
+
+    std::function<ExprPtr(size_t, ExprPtr)> link = [&](size_t k, ExprPtr lhs) -> ExprPtr {
+        ir::Block pre;
+        ExprPtr rhs = scalar(*c.comparators[k]);
+        if (k + 1 == n) return make_cmp(c.ops[k], std::move(lhs), std::move(rhs));
+        rhs = reusable(std::move(rhs), pre);
+        ExprPtr again = ir::clone(*rhs);
+        auto cmp = make_cmp(c.ops[k], std::move(lhs), std::move(rhs));
+        auto both = std::make_unique<ir::Logical>();
+        both->op = ir::LogicOp::And;
+        both->lhs = std::move(cmp);
+        both->rhs = link(k + 1, std::move(again));
+        both->span = c.span;
+        return wrap(std::move(pre), std::move(both));
+    };
+    ir::Block pre;
+    left = reusable(std::move(left), pre);
+    return wrap(std::move(pre), link(0, std::move(left)));
+}
+
+}  // namespace tack::frontend

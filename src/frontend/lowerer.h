@@ -1,0 +1,113 @@
+// The lowering state shared by lower.cpp (statements and the kernel shape),
+// lower_expr.cpp (expressions) and lower_call.cpp (builtins and inlining).
+// Private to the frontend.
+#pragma once
+
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "frontend/lower.h"
+#include "frontend/validate.h"
+
+namespace tack::frontend {
+
+// A lowered expression: one scalar, a tuple of values, or an array parameter
+// (arrays are storage, passed to device functions by reference).
+struct Value {
+    enum class Kind { Scalar, Tuple, Array } kind = Kind::Scalar;
+    ir::ExprPtr expr;           // Scalar
+    std::vector<Value> elts;    // Tuple
+    int array = -1;             // Array: the kernel parameter index
+    syntax::Span span;
+    bool is_void = false;       // a device function call that returns nothing
+
+    static Value scalar(ir::ExprPtr e, syntax::Span s);
+    static Value of_array(int a, syntax::Span s);
+};
+
+struct Binding {
+    enum class Kind { Var, Array, EndedLoopVar } kind = Kind::Var;
+    int id = -1;
+};
+
+// One function being lowered: the kernel, or an inlined device function.
+struct Frame {
+    const syntax::FunctionDef* fn = nullptr;
+    FunctionRole role = FunctionRole::Kernel;
+    std::shared_ptr<Resolver> resolver;
+    uintptr_t identity = 0;
+    std::unordered_map<std::string, Binding> names;
+    std::unordered_set<std::string> locals;   // every name the function assigns or loops over
+    std::vector<int> result_vars;             // device function results
+    bool returns_value = false;
+    bool returns_seen = false;
+    int done_var = -1;                        // set when a return ends the function early
+    int loop_depth = 0;                       // sequential loops enclosing the current statement
+};
+
+enum class Region { Prologue, Body, Epilogue };
+
+class Lowerer {
+public:
+    Lowerer(ir::Kernel& k, const std::vector<ParamShape>& shapes) : k_(k), shapes_(shapes) {}
+
+    void kernel(const syntax::FunctionDef& fn, std::shared_ptr<Resolver> resolver);
+
+    // ---- lower.cpp: statements
+    void body(const syntax::Body& b, ir::Block& out);
+    void stmt(const syntax::Stmt& s, ir::Block& out);
+    void assign(const syntax::Expr& target, Value v, ir::Block& out, syntax::Span span);
+    void aug_assign(const syntax::AugAssign& s, ir::Block& out);
+    void sequential_for(const syntax::For& s, ir::Block& out);
+    void function_body(const syntax::Body& b, size_t from, ir::Block& out);
+    static bool contains_return(const syntax::Body& b);
+
+    // ---- lower_expr.cpp: expressions
+    Value expr(const syntax::Expr& e);
+    ir::ExprPtr scalar(const syntax::Expr& e, const char* what = "a number");
+    ir::ExprPtr scalar(Value v, const char* what = "a number");
+    ir::ExprPtr condition(const syntax::Expr& e);
+    Value name(const syntax::Name& n);
+    Value attribute(const syntax::Attribute& a);
+    Value subscript(const syntax::Subscript& s);
+    std::vector<ir::ExprPtr> indices(int array, const syntax::Expr& index, syntax::Span span);
+    ir::ExprPtr compare(const syntax::Compare& c);
+    // Binds `e` to a fresh temporary unless it is a constant or a variable.
+    ir::ExprPtr reusable(ir::ExprPtr e, ir::Block& prelude);
+
+    // ---- lower_call.cpp: calls
+    Value call(const syntax::Call& c);
+    Value builtin(const std::string& name, const syntax::Call& c);
+    Value inline_call(const DeviceFunctionRef& f, const syntax::Call& c);
+    const syntax::FunctionDef& parsed_function(const DeviceFunctionRef& f);
+    Resolution resolve_callee(const syntax::Expr& func);
+    // A dotted name path (a.b.c) whose root is not a local; empty otherwise.
+    std::vector<std::string> global_path(const syntax::Expr& e);
+
+    // ---- helpers
+    Frame& frame() { return *frames_.back(); }
+    [[noreturn]] void fail(syntax::ErrorKind kind, syntax::Span span, std::string message, std::string construct = {},
+                           std::string hint = {});
+    int temp(const char* hint = "t");
+    int local_var(const std::string& name);
+    ir::ExprPtr var_ref(int var, syntax::Span span);
+    ir::StmtPtr assign_stmt(int var, ir::ExprPtr value, syntax::Span span);
+    ir::ExprPtr int_const(int64_t v, syntax::Span span);
+    void require_side_effects_allowed(syntax::Span span, const char* what);
+
+    ir::Kernel& k_;
+    const std::vector<ParamShape>& shapes_;
+    std::vector<Frame*> frames_;
+    Region region_ = Region::Prologue;
+    int parallel_depth_ = 0;  // sequential loops inside the parallel body
+    int temp_counter_ = 0;
+    // Device functions parsed and validated for this kernel, by identity.
+    std::unordered_map<uintptr_t, std::unique_ptr<syntax::FunctionDef>> parsed_;
+};
+
+// Collects every name a function assigns (targets, loop targets).
+void collect_locals(const syntax::Body& b, std::unordered_set<std::string>& out);
+
+}  // namespace tack::frontend

@@ -1,0 +1,280 @@
+// Tack's kernel IR: structured statements over scalar expressions.
+//
+// A kernel is a prologue (statements outside the parallel loop, which only
+// bind locals and load arrays), one parallel loop over a flat iteration
+// space, and an optional epilogue computing a return value. Control flow is
+// structured (if / for / while / break / continue), so the same IR lowers to
+// LLVM and to C-family GPU source. Values are scalars of the ten dtypes;
+// vectors and matrices are scalarized by the frontend.
+//
+// Every expression carries its dtype once the type pass has run
+// (analysis/infer_types); emitters never re-infer types, and every
+// conversion is an explicit Cast node.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "syntax/source.h"
+#include "tack/dtype.h"
+
+namespace tack::ir {
+
+using syntax::Span;
+
+// ------------------------------------------------------------------ operators
+
+enum class UnOp { Neg, Not, Invert };
+enum class BinOp { Add, Sub, Mul, Div, FloorDiv, Mod, Pow, Shl, Shr, BitAnd, BitOr, BitXor, Min, Max };
+enum class CmpOp { Lt, Le, Gt, Ge, Eq, Ne };
+enum class LogicOp { And, Or };
+
+// Math builtins of one or two floating arguments.
+#define TACK_MATH_FUNCS(X) \
+    X(Sqrt, sqrt, 1)       \
+    X(Sin, sin, 1)         \
+    X(Cos, cos, 1)         \
+    X(Tan, tan, 1)         \
+    X(Asin, asin, 1)       \
+    X(Acos, acos, 1)       \
+    X(Atan, atan, 1)       \
+    X(Atan2, atan2, 2)     \
+    X(Exp, exp, 1)         \
+    X(Log, log, 1)         \
+    X(Floor, floor, 1)     \
+    X(Ceil, ceil, 1)       \
+    X(Abs, abs, 1)         \
+    X(Pow, pow, 2)
+
+enum class MathFn {
+#define X(E, name, arity) E,
+    TACK_MATH_FUNCS(X)
+#undef X
+};
+
+const char* to_string(UnOp op);
+const char* to_string(BinOp op);
+const char* to_string(CmpOp op);
+const char* to_string(LogicOp op);
+const char* to_string(MathFn fn);
+int arity(MathFn fn);
+
+// ---------------------------------------------------------------- expressions
+
+#define TACK_IR_EXPRS(X) \
+    X(IntConst)          \
+    X(FloatConst)        \
+    X(VarRef)            \
+    X(Load)              \
+    X(ArrayDim)          \
+    X(Unary)             \
+    X(Binary)            \
+    X(Compare)           \
+    X(Logical)           \
+    X(Select)            \
+    X(Cast)              \
+    X(Math)              \
+    X(StmtExpr)
+
+enum class ExprKind {
+#define X(name) name,
+    TACK_IR_EXPRS(X)
+#undef X
+};
+const char* to_string(ExprKind k);
+
+struct Stmt;
+using StmtPtr = std::unique_ptr<Stmt>;
+using Block = std::vector<StmtPtr>;
+
+struct Expr {
+    const ExprKind kind;
+    Span span;
+    std::optional<DType> type;  // set by infer_types
+    // A weak float literal expression (NEP 50): it takes the floating type
+    // of what it meets. Set by infer_types.
+    bool weak = false;
+
+    explicit Expr(ExprKind k) : kind(k) {}
+    virtual ~Expr() = default;
+    DType dtype() const;  // the annotated type; internal error if unset
+
+    template <typename T> T* as() { return kind == T::static_kind ? static_cast<T*>(this) : nullptr; }
+    template <typename T> const T* as() const {
+        return kind == T::static_kind ? static_cast<const T*>(this) : nullptr;
+    }
+};
+using ExprPtr = std::unique_ptr<Expr>;
+
+#define TACK_IR_EXPR(Name_) \
+    static constexpr ExprKind static_kind = ExprKind::Name_; \
+    Name_() : Expr(ExprKind::Name_) {}
+
+// An integer literal: the exact value as two's-complement bits, and whether
+// the source wrote it negative (a literal's type follows its full value).
+struct IntConst : Expr { TACK_IR_EXPR(IntConst) uint64_t bits = 0; bool negative = false; };
+// A float literal keeps its exact Python (binary64) value; it is converted to
+// its settled type once, directly.
+struct FloatConst : Expr { TACK_IR_EXPR(FloatConst) double value = 0; };
+struct VarRef : Expr { TACK_IR_EXPR(VarRef) int var = -1; };
+// One index per dimension, or one flat row-major index.
+struct Load : Expr { TACK_IR_EXPR(Load) int array = -1; std::vector<ExprPtr> indices; };
+// The extent of one dimension of an array parameter (len(a), a.shape[k]).
+struct ArrayDim : Expr { TACK_IR_EXPR(ArrayDim) int array = -1; int dim = 0; };
+struct Unary : Expr { TACK_IR_EXPR(Unary) UnOp op; ExprPtr operand; };
+struct Binary : Expr { TACK_IR_EXPR(Binary) BinOp op; ExprPtr lhs, rhs; };
+// Produces i32 0 or 1.
+struct Compare : Expr { TACK_IR_EXPR(Compare) CmpOp op; ExprPtr lhs, rhs; };
+// Short-circuit `and` / `or`; produces i32 0 or 1.
+struct Logical : Expr { TACK_IR_EXPR(Logical) LogicOp op; ExprPtr lhs, rhs; };
+// `a if cond else b`: evaluates only the selected arm.
+struct Select : Expr { TACK_IR_EXPR(Select) ExprPtr cond, if_true, if_false; };
+struct Cast : Expr { TACK_IR_EXPR(Cast) DType to = DType::I32; ExprPtr operand; };
+struct Math : Expr { TACK_IR_EXPR(Math) MathFn fn; std::vector<ExprPtr> args; };
+// Runs `stmts`, then evaluates `value`. Inlined device-function calls and
+// evaluation-order temporaries lower to this.
+struct StmtExpr : Expr { TACK_IR_EXPR(StmtExpr) Block stmts; ExprPtr value; };
+
+#undef TACK_IR_EXPR
+
+// ----------------------------------------------------------------- statements
+
+#define TACK_IR_STMTS(X) \
+    X(Assign)            \
+    X(Store)             \
+    X(Eval)              \
+    X(If)                \
+    X(For)               \
+    X(While)             \
+    X(Break)             \
+    X(Continue)
+
+enum class StmtKind {
+#define X(name) name,
+    TACK_IR_STMTS(X)
+#undef X
+};
+const char* to_string(StmtKind k);
+
+struct Stmt {
+    const StmtKind kind;
+    Span span;
+    explicit Stmt(StmtKind k) : kind(k) {}
+    virtual ~Stmt() = default;
+
+    template <typename T> T* as() { return kind == T::static_kind ? static_cast<T*>(this) : nullptr; }
+    template <typename T> const T* as() const {
+        return kind == T::static_kind ? static_cast<const T*>(this) : nullptr;
+    }
+};
+
+#define TACK_IR_STMT(Name_) \
+    static constexpr StmtKind static_kind = StmtKind::Name_; \
+    Name_() : Stmt(StmtKind::Name_) {}
+
+struct Assign : Stmt { TACK_IR_STMT(Assign) int var = -1; ExprPtr value; };
+// The value is evaluated before the indices (Python's assignment order).
+struct Store : Stmt { TACK_IR_STMT(Store) int array = -1; std::vector<ExprPtr> indices; ExprPtr value; };
+// Evaluates an expression for its effects.
+struct Eval : Stmt { TACK_IR_STMT(Eval) ExprPtr value; };
+struct If : Stmt { TACK_IR_STMT(If) ExprPtr cond; Block then_body, else_body; };
+// A sequential `for var in range(start, end, step)`. The bounds are
+// evaluated once, before the loop; the loop variable is assigned from a
+// hidden counter each iteration, so the body may reassign it freely.
+struct For : Stmt {
+    TACK_IR_STMT(For)
+    int var = -1;
+    ExprPtr start, end, step;
+    Block body;
+};
+struct While : Stmt { TACK_IR_STMT(While) ExprPtr cond; Block body; };
+struct Break : Stmt { TACK_IR_STMT(Break) };
+struct Continue : Stmt { TACK_IR_STMT(Continue) };
+
+#undef TACK_IR_STMT
+
+// ------------------------------------------------------------------ the kernel
+
+enum class VarRole {
+    Local,      // a user local
+    Temp,       // a lowering temporary; never collides with a user name
+    LoopVar,    // a sequential or parallel loop variable
+    Param,      // a scalar parameter's value (read-only after localization)
+};
+
+struct Var {
+    std::string name;  // the user's spelling, or a fresh temporary name
+    VarRole role = VarRole::Local;
+    std::optional<DType> type;  // settled by infer_types
+    int param = -1;             // for VarRole::Param: the parameter index
+};
+
+enum class ParamKind { Array, Scalar };
+
+struct Param {
+    std::string name;
+    ParamKind kind = ParamKind::Scalar;
+    DType dtype = DType::I32;  // filled per variant
+    int ndim = 0;              // arrays; filled per variant
+    bool contiguous = true;    // arrays; filled per variant (row-major compact)
+    bool used = false;
+};
+
+// One dimension of the parallel iteration space: `var` takes the values
+// start, start + step, ... below `end`.
+struct ParallelDim {
+    int var = -1;
+    ExprPtr start, end, step;  // step is null for ndindex (step 1)
+    Span span;
+};
+
+// A function whose source contributed IR: the kernel (origin 0) or an
+// inlined device function. Span::origin indexes Kernel::origins.
+struct Origin {
+    std::string function;
+    bool is_kernel = true;
+    std::shared_ptr<const syntax::Source> source;
+};
+
+struct Kernel {
+    std::string name;
+    std::vector<Origin> origins;
+    std::vector<Param> params;
+    std::vector<Var> vars;
+    Block prologue;                   // statements before the parallel loop
+    std::vector<ParallelDim> dims;    // evaluated after the prologue
+    Block body;                       // one iteration
+    Span loop_span;
+    Block epilogue;                   // statements after the parallel loop
+    ExprPtr result;                   // the trailing `return` value, or null
+    std::optional<DType> result_type;
+    std::shared_ptr<const syntax::Source> source;
+
+    int add_var(std::string name, VarRole role);
+
+    // A user diagnostic at `span`, naming the function the span is in.
+    syntax::Diagnostic diagnostic(syntax::ErrorKind kind, Span span, std::string message, std::string construct = {},
+                                  std::string hint = {}) const;
+    [[noreturn]] void fail(syntax::ErrorKind kind, Span span, std::string message, std::string construct = {},
+                           std::string hint = {}) const;
+};
+
+// Visits every expression and statement below `b`, parents first.
+void visit(Block& b, const std::function<void(Expr&)>& on_expr, const std::function<void(Stmt&)>& on_stmt);
+void visit(Expr& e, const std::function<void(Expr&)>& on_expr, const std::function<void(Stmt&)>& on_stmt);
+
+// Deep copies: variants mutate a copy, never the cached template.
+ExprPtr clone(const Expr& e);
+StmtPtr clone(const Stmt& s);
+Block clone(const Block& b);
+std::unique_ptr<Kernel> clone(const Kernel& k);
+
+// Textual form for `tackc --ir`, inspect("ir") and golden tests.
+std::string print(const Kernel& k);
+std::string print(const Expr& e, const Kernel& k);
+
+}  // namespace tack::ir

@@ -1,0 +1,181 @@
+#include "ir/verify.h"
+
+namespace tack::ir {
+
+namespace {
+
+class Verifier {
+public:
+    Verifier(const Kernel& k, Stage stage, const char* pass) : k_(k), stage_(stage), pass_(pass) {}
+
+    void run() {
+        for (auto& p : k_.params) (void)p;
+        block(k_.prologue, 0);
+        if (k_.dims.empty()) fail("kernel has no parallel dimension");
+        for (auto& d : k_.dims) {
+            var(d.var);
+            expr(*d.start);
+            expr(*d.end);
+            if (d.step) expr(*d.step);
+            if (typed()) {
+                DType t = *k_.vars[d.var].type;
+                same(*d.start, t, "parallel range start");
+                same(*d.end, t, "parallel range end");
+                if (d.step) same(*d.step, t, "parallel range step");
+            }
+        }
+        block(k_.body, 1);  // `continue` ends a parallel iteration
+        block(k_.epilogue, 0);
+        if (k_.result) {
+            expr(*k_.result);
+            if (typed() && k_.result_type) same(*k_.result, *k_.result_type, "kernel result");
+        }
+    }
+
+private:
+    bool typed() const { return stage_ == Stage::Typed; }
+
+    [[noreturn]] void fail(const std::string& what) {
+        syntax::internal_error(pass_, "IR verification failed after " + std::string(pass_) + ": " + what + "\n" + print(k_));
+    }
+
+    void var(int v) {
+        if (v < 0 || v >= static_cast<int>(k_.vars.size())) fail("reference to undefined local %" + std::to_string(v));
+        if (typed() && !k_.vars[v].type) fail("local '" + k_.vars[v].name + "' has no type");
+    }
+
+    void array(int a, const char* what) {
+        if (a < 0 || a >= static_cast<int>(k_.params.size()) || k_.params[a].kind != ParamKind::Array)
+            fail(std::string(what) + " of a parameter that is not an array");
+    }
+
+    void same(const Expr& e, DType t, const char* what) {
+        if (e.dtype() != t)
+            fail(std::string(what) + " has type " + std::string(name_of(e.dtype())) + ", expected " +
+                 std::string(name_of(t)) + ": " + print(e, k_));
+    }
+
+    void block(const Block& b, int loops) {
+        for (auto& s : b) stmt(*s, loops);
+    }
+
+    void stmt(const Stmt& s, int loops) {
+        switch (s.kind) {
+            case StmtKind::Assign: {
+                auto& a = *s.as<Assign>();
+                var(a.var);
+                expr(*a.value);
+                if (typed()) same(*a.value, *k_.vars[a.var].type, "assigned value");
+                break;
+            }
+            case StmtKind::Store: {
+                auto& st = *s.as<Store>();
+                array(st.array, "store");
+                expr(*st.value);
+                for (auto& i : st.indices) index(*i);
+                if (typed()) same(*st.value, k_.params[st.array].dtype, "stored value");
+                break;
+            }
+            case StmtKind::Eval: expr(*s.as<Eval>()->value); break;
+            case StmtKind::If:
+                expr(*s.as<If>()->cond);
+                block(s.as<If>()->then_body, loops);
+                block(s.as<If>()->else_body, loops);
+                break;
+            case StmtKind::For: {
+                auto& f = *s.as<For>();
+                var(f.var);
+                expr(*f.start);
+                expr(*f.end);
+                expr(*f.step);
+                if (typed()) {
+                    DType t = *k_.vars[f.var].type;
+                    same(*f.start, t, "range start");
+                    same(*f.end, t, "range end");
+                    same(*f.step, t, "range step");
+                }
+                block(f.body, loops + 1);
+                break;
+            }
+            case StmtKind::While:
+                expr(*s.as<While>()->cond);
+                block(s.as<While>()->body, loops + 1);
+                break;
+            case StmtKind::Break:
+            case StmtKind::Continue:
+                if (loops == 0) fail(std::string(to_string(s.kind)) + " outside a loop");
+                break;
+        }
+    }
+
+    void index(const Expr& e) {
+        expr(e);
+        if (typed() && !is_int(e.dtype())) fail("non-integer index: " + print(e, k_));
+    }
+
+    void expr(const Expr& e) {
+        if (typed() && !e.type) fail(std::string("untyped ") + to_string(e.kind) + ": " + print(e, k_));
+        switch (e.kind) {
+            case ExprKind::VarRef: var(e.as<VarRef>()->var); break;
+            case ExprKind::Load:
+                array(e.as<Load>()->array, "load");
+                for (auto& i : e.as<Load>()->indices) index(*i);
+                break;
+            case ExprKind::ArrayDim: array(e.as<ArrayDim>()->array, "extent"); break;
+            case ExprKind::Unary:
+                expr(*e.as<Unary>()->operand);
+                if (typed() && e.as<Unary>()->op != UnOp::Not) same(*e.as<Unary>()->operand, e.dtype(), "operand");
+                break;
+            case ExprKind::Binary: {
+                auto& b = *e.as<Binary>();
+                expr(*b.lhs);
+                expr(*b.rhs);
+                if (typed()) {
+                    same(*b.lhs, e.dtype(), "left operand");
+                    if (!(b.op == BinOp::Pow && is_int(e.dtype()))) same(*b.rhs, e.dtype(), "right operand");
+                }
+                break;
+            }
+            case ExprKind::Compare:
+                expr(*e.as<Compare>()->lhs);
+                expr(*e.as<Compare>()->rhs);
+                if (typed()) same(*e.as<Compare>()->rhs, e.as<Compare>()->lhs->dtype(), "compared operand");
+                break;
+            case ExprKind::Logical:
+                expr(*e.as<Logical>()->lhs);
+                expr(*e.as<Logical>()->rhs);
+                break;
+            case ExprKind::Select:
+                expr(*e.as<Select>()->cond);
+                expr(*e.as<Select>()->if_true);
+                expr(*e.as<Select>()->if_false);
+                if (typed()) {
+                    same(*e.as<Select>()->if_true, e.dtype(), "selected value");
+                    same(*e.as<Select>()->if_false, e.dtype(), "selected value");
+                }
+                break;
+            case ExprKind::Cast: expr(*e.as<Cast>()->operand); break;
+            case ExprKind::Math:
+                for (auto& a : e.as<Math>()->args) {
+                    expr(*a);
+                    if (typed()) same(*a, e.dtype(), "math argument");
+                }
+                break;
+            case ExprKind::StmtExpr:
+                block(e.as<StmtExpr>()->stmts, 0x1000);  // loop control inside inlined bodies is checked by their loops
+                expr(*e.as<StmtExpr>()->value);
+                break;
+            default: break;
+        }
+    }
+
+    const Kernel& k_;
+    Stage stage_;
+    const char* pass_;
+};
+
+}  // namespace
+
+void verify(const Kernel& k, Stage stage, const char* after_pass) { Verifier(k, stage, after_pass).run(); }
+
+}  // namespace tack::ir

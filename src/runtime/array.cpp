@@ -1,0 +1,162 @@
+#include "runtime/array.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+namespace tack::runtime {
+
+std::shared_ptr<Storage> Storage::allocate(size_t bytes) {
+    auto s = std::make_shared<Storage>();
+    size_t rounded = ((bytes + 63) / 64) * 64;
+    if (rounded == 0) rounded = 64;
+    void* p = std::aligned_alloc(64, rounded);
+    if (!p) throw std::bad_alloc();
+    s->data = static_cast<char*>(p);
+    s->bytes = bytes;
+    s->owner = std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+    return s;
+}
+
+std::vector<int64_t> row_major_strides(const std::vector<int64_t>& shape) {
+    std::vector<int64_t> s(shape.size());
+    int64_t acc = 1;
+    for (size_t d = shape.size(); d-- > 0;) {
+        s[d] = acc;
+        acc *= shape[d];
+    }
+    return s;
+}
+
+Array::Array(std::shared_ptr<Storage> storage, int64_t byte_offset, DType dtype, std::vector<int64_t> shape,
+             std::vector<int64_t> strides)
+    : storage_(std::move(storage)), offset_(byte_offset), dtype_(dtype), shape_(std::move(shape)),
+      strides_(std::move(strides)) {
+    // Extents of 1 place no constraint on their stride.
+    contiguous_ = true;
+    int64_t acc = 1;
+    for (size_t d = shape_.size(); d-- > 0;) {
+        if (shape_[d] != 1 && strides_[d] != acc) contiguous_ = false;
+        acc *= shape_[d];
+    }
+}
+
+Array Array::empty(std::vector<int64_t> shape, DType dtype) {
+    int64_t n = 1;
+    for (auto e : shape) {
+        if (e < 0) throw std::invalid_argument("array extents must be nonnegative");
+        n *= e;
+    }
+    auto st = row_major_strides(shape);
+    return Array(Storage::allocate(static_cast<size_t>(n) * size_of(dtype)), 0, dtype, std::move(shape), std::move(st));
+}
+
+int64_t Array::size() const {
+    int64_t n = 1;
+    for (auto e : shape_) n *= e;
+    return n;
+}
+
+std::pair<uintptr_t, uintptr_t> Array::byte_span() const {
+    auto base = reinterpret_cast<uintptr_t>(data());
+    if (size() == 0) return {base, base};
+    int64_t lo = 0, hi = 0;
+    for (size_t d = 0; d < shape_.size(); ++d) {
+        int64_t reach = (shape_[d] - 1) * strides_[d];
+        if (reach < 0) lo += reach; else hi += reach;
+    }
+    int64_t es = size_of(dtype_);
+    return {base + lo * es, base + (hi + 1) * es};
+}
+
+Array Array::reshape(std::vector<int64_t> shape) const {
+    if (!contiguous_) throw std::invalid_argument("reshape needs a contiguous array; this view is strided");
+    int64_t n = 1, infer = -1;
+    for (size_t d = 0; d < shape.size(); ++d) {
+        if (shape[d] == -1) {
+            if (infer >= 0) throw std::invalid_argument("reshape: only one extent may be -1");
+            infer = static_cast<int64_t>(d);
+        } else if (shape[d] < 0) {
+            throw std::invalid_argument("reshape: extents must be nonnegative");
+        } else {
+            n *= shape[d];
+        }
+    }
+    if (infer >= 0) {
+        if (n == 0 || size() % n != 0) throw std::invalid_argument("reshape: cannot infer the extent of -1");
+        shape[infer] = size() / n;
+        n *= shape[infer];
+    }
+    if (n != size())
+        throw std::invalid_argument("cannot reshape " + describe() + " to " + std::to_string(n) + " elements");
+    auto st = row_major_strides(shape);
+    return Array(storage_, offset_, dtype_, std::move(shape), std::move(st));
+}
+
+Array Array::slice(const std::vector<int64_t>& starts, const std::vector<int64_t>& stops) const {
+    std::vector<int64_t> shape = shape_;
+    int64_t off = offset_;
+    for (size_t d = 0; d < shape_.size(); ++d) {
+        shape[d] = stops[d] - starts[d];
+        off += starts[d] * strides_[d] * size_of(dtype_);
+    }
+    return Array(storage_, off, dtype_, std::move(shape), strides_);
+}
+
+Array Array::select(int dim, int64_t index) const {
+    std::vector<int64_t> shape, strides;
+    for (int d = 0; d < ndim(); ++d) {
+        if (d == dim) continue;
+        shape.push_back(shape_[d]);
+        strides.push_back(strides_[d]);
+    }
+    return Array(storage_, offset_ + index * strides_[dim] * size_of(dtype_), dtype_, std::move(shape),
+                 std::move(strides));
+}
+
+namespace {
+
+template <typename T>
+void fill_as(const Array& a, T v) {
+    int64_t n = a.size();
+    if (n == 0) return;
+    if (a.contiguous()) {
+        T* p = reinterpret_cast<T*>(a.data());
+        for (int64_t i = 0; i < n; ++i) std::memcpy(p + i, &v, sizeof(T));
+        return;
+    }
+    std::vector<int64_t> idx(a.ndim(), 0);
+    for (int64_t i = 0; i < n; ++i) {
+        int64_t off = 0;
+        for (int d = 0; d < a.ndim(); ++d) off += idx[d] * a.strides()[d];
+        std::memcpy(a.data() + off * sizeof(T), &v, sizeof(T));
+        for (int d = a.ndim() - 1; d >= 0; --d) {
+            if (++idx[d] < a.shape()[d]) break;
+            idx[d] = 0;
+        }
+    }
+}
+
+template <typename V>
+void fill_converted(const Array& a, V v) {
+    switch (a.dtype()) {
+#define X(E, name, ctype, size) case DType::E: fill_as<ctype>(a, static_cast<ctype>(v)); break;
+        TACK_DTYPES(X)
+#undef X
+    }
+}
+
+}  // namespace
+
+void Array::fill_int(int64_t value) { fill_converted(*this, value); }
+void Array::fill_uint(uint64_t value) { fill_converted(*this, value); }
+void Array::fill_float(double value) { fill_converted(*this, value); }
+
+std::string Array::describe() const {
+    std::string s = "array[" + std::string(name_of(dtype_)) + ", (";
+    for (size_t d = 0; d < shape_.size(); ++d) s += (d ? ", " : "") + std::to_string(shape_[d]);
+    if (shape_.size() == 1) s += ",";
+    return s + ")]";
+}
+
+}  // namespace tack::runtime

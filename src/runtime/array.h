@@ -1,0 +1,68 @@
+// Typed, shaped, strided storage on a device (today: host memory for the
+// CPU backend). Views share their storage.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tack/dtype.h"
+
+namespace tack::runtime {
+
+struct Storage {
+    char* data = nullptr;
+    size_t bytes = 0;
+    bool readonly = false;
+    std::shared_ptr<void> owner;  // keeps external memory alive; frees owned memory
+
+    // Owned, 64-byte aligned, uninitialized.
+    static std::shared_ptr<Storage> allocate(size_t bytes);
+};
+
+class Array {
+public:
+    Array(std::shared_ptr<Storage> storage, int64_t byte_offset, DType dtype, std::vector<int64_t> shape,
+          std::vector<int64_t> strides);
+
+    // A new owned row-major array with unspecified contents.
+    static Array empty(std::vector<int64_t> shape, DType dtype);
+
+    DType dtype() const { return dtype_; }
+    int ndim() const { return static_cast<int>(shape_.size()); }
+    const std::vector<int64_t>& shape() const { return shape_; }
+    const std::vector<int64_t>& strides() const { return strides_; }  // in elements
+    int64_t size() const;
+    bool contiguous() const { return contiguous_; }
+    bool readonly() const { return storage_->readonly; }
+    char* data() const { return storage_->data + offset_; }
+    const std::shared_ptr<Storage>& storage() const { return storage_; }
+    int64_t byte_offset() const { return offset_; }
+    // The byte range [lo, hi) the array's elements can touch.
+    std::pair<uintptr_t, uintptr_t> byte_span() const;
+
+    // Views.
+    Array reshape(std::vector<int64_t> shape) const;  // requires contiguity
+    Array slice(const std::vector<int64_t>& starts, const std::vector<int64_t>& stops) const;
+    Array select(int dim, int64_t index) const;       // drops one dimension
+
+    // Sets every element to `value` (converted to the dtype as a cast would).
+    void fill_int(int64_t value);
+    void fill_uint(uint64_t value);
+    void fill_float(double value);
+
+    std::string describe() const;  // e.g. "array[f32, (3, 4)]"
+
+private:
+    std::shared_ptr<Storage> storage_;
+    int64_t offset_;
+    DType dtype_;
+    std::vector<int64_t> shape_;
+    std::vector<int64_t> strides_;
+    bool contiguous_;
+};
+
+std::vector<int64_t> row_major_strides(const std::vector<int64_t>& shape);
+
+}  // namespace tack::runtime

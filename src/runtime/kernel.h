@@ -1,0 +1,77 @@
+// A kernel as the runtime holds it: its source, its resolver, cached IR
+// templates and compiled variants, and the dispatch path.
+//
+// Every fact baked into compiled code is in the variant key: each
+// argument's category, dtype, rank and contiguity. Runtime scalar values and
+// the launch length are not, so changing them never recompiles.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codegen/llvm/abi.h"
+#include "frontend/resolver.h"
+#include "runtime/array.h"
+#include "runtime/pipeline.h"
+
+namespace tack::runtime {
+
+// One call argument as the binding read it.
+struct CallArg {
+    enum class Kind : uint8_t {
+        Array,       // `array`
+        Scalar,      // a value of `dtype` in `bits` (a Python int, a NumPy scalar)
+        PythonFloat, // a Python float: f64 beside an f64 array argument, else f32
+    };
+    Kind kind = Kind::Scalar;
+    DType dtype = DType::I32;
+    const Array* array = nullptr;
+    uint64_t bits = 0;
+    double value = 0;
+};
+
+struct CallResult {
+    bool has_value = false;
+    DType dtype = DType::I32;
+    uint64_t bits = 0;  // the value, in the low bytes
+};
+
+class Kernel {
+public:
+    Kernel(std::string name, std::shared_ptr<const syntax::Source> source, std::shared_ptr<frontend::Resolver> resolver);
+    ~Kernel();
+
+    const std::string& name() const { return name_; }
+    // Compiles (once per variant) and runs. Throws syntax::CompileError for
+    // source problems and std::invalid_argument for bad arguments.
+    CallResult call(const CallArg* args, size_t n);
+    // "ir": the IR after each pass; "llvm": LLVM IR; "asm"-free. For the
+    // variant these arguments select.
+    std::string inspect(const std::string& what, const CallArg* args, size_t n);
+    int compiled_variants() const { return static_cast<int>(variants_.size()); }
+    size_t param_count();
+    const std::vector<std::string>& param_names();
+
+private:
+    struct Variant;
+    const syntax::FunctionDef& syntax_tree();
+    void check_arity(size_t n);
+    std::vector<uint32_t> key_of(const CallArg* args, size_t n, DType* float_precision) const;
+    Variant& variant_for(const CallArg* args, size_t n);
+    const ir::Kernel& template_for(const std::vector<frontend::ParamShape>& shapes);
+
+    std::string name_;
+    std::shared_ptr<const syntax::Source> source_;
+    std::shared_ptr<frontend::Resolver> resolver_;
+    std::unique_ptr<syntax::FunctionDef> tree_;
+    std::vector<std::string> param_names_;
+    std::map<std::vector<std::pair<bool, int>>, std::unique_ptr<ir::Kernel>> templates_;
+    std::vector<std::unique_ptr<Variant>> variants_;
+    Variant* last_ = nullptr;
+    uint64_t id_;
+};
+
+}  // namespace tack::runtime

@@ -1,0 +1,64 @@
+#include "runtime/pipeline.h"
+
+#include "analysis/infer_types.h"
+#include "ir/verify.h"
+#include "transforms/localize_iteration_state.h"
+
+#ifdef TACK_WITH_LLVM
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include "codegen/llvm/emit_llvm.h"
+#endif
+
+namespace tack::runtime {
+
+std::unique_ptr<ir::Kernel> build_template(const syntax::FunctionDef& fn, std::shared_ptr<frontend::Resolver> resolver,
+                                           const std::vector<frontend::ParamShape>& shapes,
+                                           const PassObserver& observe) {
+    auto k = frontend::lower_kernel(fn, std::move(resolver), shapes);
+    ir::verify(*k, ir::Stage::Lowered, "lower_kernel");
+    if (observe) observe("lower_kernel", *k);
+
+    transforms::localize_iteration_state(*k);
+    ir::verify(*k, ir::Stage::Lowered, "localize_iteration_state");
+    if (observe) observe("localize_iteration_state", *k);
+    return k;
+}
+
+std::unique_ptr<ir::Kernel> specialize(const ir::Kernel& tmpl, const std::vector<ParamFacts>& params,
+                                       DType float_precision, const PassObserver& observe) {
+    auto k = ir::clone(tmpl);
+    for (size_t i = 0; i < params.size(); ++i) {
+        k->params[i].dtype = params[i].dtype;
+        k->params[i].ndim = params[i].ndim;
+        k->params[i].contiguous = params[i].contiguous;
+    }
+    analysis::infer_types(*k, float_precision);
+    ir::verify(*k, ir::Stage::Typed, "infer_types");
+    if (observe) observe("infer_types", *k);
+    return k;
+}
+
+#ifdef TACK_WITH_LLVM
+codegen::CompiledCpuKernel compile_cpu(const ir::Kernel& typed, const std::string& unique_prefix, bool keep_ir) {
+    auto ctx = std::make_unique<llvm::LLVMContext>();
+    codegen::EntryNames names;
+    auto m = codegen::emit_llvm(typed, *ctx, unique_prefix, &names);
+    return codegen::jit_compile(std::move(m), std::move(ctx), names, keep_ir);
+}
+
+std::string llvm_ir(const ir::Kernel& typed, bool optimized) {
+    llvm::LLVMContext ctx;
+    codegen::EntryNames names;
+    auto m = codegen::emit_llvm(typed, ctx, "tack.inspect", &names);
+    if (optimized) return codegen::optimize_and_print(*m);
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    m->print(os, nullptr);
+    return os.str();
+}
+#endif
+
+}  // namespace tack::runtime

@@ -1,0 +1,45 @@
+// The compiler pipeline, as a script: source -> syntax tree -> kernel IR
+// template -> typed variant -> LLVM -> machine code. `tackc --ir` and
+// inspect("ir") print the IR after each pass through the observer.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codegen/llvm/jit.h"
+#include "frontend/lower.h"
+#include "ir/ir.h"
+#include "syntax/ast.h"
+
+namespace tack::runtime {
+
+using PassObserver = std::function<void(const char* pass, const ir::Kernel& k)>;
+
+// Lowering: validation, resolution, inlining, iteration-state localization.
+// The template is cached and never mutated afterwards.
+std::unique_ptr<ir::Kernel> build_template(const syntax::FunctionDef& fn, std::shared_ptr<frontend::Resolver> resolver,
+                                           const std::vector<frontend::ParamShape>& shapes,
+                                           const PassObserver& observe = {});
+
+// The facts a variant bakes in about one parameter.
+struct ParamFacts {
+    bool is_array = false;
+    DType dtype = DType::I32;
+    int ndim = 0;
+    bool contiguous = true;
+};
+
+// A typed copy of the template for these argument facts.
+std::unique_ptr<ir::Kernel> specialize(const ir::Kernel& tmpl, const std::vector<ParamFacts>& params,
+                                       DType float_precision, const PassObserver& observe = {});
+
+#ifdef TACK_WITH_LLVM
+// Emits and JIT-compiles a typed kernel. `unique_prefix` names its symbols.
+codegen::CompiledCpuKernel compile_cpu(const ir::Kernel& typed, const std::string& unique_prefix, bool keep_ir);
+// The LLVM IR of a typed kernel, optimized as compile_cpu would.
+std::string llvm_ir(const ir::Kernel& typed, bool optimized);
+#endif
+
+}  // namespace tack::runtime
