@@ -1,1 +1,5 @@
-# tack_add_test(tile_layout_tests layout_....cpp) ; target_link_libraries(... tack_tile_layout)
+# The layout algebra, prover and finite checker (tack_tile_layout).
+tack_add_test(tile_layout_tests
+  layout_golden_test.cpp
+)
+target_link_libraries(tile_layout_tests PRIVATE tack_tile_layout)
