@@ -1,0 +1,45 @@
+"""Runs every example in this folder and prints where its image is.
+
+    python examples/run_all.py [--device NAME]
+
+Each example prints the path of the image it wrote as its last line.
+"""
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+EXAMPLES_DIR = Path(__file__).resolve().parent
+NOT_EXAMPLES = {"png.py", "run_all.py"}
+
+
+def examples():
+    return sorted(p for p in EXAMPLES_DIR.glob("*.py") if p.name not in NOT_EXAMPLES)
+
+
+def run(example, device):
+    """The image path the example printed, or None if it failed."""
+    command = [sys.executable, str(example)] + (["--device", device] if device else [])
+    result = subprocess.run(command, capture_output=True, text=True)
+    sys.stdout.write(result.stdout)
+    if result.returncode != 0:
+        sys.stderr.write(result.stderr)
+        print(f"{example.name} failed with exit status {result.returncode}")
+        return None
+    return result.stdout.strip().splitlines()[-1]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--device", help="Tack device for every example (default: the CPU)")
+    args = parser.parse_args()
+    images = {example.name: run(example, args.device) for example in examples()}
+    print("\nimages:")
+    for name, image in images.items():
+        print(f"  {name:<20} {image or 'FAILED'}")
+    return 0 if all(images.values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,22 @@
+"""Fixtures shared by the Python suites."""
+
+import pytest
+import tack
+
+
+def _backend_names():
+    """The CPU, then every other device that tack reports on this machine."""
+    names = ["cpu"]
+    for name in tack.available_devices():
+        if name not in names:
+            names.append(name)
+    return names
+
+
+@pytest.fixture(params=_backend_names())
+def backend(request):
+    """Runs a test once per available backend, with that backend as the
+    default device; test ids carry its name, so `-k cuda` selects its cases."""
+    tack.set_default_device(request.param)
+    yield request.param
+    tack.set_default_device("cpu")
