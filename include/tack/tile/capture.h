@@ -88,7 +88,7 @@ Value* extract(const TileBase& a, int axis, const TileBase& index);
 Value* iota(Scalar elem, const Shape& shape, int axis);
 Value* mma(const TileBase& a, const TileBase& b, const TileBase& c);
 Value* axis_reduce(OpKind merge, const TileBase& a, int axis, ReductionPolicy policy);
-Value* view(Value* parent, std::initializer_list<Coord> coords);
+Value* view(Value* parent, std::span<const Coord> coords);
 Value* load(Value* view, double fpad, int64_t ipad);
 void store(Value* view, const TileBase& tile);
 Value* dim(Value* view, int axis);
@@ -341,7 +341,9 @@ class TensorView {
   Value* value() const { return view_; }
 
  private:
-  MemoryRef<T> ref(std::initializer_list<Coord> coords) const { return MemoryRef<T>(detail::view(view_, coords)); }
+  MemoryRef<T> ref(std::initializer_list<Coord> coords) const {
+    return MemoryRef<T>(detail::view(view_, std::span<const Coord>(coords.begin(), coords.size())));
+  }
   static constexpr int64_t kDynamicExtents[kMaxRank] = {kDynamic, kDynamic, kDynamic, kDynamic};
   Value* view_;
 };

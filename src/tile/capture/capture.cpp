@@ -310,7 +310,7 @@ Value* axis_reduce(OpKind merge, const TileBase& a, int axis, ReductionPolicy po
   return op->result(0);
 }
 
-Value* view(Value* parent, std::initializer_list<Coord> coords) {
+Value* view(Value* parent, std::span<const Coord> coords) {
   const Type& pt = parent->type();
   if (coords.size() != size_t(pt.rank()))
     throw Error("a view of rank " + std::to_string(pt.rank()) + " is accessed with " + std::to_string(coords.size()) +
