@@ -13,7 +13,8 @@ using runtime::Array;
 
 namespace {
 
-nb::object dtype_objects[kNumDTypes];
+// Never destroyed: Python may be finalized before static destructors run.
+nb::object* dtype_objects = new nb::object[kNumDTypes];
 
 nb::dlpack::dtype dlpack_dtype(DType t) {
     switch (t) {

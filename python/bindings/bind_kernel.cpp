@@ -17,7 +17,9 @@ using runtime::Kernel;
 
 namespace {
 
-nb::object numpy_generic;  // numpy.generic, for NumPy scalars
+// numpy.generic, for NumPy scalars; never destroyed, as Python may be
+// finalized before static destructors run.
+nb::object& numpy_generic = *new nb::object();
 
 [[noreturn]] void bad_argument(Kernel& k, size_t i, nb::handle h, const std::string& why) {
     auto& names = k.param_names();
@@ -138,7 +140,7 @@ void bind_kernel(nb::module_& m) {
            "arguments select (or of the last compiled one).")
         .def_prop_ro("compiled_variants", &Kernel::compiled_variants,
                      "How many specializations of this kernel have been compiled.")
-        .def_prop_ro("__name__", [](Kernel& k) { return k.name(); })
+        .def_prop_ro("name", [](Kernel& k) { return k.name(); })
         .def("__repr__", [](Kernel& k) { return "<tack.kernel " + k.name() + ">"; });
 }
 

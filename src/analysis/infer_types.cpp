@@ -64,6 +64,7 @@ public:
         settle_phase_ = true;
         walk_all();
         insert_casts_all();
+        k_.typed = true;
     }
 
 private:

@@ -436,7 +436,7 @@ void Lowerer::assign(const Expr& target, Value v, ir::Block& out, Span span) {
         out.push_back(std::move(st));
         return;
     }
-    const std::vector<ExprPtr>* elts = nullptr;
+    const std::vector<syntax::ExprPtr>* elts = nullptr;
     if (auto* t = target.as<syntax::Tuple>()) elts = &t->elts;
     if (auto* l = target.as<List>()) elts = &l->elts;
     if (elts) {

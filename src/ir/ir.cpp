@@ -327,6 +327,7 @@ std::unique_ptr<Kernel> clone(const Kernel& k) {
     n->result = clone_opt(k.result);
     n->result_type = k.result_type;
     n->source = k.source;
+    n->typed = k.typed;
     return n;
 }
 
@@ -486,10 +487,12 @@ public:
         for (size_t i = 0; i < k_.params.size(); ++i) {
             auto& p = k_.params[i];
             o << (i ? ", " : "") << p.name;
-            if (p.kind == ParamKind::Array)
-                o << ": array[" << name_of(p.dtype) << ", " << p.ndim << (p.contiguous ? "" : ", strided") << "]";
-            else
-                o << ": " << name_of(p.dtype);
+            if (p.kind == ParamKind::Array) {
+                o << ": array[" << (k_.typed ? name_of(p.dtype) : "?") << ", " << p.ndim
+                  << (p.contiguous ? "" : ", strided") << "]";
+            } else {
+                o << ": " << (k_.typed ? name_of(p.dtype) : "?");
+            }
         }
         o << "):\n";
         block(o, k_.prologue, 1);

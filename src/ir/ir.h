@@ -253,6 +253,7 @@ struct Kernel {
     ExprPtr result;                   // the trailing `return` value, or null
     std::optional<DType> result_type;
     std::shared_ptr<const syntax::Source> source;
+    bool typed = false;  // set by infer_types
 
     int add_var(std::string name, VarRole role);
 

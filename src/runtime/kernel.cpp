@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "frontend/validate.h"
 #include "runtime/errors.h"
 #include "runtime/parallel.h"
 
