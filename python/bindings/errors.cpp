@@ -1,6 +1,8 @@
 // Maps compiler diagnostics and argument errors to Python exceptions.
 #include <map>
 
+#include <nanobind/stl/string.h>
+
 #include "bindings.h"
 #include "runtime/errors.h"
 #include "syntax/source.h"
