@@ -1,721 +1,458 @@
 #include "codegen/llvm/emit_llvm.h"
 
-#include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
-#include <llvm/IR/LLVMContext.h>
-#include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include "codegen/llvm/abi.h"
+#include "codegen/llvm/emitter.h"
 
 namespace tack::codegen {
 
-using namespace ir;
-using llvm::BasicBlock;
-using llvm::IRBuilder;
-using llvm::Type;
-using llvm::Value;
+void Emitter::emit_count(const std::string& name) {
+    auto* fty = llvm::FunctionType::get(i64(), {ptr()}, false);
+    begin_function(fty, name);
+    emit_block(k_.prologue);
+    std::vector<Value*> counts = dim_counts();
+    Value* total = b_.getInt64(1);
+    for (auto* c : counts) total = b_.CreateMul(total, c);
+    b_.CreateRet(total);
+    end_function();
+}
 
-namespace {
-
-constexpr const char* kPass = "emit_llvm";
-
-class Emitter {
-public:
-    Emitter(const Kernel& k, llvm::LLVMContext& ctx, llvm::Module& m, std::string prefix)
-        : k_(k), ctx_(ctx), m_(m), b_(ctx), prefix_(std::move(prefix)) {}
-
-    void emit_count(const std::string& name) {
-        auto* fty = llvm::FunctionType::get(i64(), {ptr()}, false);
-        begin_function(fty, name);
-        emit_block(k_.prologue);
-        std::vector<Value*> counts = dim_counts();
-        Value* total = b_.getInt64(1);
-        for (auto* c : counts) total = b_.CreateMul(total, c);
-        b_.CreateRet(total);
-        end_function();
+void Emitter::emit_body(const std::string& name) {
+    auto* fty = llvm::FunctionType::get(b_.getVoidTy(), {ptr(), i64(), i64()}, false);
+    begin_function(fty, name);
+    Value* begin = fn_->getArg(1);
+    Value* end = fn_->getArg(2);
+    emit_block(k_.prologue);
+    std::vector<Value*> counts = dim_counts();
+    size_t nd = k_.dims.size();
+    std::vector<Value*> starts(nd), steps(nd);
+    for (size_t d = 0; d < nd; ++d) {
+        starts[d] = dim_start_[d];
+        steps[d] = dim_step_[d];
     }
 
-    void emit_body(const std::string& name) {
-        auto* fty = llvm::FunctionType::get(b_.getVoidTy(), {ptr(), i64(), i64()}, false);
-        begin_function(fty, name);
-        Value* begin = fn_->getArg(1);
-        Value* end = fn_->getArg(2);
-        emit_block(k_.prologue);
-        std::vector<Value*> counts = dim_counts();
-        size_t nd = k_.dims.size();
-        std::vector<Value*> starts(nd), steps(nd);
-        for (size_t d = 0; d < nd; ++d) {
-            starts[d] = dim_start_[d];
-            steps[d] = dim_step_[d];
+    // Rows of the innermost dimension: the outer indices are unravelled
+    // once per row, so the inner loop is a plain counted loop.
+    auto* row_head = block("row.head");
+    auto* row_body = block("row.body");
+    auto* done = block("done");
+    auto* k_slot = entry_alloca(i64(), "k");
+    b_.CreateStore(begin, k_slot);
+    b_.CreateBr(row_head);
+
+    b_.SetInsertPoint(row_head);
+    Value* k = b_.CreateLoad(i64(), k_slot);
+    b_.CreateCondBr(b_.CreateICmpSLT(k, end), row_body, done);
+
+    b_.SetInsertPoint(row_body);
+    Value* inner_first;
+    Value* inner_count;
+    Value* c_last = counts[nd - 1];
+    if (nd == 1) {
+        inner_first = k;
+        inner_count = b_.CreateSub(end, k);
+    } else {
+        inner_first = b_.CreateURem(k, c_last);
+        Value* q = b_.CreateUDiv(k, c_last);
+        for (size_t d = nd - 1; d-- > 0;) {
+            Value* idx = d == 0 ? q : b_.CreateURem(q, counts[d]);
+            if (d > 0) q = b_.CreateUDiv(q, counts[d]);
+            set_dim_var(d, idx, starts[d], steps[d]);
         }
-
-        // Rows of the innermost dimension: the outer indices are unravelled
-        // once per row, so the inner loop is a plain counted loop.
-        auto* row_head = block("row.head");
-        auto* row_body = block("row.body");
-        auto* done = block("done");
-        auto* k_slot = entry_alloca(i64(), "k");
-        b_.CreateStore(begin, k_slot);
-        b_.CreateBr(row_head);
-
-        b_.SetInsertPoint(row_head);
-        Value* k = b_.CreateLoad(i64(), k_slot);
-        b_.CreateCondBr(b_.CreateICmpSLT(k, end), row_body, done);
-
-        b_.SetInsertPoint(row_body);
-        Value* inner_first;
-        Value* inner_count;
-        Value* c_last = counts[nd - 1];
-        if (nd == 1) {
-            inner_first = k;
-            inner_count = b_.CreateSub(end, k);
-        } else {
-            inner_first = b_.CreateURem(k, c_last);
-            Value* q = b_.CreateUDiv(k, c_last);
-            for (size_t d = nd - 1; d-- > 0;) {
-                Value* idx = d == 0 ? q : b_.CreateURem(q, counts[d]);
-                if (d > 0) q = b_.CreateUDiv(q, counts[d]);
-                set_dim_var(d, idx, starts[d], steps[d]);
-            }
-            Value* left_in_row = b_.CreateSub(c_last, inner_first);
-            Value* left_in_chunk = b_.CreateSub(end, k);
-            inner_count = b_.CreateSelect(b_.CreateICmpULT(left_in_row, left_in_chunk), left_in_row, left_in_chunk);
-        }
-        Value* inner_end = b_.CreateAdd(inner_first, inner_count);
-
-        auto* head = block("it.head");
-        auto* body = block("it.body");
-        auto* latch = block("it.latch");
-        auto* row_next = block("row.next");
-        auto* j_slot = entry_alloca(i64(), "j");
-        b_.CreateStore(inner_first, j_slot);
-        b_.CreateBr(head);
-
-        b_.SetInsertPoint(head);
-        Value* j = b_.CreateLoad(i64(), j_slot);
-        b_.CreateCondBr(b_.CreateICmpSLT(j, inner_end), body, row_next);
-
-        b_.SetInsertPoint(body);
-        set_dim_var(nd - 1, j, starts[nd - 1], steps[nd - 1]);
-        loops_.push_back(LoopTargets{row_next, latch});  // `continue` ends the iteration
-        emit_block(k_.body);
-        loops_.pop_back();
-        branch_if_open(latch);
-
-        b_.SetInsertPoint(latch);
-        b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64(), j_slot), b_.getInt64(1)), j_slot);
-        b_.CreateBr(head);
-
-        b_.SetInsertPoint(row_next);
-        b_.CreateStore(b_.CreateAdd(k, inner_count), k_slot);
-        b_.CreateBr(row_head);
-
-        b_.SetInsertPoint(done);
-        b_.CreateRetVoid();
-        end_function();
+        Value* left_in_row = b_.CreateSub(c_last, inner_first);
+        Value* left_in_chunk = b_.CreateSub(end, k);
+        inner_count = b_.CreateSelect(b_.CreateICmpULT(left_in_row, left_in_chunk), left_in_row, left_in_chunk);
     }
+    Value* inner_end = b_.CreateAdd(inner_first, inner_count);
 
-    void emit_result(const std::string& name) {
-        auto* fty = llvm::FunctionType::get(b_.getVoidTy(), {ptr(), ptr()}, false);
-        begin_function(fty, name);
-        emit_block(k_.prologue);
-        emit_block(k_.epilogue);
-        Value* v = emit(*k_.result);
-        b_.CreateStore(v, fn_->getArg(1));
-        b_.CreateRetVoid();
-        end_function();
+    auto* head = block("it.head");
+    auto* body = block("it.body");
+    auto* latch = block("it.latch");
+    auto* row_next = block("row.next");
+    auto* j_slot = entry_alloca(i64(), "j");
+    b_.CreateStore(inner_first, j_slot);
+    b_.CreateBr(head);
+
+    b_.SetInsertPoint(head);
+    Value* j = b_.CreateLoad(i64(), j_slot);
+    b_.CreateCondBr(b_.CreateICmpSLT(j, inner_end), body, row_next);
+
+    b_.SetInsertPoint(body);
+    set_dim_var(nd - 1, j, starts[nd - 1], steps[nd - 1]);
+    loops_.push_back(LoopTargets{row_next, latch});  // `continue` ends the iteration
+    emit_block(k_.body);
+    loops_.pop_back();
+    branch_if_open(latch);
+
+    b_.SetInsertPoint(latch);
+    b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64(), j_slot), b_.getInt64(1)), j_slot);
+    b_.CreateBr(head);
+
+    b_.SetInsertPoint(row_next);
+    b_.CreateStore(b_.CreateAdd(k, inner_count), k_slot);
+    b_.CreateBr(row_head);
+
+    b_.SetInsertPoint(done);
+    b_.CreateRetVoid();
+    end_function();
+}
+
+void Emitter::emit_result(const std::string& name) {
+    auto* fty = llvm::FunctionType::get(b_.getVoidTy(), {ptr(), ptr()}, false);
+    begin_function(fty, name);
+    emit_block(k_.prologue);
+    emit_block(k_.epilogue);
+    Value* v = emit(*k_.result);
+    b_.CreateStore(v, fn_->getArg(1));
+    b_.CreateRetVoid();
+    end_function();
+}
+
+Type* Emitter::ty(DType t) {
+    switch (t) {
+        case DType::I8: case DType::U8: return b_.getInt8Ty();
+        case DType::I16: case DType::U16: return b_.getInt16Ty();
+        case DType::I32: case DType::U32: return b_.getInt32Ty();
+        case DType::I64: case DType::U64: return b_.getInt64Ty();
+        case DType::F32: return b_.getFloatTy();
+        case DType::F64: return b_.getDoubleTy();
     }
+    return nullptr;
+}
 
-private:
-    struct LoopTargets {
-        BasicBlock* break_to;
-        BasicBlock* continue_to;
-    };
-    struct ArrayValues {
-        Value* data = nullptr;
-        std::vector<Value*> shape, strides;
-    };
-
-    // ------------------------------------------------------------ types
-
-    Type* i64() { return b_.getInt64Ty(); }
-    Type* ptr() { return b_.getPtrTy(); }
-    Type* ty(DType t) {
-        switch (t) {
-            case DType::I8: case DType::U8: return b_.getInt8Ty();
-            case DType::I16: case DType::U16: return b_.getInt16Ty();
-            case DType::I32: case DType::U32: return b_.getInt32Ty();
-            case DType::I64: case DType::U64: return b_.getInt64Ty();
-            case DType::F32: return b_.getFloatTy();
-            case DType::F64: return b_.getDoubleTy();
-        }
-        return nullptr;
-    }
-
-    // ------------------------------------------------------- functions
-
-    void begin_function(llvm::FunctionType* fty, const std::string& name) {
-        fn_ = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, name, m_);
-        fn_->addFnAttr(llvm::Attribute::NoUnwind);
-        entry_ = BasicBlock::Create(ctx_, "entry", fn_);
-        b_.SetInsertPoint(entry_);
-        slots_.assign(k_.vars.size(), nullptr);
-        arrays_.assign(k_.params.size(), ArrayValues{});
-        dim_start_.clear();
-        dim_step_.clear();
-        Value* args = fn_->getArg(0);
-        // Parameters are immutable during a launch: read them once, before
-        // any store, so array stores cannot force reloads.
-        for (size_t p = 0; p < k_.params.size(); ++p) {
-            auto& param = k_.params[p];
-            Value* slot_ptr = b_.CreateLoad(ptr(), b_.CreateConstGEP1_64(ptr(), args, p), "arg." + std::to_string(p));
-            if (param.kind == ParamKind::Array) {
-                if (!param.used) continue;
-                ArrayValues a;
-                a.data = b_.CreateLoad(ptr(), slot_ptr, "data");
-                for (int d = 0; d < param.ndim; ++d)
-                    a.shape.push_back(b_.CreateLoad(i64(), b_.CreateConstGEP1_64(b_.getInt8Ty(), slot_ptr, 8 + 8 * d)));
-                if (param.contiguous) {
-                    a.strides.assign(param.ndim, nullptr);
-                    Value* s = b_.getInt64(1);
-                    for (int d = param.ndim - 1; d >= 0; --d) {
-                        a.strides[d] = s;
-                        s = b_.CreateMul(s, a.shape[d]);
-                    }
-                } else {
-                    for (int d = 0; d < param.ndim; ++d)
-                        a.strides.push_back(b_.CreateLoad(
-                            i64(), b_.CreateConstGEP1_64(b_.getInt8Ty(), slot_ptr, 8 + 8 * kMaxDims + 8 * d)));
+void Emitter::begin_function(llvm::FunctionType* fty, const std::string& name) {
+    fn_ = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, name, m_);
+    fn_->addFnAttr(llvm::Attribute::NoUnwind);
+    entry_ = BasicBlock::Create(ctx_, "entry", fn_);
+    b_.SetInsertPoint(entry_);
+    slots_.assign(k_.vars.size(), nullptr);
+    arrays_.assign(k_.params.size(), ArrayValues{});
+    dim_start_.clear();
+    dim_step_.clear();
+    Value* args = fn_->getArg(0);
+    // Parameters are immutable during a launch: read them once, before
+    // any store, so array stores cannot force reloads.
+    for (size_t p = 0; p < k_.params.size(); ++p) {
+        auto& param = k_.params[p];
+        Value* slot_ptr = b_.CreateLoad(ptr(), b_.CreateConstGEP1_64(ptr(), args, p), "arg." + std::to_string(p));
+        if (param.kind == ParamKind::Array) {
+            if (!param.used) continue;
+            ArrayValues a;
+            a.data = b_.CreateLoad(ptr(), slot_ptr, "data");
+            for (int d = 0; d < param.ndim; ++d)
+                a.shape.push_back(b_.CreateLoad(i64(), b_.CreateConstGEP1_64(b_.getInt8Ty(), slot_ptr, 8 + 8 * d)));
+            if (param.contiguous) {
+                a.strides.assign(param.ndim, nullptr);
+                Value* s = b_.getInt64(1);
+                for (int d = param.ndim - 1; d >= 0; --d) {
+                    a.strides[d] = s;
+                    s = b_.CreateMul(s, a.shape[d]);
                 }
-                arrays_[p] = std::move(a);
             } else {
-                for (size_t v = 0; v < k_.vars.size(); ++v) {
-                    if (k_.vars[v].role == VarRole::Param && k_.vars[v].param == static_cast<int>(p)) {
-                        Value* val = b_.CreateLoad(ty(param.dtype), slot_ptr, param.name);
-                        b_.CreateStore(val, slot(static_cast<int>(v)));
-                    }
+                for (int d = 0; d < param.ndim; ++d)
+                    a.strides.push_back(b_.CreateLoad(
+                        i64(), b_.CreateConstGEP1_64(b_.getInt8Ty(), slot_ptr, 8 + 8 * kMaxDims + 8 * d)));
+            }
+            arrays_[p] = std::move(a);
+        } else {
+            for (size_t v = 0; v < k_.vars.size(); ++v) {
+                if (k_.vars[v].role == VarRole::Param && k_.vars[v].param == static_cast<int>(p)) {
+                    Value* val = b_.CreateLoad(ty(param.dtype), slot_ptr, param.name);
+                    b_.CreateStore(val, slot(static_cast<int>(v)));
                 }
             }
         }
     }
+}
 
-    void end_function() {
-        std::string err;
-        llvm::raw_string_ostream os(err);
-        if (llvm::verifyFunction(*fn_, &os)) {
-            std::string text;
-            llvm::raw_string_ostream ts(text);
-            fn_->print(ts);
-            syntax::internal_error(kPass, "invalid LLVM function: " + os.str() + "\n" + ts.str());
+void Emitter::end_function() {
+    std::string err;
+    llvm::raw_string_ostream os(err);
+    if (llvm::verifyFunction(*fn_, &os)) {
+        std::string text;
+        llvm::raw_string_ostream ts(text);
+        fn_->print(ts);
+        syntax::internal_error(kEmitPass, "invalid LLVM function: " + os.str() + "\n" + ts.str());
+    }
+}
+
+llvm::AllocaInst* Emitter::entry_alloca(Type* t, const std::string& name) {
+    IRBuilder<> eb(entry_, entry_->begin());
+    return eb.CreateAlloca(t, nullptr, name);
+}
+
+Value* Emitter::slot(int var) {
+    if (!slots_[var]) {
+        auto& v = k_.vars[var];
+        if (!v.type) syntax::internal_error(kEmitPass, "local '" + v.name + "' has no type");
+        slots_[var] = entry_alloca(ty(*v.type), v.name);
+    }
+    return slots_[var];
+}
+
+void Emitter::branch_if_open(BasicBlock* to) {
+    if (open()) b_.CreateBr(to);
+}
+
+// The number of values of start, start + step, ... below end, computed
+// in 128 bits so no bound overflows; 0 for an empty or reversed interval
+// or a step that is not positive.
+Value* Emitter::trip_count(Value* start, Value* end, Value* step, DType t) {
+    Type* wide = b_.getInt128Ty();
+    bool s = is_signed_int(t);
+    auto ext = [&](Value* v) { return s ? b_.CreateSExt(v, wide) : b_.CreateZExt(v, wide); };
+    Value* ws = ext(start);
+    Value* we = ext(end);
+    Value* wst = ext(step);
+    Value* zero = llvm::ConstantInt::get(wide, 0);
+    Value* one = llvm::ConstantInt::get(wide, 1);
+    Value* up = b_.CreateICmpSGT(wst, zero);
+    Value* down = b_.CreateICmpSLT(wst, zero);
+    // Upward: ceil((e - s) / st) when e > s; downward: ceil((s - e) / -st) when s > e.
+    Value* up_n = b_.CreateSDiv(b_.CreateAdd(b_.CreateSub(we, ws), b_.CreateSub(wst, one)), wst);
+    Value* neg = b_.CreateNeg(wst);
+    Value* down_n = b_.CreateSDiv(b_.CreateAdd(b_.CreateSub(ws, we), b_.CreateSub(neg, one)), neg);
+    Value* n = b_.CreateSelect(b_.CreateAnd(up, b_.CreateICmpSGT(we, ws)), up_n, zero);
+    n = b_.CreateSelect(b_.CreateAnd(down, b_.CreateICmpSGT(ws, we)), down_n, n);
+    Value* cap = llvm::ConstantInt::get(wide, INT64_MAX);
+    n = b_.CreateSelect(b_.CreateICmpSGT(n, cap), cap, n);
+    return b_.CreateTrunc(n, i64());
+}
+
+std::vector<Value*> Emitter::dim_counts() {
+    std::vector<Value*> counts;
+    for (auto& d : k_.dims) {
+        DType t = *k_.vars[d.var].type;
+        Value* start = emit(*d.start);
+        Value* end = emit(*d.end);
+        Value* step = d.step ? emit(*d.step) : llvm::ConstantInt::get(ty(t), 1);
+        dim_start_.push_back(start);
+        dim_step_.push_back(step);
+        counts.push_back(trip_count(start, end, step, t));
+    }
+    return counts;
+}
+
+void Emitter::set_dim_var(size_t d, Value* idx, Value* start, Value* step) {
+    int var = k_.dims[d].var;
+    Type* t = ty(*k_.vars[var].type);
+    Value* i = b_.CreateTrunc(idx, t);  // wraps in the variable's type: exact, as the value is in range
+    b_.CreateStore(b_.CreateAdd(start, b_.CreateMul(i, step)), slot(var));
+}
+
+void Emitter::emit_block(const Block& bl) {
+    for (auto& s : bl) {
+        if (!open()) b_.SetInsertPoint(block("dead"));
+        emit(*s);
+    }
+}
+
+void Emitter::emit(const Stmt& s) {
+    switch (s.kind) {
+        case StmtKind::Assign: {
+            auto& a = *s.as<Assign>();
+            b_.CreateStore(emit(*a.value), slot(a.var));
+            break;
+        }
+        case StmtKind::Store: {
+            auto& st = *s.as<Store>();
+            Value* v = emit(*st.value);  // the value before the index
+            Value* p = address(st.array, st.indices);
+            b_.CreateAlignedStore(v, p, llvm::Align(1));
+            break;
+        }
+        case StmtKind::Eval: emit(*s.as<Eval>()->value); break;
+        case StmtKind::If: {
+            auto& i = *s.as<If>();
+            Value* c = truth(*i.cond);
+            auto* then_bb = block("then");
+            auto* else_bb = block("else");
+            auto* join = block("endif");
+            b_.CreateCondBr(c, then_bb, else_bb);
+            b_.SetInsertPoint(then_bb);
+            emit_block(i.then_body);
+            branch_if_open(join);
+            b_.SetInsertPoint(else_bb);
+            emit_block(i.else_body);
+            branch_if_open(join);
+            b_.SetInsertPoint(join);
+            break;
+        }
+        case StmtKind::For: emit_for(*s.as<For>()); break;
+        case StmtKind::While: {
+            auto& w = *s.as<While>();
+            auto* head = block("while.head");
+            auto* body = block("while.body");
+            auto* exit = block("while.exit");
+            b_.CreateBr(head);
+            b_.SetInsertPoint(head);
+            b_.CreateCondBr(truth(*w.cond), body, exit);
+            b_.SetInsertPoint(body);
+            loops_.push_back(LoopTargets{exit, head});
+            emit_block(w.body);
+            loops_.pop_back();
+            branch_if_open(head);
+            b_.SetInsertPoint(exit);
+            break;
+        }
+        case StmtKind::Break:
+            if (loops_.empty()) syntax::internal_error(kEmitPass, "break outside a loop");
+            b_.CreateBr(loops_.back().break_to);
+            break;
+        case StmtKind::Continue:
+            if (loops_.empty()) syntax::internal_error(kEmitPass, "continue outside a loop");
+            b_.CreateBr(loops_.back().continue_to);
+            break;
+    }
+}
+
+void Emitter::emit_for(const For& f) {
+    DType t = *k_.vars[f.var].type;
+    Value* start = emit(*f.start);
+    Value* end = emit(*f.end);
+    Value* step = emit(*f.step);
+    Value* count = trip_count(start, end, step, t);
+    auto* counter = entry_alloca(i64(), "for.k");
+    b_.CreateStore(b_.getInt64(0), counter);
+    auto* head = block("for.head");
+    auto* body = block("for.body");
+    auto* latch = block("for.latch");
+    auto* exit = block("for.exit");
+    b_.CreateBr(head);
+    b_.SetInsertPoint(head);
+    Value* kv = b_.CreateLoad(i64(), counter);
+    b_.CreateCondBr(b_.CreateICmpSLT(kv, count), body, exit);
+    b_.SetInsertPoint(body);
+    Value* i = b_.CreateTrunc(kv, ty(t));
+    b_.CreateStore(b_.CreateAdd(start, b_.CreateMul(i, step)), slot(f.var));
+    loops_.push_back(LoopTargets{exit, latch});
+    emit_block(f.body);
+    loops_.pop_back();
+    branch_if_open(latch);
+    b_.SetInsertPoint(latch);
+    b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64(), counter), b_.getInt64(1)), counter);
+    b_.CreateBr(head);
+    b_.SetInsertPoint(exit);
+}
+
+Value* Emitter::index64(const Expr& e) {
+    Value* v = emit(e);
+    DType t = e.dtype();
+    if (bits_of(t) == 64) return v;
+    return is_signed_int(t) ? b_.CreateSExt(v, i64()) : b_.CreateZExt(v, i64());
+}
+
+Value* Emitter::address(int array, const std::vector<ExprPtr>& indices) {
+    auto& param = k_.params[array];
+    auto& a = arrays_[array];
+    if (!a.data) syntax::internal_error(kEmitPass, "array '" + param.name + "' used but not loaded");
+    std::vector<Value*> idx;
+    for (auto& e : indices) idx.push_back(index64(*e));
+    Value* offset;
+    if (static_cast<int>(idx.size()) == param.ndim) {
+        offset = b_.CreateMul(idx[0], a.strides[0]);
+        for (size_t d = 1; d < idx.size(); ++d) offset = b_.CreateAdd(offset, b_.CreateMul(idx[d], a.strides[d]));
+    } else if (param.contiguous) {
+        offset = idx[0];  // a flat row-major index
+    } else {
+        // A flat index into a strided view: unravel by the extents.
+        Value* q = idx[0];
+        offset = b_.getInt64(0);
+        for (int d = param.ndim - 1; d >= 0; --d) {
+            Value* i = d == 0 ? q : b_.CreateSRem(q, a.shape[d]);
+            if (d > 0) q = b_.CreateSDiv(q, a.shape[d]);
+            offset = b_.CreateAdd(offset, b_.CreateMul(i, a.strides[d]));
         }
     }
+    return b_.CreateGEP(ty(param.dtype), a.data, offset);
+}
 
-    llvm::AllocaInst* entry_alloca(Type* t, const std::string& name) {
-        IRBuilder<> eb(entry_, entry_->begin());
-        return eb.CreateAlloca(t, nullptr, name);
-    }
+// A scalar as a condition: nonzero is true, and NaN is true.
+Value* Emitter::truth(const Expr& e) {
+    Value* v = emit(e);
+    if (is_float(e.dtype())) return b_.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0.0));
+    return b_.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
+}
 
-    Value* slot(int var) {
-        if (!slots_[var]) {
-            auto& v = k_.vars[var];
-            if (!v.type) syntax::internal_error(kPass, "local '" + v.name + "' has no type");
-            slots_[var] = entry_alloca(ty(*v.type), v.name);
+Value* Emitter::emit(const Expr& e) {
+    switch (e.kind) {
+        case ExprKind::IntConst:
+            return llvm::ConstantInt::get(ty(e.dtype()), e.as<IntConst>()->bits, false);
+        case ExprKind::FloatConst:
+            // The literal's exact binary64 value, rounded once to its type.
+            return llvm::ConstantFP::get(ty(e.dtype()), e.as<FloatConst>()->value);
+        case ExprKind::VarRef: {
+            int v = e.as<VarRef>()->var;
+            return b_.CreateLoad(ty(*k_.vars[v].type), slot(v));
         }
-        return slots_[var];
-    }
-
-    BasicBlock* block(const char* name) { return BasicBlock::Create(ctx_, name, fn_); }
-
-    bool open() const { return b_.GetInsertBlock()->getTerminator() == nullptr; }
-    void branch_if_open(BasicBlock* to) {
-        if (open()) b_.CreateBr(to);
-    }
-
-    // ---------------------------------------------------- iteration space
-
-    // The number of values of start, start + step, ... below end, computed
-    // in 128 bits so no bound overflows; 0 for an empty or reversed interval
-    // or a step that is not positive.
-    Value* trip_count(Value* start, Value* end, Value* step, DType t) {
-        Type* wide = b_.getInt128Ty();
-        bool s = is_signed_int(t);
-        auto ext = [&](Value* v) { return s ? b_.CreateSExt(v, wide) : b_.CreateZExt(v, wide); };
-        Value* ws = ext(start);
-        Value* we = ext(end);
-        Value* wst = ext(step);
-        Value* zero = llvm::ConstantInt::get(wide, 0);
-        Value* one = llvm::ConstantInt::get(wide, 1);
-        Value* up = b_.CreateICmpSGT(wst, zero);
-        Value* down = b_.CreateICmpSLT(wst, zero);
-        // Upward: ceil((e - s) / st) when e > s; downward: ceil((s - e) / -st) when s > e.
-        Value* up_n = b_.CreateSDiv(b_.CreateAdd(b_.CreateSub(we, ws), b_.CreateSub(wst, one)), wst);
-        Value* neg = b_.CreateNeg(wst);
-        Value* down_n = b_.CreateSDiv(b_.CreateAdd(b_.CreateSub(ws, we), b_.CreateSub(neg, one)), neg);
-        Value* n = b_.CreateSelect(b_.CreateAnd(up, b_.CreateICmpSGT(we, ws)), up_n, zero);
-        n = b_.CreateSelect(b_.CreateAnd(down, b_.CreateICmpSGT(ws, we)), down_n, n);
-        Value* cap = llvm::ConstantInt::get(wide, INT64_MAX);
-        n = b_.CreateSelect(b_.CreateICmpSGT(n, cap), cap, n);
-        return b_.CreateTrunc(n, i64());
-    }
-
-    std::vector<Value*> dim_counts() {
-        std::vector<Value*> counts;
-        for (auto& d : k_.dims) {
-            DType t = *k_.vars[d.var].type;
-            Value* start = emit(*d.start);
-            Value* end = emit(*d.end);
-            Value* step = d.step ? emit(*d.step) : llvm::ConstantInt::get(ty(t), 1);
-            dim_start_.push_back(start);
-            dim_step_.push_back(step);
-            counts.push_back(trip_count(start, end, step, t));
+        case ExprKind::Load: {
+            auto& l = *e.as<Load>();
+            return b_.CreateAlignedLoad(ty(e.dtype()), address(l.array, l.indices), llvm::Align(1));
         }
-        return counts;
-    }
-
-    void set_dim_var(size_t d, Value* idx, Value* start, Value* step) {
-        int var = k_.dims[d].var;
-        Type* t = ty(*k_.vars[var].type);
-        Value* i = b_.CreateTrunc(idx, t);  // wraps in the variable's type: exact, as the value is in range
-        b_.CreateStore(b_.CreateAdd(start, b_.CreateMul(i, step)), slot(var));
-    }
-
-    // ------------------------------------------------------- statements
-
-    void emit_block(const Block& bl) {
-        for (auto& s : bl) {
+        case ExprKind::ArrayDim: {
+            auto& d = *e.as<ArrayDim>();
+            return arrays_[d.array].shape[d.dim];
+        }
+        case ExprKind::Unary: return unary(*e.as<Unary>());
+        case ExprKind::Binary: return binary(*e.as<Binary>());
+        case ExprKind::Compare: return compare(*e.as<Compare>());
+        case ExprKind::Logical: return logical(*e.as<Logical>());
+        case ExprKind::Select: return select(*e.as<Select>());
+        case ExprKind::Cast: return cast(*e.as<Cast>());
+        case ExprKind::Math: return math(*e.as<Math>());
+        case ExprKind::StmtExpr: {
+            auto& s = *e.as<StmtExpr>();
+            emit_block(s.stmts);
             if (!open()) b_.SetInsertPoint(block("dead"));
-            emit(*s);
+            return emit(*s.value);
         }
     }
+    syntax::internal_error(kEmitPass, "unknown expression");
+}
 
-    void emit(const Stmt& s) {
-        switch (s.kind) {
-            case StmtKind::Assign: {
-                auto& a = *s.as<Assign>();
-                b_.CreateStore(emit(*a.value), slot(a.var));
-                break;
-            }
-            case StmtKind::Store: {
-                auto& st = *s.as<Store>();
-                Value* v = emit(*st.value);  // the value before the index
-                Value* p = address(st.array, st.indices);
-                b_.CreateAlignedStore(v, p, llvm::Align(1));
-                break;
-            }
-            case StmtKind::Eval: emit(*s.as<Eval>()->value); break;
-            case StmtKind::If: {
-                auto& i = *s.as<If>();
-                Value* c = truth(*i.cond);
-                auto* then_bb = block("then");
-                auto* else_bb = block("else");
-                auto* join = block("endif");
-                b_.CreateCondBr(c, then_bb, else_bb);
-                b_.SetInsertPoint(then_bb);
-                emit_block(i.then_body);
-                branch_if_open(join);
-                b_.SetInsertPoint(else_bb);
-                emit_block(i.else_body);
-                branch_if_open(join);
-                b_.SetInsertPoint(join);
-                break;
-            }
-            case StmtKind::For: emit_for(*s.as<For>()); break;
-            case StmtKind::While: {
-                auto& w = *s.as<While>();
-                auto* head = block("while.head");
-                auto* body = block("while.body");
-                auto* exit = block("while.exit");
-                b_.CreateBr(head);
-                b_.SetInsertPoint(head);
-                b_.CreateCondBr(truth(*w.cond), body, exit);
-                b_.SetInsertPoint(body);
-                loops_.push_back(LoopTargets{exit, head});
-                emit_block(w.body);
-                loops_.pop_back();
-                branch_if_open(head);
-                b_.SetInsertPoint(exit);
-                break;
-            }
-            case StmtKind::Break:
-                if (loops_.empty()) syntax::internal_error(kPass, "break outside a loop");
-                b_.CreateBr(loops_.back().break_to);
-                break;
-            case StmtKind::Continue:
-                if (loops_.empty()) syntax::internal_error(kPass, "continue outside a loop");
-                b_.CreateBr(loops_.back().continue_to);
-                break;
-        }
-    }
+Value* Emitter::logical(const Logical& l) {
+    Value* lhs = truth(*l.lhs);
+    BasicBlock* from = b_.GetInsertBlock();
+    auto* rhs_bb = block(l.op == LogicOp::And ? "and.rhs" : "or.rhs");
+    auto* join = block("logic.join");
+    if (l.op == LogicOp::And) b_.CreateCondBr(lhs, rhs_bb, join);
+    else b_.CreateCondBr(lhs, join, rhs_bb);
+    b_.SetInsertPoint(rhs_bb);
+    Value* rhs = truth(*l.rhs);
+    BasicBlock* rhs_end = b_.GetInsertBlock();
+    b_.CreateBr(join);
+    b_.SetInsertPoint(join);
+    auto* phi = b_.CreatePHI(b_.getInt1Ty(), 2);
+    phi->addIncoming(b_.getInt1(l.op == LogicOp::Or), from);
+    phi->addIncoming(rhs, rhs_end);
+    return bool32(phi);
+}
 
-    void emit_for(const For& f) {
-        DType t = *k_.vars[f.var].type;
-        Value* start = emit(*f.start);
-        Value* end = emit(*f.end);
-        Value* step = emit(*f.step);
-        Value* count = trip_count(start, end, step, t);
-        auto* counter = entry_alloca(i64(), "for.k");
-        b_.CreateStore(b_.getInt64(0), counter);
-        auto* head = block("for.head");
-        auto* body = block("for.body");
-        auto* latch = block("for.latch");
-        auto* exit = block("for.exit");
-        b_.CreateBr(head);
-        b_.SetInsertPoint(head);
-        Value* kv = b_.CreateLoad(i64(), counter);
-        b_.CreateCondBr(b_.CreateICmpSLT(kv, count), body, exit);
-        b_.SetInsertPoint(body);
-        Value* i = b_.CreateTrunc(kv, ty(t));
-        b_.CreateStore(b_.CreateAdd(start, b_.CreateMul(i, step)), slot(f.var));
-        loops_.push_back(LoopTargets{exit, latch});
-        emit_block(f.body);
-        loops_.pop_back();
-        branch_if_open(latch);
-        b_.SetInsertPoint(latch);
-        b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64(), counter), b_.getInt64(1)), counter);
-        b_.CreateBr(head);
-        b_.SetInsertPoint(exit);
-    }
+Value* Emitter::select(const Select& s) {
+    Value* c = truth(*s.cond);
+    auto* t_bb = block("sel.true");
+    auto* f_bb = block("sel.false");
+    auto* join = block("sel.join");
+    b_.CreateCondBr(c, t_bb, f_bb);
+    b_.SetInsertPoint(t_bb);
+    Value* tv = emit(*s.if_true);
+    BasicBlock* t_end = b_.GetInsertBlock();
+    b_.CreateBr(join);
+    b_.SetInsertPoint(f_bb);
+    Value* fv = emit(*s.if_false);
+    BasicBlock* f_end = b_.GetInsertBlock();
+    b_.CreateBr(join);
+    b_.SetInsertPoint(join);
+    auto* phi = b_.CreatePHI(ty(s.dtype()), 2);
+    phi->addIncoming(tv, t_end);
+    phi->addIncoming(fv, f_end);
+    return phi;
+}
 
-    // ------------------------------------------------------ expressions
 
-    Value* index64(const Expr& e) {
-        Value* v = emit(e);
-        DType t = e.dtype();
-        if (bits_of(t) == 64) return v;
-        return is_signed_int(t) ? b_.CreateSExt(v, i64()) : b_.CreateZExt(v, i64());
-    }
-
-    Value* address(int array, const std::vector<ExprPtr>& indices) {
-        auto& param = k_.params[array];
-        auto& a = arrays_[array];
-        if (!a.data) syntax::internal_error(kPass, "array '" + param.name + "' used but not loaded");
-        std::vector<Value*> idx;
-        for (auto& e : indices) idx.push_back(index64(*e));
-        Value* offset;
-        if (static_cast<int>(idx.size()) == param.ndim) {
-            offset = b_.CreateMul(idx[0], a.strides[0]);
-            for (size_t d = 1; d < idx.size(); ++d) offset = b_.CreateAdd(offset, b_.CreateMul(idx[d], a.strides[d]));
-        } else if (param.contiguous) {
-            offset = idx[0];  // a flat row-major index
-        } else {
-            // A flat index into a strided view: unravel by the extents.
-            Value* q = idx[0];
-            offset = b_.getInt64(0);
-            for (int d = param.ndim - 1; d >= 0; --d) {
-                Value* i = d == 0 ? q : b_.CreateSRem(q, a.shape[d]);
-                if (d > 0) q = b_.CreateSDiv(q, a.shape[d]);
-                offset = b_.CreateAdd(offset, b_.CreateMul(i, a.strides[d]));
-            }
-        }
-        return b_.CreateGEP(ty(param.dtype), a.data, offset);
-    }
-
-    // A scalar as a condition: nonzero is true, and NaN is true.
-    Value* truth(const Expr& e) {
-        Value* v = emit(e);
-        if (is_float(e.dtype())) return b_.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0.0));
-        return b_.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
-    }
-
-    Value* bool32(Value* i1) { return b_.CreateZExt(i1, b_.getInt32Ty()); }
-
-    Value* emit(const Expr& e) {
-        switch (e.kind) {
-            case ExprKind::IntConst:
-                return llvm::ConstantInt::get(ty(e.dtype()), e.as<IntConst>()->bits, false);
-            case ExprKind::FloatConst:
-                // The literal's exact binary64 value, rounded once to its type.
-                return llvm::ConstantFP::get(ty(e.dtype()), e.as<FloatConst>()->value);
-            case ExprKind::VarRef: {
-                int v = e.as<VarRef>()->var;
-                return b_.CreateLoad(ty(*k_.vars[v].type), slot(v));
-            }
-            case ExprKind::Load: {
-                auto& l = *e.as<Load>();
-                return b_.CreateAlignedLoad(ty(e.dtype()), address(l.array, l.indices), llvm::Align(1));
-            }
-            case ExprKind::ArrayDim: {
-                auto& d = *e.as<ArrayDim>();
-                return arrays_[d.array].shape[d.dim];
-            }
-            case ExprKind::Unary: return unary(*e.as<Unary>());
-            case ExprKind::Binary: return binary(*e.as<Binary>());
-            case ExprKind::Compare: return compare(*e.as<Compare>());
-            case ExprKind::Logical: return logical(*e.as<Logical>());
-            case ExprKind::Select: return select(*e.as<Select>());
-            case ExprKind::Cast: return cast(*e.as<Cast>());
-            case ExprKind::Math: return math(*e.as<Math>());
-            case ExprKind::StmtExpr: {
-                auto& s = *e.as<StmtExpr>();
-                emit_block(s.stmts);
-                if (!open()) b_.SetInsertPoint(block("dead"));
-                return emit(*s.value);
-            }
-        }
-        syntax::internal_error(kPass, "unknown expression");
-    }
-
-    Value* unary(const Unary& u) {
-        if (u.op == UnOp::Not) return bool32(b_.CreateNot(truth(*u.operand)));
-        Value* v = emit(*u.operand);
-        DType t = u.dtype();
-        if (u.op == UnOp::Neg) return is_float(t) ? b_.CreateFNeg(v) : b_.CreateSub(llvm::ConstantInt::get(v->getType(), 0), v);
-        return b_.CreateNot(v);
-    }
-
-    Value* binary(const Binary& bin) {
-        Value* l = emit(*bin.lhs);
-        Value* r = emit(*bin.rhs);
-        DType t = bin.dtype();
-        bool f = is_float(t), s = is_signed_int(t);
-        switch (bin.op) {
-            case BinOp::Add: return f ? b_.CreateFAdd(l, r) : b_.CreateAdd(l, r);
-            case BinOp::Sub: return f ? b_.CreateFSub(l, r) : b_.CreateSub(l, r);
-            case BinOp::Mul: return f ? b_.CreateFMul(l, r) : b_.CreateMul(l, r);
-            case BinOp::Div: return b_.CreateFDiv(l, r);
-            case BinOp::FloorDiv:
-            case BinOp::Mod: {
-                bool want_div = bin.op == BinOp::FloorDiv;
-                if (f) return b_.CreateCall(float_divmod(t, want_div), {l, r});
-                if (!s) return want_div ? b_.CreateUDiv(l, r) : b_.CreateURem(l, r);
-                // Truncating division corrected towards negative infinity.
-                Value* q = b_.CreateSDiv(l, r);
-                Value* m = b_.CreateSRem(l, r);
-                Value* zero = llvm::ConstantInt::get(l->getType(), 0);
-                Value* adjust = b_.CreateAnd(b_.CreateICmpNE(m, zero), b_.CreateICmpSLT(b_.CreateXor(m, r), zero));
-                if (want_div) return b_.CreateSub(q, b_.CreateZExt(adjust, l->getType()));
-                return b_.CreateAdd(m, b_.CreateSelect(adjust, r, zero));
-            }
-            case BinOp::Pow:
-                if (f) return b_.CreateCall(libm(t, "pow", 2), {l, r});
-                return b_.CreateCall(int_pow(t, bin.rhs->dtype()), {l, r});
-            case BinOp::Shl: return b_.CreateShl(l, r);
-            case BinOp::Shr: return s ? b_.CreateAShr(l, r) : b_.CreateLShr(l, r);
-            case BinOp::BitAnd: return b_.CreateAnd(l, r);
-            case BinOp::BitOr: return b_.CreateOr(l, r);
-            case BinOp::BitXor: return b_.CreateXor(l, r);
-            case BinOp::Min:
-            case BinOp::Max: {
-                bool mn = bin.op == BinOp::Min;
-                if (f) return b_.CreateBinaryIntrinsic(mn ? llvm::Intrinsic::minnum : llvm::Intrinsic::maxnum, l, r);
-                Value* lt = s ? b_.CreateICmpSLT(l, r) : b_.CreateICmpULT(l, r);
-                return mn ? b_.CreateSelect(lt, l, r) : b_.CreateSelect(lt, r, l);
-            }
-        }
-        syntax::internal_error(kPass, "unknown binary operator");
-    }
-
-    Value* compare(const Compare& c) {
-        Value* l = emit(*c.lhs);
-        Value* r = emit(*c.rhs);
-        DType t = c.lhs->dtype();
-        if (is_float(t)) {
-            llvm::CmpInst::Predicate p;
-            switch (c.op) {
-                case CmpOp::Lt: p = llvm::CmpInst::FCMP_OLT; break;
-                case CmpOp::Le: p = llvm::CmpInst::FCMP_OLE; break;
-                case CmpOp::Gt: p = llvm::CmpInst::FCMP_OGT; break;
-                case CmpOp::Ge: p = llvm::CmpInst::FCMP_OGE; break;
-                case CmpOp::Eq: p = llvm::CmpInst::FCMP_OEQ; break;
-                case CmpOp::Ne: p = llvm::CmpInst::FCMP_UNE; break;  // NaN != NaN
-            }
-            return bool32(b_.CreateFCmp(p, l, r));
-        }
-        bool s = is_signed_int(t);
-        llvm::CmpInst::Predicate p;
-        switch (c.op) {
-            case CmpOp::Lt: p = s ? llvm::CmpInst::ICMP_SLT : llvm::CmpInst::ICMP_ULT; break;
-            case CmpOp::Le: p = s ? llvm::CmpInst::ICMP_SLE : llvm::CmpInst::ICMP_ULE; break;
-            case CmpOp::Gt: p = s ? llvm::CmpInst::ICMP_SGT : llvm::CmpInst::ICMP_UGT; break;
-            case CmpOp::Ge: p = s ? llvm::CmpInst::ICMP_SGE : llvm::CmpInst::ICMP_UGE; break;
-            case CmpOp::Eq: p = llvm::CmpInst::ICMP_EQ; break;
-            case CmpOp::Ne: p = llvm::CmpInst::ICMP_NE; break;
-        }
-        return bool32(b_.CreateICmp(p, l, r));
-    }
-
-    Value* logical(const Logical& l) {
-        Value* lhs = truth(*l.lhs);
-        BasicBlock* from = b_.GetInsertBlock();
-        auto* rhs_bb = block(l.op == LogicOp::And ? "and.rhs" : "or.rhs");
-        auto* join = block("logic.join");
-        if (l.op == LogicOp::And) b_.CreateCondBr(lhs, rhs_bb, join);
-        else b_.CreateCondBr(lhs, join, rhs_bb);
-        b_.SetInsertPoint(rhs_bb);
-        Value* rhs = truth(*l.rhs);
-        BasicBlock* rhs_end = b_.GetInsertBlock();
-        b_.CreateBr(join);
-        b_.SetInsertPoint(join);
-        auto* phi = b_.CreatePHI(b_.getInt1Ty(), 2);
-        phi->addIncoming(b_.getInt1(l.op == LogicOp::Or), from);
-        phi->addIncoming(rhs, rhs_end);
-        return bool32(phi);
-    }
-
-    Value* select(const Select& s) {
-        Value* c = truth(*s.cond);
-        auto* t_bb = block("sel.true");
-        auto* f_bb = block("sel.false");
-        auto* join = block("sel.join");
-        b_.CreateCondBr(c, t_bb, f_bb);
-        b_.SetInsertPoint(t_bb);
-        Value* tv = emit(*s.if_true);
-        BasicBlock* t_end = b_.GetInsertBlock();
-        b_.CreateBr(join);
-        b_.SetInsertPoint(f_bb);
-        Value* fv = emit(*s.if_false);
-        BasicBlock* f_end = b_.GetInsertBlock();
-        b_.CreateBr(join);
-        b_.SetInsertPoint(join);
-        auto* phi = b_.CreatePHI(ty(s.dtype()), 2);
-        phi->addIncoming(tv, t_end);
-        phi->addIncoming(fv, f_end);
-        return phi;
-    }
-
-    Value* cast(const Cast& c) {
-        Value* v = emit(*c.operand);
-        DType from = c.operand->dtype(), to = c.to;
-        if (from == to) return v;
-        Type* t = ty(to);
-        if (is_int(from) && is_int(to)) {
-            if (bits_of(to) < bits_of(from)) return b_.CreateTrunc(v, t);
-            if (bits_of(to) == bits_of(from)) return v;  // same bits, new interpretation
-            return is_signed_int(from) ? b_.CreateSExt(v, t) : b_.CreateZExt(v, t);
-        }
-        if (is_int(from)) return is_signed_int(from) ? b_.CreateSIToFP(v, t) : b_.CreateUIToFP(v, t);
-        if (is_int(to)) return is_signed_int(to) ? b_.CreateFPToSI(v, t) : b_.CreateFPToUI(v, t);
-        return bits_of(to) > bits_of(from) ? b_.CreateFPExt(v, t) : b_.CreateFPTrunc(v, t);
-    }
-
-    Value* math(const Math& m) {
-        DType t = m.dtype();
-        std::vector<Value*> args;
-        for (auto& a : m.args) args.push_back(emit(*a));
-        if (m.fn == MathFn::Abs && is_int(t)) {
-            if (!is_signed_int(t)) return args[0];
-            Value* zero = llvm::ConstantInt::get(args[0]->getType(), 0);
-            return b_.CreateSelect(b_.CreateICmpSLT(args[0], zero), b_.CreateSub(zero, args[0]), args[0]);
-        }
-        switch (m.fn) {
-            case MathFn::Sqrt: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, args[0]);
-            case MathFn::Floor: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, args[0]);
-            case MathFn::Ceil: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::ceil, args[0]);
-            case MathFn::Abs: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, args[0]);
-            default: break;
-        }
-        return b_.CreateCall(libm(t, to_string(m.fn), ir::arity(m.fn)), args);
-    }
-
-    // The C library's function of the right precision: sinf for f32, sin for f64.
-    llvm::FunctionCallee libm(DType t, const std::string& base, int n) {
-        std::string name = t == DType::F32 ? base + "f" : base;
-        Type* ft = ty(t);
-        std::vector<Type*> params(n, ft);
-        auto callee = m_.getOrInsertFunction(name, llvm::FunctionType::get(ft, params, false));
-        if (auto* f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
-            f->setDoesNotThrow();
-            f->setOnlyAccessesInaccessibleMemory();  // errno at most
-        }
-        return callee;
-    }
-
-    // Floating // and %, following CPython's float_divmod: a truncating
-    // remainder corrected to the divisor's sign, and a quotient rebuilt from
-    // it and snapped to an integral value. An overflowing quotient stays
-    // infinite; nothing passes through an integer conversion.
-    llvm::Function* float_divmod(DType t, bool want_div) {
-        std::string name = prefix_ + (want_div ? ".floordiv." : ".mod.") + std::string(name_of(t));
-        if (auto* f = m_.getFunction(name)) return f;
-        Type* ft = ty(t);
-        auto* f = llvm::Function::Create(llvm::FunctionType::get(ft, {ft, ft}, false), llvm::Function::InternalLinkage,
-                                         name, m_);
-        f->addFnAttr(llvm::Attribute::AlwaysInline);
-        IRBuilder<> b(BasicBlock::Create(ctx_, "entry", f));
-        Value* vx = f->getArg(0);
-        Value* wx = f->getArg(1);
-        Value* zero = llvm::ConstantFP::get(ft, 0.0);
-        Value* one = llvm::ConstantFP::get(ft, 1.0);
-        Value* half = llvm::ConstantFP::get(ft, 0.5);
-        Value* mod = b.CreateFRem(vx, wx);
-        Value* div = b.CreateFDiv(b.CreateFSub(vx, mod), wx);
-        Value* mod_nonzero = b.CreateFCmpUNE(mod, zero);
-        Value* signs_differ = b.CreateXor(b.CreateFCmpOLT(wx, zero), b.CreateFCmpOLT(mod, zero));
-        Value* fix = b.CreateAnd(mod_nonzero, signs_differ);
-        Value* mod_fixed = b.CreateSelect(fix, b.CreateFAdd(mod, wx), mod);
-        Value* div_fixed = b.CreateSelect(fix, b.CreateFSub(div, one), div);
-        Value* signed_zero_mod = b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, zero, wx);
-        mod = b.CreateSelect(mod_nonzero, mod_fixed, signed_zero_mod);
-        if (!want_div) {
-            b.CreateRet(mod);
-            return f;
-        }
-        div = div_fixed;
-        Value* floordiv = b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, div);
-        Value* snap = b.CreateFCmpOGT(b.CreateFSub(div, floordiv), half);
-        floordiv = b.CreateSelect(snap, b.CreateFAdd(floordiv, one), floordiv);
-        Value* zero_q = b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, zero, b.CreateFDiv(vx, wx));
-        b.CreateRet(b.CreateSelect(b.CreateFCmpUNE(div, zero), floordiv, zero_q));
-        return f;
-    }
-
-    // Integer power by squaring, wrapping in the base's type; the exponent's
-    // bits drive at most 64 iterations whatever its value.
-    llvm::Function* int_pow(DType base, DType exp) {
-        std::string name = prefix_ + ".ipow." + std::string(name_of(base)) + "." + std::string(name_of(exp));
-        if (auto* f = m_.getFunction(name)) return f;
-        Type* bt = ty(base);
-        Type* et = ty(exp);
-        auto* f = llvm::Function::Create(llvm::FunctionType::get(bt, {bt, et}, false), llvm::Function::InternalLinkage,
-                                         name, m_);
-        auto* entry = BasicBlock::Create(ctx_, "entry", f);
-        auto* loop = BasicBlock::Create(ctx_, "loop", f);
-        auto* exit = BasicBlock::Create(ctx_, "exit", f);
-        IRBuilder<> b(entry);
-        Value* e64 = bits_of(exp) == 64 ? static_cast<Value*>(f->getArg(1))
-                     : is_signed_int(exp) ? b.CreateSExt(f->getArg(1), b.getInt64Ty())
-                                          : b.CreateZExt(f->getArg(1), b.getInt64Ty());
-        Value* one = llvm::ConstantInt::get(bt, 1);
-        b.CreateCondBr(b.CreateICmpNE(e64, b.getInt64(0)), loop, exit);
-        b.SetInsertPoint(loop);
-        auto* acc = b.CreatePHI(bt, 2);
-        auto* sq = b.CreatePHI(bt, 2);
-        auto* e = b.CreatePHI(b.getInt64Ty(), 2);
-        acc->addIncoming(one, entry);
-        sq->addIncoming(f->getArg(0), entry);
-        e->addIncoming(e64, entry);
-        Value* bit = b.CreateICmpNE(b.CreateAnd(e, b.getInt64(1)), b.getInt64(0));
-        Value* acc2 = b.CreateSelect(bit, b.CreateMul(acc, sq), acc);
-        Value* sq2 = b.CreateMul(sq, sq);
-        Value* e2 = b.CreateLShr(e, b.getInt64(1));
-        acc->addIncoming(acc2, loop);
-        sq->addIncoming(sq2, loop);
-        e->addIncoming(e2, loop);
-        b.CreateCondBr(b.CreateICmpNE(e2, b.getInt64(0)), loop, exit);
-        b.SetInsertPoint(exit);
-        auto* result = b.CreatePHI(bt, 2);
-        result->addIncoming(one, entry);
-        result->addIncoming(acc2, loop);
-        b.CreateRet(result);
-        return f;
-    }
-
-    const Kernel& k_;
-    llvm::LLVMContext& ctx_;
-    llvm::Module& m_;
-    IRBuilder<> b_;
-    std::string prefix_;
-    llvm::Function* fn_ = nullptr;
-    BasicBlock* entry_ = nullptr;
-    std::vector<Value*> slots_;
-    std::vector<ArrayValues> arrays_;
-    std::vector<Value*> dim_start_, dim_step_;
-    std::vector<LoopTargets> loops_;
-};
-
-}  // namespace
 
 std::unique_ptr<llvm::Module> emit_llvm(const Kernel& k, llvm::LLVMContext& ctx, const std::string& symbol_prefix,
                                         EntryNames* names) {

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Sets up a fresh Debian machine for Tack, builds it, and then either runs
+# the examples or runs every test.
+#
+#   bash scripts/bootstrap.sh examples   # install what is missing, build, run the examples
+#   bash scripts/bootstrap.sh test       # install what is missing, build, run every test
+#
+# Idempotent: packages already present are not installed again, and the
+# build folder (build/) is reused.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode="${1:-examples}"
+
+apt_packages=(cmake ninja-build g++ llvm-19-dev clang-19 libclang-rt-19-dev libgtest-dev libtbb-dev zlib1g-dev libzstd-dev)
+missing=()
+for p in "${apt_packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "== installing ${missing[*]}"
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+python=${PYTHON:-python3}
+pip_missing=()
+for spec in numpy:numpy nanobind:nanobind scikit_build_core:scikit-build-core pytest:pytest hypothesis:hypothesis; do
+  "$python" -c "import ${spec%%:*}" 2>/dev/null || pip_missing+=("${spec##*:}")
+done
+if ((${#pip_missing[@]})); then
+  echo "== pip installing ${pip_missing[*]}"
+  "$python" -m pip install -q "${pip_missing[@]}"
+fi
+
+echo "== building"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE="$(command -v "$python")" >/dev/null
+ninja -C build -j"$(nproc)"
+export PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
+
+case "$mode" in
+  examples)
+    "$python" examples/run_all.py
+    ;;
+  test)
+    echo "== C++ tests"
+    (cd build && ctest --output-on-failure -j"$(nproc)")
+    echo "== parser fuzzing (bounded)"
+    bash scripts/fuzz-parser.sh "${TACK_FUZZ_SECONDS:-60}"
+    echo "== Python tests"
+    "$python" -m pytest -q tests/python
+    ;;
+  *)
+    echo "usage: bash scripts/bootstrap.sh [examples|test]" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,216 @@
+// Operators, conversions and math builtins: each follows the contract's
+// numerical rules at the annotated type. No fast-math flags; integer
+// arithmetic wraps (no nsw/nuw).
+#include <llvm/IR/Intrinsics.h>
+
+#include "codegen/llvm/emitter.h"
+
+namespace tack::codegen {
+
+Value* Emitter::unary(const Unary& u) {
+    if (u.op == UnOp::Not) return bool32(b_.CreateNot(truth(*u.operand)));
+    Value* v = emit(*u.operand);
+    DType t = u.dtype();
+    if (u.op == UnOp::Neg) return is_float(t) ? b_.CreateFNeg(v) : b_.CreateSub(llvm::ConstantInt::get(v->getType(), 0), v);
+    return b_.CreateNot(v);
+}
+
+Value* Emitter::binary(const Binary& bin) {
+    Value* l = emit(*bin.lhs);
+    Value* r = emit(*bin.rhs);
+    DType t = bin.dtype();
+    bool f = is_float(t), s = is_signed_int(t);
+    switch (bin.op) {
+        case BinOp::Add: return f ? b_.CreateFAdd(l, r) : b_.CreateAdd(l, r);
+        case BinOp::Sub: return f ? b_.CreateFSub(l, r) : b_.CreateSub(l, r);
+        case BinOp::Mul: return f ? b_.CreateFMul(l, r) : b_.CreateMul(l, r);
+        case BinOp::Div: return b_.CreateFDiv(l, r);
+        case BinOp::FloorDiv:
+        case BinOp::Mod: {
+            bool want_div = bin.op == BinOp::FloorDiv;
+            if (f) return b_.CreateCall(float_divmod(t, want_div), {l, r});
+            if (!s) return want_div ? b_.CreateUDiv(l, r) : b_.CreateURem(l, r);
+            // Truncating division corrected towards negative infinity.
+            Value* q = b_.CreateSDiv(l, r);
+            Value* m = b_.CreateSRem(l, r);
+            Value* zero = llvm::ConstantInt::get(l->getType(), 0);
+            Value* adjust = b_.CreateAnd(b_.CreateICmpNE(m, zero), b_.CreateICmpSLT(b_.CreateXor(m, r), zero));
+            if (want_div) return b_.CreateSub(q, b_.CreateZExt(adjust, l->getType()));
+            return b_.CreateAdd(m, b_.CreateSelect(adjust, r, zero));
+        }
+        case BinOp::Pow:
+            if (f) return b_.CreateCall(libm(t, "pow", 2), {l, r});
+            return b_.CreateCall(int_pow(t, bin.rhs->dtype()), {l, r});
+        case BinOp::Shl: return b_.CreateShl(l, r);
+        case BinOp::Shr: return s ? b_.CreateAShr(l, r) : b_.CreateLShr(l, r);
+        case BinOp::BitAnd: return b_.CreateAnd(l, r);
+        case BinOp::BitOr: return b_.CreateOr(l, r);
+        case BinOp::BitXor: return b_.CreateXor(l, r);
+        case BinOp::Min:
+        case BinOp::Max: {
+            bool mn = bin.op == BinOp::Min;
+            if (f) return b_.CreateBinaryIntrinsic(mn ? llvm::Intrinsic::minnum : llvm::Intrinsic::maxnum, l, r);
+            Value* lt = s ? b_.CreateICmpSLT(l, r) : b_.CreateICmpULT(l, r);
+            return mn ? b_.CreateSelect(lt, l, r) : b_.CreateSelect(lt, r, l);
+        }
+    }
+    syntax::internal_error(kEmitPass, "unknown binary operator");
+}
+
+Value* Emitter::compare(const Compare& c) {
+    Value* l = emit(*c.lhs);
+    Value* r = emit(*c.rhs);
+    DType t = c.lhs->dtype();
+    if (is_float(t)) {
+        llvm::CmpInst::Predicate p;
+        switch (c.op) {
+            case CmpOp::Lt: p = llvm::CmpInst::FCMP_OLT; break;
+            case CmpOp::Le: p = llvm::CmpInst::FCMP_OLE; break;
+            case CmpOp::Gt: p = llvm::CmpInst::FCMP_OGT; break;
+            case CmpOp::Ge: p = llvm::CmpInst::FCMP_OGE; break;
+            case CmpOp::Eq: p = llvm::CmpInst::FCMP_OEQ; break;
+            case CmpOp::Ne: p = llvm::CmpInst::FCMP_UNE; break;  // NaN != NaN
+        }
+        return bool32(b_.CreateFCmp(p, l, r));
+    }
+    bool s = is_signed_int(t);
+    llvm::CmpInst::Predicate p;
+    switch (c.op) {
+        case CmpOp::Lt: p = s ? llvm::CmpInst::ICMP_SLT : llvm::CmpInst::ICMP_ULT; break;
+        case CmpOp::Le: p = s ? llvm::CmpInst::ICMP_SLE : llvm::CmpInst::ICMP_ULE; break;
+        case CmpOp::Gt: p = s ? llvm::CmpInst::ICMP_SGT : llvm::CmpInst::ICMP_UGT; break;
+        case CmpOp::Ge: p = s ? llvm::CmpInst::ICMP_SGE : llvm::CmpInst::ICMP_UGE; break;
+        case CmpOp::Eq: p = llvm::CmpInst::ICMP_EQ; break;
+        case CmpOp::Ne: p = llvm::CmpInst::ICMP_NE; break;
+    }
+    return bool32(b_.CreateICmp(p, l, r));
+}
+
+Value* Emitter::cast(const Cast& c) {
+    Value* v = emit(*c.operand);
+    DType from = c.operand->dtype(), to = c.to;
+    if (from == to) return v;
+    Type* t = ty(to);
+    if (is_int(from) && is_int(to)) {
+        if (bits_of(to) < bits_of(from)) return b_.CreateTrunc(v, t);
+        if (bits_of(to) == bits_of(from)) return v;  // same bits, new interpretation
+        return is_signed_int(from) ? b_.CreateSExt(v, t) : b_.CreateZExt(v, t);
+    }
+    if (is_int(from)) return is_signed_int(from) ? b_.CreateSIToFP(v, t) : b_.CreateUIToFP(v, t);
+    if (is_int(to)) return is_signed_int(to) ? b_.CreateFPToSI(v, t) : b_.CreateFPToUI(v, t);
+    return bits_of(to) > bits_of(from) ? b_.CreateFPExt(v, t) : b_.CreateFPTrunc(v, t);
+}
+
+Value* Emitter::math(const Math& m) {
+    DType t = m.dtype();
+    std::vector<Value*> args;
+    for (auto& a : m.args) args.push_back(emit(*a));
+    if (m.fn == MathFn::Abs && is_int(t)) {
+        if (!is_signed_int(t)) return args[0];
+        Value* zero = llvm::ConstantInt::get(args[0]->getType(), 0);
+        return b_.CreateSelect(b_.CreateICmpSLT(args[0], zero), b_.CreateSub(zero, args[0]), args[0]);
+    }
+    switch (m.fn) {
+        case MathFn::Sqrt: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, args[0]);
+        case MathFn::Floor: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, args[0]);
+        case MathFn::Ceil: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::ceil, args[0]);
+        case MathFn::Abs: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, args[0]);
+        default: break;
+    }
+    return b_.CreateCall(libm(t, to_string(m.fn), ir::arity(m.fn)), args);
+}
+
+// The C library's function of the right precision: sinf for f32, sin for f64.
+llvm::FunctionCallee Emitter::libm(DType t, const std::string& base, int n) {
+    std::string name = t == DType::F32 ? base + "f" : base;
+    Type* ft = ty(t);
+    std::vector<Type*> params(n, ft);
+    auto callee = m_.getOrInsertFunction(name, llvm::FunctionType::get(ft, params, false));
+    if (auto* f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
+        f->setDoesNotThrow();
+        f->setOnlyAccessesInaccessibleMemory();  // errno at most
+    }
+    return callee;
+}
+
+// Floating // and %, following CPython's float_divmod: a truncating
+// remainder corrected to the divisor's sign, and a quotient rebuilt from
+// it and snapped to an integral value. An overflowing quotient stays
+// infinite; nothing passes through an integer conversion.
+llvm::Function* Emitter::float_divmod(DType t, bool want_div) {
+    std::string name = prefix_ + (want_div ? ".floordiv." : ".mod.") + std::string(name_of(t));
+    if (auto* f = m_.getFunction(name)) return f;
+    Type* ft = ty(t);
+    auto* f = llvm::Function::Create(llvm::FunctionType::get(ft, {ft, ft}, false), llvm::Function::InternalLinkage,
+                                     name, m_);
+    f->addFnAttr(llvm::Attribute::AlwaysInline);
+    IRBuilder<> b(BasicBlock::Create(ctx_, "entry", f));
+    Value* vx = f->getArg(0);
+    Value* wx = f->getArg(1);
+    Value* zero = llvm::ConstantFP::get(ft, 0.0);
+    Value* one = llvm::ConstantFP::get(ft, 1.0);
+    Value* half = llvm::ConstantFP::get(ft, 0.5);
+    Value* mod = b.CreateFRem(vx, wx);
+    Value* div = b.CreateFDiv(b.CreateFSub(vx, mod), wx);
+    Value* mod_nonzero = b.CreateFCmpUNE(mod, zero);
+    Value* signs_differ = b.CreateXor(b.CreateFCmpOLT(wx, zero), b.CreateFCmpOLT(mod, zero));
+    Value* fix = b.CreateAnd(mod_nonzero, signs_differ);
+    Value* mod_fixed = b.CreateSelect(fix, b.CreateFAdd(mod, wx), mod);
+    Value* div_fixed = b.CreateSelect(fix, b.CreateFSub(div, one), div);
+    Value* signed_zero_mod = b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, zero, wx);
+    mod = b.CreateSelect(mod_nonzero, mod_fixed, signed_zero_mod);
+    if (!want_div) {
+        b.CreateRet(mod);
+        return f;
+    }
+    div = div_fixed;
+    Value* floordiv = b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, div);
+    Value* snap = b.CreateFCmpOGT(b.CreateFSub(div, floordiv), half);
+    floordiv = b.CreateSelect(snap, b.CreateFAdd(floordiv, one), floordiv);
+    Value* zero_q = b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, zero, b.CreateFDiv(vx, wx));
+    b.CreateRet(b.CreateSelect(b.CreateFCmpUNE(div, zero), floordiv, zero_q));
+    return f;
+}
+
+// Integer power by squaring, wrapping in the base's type; the exponent's
+// bits drive at most 64 iterations whatever its value.
+llvm::Function* Emitter::int_pow(DType base, DType exp) {
+    std::string name = prefix_ + ".ipow." + std::string(name_of(base)) + "." + std::string(name_of(exp));
+    if (auto* f = m_.getFunction(name)) return f;
+    Type* bt = ty(base);
+    Type* et = ty(exp);
+    auto* f = llvm::Function::Create(llvm::FunctionType::get(bt, {bt, et}, false), llvm::Function::InternalLinkage,
+                                     name, m_);
+    auto* entry = BasicBlock::Create(ctx_, "entry", f);
+    auto* loop = BasicBlock::Create(ctx_, "loop", f);
+    auto* exit = BasicBlock::Create(ctx_, "exit", f);
+    IRBuilder<> b(entry);
+    Value* e64 = bits_of(exp) == 64 ? static_cast<Value*>(f->getArg(1))
+                 : is_signed_int(exp) ? b.CreateSExt(f->getArg(1), b.getInt64Ty())
+                                      : b.CreateZExt(f->getArg(1), b.getInt64Ty());
+    Value* one = llvm::ConstantInt::get(bt, 1);
+    b.CreateCondBr(b.CreateICmpNE(e64, b.getInt64(0)), loop, exit);
+    b.SetInsertPoint(loop);
+    auto* acc = b.CreatePHI(bt, 2);
+    auto* sq = b.CreatePHI(bt, 2);
+    auto* e = b.CreatePHI(b.getInt64Ty(), 2);
+    acc->addIncoming(one, entry);
+    sq->addIncoming(f->getArg(0), entry);
+    e->addIncoming(e64, entry);
+    Value* bit = b.CreateICmpNE(b.CreateAnd(e, b.getInt64(1)), b.getInt64(0));
+    Value* acc2 = b.CreateSelect(bit, b.CreateMul(acc, sq), acc);
+    Value* sq2 = b.CreateMul(sq, sq);
+    Value* e2 = b.CreateLShr(e, b.getInt64(1));
+    acc->addIncoming(acc2, loop);
+    sq->addIncoming(sq2, loop);
+    e->addIncoming(e2, loop);
+    b.CreateCondBr(b.CreateICmpNE(e2, b.getInt64(0)), loop, exit);
+    b.SetInsertPoint(exit);
+    auto* result = b.CreatePHI(bt, 2);
+    result->addIncoming(one, entry);
+    result->addIncoming(acc2, loop);
+    b.CreateRet(result);
+    return f;
+}
+
+}  // namespace tack::codegen
