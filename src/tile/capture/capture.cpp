@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "tack/tile/verifier.h"
+#include "canonical_order.h"
 
 namespace tack::tile {
 namespace detail {
@@ -413,6 +414,27 @@ void close_reduce(Scope& s) {
   if (states.empty())
     throw Error(here + "no Tile declared outside the reduce body is updated in it, so there is nothing to reduce.");
 
+  // A Reducer call's states sit together in the call's argument order, so
+  // that its combiner's arguments follow the order of the reduce's states.
+  auto record_of = [&](const Value* arg) -> const CombineRecord* {
+    for (const CombineRecord& r : s.combines)
+      if (std::find(r.acc.begin(), r.acc.end(), arg) != r.acc.end()) return &r;
+    return nullptr;
+  };
+  std::vector<Import*> ordered;
+  for (Import* imp : states) {
+    if (std::find(ordered.begin(), ordered.end(), imp) != ordered.end()) continue;
+    const CombineRecord* rec = record_of(imp->arg);
+    if (!rec) {
+      ordered.push_back(imp);
+      continue;
+    }
+    for (Value* a : rec->acc)
+      for (Import* other : states)
+        if (other->arg == a && std::find(ordered.begin(), ordered.end(), other) == ordered.end()) ordered.push_back(other);
+  }
+  states = std::move(ordered);
+
   std::vector<Value*> contributions(states.size());
   std::vector<Merge> merges(states.size());
   std::vector<Operation*> builtin_updates;
@@ -456,6 +478,8 @@ void close_reduce(Scope& s) {
   }
 
   for (Operation* update : builtin_updates) update->erase();
+  if (records.size() != s.combines.size())
+    throw Error(here + "a Reducer call's result must be assigned back to the states it merges.");
 
   for (const CombineRecord* rec : records) {
     if (auto why = policy_violation(policy, rec->reducer.laws))
@@ -604,6 +628,7 @@ Kernel KernelCapture::finish() {
   if (auto error = verify(st->kernel))
     throw Error("tile_kernel @" + st->kernel.name() +
                 ": the captured IR is invalid (is a Tile used outside the region that defines it?): " + *error);
+  order_canonically(st->kernel);
   return std::move(st->kernel);
 }
 

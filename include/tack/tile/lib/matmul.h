@@ -1,0 +1,137 @@
+// Matrix multiplication and einsum over f32 tensors.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "tack/tile/lib/common.h"
+
+namespace tack::tile::lib {
+
+struct MatmulTiles {
+  int64_t m = 16, n = 16, k = 16;
+};
+
+// C = A @ B for A: MxK, B: KxN, C: MxN. Each block of C is a parallel
+// iteration; its K loop is a two-stage pipeline that loads the A and B tiles
+// and then accumulates them with mma. Ragged edges load zeros and store
+// nothing outside C.
+inline Kernel matmul(MatmulTiles t = {}) {
+  return tile_kernel("matmul", [t](TensorView<float, 2> A, TensorView<float, 2> B, TensorView<float, 2> C) {
+    for (auto bi : parallel(ceil_div(C.shape(0), t.m), exec::block)) {
+      for (auto bj : parallel(ceil_div(C.shape(1), t.n), exec::block)) {
+        Tile<float> acc = full<float>({t.m, t.n}, 0.0f);
+        for (auto k : pipeline(ceil_div(A.shape(1), t.k))) {
+          Tile<float> a = A[{span(bi * t.m, t.m), span(k * t.k, t.k)}];
+          Tile<float> b = B[{span(k * t.k, t.k), span(bj * t.n, t.n)}];
+          k.stage("mma");
+          acc = mma(a, b, acc);
+        }
+        C(span(bi * t.m, t.m), span(bj * t.n, t.n)).store(acc);
+      }
+    }
+  });
+}
+
+namespace detail_einsum {
+
+struct Spec {
+  std::vector<std::string> inputs;
+  std::string output;
+};
+
+inline Spec parse(std::string_view spec, size_t operands) {
+  Spec s;
+  size_t arrow = spec.find("->");
+  if (arrow == std::string_view::npos) throw Error("einsum: the spec '" + std::string(spec) + "' has no '->'.");
+  std::string_view lhs = spec.substr(0, arrow);
+  s.output = std::string(spec.substr(arrow + 2));
+  while (true) {
+    size_t comma = lhs.find(',');
+    s.inputs.emplace_back(lhs.substr(0, comma));
+    if (comma == std::string_view::npos) break;
+    lhs = lhs.substr(comma + 1);
+  }
+  if (s.inputs.size() != operands)
+    throw Error("einsum: the spec '" + std::string(spec) + "' names " + std::to_string(s.inputs.size()) + " operands, not " +
+                std::to_string(operands) + ".");
+  return s;
+}
+
+// Loops: one parallel region per output label, then one reduce region per
+// contracted label; the innermost body multiplies one element of each operand.
+inline void body(std::string_view text, std::vector<Value*> in, Value* out) {
+  Spec spec = parse(text, in.size());
+  std::map<char, Index> extent;
+  for (size_t o = 0; o < in.size(); ++o) {
+    if (spec.inputs[o].size() != size_t(in[o]->type().rank()))
+      throw Error("einsum: operand " + std::to_string(o) + " has rank " + std::to_string(in[o]->type().rank()) + " but '" +
+                  spec.inputs[o] + "' names " + std::to_string(spec.inputs[o].size()) + " axes.");
+    for (size_t a = 0; a < spec.inputs[o].size(); ++a)
+      if (!extent.count(spec.inputs[o][a])) extent.emplace(spec.inputs[o][a], Index(detail::dim(in[o], int(a))));
+  }
+  std::string contracted;
+  for (const std::string& labels : spec.inputs)
+    for (char c : labels)
+      if (spec.output.find(c) == std::string::npos && contracted.find(c) == std::string::npos) contracted += c;
+  for (char c : spec.output)
+    if (!extent.count(c)) throw Error(std::string("einsum: output label '") + c + "' names no operand axis.");
+  if (spec.output.size() != size_t(out->type().rank()))
+    throw Error("einsum: the output has rank " + std::to_string(out->type().rank()) + " but '" + spec.output + "' names " +
+                std::to_string(spec.output.size()) + " axes.");
+
+  std::map<char, Index> at;
+  auto element = [&](Value* view, const std::string& labels) {
+    std::vector<Coord> coords;
+    for (char c : labels) coords.emplace_back(at.at(c));
+    return Tile<float>(detail::load(detail::view(view, coords), 0.0, 0));
+  };
+  std::function<Tile<float>(size_t)> contract = [&](size_t level) -> Tile<float> {
+    if (level == contracted.size()) {
+      Tile<float> product = element(in[0], spec.inputs[0]);
+      for (size_t o = 1; o < in.size(); ++o) product = product * element(in[o], spec.inputs[o]);
+      return product;
+    }
+    Tile<float> acc = 0.0f;
+    for (auto i : reduce(extent.at(contracted[level]))) {
+      at.insert_or_assign(contracted[level], i);
+      acc = acc + contract(level + 1);
+    }
+    return acc;
+  };
+  std::function<void(size_t)> spread = [&](size_t level) {
+    if (level == spec.output.size()) {
+      Tile<float> value = contract(0);
+      std::vector<Coord> coords;
+      for (char c : spec.output) coords.emplace_back(at.at(c));
+      detail::store(detail::view(out, coords), value);
+      return;
+    }
+    for (auto i : parallel(extent.at(spec.output[level]))) {
+      at.insert_or_assign(spec.output[level], i);
+      spread(level + 1);
+    }
+  };
+  spread(0);
+}
+
+}  // namespace detail_einsum
+
+// Einstein summation over one or two operands, e.g. "ij,jk->ik",
+// "bij,bjk->bik", "ij->ji", "ii->i" or "ij->". Every output element is a
+// parallel iteration; each contracted label is a reduce region.
+template <int RA, int RC>
+Kernel einsum(std::string spec) {
+  return tile_kernel("einsum", [spec](TensorView<float, RA> A, TensorView<float, RC> C) {
+    detail_einsum::body(spec, {A.value()}, C.value());
+  });
+}
+template <int RA, int RB, int RC>
+Kernel einsum(std::string spec) {
+  return tile_kernel("einsum", [spec](TensorView<float, RA> A, TensorView<float, RB> B, TensorView<float, RC> C) {
+    detail_einsum::body(spec, {A.value(), B.value()}, C.value());
+  });
+}
+
+}  // namespace tack::tile::lib

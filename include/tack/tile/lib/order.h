@@ -1,0 +1,26 @@
+// Total orders for ordering kernels (Top-K, sort) over f32 values with int64
+// positions. Values compare numerically with -0 equal to +0; NaN compares
+// above +inf and equal to NaN; equal values order by lower position first.
+// With distinct positions the order is strict and total, so merges under it
+// are associative and commutative.
+#pragma once
+
+#include "tack/tile/capture.h"
+
+namespace tack::tile::lib {
+
+// (va, ia) comes before (vb, ib) when sorting in decreasing value.
+inline Tile<bool> before_descending(const Tile<float>& va, const Index& ia, const Tile<float>& vb, const Index& ib) {
+  Tile<bool> nan_a = va != va, nan_b = vb != vb;
+  Tile<bool> tie = (va == vb) | (nan_a & nan_b);
+  return (va > vb) | (nan_a & !nan_b) | (tie & (ia < ib));
+}
+
+// (va, ia) comes before (vb, ib) when sorting in increasing value.
+inline Tile<bool> before_ascending(const Tile<float>& va, const Index& ia, const Tile<float>& vb, const Index& ib) {
+  Tile<bool> nan_a = va != va, nan_b = vb != vb;
+  Tile<bool> tie = (va == vb) | (nan_a & nan_b);
+  return (va < vb) | (nan_b & !nan_a) | (tie & (ia < ib));
+}
+
+}  // namespace tack::tile::lib

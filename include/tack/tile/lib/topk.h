@@ -1,0 +1,69 @@
+// Top-K along rows of an f32 matrix, as a merge-and-truncate reduction.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <tuple>
+
+#include "tack/tile/lib/common.h"
+#include "tack/tile/lib/order.h"
+
+namespace tack::tile::lib {
+
+// A sorted list of k (value, position) entries; missing entries are the
+// sentinel (-inf, INT64_MAX), which every real entry precedes.
+using TopKState = std::tuple<Tile<float>, Index>;
+
+// The first k entries of the merge of two sorted lists, under
+// before_descending. Each entry's place in the merged list is its place in
+// its own list plus the number of entries of the other list that precede it
+// (ties between the lists go to `a`); the output then picks, for each place
+// below k, the one entry that lands there.
+inline TopKState merge_truncate(const TopKState& a, const TopKState& b, int64_t k) {
+  auto [av, ai] = a;
+  auto [bv, bi] = b;
+  Shape col{k, 1}, row{1, k}, grid{k, k};
+  // b_first[i, j]: b[j] precedes a[i].
+  Tile<bool> b_first = before_descending(reshape(bv, row), reshape(bi, row), reshape(av, col), reshape(ai, col));
+  Index b_before_a = sum(cast<int64_t>(b_first), 1);
+  Index a_before_b = sum(cast<int64_t>(!b_first), 0);
+  Index place_a = iota({k}) + b_before_a;
+  Index place_b = iota({k}) + a_before_b;
+  Index out = iota(grid, 0);
+  Tile<bool> from_a = out == reshape(place_a, row);
+  Tile<bool> from_b = out == reshape(place_b, row);
+  // One candidate per place is real; -0.0 and 0 add nothing to it exactly.
+  // Each reduction is its own statement, so the recorded order does not
+  // depend on the compiler's order of evaluating operands.
+  Tile<float> v_from_a = sum(select(from_a, broadcast_to(reshape(av, row), grid), -0.0f), 1);
+  Tile<float> v_from_b = sum(select(from_b, broadcast_to(reshape(bv, row), grid), -0.0f), 1);
+  Index i_from_a = sum(select(from_a, broadcast_to(reshape(ai, row), grid), int64_t(0)), 1);
+  Index i_from_b = sum(select(from_b, broadcast_to(reshape(bi, row), grid), int64_t(0)), 1);
+  Tile<float> v = v_from_a + v_from_b;
+  Index i = i_from_a + i_from_b;
+  return {v, i};
+}
+
+// V[r, :k] and I[r, :k]: the k largest entries of row r of X and their
+// column positions, largest first, NaN above everything, equal values by
+// lower position. Rows shorter than k end with (-inf, INT64_MAX).
+inline Kernel topk(int64_t k, ReductionPolicy policy = ReductionPolicy::unordered_tree) {
+  return tile_kernel("topk", [k, policy](TensorView<float, 2> X, TensorView<float, 2> V, TensorView<int64_t, 2> I) {
+    Reducer<float, int64_t> merge([k](const TopKState& a, const TopKState& b) { return merge_truncate(a, b, k); },
+                                  Laws{.associative = true, .commutative = true});
+    const int64_t none = std::numeric_limits<int64_t>::max();
+    for (auto r : parallel(X.shape(0), exec::block)) {
+      Tile<float> values = full<float>({k}, -INFINITY);
+      Index positions = full<int64_t>({k}, none);
+      for (auto c : reduce(X.shape(1), policy)) {
+        Tile<bool> head = iota({k}) == int64_t(0);
+        TopKState one{select(head, X[{r, c}], -INFINITY), select(head, c, none)};
+        std::tie(values, positions) = merge({values, positions}, one);
+      }
+      V(r, span(0, k)).store(values);
+      I(r, span(0, k)).store(positions);
+    }
+  });
+}
+
+}  // namespace tack::tile::lib
