@@ -24,7 +24,9 @@ public:
                 if (d.step) same(*d.step, t, "parallel range step");
             }
         }
-        block(k_.body, 1);  // `continue` ends a parallel iteration
+        in_parallel_ = true;  // `continue` ends a parallel iteration; `break` needs a sequential loop
+        block(k_.body, 0);
+        in_parallel_ = false;
         block(k_.epilogue, 0);
         if (k_.result) {
             expr(*k_.result);
@@ -102,8 +104,10 @@ private:
                 block(s.as<While>()->body, loops + 1);
                 break;
             case StmtKind::Break:
+                if (loops == 0) fail("Break outside a loop");
+                break;
             case StmtKind::Continue:
-                if (loops == 0) fail(std::string(to_string(s.kind)) + " outside a loop");
+                if (loops == 0 && !in_parallel_) fail("Continue outside a loop");
                 break;
         }
     }
@@ -172,6 +176,7 @@ private:
     const Kernel& k_;
     Stage stage_;
     const char* pass_;
+    bool in_parallel_ = false;
 };
 
 }  // namespace
