@@ -30,7 +30,10 @@ class Parser {
     }
     expect('{');
     Builder b(k.body());
-    while (!accept('}')) operation(b);
+    while (!accept('}')) {
+      if (peek() == '\0') fail("expected '}'");
+      operation(b);
+    }
     skip();
     if (pos_ != text_.size()) fail("expected the end of the text after the kernel");
     return k;
@@ -165,6 +168,7 @@ class Parser {
   }
 
   Value* value() {
+    skip();
     size_t at = pos_;
     std::string name = value_name();
     auto it = values_.find(name);
@@ -194,6 +198,7 @@ class Parser {
       while (accept(','));
       expect('=');
     }
+    skip();
     size_t at = pos_;
     std::string name = identifier("an operation name");
     std::optional<OpKind> kind = op_from_name(name);
