@@ -74,12 +74,21 @@ using ExprPtr = std::unique_ptr<Expr>;
     static constexpr ExprKind static_kind = ExprKind::Name_; \
     Name_() : Expr(ExprKind::Name_) {}
 
-struct Name : Expr { TACK_EXPR_NODE(Name) std::string id; };  // id is UTF-8, NFKC as Python reads it
+// id is the UTF-8 spelling as written. It is not NFKC-normalized: Python
+// would read `ﬁ` and `fi` as one name, Tack reads them as two (see lexer.cpp).
+struct Name : Expr { TACK_EXPR_NODE(Name) std::string id; };
 
 // An integer literal's exact value. `negative` is never set by the parser
 // (Python has no negative literals); magnitude holds up to 2^64 - 1, and
-// `overflow` marks a literal larger than that.
-struct IntLit : Expr { TACK_EXPR_NODE(IntLit) uint64_t value = 0; bool overflow = false; std::string text; };
+// `overflow` marks a literal larger than that (value is then 2^64 - 1).
+// `text` is the literal as written ("0x_ff"), empty for a built literal.
+struct IntLit : Expr {
+    TACK_EXPR_NODE(IntLit)
+    uint64_t value = 0;
+    bool overflow = false;
+    bool negative = false;
+    std::string text;
+};
 struct FloatLit : Expr { TACK_EXPR_NODE(FloatLit) double value = 0; std::string text; };  // value correctly rounded (strtod)
 struct BoolLit : Expr { TACK_EXPR_NODE(BoolLit) bool value = false; };
 struct NoneLit : Expr { TACK_EXPR_NODE(NoneLit) };
@@ -124,10 +133,13 @@ struct Starred : Expr { TACK_EXPR_NODE(Starred) ExprPtr value; bool double_star 
 // expression", "dict display", "set display", "f-string", "walrus operator
 // (:=)", "yield", "await", "ellipsis". `children` holds the sub-expressions
 // the parser read (for position-ordered validation), possibly empty.
+// `text` is the construct's source as written; to_source prints it verbatim,
+// so a printed tree re-parses to the same children.
 struct UnsupportedExpr : Expr {
     TACK_EXPR_NODE(UnsupportedExpr)
     std::string construct;
     std::vector<ExprPtr> children;
+    std::string text;
 };
 
 #undef TACK_EXPR_NODE
@@ -190,16 +202,26 @@ struct Pass : Stmt { TACK_STMT_NODE(Pass) };
 // "global", "nonlocal", "del", "match", "annotated assignment",
 // "decorated definition" ... `exprs` and `bodies` hold what the parser read
 // inside it, so validation can also report positions within.
+//
+// `headers` is the statement's source as written, one logical line each, so
+// to_source can print it: a simple statement has one header and no bodies;
+// a compound one has one header per clause ("try:", "except E as e:", ...),
+// headers[i + headers.size() - bodies.size()] introducing bodies[i], and any
+// leading extra headers are decorator lines. For "match", headers[0] is
+// "match subject:" and each further header a case clause of bodies[i].
 struct UnsupportedStmt : Stmt {
     TACK_STMT_NODE(UnsupportedStmt)
     std::string construct;
     std::vector<ExprPtr> exprs;
     std::vector<Body> bodies;
+    std::vector<std::string> headers;
 };
 
 #undef TACK_STMT_NODE
 
 // ------------------------------------------------------------------ functions
+
+inline constexpr int kMaxExprDepth = 1000;
 
 enum class ParamKind { Positional, PositionalOnly, VarArgs, KeywordOnly, VarKeywords };
 
@@ -225,12 +247,21 @@ struct FunctionDef {
 
 // Parses the dedented source of exactly one function definition (decorators
 // allowed). Throws CompileError(ErrorKind::Syntax) with a position on
-// malformed input; never crashes, however malformed.
+// malformed input; never crashes, however malformed. Trees are bounded in
+// depth (kMaxExprDepth levels of expression, Python's 100 levels of
+// indentation), so recursive visitors over them cannot exhaust the stack.
 std::unique_ptr<FunctionDef> parse_function(std::shared_ptr<const Source> source);
 
 // Prints the tree back as Python source. parse(print(t)) == t for every tree
 // the parser builds (ignoring spans); used by round-trip tests and `tackc`.
 std::string to_source(const FunctionDef& fn);
 std::string to_source(const Expr& e);
+
+// One-line S-expressions of a tree, without spans, for tests and debugging:
+// `a + b * -c` dumps as "(+ a (* b (- c)))". Two trees are equal (ignoring
+// spans and verbatim texts) exactly when their dumps are equal.
+std::string dump(const Expr& e);
+std::string dump(const Stmt& s);
+std::string dump(const FunctionDef& fn);
 
 }  // namespace tack::syntax

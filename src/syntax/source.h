@@ -19,12 +19,17 @@
 namespace tack::syntax {
 
 // 1-based line and column in the captured, dedented source. Columns count
-// Unicode code points, as Python's tracebacks do.
+// Unicode code points, as Python's tracebacks do. The end is exclusive: a
+// one-character token at column 5 has col 5 and end_col 6.
 struct Span {
     int line = 0;
     int col = 0;
     int end_line = 0;
     int end_col = 0;
+    // Which function's source the position is in, once the compiler has
+    // inlined device functions (an index into ir::Kernel::origins); the
+    // parser leaves it 0.
+    int origin = 0;
 };
 
 // The text of one function as Python captured it.
@@ -47,6 +52,8 @@ enum class ErrorKind {
     Index,        // debug-mode bounds violation          -> IndexError
     Internal,     // a compiler bug; carries the pass name
 };
+
+const char* to_string(ErrorKind k);  // "syntax", "unsupported", ...
 
 struct Diagnostic {
     ErrorKind kind = ErrorKind::Syntax;
