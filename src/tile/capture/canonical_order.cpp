@@ -1,5 +1,6 @@
 #include "canonical_order.h"
 
+#include <algorithm>
 #include <unordered_set>
 
 namespace tack::tile::detail {
@@ -68,6 +69,16 @@ void order_block(Block& block) {
 
 }  // namespace
 
-void order_canonically(Kernel& kernel) { order_block(kernel.body()); }
+void order_canonically(Kernel& kernel) {
+  order_block(kernel.body());
+  // Parameter extents lead the kernel, by parameter and axis.
+  std::vector<Operation*> dims;
+  for (Operation& op : kernel.body())
+    if (op.kind() == OpKind::dim) dims.push_back(&op);
+  auto key = [](const Operation* op) { return std::make_pair(op->operand(0)->index(), op->attrs().axis); };
+  std::sort(dims.begin(), dims.end(), [&](const Operation* a, const Operation* b) { return key(a) < key(b); });
+  for (auto it = dims.rbegin(); it != dims.rend(); ++it)
+    if (*it != kernel.body().front()) (*it)->move_before(kernel.body().front());
+}
 
 }  // namespace tack::tile::detail

@@ -11,7 +11,8 @@ namespace tack::tile::detail {
 // pass keeps loads, stores, regions and stage cuts in their recorded order and
 // places each pure operation just before its first user, operands first and
 // left to right; pure operations nobody uses are erased. Stage cuts are
-// barriers: what was computed before a cut stays before it.
+// barriers: what was computed before a cut stays before it. The extents of
+// parameters lead the kernel, ordered by parameter and axis.
 //
 // Preconditions: the kernel verifies. Postcondition: it still verifies and
 // computes the same thing; recapturing under another compiler gives the same
