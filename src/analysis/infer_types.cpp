@@ -126,6 +126,9 @@ private:
                 break;
             }
             case StmtKind::Eval: expr(*s.as<Eval>()->value, DType::F32); break;
+            case StmtKind::Print:
+                for (auto& a : s.as<Print>()->args) expr(*a, DType::F32);
+                break;
             case StmtKind::If: {
                 auto& i = *s.as<If>();
                 expr(*i.cond, DType::F32);
@@ -332,9 +335,12 @@ private:
                 return arith_pair(*b.lhs, *b.rhs, weak_as, b.span, &int_pair);
             }
             case BinOp::Div: {
-                Info r = arith_pair(*b.lhs, *b.rhs, weak_as, b.span, &int_pair);
-                if (r.type && int_pair) return Info{DType::F32, false};  // true division of integers
-                return r;
+                // True division of integers converts each operand to f32 on
+                // its own, so signed/u64 pairs need no common integer type.
+                Info a = expr(*b.lhs, weak_as), c = expr(*b.rhs, weak_as);
+                if (!a.type || !c.type) return Info{};
+                if (is_int(*a.type) && is_int(*c.type)) return Info{DType::F32, false};
+                return arith_pair(*b.lhs, *b.rhs, weak_as, b.span, &int_pair);
             }
             default: return arith_pair(*b.lhs, *b.rhs, weak_as, b.span, &int_pair);
         }
