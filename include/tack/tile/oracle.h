@@ -4,7 +4,10 @@
 // margin, which margin_intact() reports.
 #pragma once
 
+#include <cmath>
 #include <cstring>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "tack/tile/interpreter.h"
@@ -71,5 +74,20 @@ class GuardedTensor {
   T sentinel_;
   std::vector<T> data_;
 };
+
+// The first element where |got - want| > atol + rtol * |want|, as a sentence,
+// or nullopt when every element is close. A NaN in `got` never matches, so
+// an output left unwritten (initialized to NaN) is caught.
+template <class T>
+std::optional<std::string> mismatch(const std::vector<T>& got, const std::vector<double>& want, double atol, double rtol) {
+  if (got.size() != want.size())
+    return "got " + std::to_string(got.size()) + " elements, want " + std::to_string(want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    double g = double(got[i]);
+    if (!(std::fabs(g - want[i]) <= atol + rtol * std::fabs(want[i])))
+      return "element " + std::to_string(i) + " is " + std::to_string(g) + ", want " + std::to_string(want[i]);
+  }
+  return std::nullopt;
+}
 
 }  // namespace tack::tile

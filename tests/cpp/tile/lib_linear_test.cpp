@@ -1,0 +1,137 @@
+// Matmul, einsum and 2-D convolution against FP64 formulas written here.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "tack/tile/lib.h"
+#include "tack/tile/oracle.h"
+
+namespace tack::tile {
+namespace {
+
+constexpr double kTol = 5e-5;
+
+GuardedTensor<float> random_tensor(Shape shape, uint32_t seed) {
+  GuardedTensor<float> t(shape, 0.0f);
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (int64_t i = 0; i < t.size(); ++i) t[i] = dist(gen);
+  return t;
+}
+
+GuardedTensor<float> nan_tensor(Shape shape) { return GuardedTensor<float>(shape, NAN); }
+
+struct MatmulCase {
+  int64_t m, k, n;
+};
+
+TEST(LibMatmul, MatchesTheFp64ProductOnRaggedShapes) {
+  Kernel k = lib::matmul();
+  for (MatmulCase c : {MatmulCase{17, 7, 65}, {17, 61, 65}, {129, 768, 7}, {7, 61, 17}, {1, 1, 1}}) {
+    GuardedTensor<float> a = random_tensor({c.m, c.k}, 1), b = random_tensor({c.k, c.n}, 2), out = nan_tensor({c.m, c.n});
+    interpret(k, {a.view(), b.view(), out.view()});
+    std::vector<double> want(size_t(c.m * c.n));
+    for (int64_t i = 0; i < c.m; ++i)
+      for (int64_t j = 0; j < c.n; ++j)
+        for (int64_t p = 0; p < c.k; ++p) want[size_t(i * c.n + j)] += double(a[i * c.k + p]) * double(b[p * c.n + j]);
+    EXPECT_EQ(mismatch(out.values(), want, kTol, kTol), std::nullopt) << c.m << "x" << c.k << "x" << c.n;
+    EXPECT_TRUE(a.margin_intact() && b.margin_intact() && out.margin_intact());
+  }
+}
+
+TEST(LibMatmul, ZeroTripLoops) {
+  Kernel k = lib::matmul({8, 4, 2});
+  // K = 0: the pipeline runs no iteration and C is all zeros.
+  GuardedTensor<float> a({5, 0}, 1.0f), b({0, 3}, 1.0f), c = nan_tensor({5, 3});
+  interpret(k, {a.view(), b.view(), c.view()});
+  EXPECT_EQ(mismatch(c.values(), std::vector<double>(15, 0.0), 0, 0), std::nullopt);
+  EXPECT_TRUE(c.margin_intact());
+  // M = 0: no block runs; nothing is written.
+  GuardedTensor<float> a0({0, 4}, 1.0f), b0({4, 3}, 1.0f), c0 = nan_tensor({0, 3});
+  interpret(k, {a0.view(), b0.view(), c0.view()});
+  EXPECT_TRUE(c0.margin_intact());
+}
+
+TEST(LibEinsum, ContractionsTransposesAndDiagonals) {
+  GuardedTensor<float> a = random_tensor({17, 61}, 3), b = random_tensor({61, 7}, 4);
+  {
+    GuardedTensor<float> c = nan_tensor({17, 7});
+    interpret(lib::einsum<2, 2, 2>("ij,jk->ik"), {a.view(), b.view(), c.view()});
+    std::vector<double> want(17 * 7);
+    for (int i = 0; i < 17; ++i)
+      for (int k = 0; k < 7; ++k)
+        for (int j = 0; j < 61; ++j) want[size_t(i * 7 + k)] += double(a[i * 61 + j]) * double(b[j * 7 + k]);
+    EXPECT_EQ(mismatch(c.values(), want, kTol, kTol), std::nullopt);
+    EXPECT_TRUE(c.margin_intact());
+  }
+  {
+    GuardedTensor<float> t = nan_tensor({61, 17});
+    interpret(lib::einsum<2, 2>("ij->ji"), {a.view(), t.view()});
+    std::vector<double> want(61 * 17);
+    for (int i = 0; i < 17; ++i)
+      for (int j = 0; j < 61; ++j) want[size_t(j * 17 + i)] = a[i * 61 + j];
+    EXPECT_EQ(mismatch(t.values(), want, 0, 0), std::nullopt);
+  }
+  {
+    GuardedTensor<float> s = nan_tensor({17});
+    interpret(lib::einsum<2, 1>("ij->i"), {a.view(), s.view()});
+    std::vector<double> want(17);
+    for (int i = 0; i < 17; ++i)
+      for (int j = 0; j < 61; ++j) want[size_t(i)] += a[i * 61 + j];
+    EXPECT_EQ(mismatch(s.values(), want, kTol, kTol), std::nullopt);
+  }
+  {
+    GuardedTensor<float> sq = random_tensor({7, 7}, 5), d = nan_tensor({7});
+    interpret(lib::einsum<2, 1>("ii->i"), {sq.view(), d.view()});
+    std::vector<double> want(7);
+    for (int i = 0; i < 7; ++i) want[size_t(i)] = sq[i * 7 + i];
+    EXPECT_EQ(mismatch(d.values(), want, 0, 0), std::nullopt);
+  }
+  {
+    GuardedTensor<float> x = random_tensor({3, 7, 5}, 6), y = random_tensor({3, 5, 4}, 7), z = nan_tensor({3, 7, 4});
+    interpret(lib::einsum<3, 3, 3>("bij,bjk->bik"), {x.view(), y.view(), z.view()});
+    std::vector<double> want(3 * 7 * 4);
+    for (int n = 0; n < 3; ++n)
+      for (int i = 0; i < 7; ++i)
+        for (int k = 0; k < 4; ++k)
+          for (int j = 0; j < 5; ++j) want[size_t((n * 7 + i) * 4 + k)] += double(x[(n * 7 + i) * 5 + j]) * double(y[(n * 5 + j) * 4 + k]);
+    EXPECT_EQ(mismatch(z.values(), want, kTol, kTol), std::nullopt);
+    EXPECT_TRUE(z.margin_intact());
+  }
+  EXPECT_THROW((lib::einsum<2, 2, 2>("ij,jk")), Error);
+  EXPECT_THROW((lib::einsum<2, 2, 2>("ijk,jk->ik")), Error);
+}
+
+struct ConvCase {
+  int64_t n, c, h, w, f, kh, kw, pad;
+};
+
+TEST(LibConv2d, MatchesDirectSummationWithPaddingAndRaggedWidths) {
+  for (ConvCase t : {ConvCase{2, 3, 17, 65, 4, 3, 3, 1}, {1, 2, 9, 7, 3, 5, 5, 2}, {1, 3, 6, 32, 2, 3, 3, 0}, {2, 2, 5, 33, 2, 1, 1, 0}}) {
+    int64_t oh = t.h + 2 * t.pad - t.kh + 1, ow = t.w + 2 * t.pad - t.kw + 1;
+    GuardedTensor<float> x = random_tensor({t.n, t.c, t.h, t.w}, 8), w = random_tensor({t.f, t.c, t.kh, t.kw}, 9);
+    GuardedTensor<float> y = nan_tensor({t.n, t.f, oh, ow});
+    interpret(lib::conv2d({t.pad, 32}), {x.view(), w.view(), y.view()});
+    std::vector<double> want(size_t(t.n * t.f * oh * ow));
+    for (int64_t n = 0; n < t.n; ++n)
+      for (int64_t f = 0; f < t.f; ++f)
+        for (int64_t r = 0; r < oh; ++r)
+          for (int64_t q = 0; q < ow; ++q) {
+            double acc = 0;
+            for (int64_t c = 0; c < t.c; ++c)
+              for (int64_t ky = 0; ky < t.kh; ++ky)
+                for (int64_t kx = 0; kx < t.kw; ++kx) {
+                  int64_t yy = r + ky - t.pad, xx = q + kx - t.pad;
+                  if (yy < 0 || yy >= t.h || xx < 0 || xx >= t.w) continue;
+                  acc += double(x[((n * t.c + c) * t.h + yy) * t.w + xx]) * double(w[((f * t.c + c) * t.kh + ky) * t.kw + kx]);
+                }
+            want[size_t(((n * t.f + f) * oh + r) * ow + q)] = acc;
+          }
+    EXPECT_EQ(mismatch(y.values(), want, kTol, kTol), std::nullopt) << t.h << "x" << t.w << " k" << t.kh << " p" << t.pad;
+    EXPECT_TRUE(y.margin_intact() && x.margin_intact());
+  }
+}
+
+}  // namespace
+}  // namespace tack::tile

@@ -1,0 +1,123 @@
+// Top-K and sort against std::sort under the library's total order, written
+// here independently: values descending (Top-K) or ascending (sort), NaN
+// beyond every number, -0 equal to +0, equal values by lower position.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+
+#include "tack/tile/lib.h"
+#include "tack/tile/oracle.h"
+
+namespace tack::tile {
+namespace {
+
+struct Entry {
+  float value;
+  int64_t position;
+};
+
+// Rank of a value in the total order, NaN above +inf; -0 and +0 share a rank.
+double rank(float v) { return std::isnan(v) ? INFINITY : v == 0 ? 0.0 : double(v); }
+bool larger_first(const Entry& a, const Entry& b) {
+  if (std::isnan(a.value) && std::isnan(b.value)) return a.position < b.position;
+  if (std::isnan(a.value) != std::isnan(b.value)) return std::isnan(a.value);
+  if (rank(a.value) != rank(b.value)) return rank(a.value) > rank(b.value);
+  return a.position < b.position;
+}
+bool smaller_first(const Entry& a, const Entry& b) {
+  if (std::isnan(a.value) && std::isnan(b.value)) return a.position < b.position;
+  if (std::isnan(a.value) != std::isnan(b.value)) return std::isnan(b.value);
+  if (rank(a.value) != rank(b.value)) return rank(a.value) < rank(b.value);
+  return a.position < b.position;
+}
+
+// Rows full of ties: small integers, both zeros, infinities and NaNs.
+GuardedTensor<float> tie_heavy(Shape shape, uint32_t seed) {
+  GuardedTensor<float> t(shape, 0.0f);
+  std::mt19937 gen(seed);
+  const float pool[] = {-0.0f, 0.0f, 1.0f, -1.0f, 2.5f, -2.5f, 7.0f, INFINITY, -INFINITY, NAN, 3.0f, -3.0f};
+  for (int64_t i = 0; i < t.size(); ++i) t[i] = pool[gen() % std::size(pool)];
+  return t;
+}
+
+bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0 || (std::isnan(a) && std::isnan(b)); }
+
+struct TopKCase {
+  int64_t rows, cols, k;
+};
+
+TEST(LibTopK, MatchesAStableSortUnderTheTotalOrder) {
+  const int64_t none = std::numeric_limits<int64_t>::max();
+  for (TopKCase c : {TopKCase{17, 65, 5}, {4, 7, 7}, {4, 32, 7}, {3, 65, 1}, {3, 3, 5}, {0, 65, 2}, {2, 0, 3}}) {
+    GuardedTensor<float> x = tie_heavy({c.rows, c.cols}, uint32_t(c.cols));
+    std::vector<Entry> want;
+    for (int64_t r = 0; r < c.rows; ++r) {
+      std::vector<Entry> row;
+      for (int64_t p = 0; p < c.cols; ++p) row.push_back({x[r * c.cols + p], p});
+      std::sort(row.begin(), row.end(), larger_first);
+      row.resize(size_t(c.k), Entry{-INFINITY, none});
+      want.insert(want.end(), row.begin(), row.end());
+    }
+    for (ReductionPolicy policy : {ReductionPolicy::unordered_tree, ReductionPolicy::ordered_tree,
+                                   ReductionPolicy::left_fold, ReductionPolicy::right_fold}) {
+      Kernel kernel = lib::topk(c.k, policy);
+      for (RunOptions options : {RunOptions{1, 0}, RunOptions{3, 7}}) {
+        GuardedTensor<float> v({c.rows, c.k}, NAN);
+        GuardedTensor<int64_t> i({c.rows, c.k}, -7);
+        interpret(kernel, {x.view(), v.view(), i.view()}, options);
+        for (size_t e = 0; e < want.size(); ++e) {
+          ASSERT_TRUE(same_bits(v[int64_t(e)], want[e].value) && i[int64_t(e)] == want[e].position)
+              << c.rows << "x" << c.cols << " k=" << c.k << " " << policy_name(policy) << " entry " << e << ": got ("
+              << v[int64_t(e)] << ", " << i[int64_t(e)] << "), want (" << want[e].value << ", " << want[e].position << ")";
+        }
+        EXPECT_TRUE(v.margin_intact() && i.margin_intact() && x.margin_intact());
+      }
+    }
+  }
+}
+
+TEST(LibSort, MatchesAStableSortUnderTheTotalOrder) {
+  Kernel kernel = lib::sort();
+  for (Shape shape : {Shape{17, 65}, Shape{4, 7}, Shape{4, 32}, Shape{4, 65}, Shape{3, 1}, Shape{0, 65}, Shape{3, 0}}) {
+    GuardedTensor<float> x = tie_heavy(shape, uint32_t(shape[1] + 100)), y(shape, NAN);
+    GuardedTensor<int64_t> i(shape, -7);
+    interpret(kernel, {x.view(), y.view(), i.view()});
+    for (int64_t r = 0; r < shape[0]; ++r) {
+      std::vector<Entry> row;
+      for (int64_t p = 0; p < shape[1]; ++p) row.push_back({x[r * shape[1] + p], p});
+      std::stable_sort(row.begin(), row.end(), smaller_first);
+      for (int64_t p = 0; p < shape[1]; ++p) {
+        int64_t at = r * shape[1] + p;
+        ASSERT_TRUE(same_bits(y[at], row[size_t(p)].value) && i[at] == row[size_t(p)].position)
+            << shape[0] << "x" << shape[1] << " row " << r << " place " << p << ": got (" << y[at] << ", " << i[at]
+            << "), want (" << row[size_t(p)].value << ", " << row[size_t(p)].position << ")";
+      }
+    }
+    EXPECT_TRUE(y.margin_intact() && i.margin_intact());
+  }
+}
+
+TEST(LibSort, SortsRandomRowsAgainstFp64) {
+  GuardedTensor<float> x({17, 65}, 0.0f), y({17, 65}, NAN);
+  GuardedTensor<int64_t> i({17, 65}, -1);
+  std::mt19937 gen(5);
+  std::uniform_real_distribution<float> dist(-100, 100);
+  for (int64_t e = 0; e < x.size(); ++e) x[e] = dist(gen);
+  interpret(lib::sort(16), {x.view(), y.view(), i.view()});
+  std::vector<double> want;
+  for (int64_t r = 0; r < 17; ++r) {
+    std::vector<double> row;
+    for (int64_t p = 0; p < 65; ++p) row.push_back(x[r * 65 + p]);
+    std::sort(row.begin(), row.end());
+    want.insert(want.end(), row.begin(), row.end());
+  }
+  EXPECT_EQ(mismatch(y.values(), want, 5e-5, 5e-5), std::nullopt);
+  for (int64_t e = 0; e < x.size(); ++e) EXPECT_EQ(x[e / 65 * 65 + i[e]], y[e]);
+}
+
+}  // namespace
+}  // namespace tack::tile
