@@ -16,6 +16,14 @@ std::shared_ptr<const syntax::Source> make_source(nb::handle text, nb::handle fi
 }
 
 frontend::Resolution PyResolver::resolve(const std::vector<std::string>& path) {
+    auto it = memo_.find(path);
+    if (it != memo_.end()) return it->second;
+    frontend::Resolution r = lookup(path);
+    memo_.emplace(path, r);
+    return r;
+}
+
+frontend::Resolution PyResolver::lookup(const std::vector<std::string>& path) {
     using K = frontend::Resolution::Kind;
     nb::list names;
     for (auto& p : path) names.append(nb::str(p.c_str(), p.size()));

@@ -1,6 +1,9 @@
 #pragma once
 
+#include <map>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "bindings.h"
 #include "frontend/resolver.h"
@@ -14,10 +17,14 @@ public:
         nb::gil_scoped_acquire gil;
         obj_.reset();
     }
+    // The first answer for a path is kept: a kernel reads what its names
+    // were bound to when it was first lowered, for every later variant too.
     frontend::Resolution resolve(const std::vector<std::string>& path) override;
 
 private:
+    frontend::Resolution lookup(const std::vector<std::string>& path);
     nb::object obj_;
+    std::map<std::vector<std::string>, frontend::Resolution> memo_;
 };
 
 std::shared_ptr<const syntax::Source> make_source(nb::handle text, nb::handle filename, int first_line, int indent);

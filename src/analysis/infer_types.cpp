@@ -1,6 +1,7 @@
 #include "analysis/infer_types.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace tack::analysis {
 
@@ -20,7 +21,11 @@ namespace {
 
 struct Info {
     std::optional<DType> type;  // nullopt while a local it reads is unsettled
-    bool weak = false;
+    bool weak = false;          // a literal expression containing a float literal
+    // A literal expression: literals combined by unary +/-, binary operators,
+    // math builtins and conditional arms. An integer one (1 + 2, 1 / 3)
+    // keeps the integer rules but does not make a weak operand strong.
+    bool lit = false;
 };
 
 // What the assignments to one local have contributed so far.
@@ -40,11 +45,203 @@ DType int_literal_type(const IntConst& c) {
     return DType::U64;
 }
 
+// ------------------------------------------------ weak single-assignment locals
+//
+// A local assigned exactly once, to a weak literal expression (a = 0.1), is
+// that expression wherever it is read, so each read takes the precision of
+// what it meets. Reads are replaced by copies of the literal before typing;
+// the assignment itself stays and is dead. A device function's literal
+// results qualify through the temporaries that carry them: a StmtExpr's
+// literal value stands for the StmtExpr without repeating its statements.
+
+// Applies `f` to every expression slot directly below `e` or `s`.
+template <typename F> void each_slot(Expr& e, F&& f);
+template <typename F> void each_slot(Stmt& s, F&& f);
+
+template <typename F> void each_slot(Block& b, F&& f) {
+    for (auto& s : b) each_slot(*s, f);
+}
+
+template <typename F> void each_slot(Expr& e, F&& f) {
+    switch (e.kind) {
+        case ExprKind::Load: for (auto& i : e.as<Load>()->indices) f(i); break;
+        case ExprKind::Unary: f(e.as<Unary>()->operand); break;
+        case ExprKind::Binary: f(e.as<Binary>()->lhs); f(e.as<Binary>()->rhs); break;
+        case ExprKind::Compare: f(e.as<Compare>()->lhs); f(e.as<Compare>()->rhs); break;
+        case ExprKind::Logical: f(e.as<Logical>()->lhs); f(e.as<Logical>()->rhs); break;
+        case ExprKind::Select: {
+            auto& x = *e.as<Select>();
+            f(x.cond);
+            f(x.if_true);
+            f(x.if_false);
+            break;
+        }
+        case ExprKind::Cast: f(e.as<Cast>()->operand); break;
+        case ExprKind::Math: for (auto& a : e.as<Math>()->args) f(a); break;
+        case ExprKind::StmtExpr:
+            each_slot(e.as<StmtExpr>()->stmts, f);
+            f(e.as<StmtExpr>()->value);
+            break;
+        default: break;
+    }
+}
+
+template <typename F> void each_slot(Stmt& s, F&& f) {
+    switch (s.kind) {
+        case StmtKind::Assign: f(s.as<Assign>()->value); break;
+        case StmtKind::Store: {
+            auto& x = *s.as<Store>();
+            f(x.value);
+            for (auto& i : x.indices) f(i);
+            break;
+        }
+        case StmtKind::Eval: f(s.as<Eval>()->value); break;
+        case StmtKind::If: {
+            auto& x = *s.as<If>();
+            f(x.cond);
+            each_slot(x.then_body, f);
+            each_slot(x.else_body, f);
+            break;
+        }
+        case StmtKind::For: {
+            auto& x = *s.as<For>();
+            f(x.start);
+            f(x.end);
+            f(x.step);
+            each_slot(x.body, f);
+            break;
+        }
+        case StmtKind::While:
+            f(s.as<While>()->cond);
+            each_slot(s.as<While>()->body, f);
+            break;
+        case StmtKind::Break:
+        case StmtKind::Continue: break;
+    }
+}
+
+template <typename F> void each_slot(Kernel& k, F&& f) {
+    each_slot(k.prologue, f);
+    for (auto& d : k.dims) {
+        f(d.start);
+        f(d.end);
+        if (d.step) f(d.step);
+    }
+    each_slot(k.body, f);
+    each_slot(k.epilogue, f);
+    if (k.result) f(k.result);
+}
+
+// Reads nothing but constants.
+bool constant_only(const Expr& e) {
+    switch (e.kind) {
+        case ExprKind::IntConst:
+        case ExprKind::FloatConst: return true;
+        case ExprKind::Unary: return constant_only(*e.as<Unary>()->operand);
+        case ExprKind::Binary: return constant_only(*e.as<Binary>()->lhs) && constant_only(*e.as<Binary>()->rhs);
+        case ExprKind::Compare: return constant_only(*e.as<Compare>()->lhs) && constant_only(*e.as<Compare>()->rhs);
+        case ExprKind::Logical: return constant_only(*e.as<Logical>()->lhs) && constant_only(*e.as<Logical>()->rhs);
+        case ExprKind::Cast: return constant_only(*e.as<Cast>()->operand);
+        case ExprKind::Select: {
+            auto& s = *e.as<Select>();
+            return constant_only(*s.cond) && constant_only(*s.if_true) && constant_only(*s.if_false);
+        }
+        case ExprKind::Math:
+            for (auto& a : e.as<Math>()->args)
+                if (!constant_only(*a)) return false;
+            return true;
+        default: return false;
+    }
+}
+
+// A literal expression whose conditional expressions have constant
+// conditions; `has_float` reports a float literal inside.
+bool substitutable_literal(const Expr& e, bool& has_float) {
+    switch (e.kind) {
+        case ExprKind::IntConst: return true;
+        case ExprKind::FloatConst: has_float = true; return true;
+        case ExprKind::Unary:
+            return e.as<Unary>()->op == UnOp::Neg && substitutable_literal(*e.as<Unary>()->operand, has_float);
+        case ExprKind::Binary:
+            return substitutable_literal(*e.as<Binary>()->lhs, has_float) &&
+                   substitutable_literal(*e.as<Binary>()->rhs, has_float);
+        case ExprKind::Math:
+            for (auto& a : e.as<Math>()->args)
+                if (!substitutable_literal(*a, has_float)) return false;
+            return true;
+        case ExprKind::Select: {
+            auto& s = *e.as<Select>();
+            return constant_only(*s.cond) && substitutable_literal(*s.if_true, has_float) &&
+                   substitutable_literal(*s.if_false, has_float);
+        }
+        default: return false;
+    }
+}
+
+const Expr& literal_part(const Expr& e) {
+    const Expr* v = &e;
+    while (auto* se = v->as<StmtExpr>()) v = se->value.get();
+    return *v;
+}
+
+void substitute_weak_locals(Kernel& k) {
+    // Assignments per local; loop variables never qualify.
+    std::vector<int> count(k.vars.size(), 0);
+    std::vector<Assign*> single(k.vars.size(), nullptr);
+    std::function<void(Stmt&)> count_stmt = [&](Stmt& s) {
+        if (auto* a = s.as<Assign>()) {
+            ++count[a->var];
+            single[a->var] = a;
+        } else if (auto* f = s.as<For>()) {
+            count[f->var] += 2;
+        }
+    };
+    auto count_all = [&](Block& b) { ir::visit(b, [](Expr&) {}, count_stmt); };
+    count_all(k.prologue);
+    count_all(k.body);
+    count_all(k.epilogue);
+    for (auto& d : k.dims) {
+        count[d.var] += 2;
+        ir::visit(*d.start, [](Expr&) {}, count_stmt);
+        ir::visit(*d.end, [](Expr&) {}, count_stmt);
+        if (d.step) ir::visit(*d.step, [](Expr&) {}, count_stmt);
+    }
+    if (k.result) ir::visit(*k.result, [](Expr&) {}, count_stmt);
+
+    std::vector<const Expr*> known(k.vars.size(), nullptr);
+    std::function<void(ExprPtr&)> rewrite = [&](ExprPtr& slot) {
+        if (auto* r = slot->as<VarRef>(); r && known[r->var]) {
+            Span span = slot->span;
+            slot = clone(*known[r->var]);
+            slot->span = span;
+            return;
+        }
+        each_slot(*slot, rewrite);
+    };
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (size_t v = 0; v < k.vars.size(); ++v) {
+            VarRole role = k.vars[v].role;
+            if (known[v] || count[v] != 1 || (role != VarRole::Local && role != VarRole::Temp)) continue;
+            rewrite(single[v]->value);
+            bool has_float = false;
+            const Expr& lit = literal_part(*single[v]->value);
+            if (substitutable_literal(lit, has_float) && has_float) {
+                known[v] = &lit;
+                grew = true;
+            }
+        }
+    }
+    // The literals stay in their assignments, which no read reaches now.
+    each_slot(k, rewrite);
+}
+
 class Inference {
 public:
     Inference(Kernel& k, DType float_precision) : k_(k), precision_(float_precision), joins_(k.vars.size()) {}
 
     void run() {
+        substitute_weak_locals(k_);
         for (auto& v : k_.vars) {
             if (v.role == VarRole::Param) v.type = k_.params[v.param].dtype;
         }
@@ -214,6 +411,7 @@ private:
     // `weak_as`. Every call rewrites the annotations of the whole subtree,
     // so settling a weak operand is re-typing it with another `weak_as`.
     Info expr(Expr& e, DType weak_as) {
+        if (!is_float(weak_as)) weak_as = DType::F32;  // an integer destination decides nothing
         Info r = compute(e, weak_as);
         e.type = r.type;
         e.weak = r.weak;
@@ -229,7 +427,10 @@ private:
         Info a = expr(lhs, weak_as), b = expr(rhs, weak_as);
         *int_pair = false;
         if (!a.type || !b.type) return Info{};
-        if (a.weak && b.weak) return Info{join(*a.type, *b.type, span), true};
+        bool lit = a.lit && b.lit;
+        // Literal expressions together stay weak when one of them is; an
+        // integer literal inside converts at this operation.
+        if (lit && (a.weak || b.weak)) return Info{weak_as, true, true};
         if (a.weak) {
             // A weak float with an integer is an f32 value, no longer weak.
             DType t = is_float(*b.type) ? *b.type : DType::F32;
@@ -243,15 +444,15 @@ private:
         }
         if (is_int(*a.type) && is_int(*b.type)) {
             *int_pair = true;
-            return Info{join_int(*a.type, *b.type, span), false};
+            return Info{join_int(*a.type, *b.type, span), false, lit};
         }
-        return Info{join(*a.type, *b.type, span), false};
+        return Info{join(*a.type, *b.type, span), false, lit};
     }
 
     Info compute(Expr& e, DType weak_as) {
         switch (e.kind) {
-            case ExprKind::IntConst: return Info{int_literal_type(*e.as<IntConst>()), false};
-            case ExprKind::FloatConst: return Info{weak_as, true};
+            case ExprKind::IntConst: return Info{int_literal_type(*e.as<IntConst>()), false, true};
+            case ExprKind::FloatConst: return Info{weak_as, true, true};
             case ExprKind::VarRef: return Info{current_var_type(e.as<VarRef>()->var), false};
             case ExprKind::Load: {
                 auto& l = *e.as<Load>();
@@ -261,7 +462,7 @@ private:
             case ExprKind::ArrayDim: return Info{DType::I64, false};
             case ExprKind::Unary: {
                 auto& u = *e.as<Unary>();
-                Info a = expr(*u.operand, weak_as);
+                Info a = expr(*u.operand, u.op == UnOp::Not ? DType::F32 : weak_as);
                 if (u.op == UnOp::Not) return Info{DType::I32, false};
                 if (!a.type) return Info{};
                 if (u.op == UnOp::Invert && is_float(*a.type))
@@ -272,7 +473,8 @@ private:
             case ExprKind::Compare: {
                 auto& c = *e.as<Compare>();
                 bool int_pair;
-                arith_pair(*c.lhs, *c.rhs, weak_as, e.span, &int_pair);
+                // Two weak operands meet nothing that decides: f32.
+                arith_pair(*c.lhs, *c.rhs, DType::F32, e.span, &int_pair);
                 return Info{DType::I32, false};
             }
             case ExprKind::Logical: {
@@ -313,7 +515,7 @@ private:
                 if (!a.type || !c.type) return Info{};
                 if (is_float(*a.type) || is_float(*c.type))
                     k_.fail(ErrorKind::Type, b.span, std::string("'") + to_string(b.op) + "' needs integer operands");
-                return Info{a.type, false};  // shifts keep the left operand's type
+                return Info{a.type, false, a.lit && c.lit};  // shifts keep the left operand's type
             }
             case BinOp::BitAnd:
             case BinOp::BitOr:
@@ -330,7 +532,7 @@ private:
                     if (auto* lit = b.rhs->as<IntConst>(); lit && lit->negative)
                         k_.fail(ErrorKind::Value, b.rhs->span, "negative integer exponent", "integer power",
                                 "cast the base to a float for negative powers: tack.f32(a) ** e");
-                    return Info{a.type, false};  // integer power keeps the base's type
+                    return Info{a.type, false, a.lit && c.lit};  // integer power keeps the base's type
                 }
                 return arith_pair(*b.lhs, *b.rhs, weak_as, b.span, &int_pair);
             }
@@ -339,7 +541,7 @@ private:
                 // its own, so signed/u64 pairs need no common integer type.
                 Info a = expr(*b.lhs, weak_as), c = expr(*b.rhs, weak_as);
                 if (!a.type || !c.type) return Info{};
-                if (is_int(*a.type) && is_int(*c.type)) return Info{DType::F32, false};
+                if (is_int(*a.type) && is_int(*c.type)) return Info{DType::F32, false, a.lit && c.lit};
                 return arith_pair(*b.lhs, *b.rhs, weak_as, b.span, &int_pair);
             }
             default: return arith_pair(*b.lhs, *b.rhs, weak_as, b.span, &int_pair);
@@ -352,15 +554,16 @@ private:
         for (auto& a : args)
             if (!a.type) return Info{};
         if (m.fn == MathFn::Abs && is_int(*args[0].type)) return args[0];
-        bool all_weak = true, any_f64 = false;
+        bool all_lit = true, any_weak = false, any_f64 = false;
         for (auto& a : args) {
-            all_weak = all_weak && a.weak;
+            all_lit = all_lit && a.lit;
+            any_weak = any_weak || a.weak;
             any_f64 = any_f64 || (!a.weak && *a.type == DType::F64);
         }
-        if (all_weak) return Info{weak_as, true};
+        if (all_lit && any_weak) return Info{weak_as, true, true};
         DType t = any_f64 ? DType::F64 : DType::F32;
         for (size_t i = 0; i < args.size(); ++i) settle_to(*m.args[i], args[i], t);
-        return Info{t, false};
+        return Info{t, false, all_lit};
     }
 
     // ---------------------------------------------------------- casts

@@ -243,6 +243,10 @@ void Lowerer::kernel(const FunctionDef& fn, std::shared_ptr<Resolver> resolver) 
     }
     body(loop->body, k_.body);
     for (auto& [nm, old] : saved) top.names[nm] = Binding{Binding::Kind::EndedLoopVar, -1};
+    std::unordered_set<int> loop_assigned;
+    ir::visit(k_.body, [](ir::Expr&) {}, [&](ir::Stmt& s) {
+        if (auto* a = s.as<ir::Assign>()) loop_assigned.insert(a->var);
+    });
 
     region_ = Region::Epilogue;
     for (size_t i = loop_index + 1; i < fn.body.size(); ++i) {
@@ -265,6 +269,16 @@ void Lowerer::kernel(const FunctionDef& fn, std::shared_ptr<Resolver> resolver) 
         }
         stmt(s, k_.epilogue);
     }
+    // The epilogue runs once after the launch; a local the parallel loop
+    // assigns has no single value there.
+    auto reject_loop_locals = [&](ir::Expr& e) {
+        if (auto* r = e.as<ir::VarRef>(); r && loop_assigned.count(r->var))
+            fail(ErrorKind::Unsupported, e.span,
+                 "the code after the parallel loop reads '" + k_.vars[r->var].name + "', which the loop assigns",
+                 "kernel return", "compute the returned value from arrays, arguments and locals bound before the loop");
+    };
+    ir::visit(k_.epilogue, reject_loop_locals, [](ir::Stmt&) {});
+    if (k_.result) ir::visit(*k_.result, reject_loop_locals, [](ir::Stmt&) {});
     frames_.pop_back();
 }
 

@@ -75,6 +75,19 @@ Value Lowerer::builtin(const std::string& bname, const syntax::Call& c) {
                  bname + "() takes " + (lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi)) +
                      " argument" + (hi == 1 ? "" : "s") + ", got " + std::to_string(nargs));
     };
+    if (bname == "print") {
+        require_side_effects_allowed(c.span, "print");
+        auto p = std::make_unique<ir::Print>();
+        p->span = c.span;
+        for (auto& a : c.args) p->args.push_back(scalar(*a, "a printed number"));
+        auto se = std::make_unique<ir::StmtExpr>();
+        se->span = c.span;
+        se->stmts.push_back(std::move(p));
+        se->value = int_const(0, c.span);
+        Value v = Value::scalar(std::move(se), c.span);
+        v.is_void = true;
+        return v;
+    }
     if (bname == "range" || bname == "ndindex")
         fail(ErrorKind::Unsupported, c.span, bname + "() is only valid as a for-loop iterable", bname);
     if (bname == "len") {

@@ -168,6 +168,9 @@ void visit(Block& b, const std::function<void(Expr&)>& on_expr, const std::funct
                 for (auto& i : s.as<Store>()->indices) visit(*i, on_expr, on_stmt);
                 break;
             case StmtKind::Eval: visit(*s.as<Eval>()->value, on_expr, on_stmt); break;
+            case StmtKind::Print:
+                for (auto& a : s.as<Print>()->args) visit(*a, on_expr, on_stmt);
+                break;
             case StmtKind::If:
                 visit(*s.as<If>()->cond, on_expr, on_stmt);
                 visit(s.as<If>()->then_body, on_expr, on_stmt);
@@ -297,6 +300,9 @@ StmtPtr clone(const Stmt& st) {
         case StmtKind::While: {
             auto& s = *st.as<While>(); auto n = copy_header(s);
             n->cond = clone(*s.cond); n->body = clone(s.body); return n;
+        }
+        case StmtKind::Print: {
+            auto& s = *st.as<Print>(); auto n = copy_header(s); n->args = clone_all(s.args); return n;
         }
         case StmtKind::Break: return copy_header(*st.as<Break>());
         case StmtKind::Continue: return copy_header(*st.as<Continue>());
@@ -452,6 +458,13 @@ public:
                 break;
             }
             case StmtKind::Eval: o << "eval " << expr(*st.as<Eval>()->value) << "\n"; break;
+            case StmtKind::Print: {
+                auto& s = *st.as<Print>();
+                o << "print(";
+                for (size_t i = 0; i < s.args.size(); ++i) o << (i ? ", " : "") << expr(*s.args[i]);
+                o << ")\n";
+                break;
+            }
             case StmtKind::If: {
                 auto& s = *st.as<If>();
                 o << "if " << expr(*s.cond) << ":\n";

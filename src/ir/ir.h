@@ -147,6 +147,7 @@ struct StmtExpr : Expr { TACK_IR_EXPR(StmtExpr) Block stmts; ExprPtr value; };
     X(Assign)            \
     X(Store)             \
     X(Eval)              \
+    X(Print)             \
     X(If)                \
     X(For)               \
     X(While)             \
@@ -181,6 +182,8 @@ struct Assign : Stmt { TACK_IR_STMT(Assign) int var = -1; ExprPtr value; };
 struct Store : Stmt { TACK_IR_STMT(Store) int array = -1; std::vector<ExprPtr> indices; ExprPtr value; };
 // Evaluates an expression for its effects.
 struct Eval : Stmt { TACK_IR_STMT(Eval) ExprPtr value; };
+// print(...): one line of the values, separated by spaces, written whole.
+struct Print : Stmt { TACK_IR_STMT(Print) std::vector<ExprPtr> args; };
 struct If : Stmt { TACK_IR_STMT(If) ExprPtr cond; Block then_body, else_body; };
 // A sequential `for var in range(start, end, step)`. The bounds are
 // evaluated once, before the loop; the loop variable is assigned from a

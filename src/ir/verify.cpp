@@ -79,6 +79,9 @@ private:
                 break;
             }
             case StmtKind::Eval: expr(*s.as<Eval>()->value); break;
+            case StmtKind::Print:
+                for (auto& a : s.as<Print>()->args) expr(*a);
+                break;
             case StmtKind::If:
                 expr(*s.as<If>()->cond);
                 block(s.as<If>()->then_body, loops);

@@ -265,6 +265,7 @@ void Emitter::emit(const Stmt& s) {
             break;
         }
         case StmtKind::Eval: emit(*s.as<Eval>()->value); break;
+        case StmtKind::Print: emit_print(*s.as<Print>()); break;
         case StmtKind::If: {
             auto& i = *s.as<If>();
             Value* c = truth(*i.cond);
@@ -307,6 +308,32 @@ void Emitter::emit(const Stmt& s) {
             b_.CreateBr(loops_.back().continue_to);
             break;
     }
+}
+
+// Values go to the runtime as (dtype, 64-bit payload) pairs; it formats
+// and writes the whole line at once.
+void Emitter::emit_print(const Print& p) {
+    size_t n = std::max<size_t>(p.args.size(), 1);
+    auto* kinds = entry_alloca(llvm::ArrayType::get(b_.getInt8Ty(), n), "print.kinds");
+    auto* values = entry_alloca(llvm::ArrayType::get(i64(), n), "print.values");
+    for (size_t i = 0; i < p.args.size(); ++i) {
+        Value* v = emit(*p.args[i]);
+        DType t = p.args[i]->dtype();
+        Value* payload;
+        if (is_float(t)) {
+            if (t == DType::F32) v = b_.CreateFPExt(v, b_.getDoubleTy());
+            payload = b_.CreateBitCast(v, i64());
+        } else if (bits_of(t) == 64) {
+            payload = v;
+        } else {
+            payload = is_signed_int(t) ? b_.CreateSExt(v, i64()) : b_.CreateZExt(v, i64());
+        }
+        b_.CreateStore(b_.getInt8(static_cast<uint8_t>(t)), b_.CreateConstGEP1_64(b_.getInt8Ty(), kinds, i));
+        b_.CreateStore(payload, b_.CreateConstGEP1_64(i64(), values, i));
+    }
+    auto callee = m_.getOrInsertFunction(
+        "tack_rt_print", llvm::FunctionType::get(b_.getVoidTy(), {b_.getInt32Ty(), ptr(), ptr()}, false));
+    b_.CreateCall(callee, {b_.getInt32(static_cast<int>(p.args.size())), kinds, values});
 }
 
 void Emitter::emit_for(const For& f) {

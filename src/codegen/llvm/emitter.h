@@ -77,6 +77,7 @@ private:
     void emit(const Stmt& s);
 
     void emit_for(const For& f);
+    void emit_print(const Print& p);
 
     // ------------------------------------------------------ expressions
 

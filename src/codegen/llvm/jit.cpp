@@ -14,6 +14,7 @@
 
 #include <mutex>
 
+#include "runtime/print.h"
 #include "syntax/source.h"
 
 namespace tack::codegen {
@@ -54,6 +55,12 @@ Jit& jit() {
             j->lljit->getDataLayout().getGlobalPrefix());
         if (!gen) syntax::internal_error(kPass, "no process symbol generator: " + to_string(gen.takeError()));
         j->lljit->getMainJITDylib().addGenerator(std::move(*gen));
+        // The runtime's helpers, which the extension module does not export.
+        llvm::orc::SymbolMap runtime_symbols;
+        runtime_symbols[j->lljit->mangleAndIntern("tack_rt_print")] = {
+            llvm::orc::ExecutorAddr::fromPtr(&tack_rt_print), llvm::JITSymbolFlags::Exported};
+        if (auto err = j->lljit->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(runtime_symbols))))
+            syntax::internal_error(kPass, "cannot define runtime symbols: " + to_string(std::move(err)));
         return j;
     }();
     return *instance;
