@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <random>
 #include <vector>
 
 #include "tack/tile/layout.h"
@@ -47,5 +48,20 @@ struct LayoutFamily {
 // Every layout of the family: rank 1 .. max_rank (rank 1 as a leaf layout
 // "s:d", higher ranks as flat tuples), extents >= 1 with product <= max_size.
 std::vector<Layout> enumerate_layouts(const LayoutFamily& family);
+
+// Random static layouts for property tests, from a seeded generator.
+struct RandomLayoutOptions {
+  int max_rank = 4;                // top-level modes
+  std::int64_t max_size = 512;
+  double nested = 0.25;            // chance that a top-level mode is a pair of leaves
+  double mixed_radix = 0.5;        // chance of strides from a permuted, gapped mixed radix
+  double negative_stride = 0.0;    // chance that a leaf's stride is negated
+};
+
+// A layout drawn from `rng`: extents in [1, 8] (biased to small), total size
+// at most max_size; strides either arbitrary in {0..12, 16, 24, 32, 48, 64}
+// or those of a random permutation of the leaves laid out as a mixed radix
+// with random gaps, so that injective layouts are common.
+Layout random_layout(std::mt19937_64& rng, const RandomLayoutOptions& options = {});
 
 }  // namespace tack::tile::check

@@ -144,4 +144,59 @@ std::vector<Layout> enumerate_layouts(const LayoutFamily& family) {
   return out;
 }
 
+Layout random_layout(std::mt19937_64& rng, const RandomLayoutOptions& options) {
+  auto uniform = [&](std::int64_t lo, std::int64_t hi) { return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng); };
+  auto chance = [&](double p) { return std::uniform_real_distribution<double>(0.0, 1.0)(rng) < p; };
+  static constexpr std::int64_t extents[] = {1, 2, 2, 2, 3, 4, 4, 4, 5, 6, 8, 8};
+  static constexpr std::int64_t strides[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 16, 24, 32, 48, 64};
+
+  while (true) {
+    const int rank = static_cast<int>(uniform(1, options.max_rank));
+    std::vector<int> leaves_per_mode;
+    std::vector<std::int64_t> extent;
+    std::int64_t size = 1;
+    for (int m = 0; m < rank; ++m) {
+      const int n = chance(options.nested) ? 2 : 1;
+      leaves_per_mode.push_back(n);
+      for (int k = 0; k < n; ++k) {
+        extent.push_back(extents[uniform(0, std::size(extents) - 1)]);
+        size *= extent.back();
+      }
+    }
+    if (size > options.max_size) continue;
+
+    std::vector<std::int64_t> stride(extent.size());
+    if (chance(options.mixed_radix)) {
+      std::vector<std::size_t> order(extent.size());
+      for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+      std::shuffle(order.begin(), order.end(), rng);
+      std::int64_t next = 1;
+      for (std::size_t i : order) {
+        next *= chance(0.3) ? uniform(2, 3) : 1;  // a gap
+        stride[i] = next;
+        next *= extent[i];
+      }
+    } else {
+      for (auto& d : stride) d = strides[uniform(0, std::size(strides) - 1)];
+    }
+    for (auto& d : stride)
+      if (chance(options.negative_stride)) d = -d;
+
+    std::vector<IntTuple> shape_modes, stride_modes;
+    std::size_t leaf = 0;
+    for (int n : leaves_per_mode) {
+      if (n == 1) {
+        shape_modes.emplace_back(extent[leaf]);
+        stride_modes.emplace_back(stride[leaf]);
+      } else {
+        shape_modes.push_back(IntTuple::tuple({extent[leaf], extent[leaf + 1]}));
+        stride_modes.push_back(IntTuple::tuple({stride[leaf], stride[leaf + 1]}));
+      }
+      leaf += static_cast<std::size_t>(n);
+    }
+    if (shape_modes.size() == 1) return Layout(shape_modes[0], stride_modes[0]);
+    return Layout(IntTuple::tuple(std::move(shape_modes)), IntTuple::tuple(std::move(stride_modes)));
+  }
+}
+
 }  // namespace tack::tile::check

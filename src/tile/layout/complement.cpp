@@ -11,8 +11,9 @@ using detail::Mode;
 }  // namespace
 
 Result<Layout> complement(const Layout& a, std::int64_t cotarget) {
-  const std::string where = "complement(" + to_string(a) + ", " + std::to_string(cotarget) + ")";
-  if (cotarget < 1) return inadmissible(where + " is inadmissible: the cotarget must be at least 1.");
+  // Messages are built only on failure: the algebra runs in tight loops.
+  auto where = [&] { return "complement(" + to_string(a) + ", " + std::to_string(cotarget) + ")"; };
+  if (cotarget < 1) return inadmissible(where() + " is inadmissible: the cotarget must be at least 1.");
   Result<std::vector<Mode>> all = detail::static_modes(a, "complement");
   if (!all) return all.failure();
 
@@ -20,14 +21,14 @@ Result<Layout> complement(const Layout& a, std::int64_t cotarget) {
   for (const Mode& m : *all) {
     if (m.shape == 1) continue;
     if (m.stride == 0)
-      return inadmissible(where + " is inadmissible: the layout is not injective (its extent-" +
+      return inadmissible(where() + " is inadmissible: the layout is not injective (its extent-" +
                           std::to_string(m.shape) + " leaf has stride 0).");
     if (m.stride < 0)
-      return inadmissible(where + " is inadmissible: the stride " + std::to_string(m.stride) +
+      return inadmissible(where() + " is inadmissible: the stride " + std::to_string(m.stride) +
                           " is negative; the complement is defined for positive strides.");
     modes.push_back(m);
   }
-  if (modes.empty()) return coalesce(Layout(cotarget, 1));
+  if (modes.empty()) return detail::layout_from_modes(detail::coalesced({Mode{cotarget, 1}}));
 
   std::stable_sort(modes.begin(), modes.end(), [](const Mode& x, const Mode& y) { return x.stride < y.stride; });
 
@@ -36,15 +37,15 @@ Result<Layout> complement(const Layout& a, std::int64_t cotarget) {
   std::int64_t covered = 1;  // span of the leaves so far: stride * extent of the last one
   for (const Mode& m : modes) {
     if (m.stride % covered != 0)
-      return inadmissible(where + " is inadmissible: sorted by stride, the leaf " + std::to_string(m.shape) + ":" +
+      return inadmissible(where() + " is inadmissible: sorted by stride, the leaf " + std::to_string(m.shape) + ":" +
                           std::to_string(m.stride) + " does not start at a multiple of " + std::to_string(covered) +
                           ", the span of the leaves below it, so the layout is not a gapped mixed radix.");
     result.push_back(Mode{m.stride / covered, covered});
     if (__builtin_mul_overflow(m.stride, m.shape, &covered))
-      return inadmissible(where + " is inadmissible: the span of the layout overflows 64 bits.");
+      return inadmissible(where() + " is inadmissible: the span of the layout overflows 64 bits.");
   }
   result.push_back(Mode{(cotarget + covered - 1) / covered, covered});
-  return coalesce(detail::layout_from_modes(result));
+  return detail::layout_from_modes(detail::coalesced(result));
 }
 
 Result<Layout> complement(const Layout& a) {
@@ -54,9 +55,10 @@ Result<Layout> complement(const Layout& a) {
 }
 
 Result<Layout> right_inverse(const Layout& a) {
-  const Layout flat = coalesce(a);
-  Result<std::vector<Mode>> modes = detail::static_modes(flat, "right_inverse");
-  if (!modes) return modes.failure();
+  Result<std::vector<Mode>> leaves = detail::static_modes(a, "right_inverse");
+  if (!leaves) return leaves.failure();
+  const std::vector<Mode> flat = detail::coalesced(*leaves);
+  const std::vector<Mode>* modes = &flat;
 
   // Index strides of the coalesced domain: where mode i's coordinate lives in A's index.
   std::vector<std::int64_t> index_stride(modes->size());

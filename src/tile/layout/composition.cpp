@@ -74,20 +74,23 @@ Result<Layout> compose_leaf(const std::vector<Mode>& a_modes, std::int64_t s, st
     remaining /= m.shape;
   }
   if (remaining > 1) out.push_back(Mode{remaining, last_stride});
-  return coalesce(detail::layout_from_modes(out));
+  return detail::layout_from_modes(detail::coalesced(out));
 }
 
 // Rebuilds B's tree with each leaf replaced by compose(leaf).
 template <class Compose>
 Result<Layout> map_leaves(const IntTuple& shape, const IntTuple& stride, const Compose& compose) {
   if (shape.is_leaf()) return compose(shape, stride);
-  std::vector<Layout> modes;
+  std::vector<IntTuple> s, d;
+  s.reserve(shape.rank());
+  d.reserve(shape.rank());
   for (std::size_t i = 0; i < shape.rank(); ++i) {
     Result<Layout> m = map_leaves(shape[i], stride[i], compose);
     if (!m) return m;
-    modes.push_back(std::move(m).value());
+    s.push_back(m->shape());
+    d.push_back(m->stride());
   }
-  return make_layout(modes);
+  return Layout(IntTuple::tuple(std::move(s)), IntTuple::tuple(std::move(d)));
 }
 
 Layout trivial_leaf_result(const IntTuple& s, const IntTuple& d) {
@@ -100,35 +103,38 @@ Layout trivial_leaf_result(const IntTuple& s, const IntTuple& d) {
 Result<Layout> composition(const Layout& a, const Layout& b) {
   // Moving leaves of B: each needs a static extent and a static non-negative
   // stride, because the domain and no-carry conditions are stated on them.
-  std::vector<IntTuple> bs = leaves(b.shape());
-  std::vector<IntTuple> bd = leaves(b.stride());
   std::vector<Mode> moving;
   __int128 b_max = 0;
-  for (std::size_t k = 0; k < bs.size(); ++k) {
-    if (is_trivial_leaf(bs[k], bd[k])) continue;
-    if (!bd[k].is_static_leaf())
-      return unknown(pair_text(a, b) + ": the stride " + to_string(bd[k]) + " of B is dynamic.");
-    if (!bs[k].is_static_leaf())
-      return unknown(pair_text(a, b) + ": the extent " + to_string(bs[k]) +
-                     " of B is dynamic, so B's image cannot be shown to lie in A's domain.");
-    if (bd[k].value() < 0)
-      return inadmissible(pair_text(a, b) + " is inadmissible (domain): B has the negative stride " +
-                          to_string(bd[k]) + ", so it leaves A's domain [0, size(A)).");
-    moving.push_back(Mode{bs[k].value(), bd[k].value()});
-    b_max += static_cast<__int128>(bs[k].value() - 1) * bd[k].value();
-  }
+  std::optional<Failure> bad_leaf;
+  detail::for_each_leaf(b.shape(), b.stride(), [&](const IntTuple& s, const IntTuple& d) {
+    if (is_trivial_leaf(s, d)) return true;
+    if (!d.is_static_leaf())
+      bad_leaf = unknown(pair_text(a, b) + ": the stride " + to_string(d) + " of B is dynamic.");
+    else if (!s.is_static_leaf())
+      bad_leaf = unknown(pair_text(a, b) + ": the extent " + to_string(s) +
+                         " of B is dynamic, so B's image cannot be shown to lie in A's domain.");
+    else if (d.value() < 0)
+      bad_leaf = inadmissible(pair_text(a, b) + " is inadmissible (domain): B has the negative stride " +
+                              to_string(d) + ", so it leaves A's domain [0, size(A)).");
+    if (bad_leaf) return false;
+    moving.push_back(Mode{s.value(), d.value()});
+    b_max += static_cast<__int128>(s.value() - 1) * d.value();
+    return true;
+  });
+  if (bad_leaf) return *bad_leaf;
 
   // Domain: B's image must lie in [0, size(A)). A dynamic extent is at least 1.
   __int128 a_size_lower = 1;
   bool a_extents_static = true;
-  for (const IntTuple& e : leaves(a.shape())) {
+  detail::for_each_leaf(a.shape(), a.stride(), [&](const IntTuple& e, const IntTuple&) {
     if (e.is_static_leaf()) {
       a_size_lower *= e.value();
       if (a_size_lower > (static_cast<__int128>(1) << 100)) a_size_lower = static_cast<__int128>(1) << 100;
     } else {
       a_extents_static = false;
     }
-  }
+    return true;
+  });
   if (b_max >= a_size_lower) {
     if (a_extents_static)
       return inadmissible(pair_text(a, b) + " is inadmissible (domain): B reaches " +
@@ -142,12 +148,20 @@ Result<Layout> composition(const Layout& a, const Layout& b) {
     return map_leaves(b.shape(), b.stride(),
                       [](const IntTuple& s, const IntTuple& d) -> Result<Layout> { return trivial_leaf_result(s, d); });
 
-  const Layout ca = coalesce(a);
-  const IntTuple& s0 = ca.shape().is_leaf() ? ca.shape() : ca.shape()[0];
-  const IntTuple& d0 = ca.stride().is_leaf() ? ca.stride() : ca.stride()[0];
+  // A's coalesced leaves; with dynamic leaves only the first one is needed,
+  // for the linear case, and it is read from the coalesced tuple.
+  const bool a_static = is_static(a);
+  std::vector<Mode> a_modes;
+  if (a_static) a_modes = detail::coalesced(*detail::static_modes(a, "composition"));
+  const Layout ca = a_static ? Layout(1, 0) : coalesce(a);
+  const bool a_single = a_static ? a_modes.size() <= 1 : ca.shape().is_leaf();
+  const IntTuple s0 = a_static ? IntTuple(a_modes.empty() ? 1 : a_modes[0].shape)
+                               : (ca.shape().is_leaf() ? ca.shape() : ca.shape()[0]);
+  const IntTuple d0 = a_static ? IntTuple(a_modes.empty() ? 0 : a_modes[0].stride)
+                               : (ca.stride().is_leaf() ? ca.stride() : ca.stride()[0]);
 
   // Linear case: B stays inside A's first mode, where A is x -> x * d0.
-  if (ca.shape().is_leaf() || (s0.is_static_leaf() && b_max < s0.value())) {
+  if (a_single || (s0.is_static_leaf() && b_max < s0.value())) {
     return map_leaves(b.shape(), b.stride(), [&](const IntTuple& s, const IntTuple& d) -> Result<Layout> {
       if (is_trivial_leaf(s, d)) return trivial_leaf_result(s, d);
       if (d.value() == 1) return Layout(s, d0);
@@ -160,8 +174,12 @@ Result<Layout> composition(const Layout& a, const Layout& b) {
     });
   }
 
-  Result<std::vector<Mode>> a_modes = detail::static_modes(ca, "composition");
-  if (!a_modes) return detail::with_context(a_modes.failure(), pair_text(a, b) + ": ");
+  if (!a_static) {
+    // Dynamic leaves may have been extent-1 leaves that coalesce dropped.
+    Result<std::vector<Mode>> known = detail::static_modes(ca, "composition");
+    if (!known) return detail::with_context(known.failure(), pair_text(a, b) + ": ");
+    a_modes = std::move(known).value();
+  }
 
   // No carries: sorted by stride, each moving leaf of B starts above the
   // largest value of the leaves below it.
@@ -179,7 +197,7 @@ Result<Layout> composition(const Layout& a, const Layout& b) {
 
   return map_leaves(b.shape(), b.stride(), [&](const IntTuple& s, const IntTuple& d) -> Result<Layout> {
     if (is_trivial_leaf(s, d)) return trivial_leaf_result(s, d);
-    return compose_leaf(*a_modes, s.value(), d.value(), a, b);
+    return compose_leaf(a_modes, s.value(), d.value(), a, b);
   });
 }
 

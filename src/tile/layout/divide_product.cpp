@@ -72,13 +72,13 @@ Result<Layout> regroup(const Layout& a, const Tile& b, Regroup f) {
 }  // namespace
 
 Result<Layout> logical_divide(const Layout& a, const Layout& b) {
-  const std::string where = "logical_divide(A = " + to_string(a) + ", B = " + to_string(b) + "): ";
+  auto where = [&] { return "logical_divide(A = " + to_string(a) + ", B = " + to_string(b) + "): "; };
   Result<std::int64_t> n = size(a);
-  if (!n) return detail::with_context(n.failure(), where);
+  if (!n) return detail::with_context(n.failure(), where());
   Result<Layout> c = complement(b, *n);
-  if (!c) return detail::with_context(c.failure(), where);
+  if (!c) return detail::with_context(c.failure(), where());
   Result<Layout> r = composition(a, make_layout({b, *c}));
-  if (!r) return detail::with_context(r.failure(), where);
+  if (!r) return detail::with_context(r.failure(), where());
   return r;
 }
 
@@ -107,18 +107,19 @@ Result<Layout> flat_divide(const Layout& a, const Tiler& b) { return regroup(a, 
 namespace {
 
 // complement(A, size(A)*cosize(B)) o B: where the copies of A start.
-Result<Layout> product_pattern(const Layout& a, const Layout& b, const std::string& where) {
+template <class Where>
+Result<Layout> product_pattern(const Layout& a, const Layout& b, const Where& where) {
   Result<std::int64_t> n = size(a);
-  if (!n) return detail::with_context(n.failure(), where);
+  if (!n) return detail::with_context(n.failure(), where());
   Result<std::int64_t> m = cosize(b);
-  if (!m) return detail::with_context(m.failure(), where);
+  if (!m) return detail::with_context(m.failure(), where());
   std::int64_t cotarget;
   if (__builtin_mul_overflow(*n, *m, &cotarget))
-    return inadmissible(where + "size(A) * cosize(B) overflows 64 bits.");
+    return inadmissible(where() + "size(A) * cosize(B) overflows 64 bits.");
   Result<Layout> c = complement(a, cotarget);
-  if (!c) return detail::with_context(c.failure(), where);
+  if (!c) return detail::with_context(c.failure(), where());
   Result<Layout> p = composition(*c, b);
-  if (!p) return detail::with_context(p.failure(), where);
+  if (!p) return detail::with_context(p.failure(), where());
   return p;
 }
 
@@ -131,8 +132,10 @@ Layout pad_to_rank(const Layout& a, std::size_t r) {
 }
 
 Result<Layout> rank_preserving_product(const Layout& a, const Layout& b, bool blocked) {
-  const std::string where = std::string(blocked ? "blocked_product" : "raked_product") + "(A = " + to_string(a) +
-                            ", B = " + to_string(b) + "): ";
+  auto where = [&] {
+    return std::string(blocked ? "blocked_product" : "raked_product") + "(A = " + to_string(a) + ", B = " +
+           to_string(b) + "): ";
+  };
   const std::size_t r = std::max(rank(a), rank(b));
   const Layout pa = pad_to_rank(a, r);
   const Layout pb = pad_to_rank(b, r);
@@ -145,13 +148,16 @@ Result<Layout> rank_preserving_product(const Layout& a, const Layout& b, bool bl
     Layout pattern = r == 1 ? *p : mode(*p, i);
     modes.push_back(coalesce(blocked ? make_layout({block, pattern}) : make_layout({pattern, block})));
   }
-  return group(modes);
+  // Rank R even when R == 1 and the one mode did not coalesce to a leaf.
+  if (r == 1 && modes[0].shape().is_leaf()) return modes[0];
+  return make_layout(modes);
 }
 
 }  // namespace
 
 Result<Layout> logical_product(const Layout& a, const Layout& b) {
-  Result<Layout> p = product_pattern(a, b, "logical_product(A = " + to_string(a) + ", B = " + to_string(b) + "): ");
+  Result<Layout> p = product_pattern(
+      a, b, [&] { return "logical_product(A = " + to_string(a) + ", B = " + to_string(b) + "): "; });
   if (!p) return p;
   return make_layout({a, *p});
 }

@@ -85,6 +85,7 @@ void collect_leaves(const IntTuple& t, std::vector<IntTuple>& out) {
 
 std::vector<IntTuple> leaves(const IntTuple& t) {
   std::vector<IntTuple> out;
+  out.reserve(t.is_leaf() ? 1 : 2 * t.rank());
   collect_leaves(t, out);
   return out;
 }
@@ -98,11 +99,15 @@ bool congruent(const IntTuple& a, const IntTuple& b) {
 }
 
 Result<std::int64_t> product(const IntTuple& t) {
+  if (t.is_leaf()) {
+    if (!t.is_static_leaf()) return unknown("product: the extent " + to_string(t) + " is dynamic.");
+    return t.value();
+  }
   std::int64_t p = 1;
-  for (const IntTuple& leaf : leaves(t)) {
-    if (!leaf.is_static_leaf())
-      return unknown("product: the extent " + to_string(leaf) + " of " + to_string(t) + " is dynamic.");
-    if (__builtin_mul_overflow(p, leaf.value(), &p))
+  for (const IntTuple& c : t.children()) {
+    Result<std::int64_t> q = product(c);
+    if (!q) return q;
+    if (__builtin_mul_overflow(p, *q, &p))
       return inadmissible("product: the product of " + to_string(t) + " overflows 64 bits.");
   }
   return p;

@@ -10,8 +10,9 @@ namespace tack::tile {
 namespace {
 
 bool extents_valid(const IntTuple& shape) {
-  for (const IntTuple& leaf : leaves(shape))
-    if (leaf.is_static_leaf() && leaf.value() < 1) return false;
+  if (shape.is_leaf()) return !shape.is_static_leaf() || shape.value() >= 1;
+  for (const IntTuple& c : shape.children())
+    if (!extents_valid(c)) return false;
   return true;
 }
 
@@ -30,23 +31,46 @@ Layout::Layout(IntTuple shape, IntTuple stride) : shape_(std::move(shape)), stri
 namespace detail {
 
 Result<std::vector<Mode>> static_modes(const Layout& a, std::string_view op) {
-  std::vector<IntTuple> s = leaves(a.shape());
-  std::vector<IntTuple> d = leaves(a.stride());
   std::vector<Mode> modes;
-  modes.reserve(s.size());
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (!s[i].is_static_leaf() || !d[i].is_static_leaf())
-      return unknown(std::string(op) + ": the layout " + to_string(a) + " has a dynamic leaf (" +
-                     to_string(s[i]) + ":" + to_string(d[i]) + ") whose value the operation needs.");
-    modes.push_back(Mode{s[i].value(), d[i].value()});
-  }
+  const IntTuple* bad_shape = nullptr;
+  const IntTuple* bad_stride = nullptr;
+  for_each_leaf(a.shape(), a.stride(), [&](const IntTuple& s, const IntTuple& d) {
+    if (!s.is_static_leaf() || !d.is_static_leaf()) {
+      bad_shape = &s;
+      bad_stride = &d;
+      return false;
+    }
+    modes.push_back(Mode{s.value(), d.value()});
+    return true;
+  });
+  if (bad_shape)
+    return unknown(std::string(op) + ": the layout " + to_string(a) + " has a dynamic leaf (" + to_string(*bad_shape) +
+                   ":" + to_string(*bad_stride) + ") whose value the operation needs.");
   return modes;
+}
+
+std::vector<Mode> coalesced(const std::vector<Mode>& modes) {
+  std::vector<Mode> out;
+  out.reserve(modes.size());
+  for (const Mode& m : modes) {
+    if (m.shape == 1) continue;
+    std::int64_t reach, merged;
+    if (!out.empty() && !__builtin_mul_overflow(out.back().shape, out.back().stride, &reach) && reach == m.stride &&
+        !__builtin_mul_overflow(out.back().shape, m.shape, &merged)) {
+      out.back().shape = merged;
+      continue;
+    }
+    out.push_back(m);
+  }
+  return out;
 }
 
 Layout layout_from_modes(const std::vector<Mode>& modes) {
   if (modes.empty()) return Layout(1, 0);
   if (modes.size() == 1) return Layout(modes[0].shape, modes[0].stride);
   std::vector<IntTuple> s, d;
+  s.reserve(modes.size());
+  d.reserve(modes.size());
   for (const Mode& m : modes) {
     s.emplace_back(m.shape);
     d.emplace_back(m.stride);
@@ -63,6 +87,8 @@ Failure with_context(const Failure& failure, const std::string& context) {
 Layout make_layout(const std::vector<Layout>& modes) {
   if (modes.empty()) throw std::invalid_argument("make_layout: a layout needs at least one mode.");
   std::vector<IntTuple> s, d;
+  s.reserve(modes.size());
+  d.reserve(modes.size());
   for (const Layout& m : modes) {
     s.push_back(m.shape());
     d.push_back(m.stride());
@@ -114,33 +140,33 @@ Result<std::int64_t> cosize(const Layout& a) {
 
 std::optional<std::int64_t> evaluate(const Layout& a, std::int64_t i) {
   if (i < 0) return std::nullopt;
-  std::vector<IntTuple> s = leaves(a.shape());
-  std::vector<IntTuple> d = leaves(a.stride());
   std::int64_t rest = i;
   std::int64_t value = 0;
-  for (std::size_t k = 0; k < s.size(); ++k) {
-    std::optional<std::int64_t> extent = s[k].runtime_value();
-    std::optional<std::int64_t> stride = d[k].runtime_value();
-    if (!extent || !stride || *extent < 1) return std::nullopt;
+  const bool known = detail::for_each_leaf(a.shape(), a.stride(), [&](const IntTuple& s, const IntTuple& d) {
+    std::optional<std::int64_t> extent = s.runtime_value();
+    std::optional<std::int64_t> stride = d.runtime_value();
+    if (!extent || !stride || *extent < 1) return false;
     value += (rest % *extent) * *stride;
     rest /= *extent;
-  }
-  if (rest != 0) return std::nullopt;
+    return true;
+  });
+  if (!known || rest != 0) return std::nullopt;
   return value;
 }
 
 std::optional<std::int64_t> evaluate_coordinate(const Layout& a, const std::vector<std::int64_t>& coordinate) {
-  std::vector<IntTuple> s = leaves(a.shape());
-  std::vector<IntTuple> d = leaves(a.stride());
-  if (coordinate.size() != s.size()) return std::nullopt;
+  std::size_t k = 0;
   std::int64_t value = 0;
-  for (std::size_t k = 0; k < s.size(); ++k) {
-    std::optional<std::int64_t> extent = s[k].runtime_value();
-    std::optional<std::int64_t> stride = d[k].runtime_value();
-    if (!extent || !stride) return std::nullopt;
-    if (coordinate[k] < 0 || coordinate[k] >= *extent) return std::nullopt;
+  const bool inside = detail::for_each_leaf(a.shape(), a.stride(), [&](const IntTuple& s, const IntTuple& d) {
+    std::optional<std::int64_t> extent = s.runtime_value();
+    std::optional<std::int64_t> stride = d.runtime_value();
+    if (k >= coordinate.size() || !extent || !stride) return false;
+    if (coordinate[k] < 0 || coordinate[k] >= *extent) return false;
     value += coordinate[k] * *stride;
-  }
+    ++k;
+    return true;
+  });
+  if (!inside || k != coordinate.size()) return std::nullopt;
   return value;
 }
 
@@ -162,23 +188,22 @@ Result<Layout> parse_layout(std::string_view text) {
 }
 
 Layout coalesce(const Layout& a) {
-  std::vector<IntTuple> s = leaves(a.shape());
-  std::vector<IntTuple> d = leaves(a.stride());
   std::vector<IntTuple> rs, rd;
-  for (std::size_t k = 0; k < s.size(); ++k) {
-    if (is_static_value(s[k], 1)) continue;
-    if (!rs.empty() && rs.back().is_static_leaf() && rd.back().is_static_leaf() && s[k].is_static_leaf() &&
-        d[k].is_static_leaf()) {
+  detail::for_each_leaf(a.shape(), a.stride(), [&](const IntTuple& s, const IntTuple& d) {
+    if (is_static_value(s, 1)) return true;
+    if (!rs.empty() && rs.back().is_static_leaf() && rd.back().is_static_leaf() && s.is_static_leaf() &&
+        d.is_static_leaf()) {
       std::int64_t reach, merged;
-      if (!__builtin_mul_overflow(rs.back().value(), rd.back().value(), &reach) && reach == d[k].value() &&
-          !__builtin_mul_overflow(rs.back().value(), s[k].value(), &merged)) {
+      if (!__builtin_mul_overflow(rs.back().value(), rd.back().value(), &reach) && reach == d.value() &&
+          !__builtin_mul_overflow(rs.back().value(), s.value(), &merged)) {
         rs.back() = IntTuple(merged);
-        continue;
+        return true;
       }
     }
-    rs.push_back(s[k]);
-    rd.push_back(d[k]);
-  }
+    rs.push_back(s);
+    rd.push_back(d);
+    return true;
+  });
   if (rs.empty()) return Layout(1, 0);
   if (rs.size() == 1) return Layout(rs[0], rd[0]);
   return Layout(IntTuple::tuple(std::move(rs)), IntTuple::tuple(std::move(rd)));

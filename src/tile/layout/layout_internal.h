@@ -20,6 +20,21 @@ struct Mode {
 // when a leaf is dynamic.
 Result<std::vector<Mode>> static_modes(const Layout& a, std::string_view op);
 
+// coalesce on static leaves: extent-1 leaves dropped, adjacent leaves with
+// d1 == s0*d0 merged. Same rules as coalesce(Layout), without building tuples.
+std::vector<Mode> coalesced(const std::vector<Mode>& modes);
+
+// Calls f(shape_leaf, stride_leaf) for each leaf of congruent tuples, in
+// order; f returns false to stop. Returns false when stopped. Walking the tree
+// in place keeps the algebra's inner loops free of allocation.
+template <class F>
+bool for_each_leaf(const IntTuple& shape, const IntTuple& stride, F&& f) {
+  if (shape.is_leaf()) return f(shape, stride);
+  for (std::size_t i = 0; i < shape.rank(); ++i)
+    if (!for_each_leaf(shape[i], stride[i], f)) return false;
+  return true;
+}
+
 // 1:0 for no modes, a leaf layout for one, a flat tuple otherwise.
 Layout layout_from_modes(const std::vector<Mode>& modes);
 

@@ -46,14 +46,14 @@ IntTuple zeros_like(const IntTuple& t) {
 }  // namespace
 
 Result<Layout> projection(const IntTuple& shape, const std::vector<std::size_t>& keep) {
-  const std::string where = "projection(" + to_string(shape) + "): ";
+  auto where = [&] { return "projection(" + to_string(shape) + "): "; };
   for (const IntTuple& leaf : leaves(shape))
-    if (leaf.is_static_leaf() && leaf.value() < 1) return inadmissible(where + "every extent must be at least 1.");
+    if (leaf.is_static_leaf() && leaf.value() < 1) return inadmissible(where() + "every extent must be at least 1.");
   const std::size_t r = shape.rank();
   std::vector<bool> seen(r, false);
   for (std::size_t k : keep) {
-    if (k >= r) return inadmissible(where + "mode " + std::to_string(k) + " is past the rank " + std::to_string(r) + ".");
-    if (seen[k]) return inadmissible(where + "mode " + std::to_string(k) + " is kept twice.");
+    if (k >= r) return inadmissible(where() + "mode " + std::to_string(k) + " is past the rank " + std::to_string(r) + ".");
+    if (seen[k]) return inadmissible(where() + "mode " + std::to_string(k) + " is kept twice.");
     seen[k] = true;
   }
   auto mode_of = [&](std::size_t i) -> const IntTuple& { return shape.is_leaf() ? shape : shape[i]; };
@@ -62,7 +62,7 @@ Result<Layout> projection(const IntTuple& shape, const std::vector<std::size_t>&
   std::optional<std::int64_t> running = 1;
   for (std::size_t k : keep) {
     Result<IntTuple> s = compact_strides(mode_of(k), running);
-    if (!s) return detail::with_context(s.failure(), where);
+    if (!s) return detail::with_context(s.failure(), where());
     strides[k] = std::move(s).value();
   }
   if (shape.is_leaf()) return Layout(shape, strides[0]);

@@ -25,20 +25,25 @@ using i128 = __int128;
 struct Leaf {
   std::optional<std::int64_t> extent;
   std::optional<std::int64_t> stride;
-  std::string text;  // "s:d", for reasons
+  const IntTuple* shape;   // for reasons; points into the layout being proved
+  const IntTuple* stride_leaf;
+  std::string text() const { return to_string(*shape) + ":" + to_string(*stride_leaf); }
 };
 
-std::vector<Leaf> read_leaves(const Layout& a) {
-  std::vector<IntTuple> s = leaves(a.shape());
-  std::vector<IntTuple> d = leaves(a.stride());
-  std::vector<Leaf> out;
-  for (std::size_t k = 0; k < s.size(); ++k) {
-    Leaf leaf;
-    if (s[k].is_static_leaf()) leaf.extent = s[k].value();
-    if (d[k].is_static_leaf()) leaf.stride = d[k].value();
-    leaf.text = to_string(s[k]) + ":" + to_string(d[k]);
-    out.push_back(std::move(leaf));
+void collect(const IntTuple& s, const IntTuple& d, std::vector<Leaf>& out) {
+  if (s.is_tuple()) {
+    for (std::size_t i = 0; i < s.rank(); ++i) collect(s[i], d[i], out);
+    return;
   }
+  Leaf leaf{std::nullopt, std::nullopt, &s, &d};
+  if (s.is_static_leaf()) leaf.extent = s.value();
+  if (d.is_static_leaf()) leaf.stride = d.value();
+  out.push_back(leaf);
+}
+
+std::vector<Leaf> read_leaves(const Layout& a) {
+  std::vector<Leaf> out;
+  collect(a.shape(), a.stride(), out);
   return out;
 }
 
@@ -111,7 +116,7 @@ Verdict bounds(const Layout& layout, std::int64_t offset, std::int64_t lo, std::
     return v;
   }
   if (!open.empty())
-    return verdict(Truth::unknown, "the leaf " + leaves[open.front()].text +
+    return verdict(Truth::unknown, "the leaf " + leaves[open.front()].text() +
                                        " has a dynamic extent or stride, so the values it adds are unknown.");
   return verdict(Truth::proven, "every value lies in [" + str(bottom) + ", " + str(top) + "], inside [" +
                                     std::to_string(lo) + ", " + std::to_string(hi) + ").");
@@ -181,8 +186,8 @@ struct Kernel {
 };
 
 // A nonzero delta with |delta_k| < extent_k and sum delta_k * stride_k == 0.
-// Modes: extent >= 2, stride != 0. The two largest extents are solved
-// exactly for each difference vector of the others.
+// Modes: extent >= 2, stride != 0. Every pair is tried alone; then the two
+// largest extents are solved exactly for each difference vector of the others.
 Kernel find_kernel_vector(const std::vector<std::pair<std::int64_t, std::int64_t>>& modes, std::int64_t budget) {
   Kernel result;
   const std::size_t m = modes.size();
@@ -191,6 +196,20 @@ Kernel find_kernel_vector(const std::vector<std::pair<std::int64_t, std::int64_t
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t x, std::size_t y) { return modes[x].first > modes[y].first; });
+  // Pairs first: most collisions involve two leaves, and a pair costs one gcd.
+  for (std::size_t i = 0; i < m; ++i) {
+    for (std::size_t j = i + 1; j < m; ++j) {
+      i128 x, y;
+      if (solve_pair(modes[i].second, modes[j].second, 0, modes[i].first - 1, modes[j].first - 1, true, x, y)) {
+        result.status = Kernel::Status::found;
+        result.delta.assign(m, 0);
+        result.delta[i] = static_cast<std::int64_t>(x);
+        result.delta[j] = static_cast<std::int64_t>(y);
+        return result;
+      }
+    }
+  }
+  if (m == 2) return result;
   const std::size_t a = order[0], b = order[1];
   std::vector<std::size_t> rest(order.begin() + 2, order.end());
   i128 points = 1;
@@ -278,7 +297,7 @@ Verdict prove_injective(const Layout& a) {
   for (std::size_t k = 0; k < n; ++k) {
     const Leaf& l = leaves[k];
     if (is_zero_stride(l) && l.extent && *l.extent >= 2) {
-      Verdict v = verdict(Truth::disproven, "the leaf " + l.text + " has stride 0.");
+      Verdict v = verdict(Truth::disproven, "the leaf " + l.text() + " has stride 0.");
       v.points.assign(2, std::vector<std::int64_t>(n, 0));
       v.points[0][k] = 1;
       return v;
@@ -339,7 +358,7 @@ Verdict prove_injective(const Layout& a) {
 Verdict prove_surjective(const Layout& a, std::int64_t n) {
   if (n < 1) {
     Verdict v = verdict(Truth::disproven, "[0, " + std::to_string(n) + ") is empty, and every layout takes a value.");
-    v.points.push_back(std::vector<std::int64_t>(leaves(a.shape()).size(), 0));
+    v.points.push_back(std::vector<std::int64_t>(read_leaves(a).size(), 0));
     return v;
   }
   Verdict total = prove_total(a, n);

@@ -32,14 +32,14 @@ bool has_repeat(const std::vector<Dim>& dims) {
 }  // namespace
 
 Result<TypedLayout> make_typed_layout(Layout layout, std::vector<Dim> domain, std::vector<Dim> codomain) {
-  const std::string where = "make_typed_layout(" + to_string(layout) + ", " + labels(domain) + " -> " +
-                            labels(codomain) + ") is inadmissible: ";
+  auto where = [&] { return "make_typed_layout(" + to_string(layout) + ", " + labels(domain) + " -> " +
+                            labels(codomain) + ") is inadmissible: "; };
   if (domain.size() != rank(layout))
-    return inadmissible(where + "the layout has " + std::to_string(rank(layout)) + " modes but " +
+    return inadmissible(where() + "the layout has " + std::to_string(rank(layout)) + " modes but " +
                         std::to_string(domain.size()) + " domain Dims.");
-  if (codomain.empty()) return inadmissible(where + "the codomain names no Dim.");
-  if (has_repeat(domain)) return inadmissible(where + "a Dim appears twice in the domain.");
-  if (has_repeat(codomain)) return inadmissible(where + "a Dim appears twice in the codomain.");
+  if (codomain.empty()) return inadmissible(where() + "the codomain names no Dim.");
+  if (has_repeat(domain)) return inadmissible(where() + "a Dim appears twice in the domain.");
+  if (has_repeat(codomain)) return inadmissible(where() + "a Dim appears twice in the codomain.");
   return TypedLayout{std::move(layout), std::move(domain), std::move(codomain)};
 }
 
