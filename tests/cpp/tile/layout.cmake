@@ -4,5 +4,7 @@ tack_add_test(tile_layout_tests
   layout_exhaustive_test.cpp
   layout_random_test.cpp
   layout_prover_test.cpp
+  layout_inadmissible_test.cpp
+  layout_typed_test.cpp
 )
 target_link_libraries(tile_layout_tests PRIVATE tack_tile_layout)
