@@ -116,6 +116,7 @@ class ScopeBase {
   State state_ = State::ready;
   Operation* op_ = nullptr;
   size_t depth_ = 0;
+  int exceptions_ = 0;  // in flight when the scope opened
 };
 
 // A custom merge, type-erased: (a..., b...) -> merged.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <limits>
 #include <map>
 #include <unordered_set>
@@ -55,6 +56,7 @@ struct CaptureState {
   Builder builder;
   std::map<std::pair<Value*, int>, Value*> dims;
   Operation* last_dim = nullptr;
+  std::string failure;  // set when a region body was left early
 };
 
 thread_local CaptureState* g_state = nullptr;
@@ -552,8 +554,14 @@ ScopeBase::ScopeBase(OpKind kind, const TileBase& extent, Attrs attrs, std::sour
 }
 
 ScopeBase::~ScopeBase() {
-  // A body that threw leaves its scope open; the capture is abandoned.
+  // A body that threw leaves its scope open and the capture is abandoned. One
+  // left by break or return would silently lose the rest of the region, so
+  // the capture fails when it finishes.
   if (state_ != State::open || !g_state) return;
+  if (std::uncaught_exceptions() == exceptions_ && g_state->failure.empty())
+    g_state->failure = where(loc_) + "the body of this " + std::string(op_name(kind_)) +
+                       " region was left early (break or return); a captured body runs exactly once, so express the "
+                       "condition with select() or a mask.";
   while (g_state->scopes.size() > depth_) g_state->scopes.pop_back();
   if (!g_state->scopes.empty()) g_state->builder.set_insertion_end(*g_state->scopes.back()->body);
 }
@@ -567,6 +575,7 @@ Value* ScopeBase::open() {
   depth_ = st.scopes.size() - 1;
   st.builder.set_insertion_end(body);
   state_ = State::open;
+  exceptions_ = std::uncaught_exceptions();
   return index;
 }
 
@@ -625,6 +634,7 @@ Value* KernelCapture::param(Type type) { return static_cast<CaptureState*>(state
 
 Kernel KernelCapture::finish() {
   auto* st = static_cast<CaptureState*>(state_);
+  if (!st->failure.empty()) throw Error(st->failure);
   if (auto error = verify(st->kernel))
     throw Error("tile_kernel @" + st->kernel.name() +
                 ": the captured IR is invalid (is a Tile used outside the region that defines it?): " + *error);

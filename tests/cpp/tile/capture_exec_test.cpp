@@ -23,13 +23,13 @@ void expect_rejected(const Kernel& k, const Target& target, std::initializer_lis
   for (const std::string& f : fragments) EXPECT_NE(error->find(f), std::string::npos) << "missing '" << f << "' in: " << *error;
 }
 
-TEST(CaptureExec, ConstraintsAreRecordedOnParallelRegions) {
+TEST(TileCaptureExec, ConstraintsAreRecordedOnParallelRegions) {
   std::string text = print(nested(exec::block, exec::thread));
   EXPECT_NE(text.find("parallel %3 < %1 exec block {"), std::string::npos) << text;
   EXPECT_NE(text.find("parallel %4 < %2 exec thread {"), std::string::npos) << text;
 }
 
-TEST(CaptureExec, NestedBindingsMustDescendOnTheGpuTarget) {
+TEST(TileCaptureExec, NestedBindingsMustDescendOnTheGpuTarget) {
   Target gpu = Target::gpu();
   EXPECT_EQ(verify(nested(exec::block, exec::thread), &gpu), std::nullopt);
   EXPECT_EQ(verify(nested(exec::grid, exec::warp), &gpu), std::nullopt);
@@ -44,7 +44,7 @@ TEST(CaptureExec, NestedBindingsMustDescendOnTheGpuTarget) {
   EXPECT_EQ(verify(nested(exec::thread, exec::block)), std::nullopt);
 }
 
-TEST(CaptureExec, AnUnconstrainedRegionDoesNotHideItsAncestorsLevel) {
+TEST(TileCaptureExec, AnUnconstrainedRegionDoesNotHideItsAncestorsLevel) {
   Kernel k = tile_kernel("skip", [](TensorView<float, 3> X) {
     for (auto i : parallel(X.shape(0), exec::thread))
       for (auto j : parallel(X.shape(1)))
@@ -62,7 +62,7 @@ Target clustered() {
                               {"quad", "lane"}});
 }
 
-TEST(CaptureExec, IncomparableLevelsAreRejectedWhateverTheirNames) {
+TEST(TileCaptureExec, IncomparableLevelsAreRejectedWhateverTheirNames) {
   Target t = clustered();
   EXPECT_TRUE(t.encloses("grid", "lane"));
   EXPECT_TRUE(t.encloses("cluster", "quad"));
@@ -81,7 +81,7 @@ TEST(CaptureExec, IncomparableLevelsAreRejectedWhateverTheirNames) {
   expect_rejected(nested(lane, cluster), t, {"lane does not contain cluster"});
 }
 
-TEST(CaptureExec, LevelsUnknownToTheTargetAreRejected) {
+TEST(TileCaptureExec, LevelsUnknownToTheTargetAreRejected) {
   Target t = clustered();
   expect_rejected(nested(exec::block, exec::thread), t, {"exec level 'block' is not a level of target clustered"});
   Target cpu("cpu", {{"grid", "thread"}});

@@ -28,11 +28,11 @@ void expect_golden(const Kernel& k, const std::string& file) {
   EXPECT_EQ(text, want.str()) << "golden " << path << " differs";
 }
 
-TEST(CaptureGolden, Matmul) { expect_golden(lib::matmul(), "matmul.tir"); }
-TEST(CaptureGolden, Softmax) { expect_golden(lib::softmax(), "softmax.tir"); }
-TEST(CaptureGolden, LayerNorm) { expect_golden(lib::layer_norm(), "layer_norm.tir"); }
-TEST(CaptureGolden, InclusiveScan) { expect_golden(lib::scan(lib::ScanKind::inclusive), "inclusive_scan.tir"); }
-TEST(CaptureGolden, TopK) { expect_golden(lib::topk(4), "topk.tir"); }
+TEST(TileCaptureGolden, Matmul) { expect_golden(lib::matmul(), "matmul.tir"); }
+TEST(TileCaptureGolden, Softmax) { expect_golden(lib::softmax(), "softmax.tir"); }
+TEST(TileCaptureGolden, LayerNorm) { expect_golden(lib::layer_norm(), "layer_norm.tir"); }
+TEST(TileCaptureGolden, InclusiveScan) { expect_golden(lib::scan(lib::ScanKind::inclusive), "inclusive_scan.tir"); }
+TEST(TileCaptureGolden, TopK) { expect_golden(lib::topk(4), "topk.tir"); }
 
 }  // namespace
 }  // namespace tack::tile

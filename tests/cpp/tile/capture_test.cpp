@@ -36,7 +36,7 @@ std::vector<float> run(const Kernel& k, std::vector<float> x, size_t n = 1) {
   return y;
 }
 
-TEST(Capture, EachRangeForBindingRecordsItsBodyOnce) {
+TEST(TileCapture, EachRangeForBindingRecordsItsBodyOnce) {
   int parallel_bodies = 0, serial_bodies = 0, reduce_bodies = 0, pipeline_bodies = 0;
   Kernel k = tile_kernel("once", [&](TensorView<float, 1> X, TensorView<float, 1> Y) {
     for (auto i : parallel(X.shape(0))) {
@@ -67,7 +67,7 @@ TEST(Capture, EachRangeForBindingRecordsItsBodyOnce) {
   EXPECT_EQ(y, (std::vector<float>{0, 0, 1, 4}));
 }
 
-TEST(Capture, SerialCarriesExactlyTheAssignedTiles) {
+TEST(TileCapture, SerialCarriesExactlyTheAssignedTiles) {
   Kernel k = tile_kernel("horner", [](TensorView<float, 1> X, TensorView<float, 1> Y) {
     Tile<float> acc = 0.0f;
     Tile<float> scale = 0.5f;
@@ -83,7 +83,7 @@ TEST(Capture, SerialCarriesExactlyTheAssignedTiles) {
   EXPECT_EQ(run(k, x)[0], want);
 }
 
-TEST(Capture, NestedSerialRegionsCarryThroughEveryLevel) {
+TEST(TileCapture, NestedSerialRegionsCarryThroughEveryLevel) {
   Kernel k = tile_kernel("pairs", [](TensorView<float, 1> X, TensorView<float, 1> Y) {
     Tile<float> acc = 0.0f;
     for (auto i : serial(X.shape(0)))
@@ -98,7 +98,7 @@ TEST(Capture, NestedSerialRegionsCarryThroughEveryLevel) {
   EXPECT_EQ(run(k, x)[0], want);
 }
 
-TEST(Capture, AssignmentRebindsOnlyTheAssignedVariable) {
+TEST(TileCapture, AssignmentRebindsOnlyTheAssignedVariable) {
   Kernel k = tile_kernel("copies", [](TensorView<float, 1> X, TensorView<float, 1> Y) {
     Tile<float> total = 0.0f;
     for (auto i : serial(X.shape(0))) {
@@ -110,7 +110,7 @@ TEST(Capture, AssignmentRebindsOnlyTheAssignedVariable) {
   EXPECT_EQ(run(k, {1, 2, 3, 4}, 4), (std::vector<float>{0, 1, 3, 6}));
 }
 
-TEST(Capture, ReduceRecordsContributionsAndBuiltInMerges) {
+TEST(TileCapture, ReduceRecordsContributionsAndBuiltInMerges) {
   Kernel k = tile_kernel("stats", [](TensorView<float, 1> X, TensorView<float, 1> Y) {
     Tile<float> total = 0.0f, largest = -INFINITY, product = 1.0f;
     for (auto i : reduce(X.shape(0))) {
@@ -129,7 +129,7 @@ TEST(Capture, ReduceRecordsContributionsAndBuiltInMerges) {
   EXPECT_EQ(run(k, {2, -3, 5, 0.5f}, 3), (std::vector<float>{4.5f, 5, -15}));
 }
 
-TEST(Capture, ReduceRejectsUpdatesThatAreNotMerges) {
+TEST(TileCapture, ReduceRejectsUpdatesThatAreNotMerges) {
   expect_capture_error(
       [](TensorView<float, 1> X) {
         Tile<float> acc = 0.0f;
@@ -183,7 +183,7 @@ TEST(Capture, ReduceRejectsUpdatesThatAreNotMerges) {
       {"stored inside a reduce body"});
 }
 
-TEST(Capture, ParallelIterationsCannotAssignEnclosingTiles) {
+TEST(TileCapture, ParallelIterationsCannotAssignEnclosingTiles) {
   expect_capture_error(
       [](TensorView<float, 1> X) {
         Tile<float> acc = 0.0f;
@@ -192,7 +192,7 @@ TEST(Capture, ParallelIterationsCannotAssignEnclosingTiles) {
       {"capture_test.cpp:", "assigned inside it; parallel iterations cannot update an enclosing Tile"});
 }
 
-TEST(Capture, PipelineStagesAreCutsOfItsBody) {
+TEST(TileCapture, PipelineStagesAreCutsOfItsBody) {
   Kernel k = tile_kernel("staged", [](TensorView<float, 1> X, TensorView<float, 1> Y) {
     Tile<float> acc = 0.0f;
     for (auto s : pipeline(X.shape(0))) {
@@ -216,7 +216,7 @@ TEST(Capture, PipelineStagesAreCutsOfItsBody) {
       {"capture_test.cpp:", "stage() must be called directly in the body of its pipeline"});
 }
 
-TEST(Capture, MemoryIsWrittenOnlyThroughStore) {
+TEST(TileCapture, MemoryIsWrittenOnlyThroughStore) {
   static_assert(!std::is_assignable_v<MemoryRef<float>&, Tile<float>>, "Memory = Tile is ill-formed");
   static_assert(!std::is_assignable_v<MemoryRef<float>&, MemoryRef<float>>, "Memory = View is ill-formed");
   static_assert(!std::is_constructible_v<Tile<float>, MemoryRef<float>>, "a view is never loaded implicitly");
@@ -230,11 +230,11 @@ TEST(Capture, MemoryIsWrittenOnlyThroughStore) {
   EXPECT_EQ(y, (std::vector<float>{-1, 101, 202, 303, 404}));
 }
 
-TEST(Capture, ViewsNeedOneCoordinatePerAxis) {
+TEST(TileCapture, ViewsNeedOneCoordinatePerAxis) {
   expect_capture_error([](TensorView<float, 2> X) { Tile<float> x = X[{0}]; }, {"accessed with 1 coordinates"});
 }
 
-TEST(Capture, CustomReducersBecomeCombinerRegions) {
+TEST(TileCapture, CustomReducersBecomeCombinerRegions) {
   Kernel k = tile_kernel("ordered_product", [](TensorView<float, 1> X, TensorView<float, 1> Y) {
     Reducer<float> times([](const Tile<float>& a, const Tile<float>& b) { return a * b; }, Laws{.associative = true});
     Tile<float> p = 1.0f;
@@ -265,7 +265,7 @@ TEST(Capture, CustomReducersBecomeCombinerRegions) {
       {"a Reducer's merge reads a Tile of the enclosing kernel"});
 }
 
-TEST(Capture, TilesExistOnlyDuringCapture) {
+TEST(TileCapture, TilesExistOnlyDuringCapture) {
   EXPECT_THROW(Tile<float>(1.0f), Error);
   // A body that throws abandons its capture; the next capture is unaffected.
   EXPECT_THROW(tile_kernel("throws",
@@ -278,6 +278,17 @@ TEST(Capture, TilesExistOnlyDuringCapture) {
                std::runtime_error);
   Kernel k = tile_kernel("after", [](TensorView<float, 1> X, TensorView<float, 1> Y) { Y(0).store(X[{1}]); });
   EXPECT_EQ(run(k, {5, 6})[0], 6.0f);
+}
+
+TEST(TileCapture, BodiesLeftEarlyFailTheCapture) {
+  expect_capture_error(
+      [](TensorView<float, 1> X, TensorView<float, 1> Y) {
+        for (auto i : parallel(X.shape(0))) {
+          Y(i).store(X[{i}]);
+          break;
+        }
+      },
+      {"capture_test.cpp:", "the body of this parallel region was left early (break or return)"});
 }
 
 }  // namespace

@@ -24,7 +24,7 @@ std::vector<std::string> names_of(const Block& block) {
   return out;
 }
 
-TEST(IrOpTable, EveryKindRoundTripsThroughItsName) {
+TEST(TileIrOpTable, EveryKindRoundTripsThroughItsName) {
   int kinds = 0;
 #define TACK_TILE_X(kind, text, format)                         \
   EXPECT_EQ(op_name(OpKind::kind), text);                       \
@@ -37,7 +37,7 @@ TEST(IrOpTable, EveryKindRoundTripsThroughItsName) {
   EXPECT_EQ(op_from_name("gemm"), std::nullopt);
 }
 
-TEST(IrTypes, PrintAndCompare) {
+TEST(TileIrTypes, PrintAndCompare) {
   EXPECT_EQ(to_string(Type::tile(Scalar::f32)), "f32");
   EXPECT_EQ(to_string(Type::tile(Scalar::i1, {32, 65})), "tile<32x65xi1>");
   EXPECT_EQ(to_string(Type::view(Scalar::f64, {kDynamic, 4})), "view<?x4xf64>");
@@ -52,7 +52,7 @@ TEST(IrTypes, PrintAndCompare) {
   EXPECT_THROW(Shape({1, 2, 3, 4, 5}), Error);
 }
 
-TEST(IrUses, UseListsTrackEveryOperand) {
+TEST(TileIrUses, UseListsTrackEveryOperand) {
   Kernel k("uses");
   Builder b(k.body());
   Value* x = constant(b, 1);
@@ -85,7 +85,7 @@ TEST(IrUses, UseListsTrackEveryOperand) {
   for (Use* u = y->first_use(); u; u = u->next_use()) EXPECT_EQ(u->owner()->operand(u->operand_index()), y);
 }
 
-TEST(IrRewriter, ReplaceAllUsesAndErase) {
+TEST(TileIrRewriter, ReplaceAllUsesAndErase) {
   Kernel k("rauw");
   Builder b(k.body());
   Value* x = constant(b, 1);
@@ -106,7 +106,7 @@ TEST(IrRewriter, ReplaceAllUsesAndErase) {
   EXPECT_EQ(verify(k), std::nullopt);
 }
 
-TEST(IrRewriter, InsertBeforeAfterAndMove) {
+TEST(TileIrRewriter, InsertBeforeAfterAndMove) {
   Kernel k("order");
   Builder b(k.body());
   Value* n = constant(b, 4, i64());
@@ -144,7 +144,7 @@ TEST(IrRewriter, InsertBeforeAfterAndMove) {
   EXPECT_EQ(verify(k), std::nullopt);
 }
 
-TEST(IrStructure, BlockArgumentsRegionsAndWalk) {
+TEST(TileIrStructure, BlockArgumentsRegionsAndWalk) {
   Kernel k("walk");
   Value* view = k.body().add_argument(Type::view(Scalar::f32, {kDynamic}));
   Builder b(k.body());
@@ -174,7 +174,7 @@ TEST(IrStructure, BlockArgumentsRegionsAndWalk) {
   EXPECT_EQ(verify(k), std::nullopt);
 }
 
-TEST(IrStructure, KernelsMoveWithTheirIr) {
+TEST(TileIrStructure, KernelsMoveWithTheirIr) {
   Kernel k("moved");
   Builder b(k.body());
   Value* x = constant(b, 1);

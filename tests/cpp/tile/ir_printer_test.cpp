@@ -71,7 +71,7 @@ std::vector<std::pair<std::string, std::function<Kernel()>>> gallery() {
   };
 }
 
-TEST(IrPrinter, PrintParsePrintIsAFixedPointOnTheGallery) {
+TEST(TileIrPrinter, PrintParsePrintIsAFixedPointOnTheGallery) {
   for (auto& [name, make] : gallery()) {
     Kernel k = make();
     std::string text = print(k);
@@ -81,7 +81,7 @@ TEST(IrPrinter, PrintParsePrintIsAFixedPointOnTheGallery) {
   }
 }
 
-TEST(IrPrinter, ParsedKernelsComputeWhatTheOriginalsDid) {
+TEST(TileIrPrinter, ParsedKernelsComputeWhatTheOriginalsDid) {
   Kernel original = lib::softmax(8);
   Kernel parsed = parse(print(original));
   std::vector<float> x(3 * 13), a(x.size(), NAN), b(x.size(), NAN);
@@ -91,7 +91,7 @@ TEST(IrPrinter, ParsedKernelsComputeWhatTheOriginalsDid) {
   EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0);
 }
 
-TEST(IrPrinter, NumbersRoundTripBitForBit) {
+TEST(TileIrPrinter, NumbersRoundTripBitForBit) {
   for (double v : {0.0, -0.0, 0.1, -1.5, 1e-30, 3.4028234663852886e38, double(INFINITY), double(-INFINITY), 1e300}) {
     for (Scalar e : {Scalar::f32, Scalar::f64}) {
       if (e == Scalar::f32 && std::fabs(v) > 3.5e38 && std::isfinite(v)) continue;
@@ -113,7 +113,7 @@ TEST(IrPrinter, NumbersRoundTripBitForBit) {
   EXPECT_EQ(print(k), "kernel @n(%0: view<?xf32>) {\n  %1 = const nan : f32\n  %2 = const -9223372036854775808 : i64\n}\n");
 }
 
-TEST(IrPrinter, ElidesAndRestoresEmptyYields) {
+TEST(TileIrPrinter, ElidesAndRestoresEmptyYields) {
   Kernel k = parse(R"(
 kernel @empty(%x: view<?xf32>) {
   %n = dim %x axis 0 : i64
@@ -136,7 +136,7 @@ void expect_parse_error(const std::string& text, const std::string& fragment) {
   }
 }
 
-TEST(IrPrinter, ParseErrorsNameTheLineAndColumn) {
+TEST(TileIrPrinter, ParseErrorsNameTheLineAndColumn) {
   expect_parse_error("kernel @k(%x: view<?xf32>) {\n  %a = gemm %x : f32\n}\n", "line 2, column 8: unknown operation 'gemm'");
   expect_parse_error("kernel @k(%x: view<?xf32>) {\n  %a = neg %b : f32\n}\n", "line 2, column 12: value %b is not defined");
   expect_parse_error("kernel @k(%x: view<?xf32>) {\n  %x = const 1.0 : f32\n}\n", "value %x is defined twice");

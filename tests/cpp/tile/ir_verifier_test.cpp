@@ -37,9 +37,9 @@ void expect_rejected(const Kernel& k, std::initializer_list<std::string> fragmen
   for (const std::string& f : fragments) EXPECT_NE(error->find(f), std::string::npos) << "missing '" << f << "' in: " << *error;
 }
 
-TEST(IrVerifier, AcceptsAWellFormedKernel) { EXPECT_EQ(verify(parse(kScale)), std::nullopt); }
+TEST(TileIrVerifier, AcceptsAWellFormedKernel) { EXPECT_EQ(verify(parse(kScale)), std::nullopt); }
 
-TEST(IrVerifier, RejectsUseBeforeDefinition) {
+TEST(TileIrVerifier, RejectsUseBeforeDefinition) {
   Kernel k = parse(kScale);
   Operation* mul = find(k, OpKind::mul);
   mul->move_before(find(k, OpKind::constant));
@@ -47,7 +47,7 @@ TEST(IrVerifier, RejectsUseBeforeDefinition) {
   expect_rejected(k, {"'mul' %6", "operand #1 (%7)", "used before its definition"});
 }
 
-TEST(IrVerifier, RejectsAnOperandWhoseDefinitionLeftTheKernel) {
+TEST(TileIrVerifier, RejectsAnOperandWhoseDefinitionLeftTheKernel) {
   Kernel k = parse(kScale);
   Operation* mul = find(k, OpKind::mul);
   std::unique_ptr<Operation> detached = find(k, OpKind::constant)->remove();
@@ -55,13 +55,13 @@ TEST(IrVerifier, RejectsAnOperandWhoseDefinitionLeftTheKernel) {
   mul->set_operand(1, mul->operand(0));
 }
 
-TEST(IrVerifier, RejectsAUseByAnOperationOutsideTheKernel) {
+TEST(TileIrVerifier, RejectsAUseByAnOperationOutsideTheKernel) {
   Kernel k = parse(kScale);
   std::unique_ptr<Operation> detached = find(k, OpKind::store)->remove();
   expect_rejected(k, {"dangling use", "operand #", "'store'", "not in the kernel"});
 }
 
-TEST(IrVerifier, RejectsOperandTypeMismatch) {
+TEST(TileIrVerifier, RejectsOperandTypeMismatch) {
   Kernel k = parse(R"(
 kernel @mixed(%x: view<?xf32>) {
   %a = const 1.0 : f32
@@ -72,7 +72,7 @@ kernel @mixed(%x: view<?xf32>) {
   expect_rejected(k, {"'add' %3", "operand #1 (%2)", "has type f64; expected f32"});
 }
 
-TEST(IrVerifier, RejectsResultTypeMismatch) {
+TEST(TileIrVerifier, RejectsResultTypeMismatch) {
   Kernel k = parse(R"(
 kernel @mixed(%x: view<?xf32>) {
   %a = const 1.0 : tile<4xf32>
@@ -82,7 +82,7 @@ kernel @mixed(%x: view<?xf32>) {
   expect_rejected(k, {"'lt' %2", "result %2 has type tile<4xf32>; expected tile<4xi1>"});
 }
 
-TEST(IrVerifier, RejectsViewLoadAndMmaTypeMismatches) {
+TEST(TileIrVerifier, RejectsViewLoadAndMmaTypeMismatches) {
   expect_rejected(parse(R"(
 kernel @v(%x: view<?x?xf32>) {
   %i = const 0 : i64
@@ -109,7 +109,7 @@ kernel @m(%x: view<?xf32>) {
                   {"'mma' %4", "operand #1 (%2)", "does not multiply"});
 }
 
-TEST(IrVerifier, RejectsMalformedRegions) {
+TEST(TileIrVerifier, RejectsMalformedRegions) {
   constexpr const char* kLoop = R"(
 kernel @loop(%x: view<?xf32>) {
   %n = dim %x axis 0 : i64
@@ -170,7 +170,7 @@ kernel @carry(%x: view<?xf32>) {
   }
 }
 
-TEST(IrVerifier, RejectsAValueUsedOutsideItsRegion) {
+TEST(TileIrVerifier, RejectsAValueUsedOutsideItsRegion) {
   Kernel k = parse(R"(
 kernel @escape(%x: view<?xf32>) {
   %n = dim %x axis 0 : i64
@@ -209,7 +209,7 @@ std::string product(std::string policy, std::string operand = "%r") {
   return text;
 }
 
-TEST(IrVerifier, ChecksReduceMergeLawsAgainstThePolicy) {
+TEST(TileIrVerifier, ChecksReduceMergeLawsAgainstThePolicy) {
   EXPECT_EQ(verify(parse(product("ordered_tree"))), std::nullopt);
   EXPECT_EQ(verify(parse(product("left_fold"))), std::nullopt);
   expect_rejected(parse(product("unordered_tree")),
@@ -229,12 +229,12 @@ kernel @difference(%x: view<?xf32>) {
                   {"'reduce' %3", "merge 'sub' of state #0 is not associative", "use left_fold or right_fold"});
 }
 
-TEST(IrVerifier, RejectsACombinerThatReadsOutsideItself) {
+TEST(TileIrVerifier, RejectsACombinerThatReadsOutsideItself) {
   expect_rejected(parse(product("left_fold", "%one")),
                   {"'mul' %9", "operand #1 (%2)", "outside the reduce combiner"});
 }
 
-TEST(IrVerifier, RejectsMemoryWritesInReduceBodies) {
+TEST(TileIrVerifier, RejectsMemoryWritesInReduceBodies) {
   expect_rejected(parse(R"(
 kernel @writes(%x: view<?xf32>) {
   %n = dim %x axis 0 : i64

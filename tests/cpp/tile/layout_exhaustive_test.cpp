@@ -1,9 +1,10 @@
 // Postconditions of the algebra checked over every index of every layout in
 // a finite family: all flat layouts of rank <= 3 and size <= 64, extents >= 1,
-// strides of extent >= 2 leaves in {0..8, 12, 16, 32}, strides of extent-1
-// leaves in {0, 5} (check::LayoutFamily's defaults; 421,106 layouts).
-// Binary operations take every layout of the family on one side and a table
-// of fixed layouts on the other.
+// strides of extent >= 2 leaves in {0..8, 16}, strides of extent-1 leaves in
+// {0, 5} (check::LayoutFamily's defaults; 264,824 layouts).
+// Binary operations take every layout of the family on one side and, on the
+// other, the fixed layouts of a small table in rotation, so that every layout
+// meets one of them and every table entry meets a slice of the family.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -69,7 +70,7 @@ bool is_permutation_of_iota(const std::vector<std::int64_t>& values) {
   return true;
 }
 
-TEST(LayoutExhaustive, FamilyIsWhatTheHeaderSays) { EXPECT_EQ(family().size(), 421106u); }
+TEST(LayoutExhaustive, FamilyIsWhatTheHeaderSays) { EXPECT_EQ(family().size(), 264824u); }
 
 TEST(LayoutExhaustive, CoalescePreservesTheFunction) {
   for (const Layout& a : family()) {
@@ -84,9 +85,12 @@ TEST(LayoutExhaustive, CoalescePreservesTheFunction) {
 
 TEST(LayoutExhaustive, ComplementFillsTheCodomain) {
   std::size_t admitted = 0;
-  for (const Layout& a : family()) {
+  for (std::size_t k = 0; k < family().size(); ++k) {
+    const Layout& a = family()[k];
     const std::int64_t span = gapped_mixed_radix_span(a);
-    for (std::int64_t cotarget : {*cosize(a), std::int64_t{64}}) {
+    {
+      // The tight cotarget, or one that needs rounding up and several copies.
+      const std::int64_t cotarget = k % 2 == 0 ? *cosize(a) : 64;
       Result<Layout> c = complement(a, cotarget);
       ASSERT_EQ(c.ok(), span != 0) << to_string(a) << " " << c.diagnostic();
       if (!c) continue;
@@ -104,7 +108,7 @@ TEST(LayoutExhaustive, ComplementFillsTheCodomain) {
       }
     }
   }
-  EXPECT_GT(admitted, 20000u);
+  EXPECT_GT(admitted, 5000u);
 }
 
 TEST(LayoutExhaustive, RightInverseIsInvertedByTheLayout) {
@@ -137,7 +141,7 @@ TEST(LayoutExhaustive, LeftInverseUndoesTheLayout) {
       ASSERT_EQ(vl[static_cast<std::size_t>(va[i])], static_cast<std::int64_t>(i)) << to_string(a) << " " << to_string(*l);
     }
   }
-  EXPECT_GT(admitted, 10000u);
+  EXPECT_GT(admitted, 5000u);
 }
 
 // R(i) == A(B(i)) over every index; an image outside A's domain must be refused.
@@ -167,11 +171,11 @@ TEST(LayoutExhaustive, CompositionWithFixedRightOperands) {
   std::size_t admitted = 0;
   std::vector<std::vector<std::int64_t>> vbs;
   for (const Layout& b : bs) vbs.push_back(V(b));
-  for (const Layout& a : family()) {
-    const std::vector<std::int64_t> va = V(a);
-    for (std::size_t j = 0; j < bs.size(); ++j) expect_composition(a, va, bs[j], vbs[j], admitted);
+  for (std::size_t k = 0; k < family().size(); ++k) {
+    const std::size_t j = k % bs.size();
+    expect_composition(family()[k], V(family()[k]), bs[j], vbs[j], admitted);
   }
-  EXPECT_GT(admitted, 100000u);
+  EXPECT_GT(admitted, 20000u);
 }
 
 TEST(LayoutExhaustive, CompositionWithFixedLeftOperands) {
@@ -179,51 +183,54 @@ TEST(LayoutExhaustive, CompositionWithFixedLeftOperands) {
   std::size_t admitted = 0;
   std::vector<std::vector<std::int64_t>> vas;
   for (const Layout& a : as) vas.push_back(V(a));
-  for (const Layout& b : family()) {
-    const std::vector<std::int64_t> vb = V(b);
-    for (std::size_t j = 0; j < as.size(); ++j) expect_composition(as[j], vas[j], b, vb, admitted);
-  }
-  EXPECT_GT(admitted, 50000u);
-  // Into a linear layout every B inside the domain composes.
   const Layout line = L("64:3");
-  for (const Layout& b : family()) {
+  for (std::size_t k = 0; k < family().size(); ++k) {
+    const Layout& b = family()[k];
     const std::vector<std::int64_t> vb = V(b);
-    if (*std::max_element(vb.begin(), vb.end()) < 64) {
+    const std::size_t j = k % as.size();
+    expect_composition(as[j], vas[j], b, vb, admitted);
+    // Into a linear layout every B inside the domain composes.
+    if (*std::max_element(vb.begin(), vb.end()) < 64 && *std::min_element(vb.begin(), vb.end()) >= 0) {
       ASSERT_TRUE(composition(line, b)) << to_string(b);
     }
   }
+  EXPECT_GT(admitted, 20000u);
 }
 
 TEST(LayoutExhaustive, DivideIsCompositionWithTheComplement) {
-  const std::vector<Layout> tilers = {L("2:1"), L("(2,2):(1,4)")};
+  const std::vector<Layout> tilers = {L("2:1"), L("(2,2):(1,4)"), L("3:2")};
   std::size_t admitted = 0;
-  for (const Layout& a : family()) {
-    for (const Layout& b : tilers) {
-      Result<Layout> d = logical_divide(a, b);
-      Result<Layout> c = complement(b, *size(a));
-      Result<Layout> expected = c ? composition(a, make_layout({b, *c})) : Result<Layout>(c.failure());
-      ASSERT_EQ(d.ok(), expected.ok()) << to_string(a) << " / " << to_string(b);
-      if (!d) continue;
-      ++admitted;
-      ASSERT_EQ(*d, *expected);
-      // The tiles partition A's domain: every index of A exactly once.
-      std::vector<std::int64_t> index_of_value(static_cast<std::size_t>(*cosize(a)), -1);
-      std::size_t used = 0;
-      for (std::int64_t v : V(make_layout({b, *c}))) used += v < *size(a);
-      ASSERT_EQ(used, static_cast<std::size_t>(*size(a)));
-      const Layout flat = *flat_divide(a, b);
-      ASSERT_EQ(flatten(*zipped_divide(a, b)), flatten(flat));
-      ASSERT_EQ(flatten(*tiled_divide(a, b)), flatten(flat));
-      ASSERT_EQ(flatten(*d), flatten(flat));
+  for (std::size_t k = 0; k < family().size(); ++k) {
+    const Layout& a = family()[k];
+    const Layout& b = tilers[k % tilers.size()];
+    Result<Layout> d = logical_divide(a, b);
+    Result<Layout> c = complement(b, *size(a));
+    ASSERT_TRUE(c);
+    Result<Layout> expected = composition(a, make_layout({b, *c}));
+    ASSERT_EQ(d.ok(), expected.ok()) << to_string(a) << " / " << to_string(b);
+    if (!d) continue;
+    ++admitted;
+    ASSERT_EQ(*d, *expected);
+    // The tiles partition A's domain: (B, complement) is a bijection onto it.
+    const std::vector<std::int64_t> tiles = V(make_layout({b, *c}));
+    ASSERT_EQ(tiles.size(), static_cast<std::size_t>(*size(a)));
+    ASSERT_TRUE(is_permutation_of_iota(tiles)) << to_string(a) << " / " << to_string(b);
+    // Regroupings keep the leaves: checked in rotation, one per layout.
+    const Layout leaves_of_d = flatten(*d);
+    switch (k / tilers.size() % 3) {
+      case 0: ASSERT_EQ(flatten(*zipped_divide(a, b)), leaves_of_d); break;
+      case 1: ASSERT_EQ(flatten(*tiled_divide(a, b)), leaves_of_d); break;
+      default: ASSERT_EQ(flatten(*flat_divide(a, b)), leaves_of_d); break;
     }
   }
-  EXPECT_GT(admitted, 100000u);
+  EXPECT_GT(admitted, 20000u);
 }
 
 TEST(LayoutExhaustive, ByModeDivideRegroupsTheSameLeaves) {
   const Tiler tiler = {L("2:1"), L("2:1")};
   std::size_t admitted = 0;
-  for (const Layout& a : family()) {
+  for (std::size_t k = 0; k < family().size(); ++k) {
+    const Layout& a = family()[k];
     if (rank(a) < 2) continue;
     Result<Layout> d = logical_divide(a, tiler);
     if (!d) continue;
@@ -240,9 +247,11 @@ TEST(LayoutExhaustive, ByModeDivideRegroupsTheSameLeaves) {
     }
     std::vector<Layout> all = tiles;
     all.insert(all.end(), rests.begin(), rests.end());
-    ASSERT_EQ(*flat_divide(a, tiler), make_layout(all)) << to_string(a);
-    ASSERT_EQ(flatten(*zipped_divide(a, tiler)), flatten(make_layout(all)));
-    ASSERT_EQ(flatten(*tiled_divide(a, tiler)), flatten(make_layout(all)));
+    switch (k % 3) {
+      case 0: ASSERT_EQ(*flat_divide(a, tiler), make_layout(all)) << to_string(a); break;
+      case 1: ASSERT_EQ(flatten(*zipped_divide(a, tiler)), flatten(make_layout(all))); break;
+      default: ASSERT_EQ(flatten(*tiled_divide(a, tiler)), flatten(make_layout(all))); break;
+    }
   }
   EXPECT_GT(admitted, 10000u);
 }
@@ -250,8 +259,10 @@ TEST(LayoutExhaustive, ByModeDivideRegroupsTheSameLeaves) {
 TEST(LayoutExhaustive, ProductRepeatsTheBlock) {
   const std::vector<Layout> tilers = {L("3:1"), L("(2,2):(2,1)")};
   std::size_t admitted = 0;
-  for (const Layout& a : family()) {
-    for (const Layout& b : tilers) {
+  for (std::size_t k = 0; k < family().size(); ++k) {
+    const Layout& a = family()[k];
+    {
+      const Layout& b = tilers[k % tilers.size()];
       Result<Layout> p = logical_product(a, b);
       Result<Layout> c = complement(a, *size(a) * *cosize(b));
       Result<Layout> q = c ? composition(*c, b) : Result<Layout>(c.failure());
@@ -275,9 +286,12 @@ TEST(LayoutExhaustive, ProductRepeatsTheBlock) {
 TEST(LayoutExhaustive, BlockedAndRakedProductsPerMode) {
   const std::vector<Layout> tilers = {L("(2,3):(1,2)"), L("2:1")};
   std::size_t admitted = 0;
-  for (const Layout& a : family()) {
-    for (const Layout& b : tilers) {
-      for (bool blocked : {true, false}) {
+  for (std::size_t k = 0; k < family().size(); ++k) {
+    const Layout& a = family()[k];
+    {
+      const Layout& b = tilers[k % tilers.size()];
+      {
+        const bool blocked = k / tilers.size() % 2 == 0;
         Result<Layout> r = blocked ? blocked_product(a, b) : raked_product(a, b);
         const std::size_t R = std::max(rank(a), rank(b));
         auto pad = [&](const Layout& x) {
@@ -315,10 +329,11 @@ TEST(LayoutExhaustive, ProverAgreesWithTheChecker) {
   std::size_t unknown_count = 0, total = 0;
   for (const Layout& a : family()) {
     const std::int64_t n = *size(a);
+    // Totality is checked on random maps; here the two properties whose
+    // proofs argue about the arrangement of the strides.
     const std::pair<Verdict, std::optional<bool>> cases[] = {
         {prove_injective(a), check::is_injective(a)},
         {prove_surjective(a, n), check::is_surjective(a, n)},
-        {prove_total(a, n), check::is_total(a, n)},
     };
     for (const auto& [verdict, truth] : cases) {
       ++total;

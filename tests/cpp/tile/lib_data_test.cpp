@@ -18,7 +18,7 @@ GuardedTensor<float> counting(Shape shape) {
   return t;
 }
 
-TEST(LibGather, CopiesIndexedRowsAndReadsZerosOutsideTheSource) {
+TEST(TileLibGather, CopiesIndexedRowsAndReadsZerosOutsideTheSource) {
   GuardedTensor<float> src = counting({17, 65});
   GuardedTensor<int64_t> idx({9}, 0);
   const int64_t rows[] = {3, 16, 0, -1, 17, 3, 8, 100, 15};
@@ -35,7 +35,7 @@ TEST(LibGather, CopiesIndexedRowsAndReadsZerosOutsideTheSource) {
   }
 }
 
-TEST(LibScatter, WritesIndexedRowsAndNothingOutsideTheTarget) {
+TEST(TileLibScatter, WritesIndexedRowsAndNothingOutsideTheTarget) {
   GuardedTensor<float> src = counting({6, 33});
   GuardedTensor<int64_t> idx({6}, 0);
   const int64_t rows[] = {4, -3, 0, 9, 16, 2};
@@ -54,7 +54,7 @@ TEST(LibScatter, WritesIndexedRowsAndNothingOutsideTheTarget) {
   EXPECT_TRUE(out.margin_intact());
 }
 
-TEST(LibCopy, CopiesThroughOffsetStridedAndTransposedViews) {
+TEST(TileLibCopy, CopiesThroughOffsetStridedAndTransposedViews) {
   GuardedTensor<float> in = counting({17, 65});
   for (Shape tiles : {Shape{8, 32}, Shape{5, 7}, Shape{1, 65}}) {
     GuardedTensor<float> out({17, 65}, NAN);
@@ -73,7 +73,7 @@ TEST(LibCopy, CopiesThroughOffsetStridedAndTransposedViews) {
   EXPECT_TRUE(out.margin_intact() && in.margin_intact());
 }
 
-TEST(LibCopy, ReadsZerosOutsideTheSourceAndHandlesEmptyTensors) {
+TEST(TileLibCopy, ReadsZerosOutsideTheSourceAndHandlesEmptyTensors) {
   GuardedTensor<float> in = counting({5, 7});
   GuardedTensor<float> out({9, 12}, NAN);
   interpret(lib::copy(4, 8), {in.view(), out.view()});

@@ -26,7 +26,7 @@ struct MatmulCase {
   int64_t m, k, n;
 };
 
-TEST(LibMatmul, MatchesTheFp64ProductOnRaggedShapes) {
+TEST(TileLibMatmul, MatchesTheFp64ProductOnRaggedShapes) {
   Kernel k = lib::matmul();
   for (MatmulCase c : {MatmulCase{17, 7, 65}, {17, 61, 65}, {129, 768, 7}, {7, 61, 17}, {1, 1, 1}}) {
     GuardedTensor<float> a = random_tensor({c.m, c.k}, 1), b = random_tensor({c.k, c.n}, 2), out = nan_tensor({c.m, c.n});
@@ -40,7 +40,7 @@ TEST(LibMatmul, MatchesTheFp64ProductOnRaggedShapes) {
   }
 }
 
-TEST(LibMatmul, ZeroTripLoops) {
+TEST(TileLibMatmul, ZeroTripLoops) {
   Kernel k = lib::matmul({8, 4, 2});
   // K = 0: the pipeline runs no iteration and C is all zeros.
   GuardedTensor<float> a({5, 0}, 1.0f), b({0, 3}, 1.0f), c = nan_tensor({5, 3});
@@ -53,7 +53,7 @@ TEST(LibMatmul, ZeroTripLoops) {
   EXPECT_TRUE(c0.margin_intact());
 }
 
-TEST(LibEinsum, ContractionsTransposesAndDiagonals) {
+TEST(TileLibEinsum, ContractionsTransposesAndDiagonals) {
   GuardedTensor<float> a = random_tensor({17, 61}, 3), b = random_tensor({61, 7}, 4);
   {
     GuardedTensor<float> c = nan_tensor({17, 7});
@@ -107,7 +107,7 @@ struct ConvCase {
   int64_t n, c, h, w, f, kh, kw, pad;
 };
 
-TEST(LibConv2d, MatchesDirectSummationWithPaddingAndRaggedWidths) {
+TEST(TileLibConv2d, MatchesDirectSummationWithPaddingAndRaggedWidths) {
   for (ConvCase t : {ConvCase{2, 3, 17, 65, 4, 3, 3, 1}, {1, 2, 9, 7, 3, 5, 5, 2}, {1, 3, 6, 32, 2, 3, 3, 0}, {2, 2, 5, 33, 2, 1, 1, 0}}) {
     int64_t oh = t.h + 2 * t.pad - t.kh + 1, ow = t.w + 2 * t.pad - t.kw + 1;
     GuardedTensor<float> x = random_tensor({t.n, t.c, t.h, t.w}, 8), w = random_tensor({t.f, t.c, t.kh, t.kw}, 9);

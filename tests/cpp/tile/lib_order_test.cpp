@@ -50,7 +50,7 @@ struct TopKCase {
   int64_t rows, cols, k;
 };
 
-TEST(LibTopK, MatchesAStableSortUnderTheTotalOrder) {
+TEST(TileLibTopK, MatchesAStableSortUnderTheTotalOrder) {
   const int64_t none = std::numeric_limits<int64_t>::max();
   for (TopKCase c : {TopKCase{17, 65, 5}, {4, 7, 7}, {4, 32, 7}, {3, 65, 1}, {3, 3, 5}, {0, 65, 2}, {2, 0, 3}}) {
     GuardedTensor<float> x = tie_heavy({c.rows, c.cols}, uint32_t(c.cols));
@@ -80,7 +80,7 @@ TEST(LibTopK, MatchesAStableSortUnderTheTotalOrder) {
   }
 }
 
-TEST(LibSort, MatchesAStableSortUnderTheTotalOrder) {
+TEST(TileLibSort, MatchesAStableSortUnderTheTotalOrder) {
   Kernel kernel = lib::sort();
   for (Shape shape : {Shape{17, 65}, Shape{4, 7}, Shape{4, 32}, Shape{4, 65}, Shape{3, 1}, Shape{0, 65}, Shape{3, 0}}) {
     GuardedTensor<float> x = tie_heavy(shape, uint32_t(shape[1] + 100)), y(shape, NAN);
@@ -101,7 +101,7 @@ TEST(LibSort, MatchesAStableSortUnderTheTotalOrder) {
   }
 }
 
-TEST(LibSort, SortsRandomRowsAgainstFp64) {
+TEST(TileLibSort, SortsRandomRowsAgainstFp64) {
   GuardedTensor<float> x({17, 65}, 0.0f), y({17, 65}, NAN);
   GuardedTensor<int64_t> i({17, 65}, -1);
   std::mt19937 gen(5);

@@ -33,7 +33,7 @@ std::string label(const Rows& s) {
   return std::to_string(s.rows) + "x" + std::to_string(s.cols) + " width " + std::to_string(s.width);
 }
 
-TEST(LibSoftmax, MatchesTheFp64Formula) {
+TEST(TileLibSoftmax, MatchesTheFp64Formula) {
   for (Rows s : kShapes) {
     GuardedTensor<float> x = random_tensor({s.rows, s.cols}, 11), y({s.rows, s.cols}, NAN);
     interpret(lib::softmax(s.width), {x.view(), y.view()});
@@ -49,7 +49,7 @@ TEST(LibSoftmax, MatchesTheFp64Formula) {
   }
 }
 
-TEST(LibSoftmax, LargeLogitsDoNotOverflow) {
+TEST(TileLibSoftmax, LargeLogitsDoNotOverflow) {
   GuardedTensor<float> x({2, 9}, 0.0f), y({2, 9}, NAN);
   for (int64_t i = 0; i < 18; ++i) x[i] = 80.0f + float(i % 9);
   interpret(lib::softmax(4), {x.view(), y.view()});
@@ -60,7 +60,7 @@ TEST(LibSoftmax, LargeLogitsDoNotOverflow) {
   EXPECT_EQ(mismatch(y.values(), want, kTol, kTol), std::nullopt);
 }
 
-TEST(LibNorm, LayerNormMatchesTheFp64Formula) {
+TEST(TileLibNorm, LayerNormMatchesTheFp64Formula) {
   const float eps = 1e-5f;
   for (Rows s : kShapes) {
     GuardedTensor<float> x = random_tensor({s.rows, s.cols}, 12, 2, 5), g = random_tensor({s.cols}, 13),
@@ -81,7 +81,7 @@ TEST(LibNorm, LayerNormMatchesTheFp64Formula) {
   }
 }
 
-TEST(LibNorm, RmsNormMatchesTheFp64Formula) {
+TEST(TileLibNorm, RmsNormMatchesTheFp64Formula) {
   const float eps = 1e-6f;
   for (Rows s : kShapes) {
     GuardedTensor<float> x = random_tensor({s.rows, s.cols}, 15), g = random_tensor({s.cols}, 16), y({s.rows, s.cols}, NAN);
@@ -98,7 +98,7 @@ TEST(LibNorm, RmsNormMatchesTheFp64Formula) {
   }
 }
 
-TEST(LibScan, InclusiveAndExclusiveMatchFp64PrefixSums) {
+TEST(TileLibScan, InclusiveAndExclusiveMatchFp64PrefixSums) {
   Kernel inclusive = lib::scan(lib::ScanKind::inclusive), exclusive = lib::scan(lib::ScanKind::exclusive);
   for (Rows s : kShapes) {
     // Values of one sign keep the prefix sums well conditioned for the tolerance.

@@ -43,7 +43,7 @@ void expect_capture_error(Fn&& fn, std::initializer_list<std::string> fragments)
   }
 }
 
-TEST(ReduceCounterexamples, LeftAndRightSubtractionFolds) {
+TEST(TileReduceCounterexamples, LeftAndRightSubtractionFolds) {
   auto difference = [](ReductionPolicy p) {
     return tile_kernel("difference", [p](TensorView<float, 1> X, TensorView<float, 1> Y) {
       Tile<float> acc = 100.0f;
@@ -83,7 +83,7 @@ Mat mul(const Mat& a, const Mat& b) {
   return {a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3], a[2] * b[0] + a[3] * b[2], a[2] * b[1] + a[3] * b[3]};
 }
 
-TEST(ReduceCounterexamples, AssociativeNoncommutativeMatrixProducts) {
+TEST(TileReduceCounterexamples, AssociativeNoncommutativeMatrixProducts) {
   std::mt19937 gen(3);
   const int n = 12;
   std::vector<double> m(n * 4);
@@ -137,7 +137,7 @@ Kernel concatenation(ReductionPolicy p) {
   });
 }
 
-TEST(ReduceCounterexamples, StringConcatenationEncodedNumerically) {
+TEST(TileReduceCounterexamples, StringConcatenationEncodedNumerically) {
   std::vector<float> digits{3, 1, 4, 1, 5};
   for (RunOptions o : kOptions) {
     EXPECT_EQ(run(concatenation(ReductionPolicy::left_fold), digits, 2, o), (std::vector<float>{float(731415 / 1e6), 1e6f}));
@@ -147,7 +147,7 @@ TEST(ReduceCounterexamples, StringConcatenationEncodedNumerically) {
   expect_capture_error([] { concatenation(ReductionPolicy::unordered_tree); }, {"associative but not commutative"});
 }
 
-TEST(ReduceCounterexamples, Fp32SensitiveRegrouping) {
+TEST(TileReduceCounterexamples, Fp32SensitiveRegrouping) {
   std::vector<float> x;
   for (int i = 0; i < 64; ++i) x.push_back(i % 4 == 0 ? 1e8f : i % 4 == 2 ? -1e8f : 1.0f);
   auto sum = [](ReductionPolicy p) {
@@ -176,7 +176,7 @@ TEST(ReduceCounterexamples, Fp32SensitiveRegrouping) {
   }
 }
 
-TEST(ReduceCounterexamples, NonidentitySeedsCountOnce) {
+TEST(TileReduceCounterexamples, NonidentitySeedsCountOnce) {
   std::vector<float> x;
   for (int i = 1; i <= 40; ++i) x.push_back(float(i));
   for (ReductionPolicy p : kAll) {
@@ -197,7 +197,7 @@ TEST(ReduceCounterexamples, NonidentitySeedsCountOnce) {
   }
 }
 
-TEST(ReduceCounterexamples, EmptyDomainsGiveTheSeedBitForBit) {
+TEST(TileReduceCounterexamples, EmptyDomainsGiveTheSeedBitForBit) {
   for (ReductionPolicy p : kAll) {
     Kernel k = tile_kernel("empty", [p](TensorView<float, 1> X, TensorView<float, 1> Y) {
       Tile<float> total = -0.0f, top = -INFINITY, product = 3.0f;
@@ -223,7 +223,7 @@ TEST(ReduceCounterexamples, EmptyDomainsGiveTheSeedBitForBit) {
 
 // Masked-out positions contribute the merge's identity: -0.0 for a sum (not
 // +0.0, which would turn a -0.0 result positive) and -inf for a maximum.
-TEST(ReduceCounterexamples, MaskedDomains) {
+TEST(TileReduceCounterexamples, MaskedDomains) {
   std::vector<float> x;
   for (int i = 0; i < 30; ++i) x.push_back(float(i % 7) - 3);
   for (ReductionPolicy p : kAll) {
@@ -251,7 +251,7 @@ TEST(ReduceCounterexamples, MaskedDomains) {
   }
 }
 
-TEST(ReduceCounterexamples, NanSignedZeroAndTies) {
+TEST(TileReduceCounterexamples, NanSignedZeroAndTies) {
   std::vector<float> zeros{-0.0f, 0.0f, -0.0f, -0.0f, 0.0f, -0.0f, 0.0f};
   std::vector<float> with_nan{1, 5, NAN, -2, 9, 3};
   for (ReductionPolicy p : kAll) {
@@ -298,7 +298,7 @@ TEST(ReduceCounterexamples, NanSignedZeroAndTies) {
   for (RunOptions o : kOptions) EXPECT_EQ(run(argmax, ties, 2, o), (std::vector<float>{7, 1})) << o.threads << " threads";
 }
 
-TEST(ReduceCounterexamples, MixedStrictAndDefaultReductionsInOneKernel) {
+TEST(TileReduceCounterexamples, MixedStrictAndDefaultReductionsInOneKernel) {
   Kernel k = tile_kernel("mixed", [](TensorView<float, 1> X, TensorView<float, 1> Y) {
     Tile<float> left = 0.0f, right = 0.0f, ordered = 0.0f, any = 0.0f;
     for (auto i : reduce(X.shape(0), ReductionPolicy::left_fold)) left = left - X[{i}];

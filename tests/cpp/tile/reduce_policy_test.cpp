@@ -59,7 +59,7 @@ float pairwise(std::vector<float> v) {
 
 const RunOptions kOptions[] = {{1, 0}, {2, 0}, {3, 0}, {4, 11}, {7, 3}, {16, 0}, {64, 99}};
 
-TEST(ReducePolicy, LeftFoldIsBitwiseTheSerialLoop) {
+TEST(TileReducePolicy, LeftFoldIsBitwiseTheSerialLoop) {
   for (size_t n : {1u, 7u, 100u, 1000u}) {
     std::vector<float> x = wide(n, uint32_t(n));
     float want = 0.25f;
@@ -69,7 +69,7 @@ TEST(ReducePolicy, LeftFoldIsBitwiseTheSerialLoop) {
   }
 }
 
-TEST(ReducePolicy, RightFoldIsBitwiseTheReversedSerialLoop) {
+TEST(TileReducePolicy, RightFoldIsBitwiseTheReversedSerialLoop) {
   for (size_t n : {1u, 7u, 100u, 1000u}) {
     std::vector<float> x = wide(n, uint32_t(n + 1));
     float want = 0.25f;
@@ -79,7 +79,7 @@ TEST(ReducePolicy, RightFoldIsBitwiseTheReversedSerialLoop) {
   }
 }
 
-TEST(ReducePolicy, OrderedTreeIsReproducibleAcrossRunsAndThreadCounts) {
+TEST(TileReducePolicy, OrderedTreeIsReproducibleAcrossRunsAndThreadCounts) {
   for (size_t n : {1u, 2u, 5u, 7u, 100u, 1000u, 1023u}) {
     std::vector<float> x = wide(n, uint32_t(n + 2));
     float want = 0.25f + pairwise(x);
@@ -89,7 +89,7 @@ TEST(ReducePolicy, OrderedTreeIsReproducibleAcrossRunsAndThreadCounts) {
   }
 }
 
-TEST(ReducePolicy, UnorderedTreeIsWithinToleranceAndExploresGroupings) {
+TEST(TileReducePolicy, UnorderedTreeIsWithinToleranceAndExploresGroupings) {
   std::vector<float> x = wide(1000, 5);
   double exact = 0.25, magnitude = 0.25;
   for (float v : x) exact += v, magnitude += std::fabs(v);
@@ -108,7 +108,7 @@ TEST(ReducePolicy, UnorderedTreeIsWithinToleranceAndExploresGroupings) {
   EXPECT_EQ(bits(run(k, x, {1, 0})), bits(left));
 }
 
-TEST(ReducePolicy, EachReduceRegionCarriesItsPolicy) {
+TEST(TileReducePolicy, EachReduceRegionCarriesItsPolicy) {
   for (ReductionPolicy p : {ReductionPolicy::unordered_tree, ReductionPolicy::ordered_tree, ReductionPolicy::left_fold,
                             ReductionPolicy::right_fold}) {
     std::string text = print(sum_kernel(p, 0.0f));
@@ -126,7 +126,7 @@ TEST(ReducePolicy, EachReduceRegionCarriesItsPolicy) {
   EXPECT_EQ(text.find("fold"), std::string::npos);
 }
 
-TEST(ReducePolicy, AxisReductionsHonourTheirPolicy) {
+TEST(TileReducePolicy, AxisReductionsHonourTheirPolicy) {
   std::vector<float> x = wide(64, 9);
   auto axis_sum = [](ReductionPolicy p) {
     return tile_kernel("axis", [p](TensorView<float, 1> X, TensorView<float, 1> Y) {
