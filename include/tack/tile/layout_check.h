@@ -39,7 +39,7 @@ struct LayoutFamily {
   int max_rank = 3;
   std::int64_t max_size = 64;
   // Strides of leaves whose extent is at least 2.
-  std::vector<std::int64_t> strides = {0, 1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 32};
+  std::vector<std::int64_t> strides = {0, 1, 2, 3, 4, 5, 6, 7, 8, 16};
   // An extent-1 leaf's stride never changes the function, only how the layout
   // is written, so two representatives cover it.
   std::vector<std::int64_t> unit_extent_strides = {0, 5};
