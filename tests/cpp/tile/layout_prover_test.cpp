@@ -189,6 +189,14 @@ TEST(LayoutProver, KernelSearchBudgetFallsBackSoundly) {
   EXPECT_NE(v.truth, Truth::proven) << v.reason;
   const Layout pigeons = L("(8,8,8,8,8,8,8,8):(1,2,3,4,5,6,7,9)");
   EXPECT_TRUE(prove_injective(pigeons).disproven());
+  // No pair collides and the values spread wider than the domain, but four
+  // leaves do collide (+1*100043 - 1*100019 + 3*100049 - 3*100057 == 0):
+  // past its budget the prover must say UNKNOWN, and legality must reject.
+  const Layout hidden = L("(8,8,8,8,8,8,8):(100003,100019,100043,100049,100057,100069,100103)");
+  const Verdict u = prove_injective(hidden);
+  EXPECT_EQ(u.truth, Truth::unknown) << u.reason;
+  EXPECT_FALSE(*check::is_injective(hidden));
+  EXPECT_FALSE(is_legal_store_layout(hidden, *cosize(hidden)));
 }
 
 }  // namespace
