@@ -289,7 +289,8 @@ private:
         if (col == indents_.back()) {
             if (alt != alt_indents_.back()) fail(line_, col_, tab_error);
         } else if (col > indents_.back()) {
-            if (static_cast<int>(indents_.size()) > kMaxIndentDepth) fail(line_, col_, "too many levels of indentation");
+            // CPython allows 99 levels below the top one.
+            if (static_cast<int>(indents_.size()) >= kMaxIndentDepth) fail(line_, col_, "too many levels of indentation");
             if (alt <= alt_indents_.back()) fail(line_, col_, tab_error);
             indents_.push_back(col);
             alt_indents_.push_back(alt);
@@ -435,8 +436,14 @@ private:
             return;
         }
         TokenKind kind = TokenKind::Name;
-        for (const KeywordEntry& k : kKeywords)
-            if (word == k.text) kind = k.kind;
+        if (word.size() >= 2 && word.size() <= 8) {
+            for (const KeywordEntry& k : kKeywords) {
+                if (word[0] == k.text[0] && word == k.text) {
+                    kind = k.kind;
+                    break;
+                }
+            }
+        }
         emit(kind, begin, line, col);
     }
 
@@ -493,7 +500,7 @@ private:
         const int line = line_, col = col_;
         const std::string_view rest = text_.substr(pos_);
         for (const OperatorEntry& o : kOperators) {
-            if (!rest.starts_with(o.text)) continue;
+            if (o.text[0] != rest[0] || !rest.starts_with(o.text)) continue;
             for (size_t i = 0, n = std::strlen(o.text); i < n; ++i) advance();
             bracket(o.text[0], o.kind, line, col);
             emit(o.kind, begin, line, col);
@@ -533,14 +540,16 @@ private:
             const Bracket& b = brackets_.back();
             fail(b.line, b.col, std::string("'") + b.ch + "' was never closed");
         }
-        // End tokens sit just after the last real token, so errors about a
-        // missing block or expression point at the line that lacks it.
+        // End tokens sit at the end of the last line with a token, so errors
+        // about a missing block or expression point at the line that lacks it.
         int line = 1, col = 1;
         size_t at = pos_;
         if (!out_.empty()) {
-            line = out_.back().end_line;
-            col = out_.back().end_col;
-            at = out_.back().end;
+            const Token& last = out_.back();
+            const bool newline = last.kind == TokenKind::Newline;
+            line = newline ? last.line : last.end_line;
+            col = newline ? last.col : last.end_col;
+            at = newline ? last.begin : last.end;
         }
         if (!out_.empty() && out_.back().kind != TokenKind::Newline && out_.back().kind != TokenKind::Dedent &&
             out_.back().kind != TokenKind::Indent)

@@ -122,8 +122,8 @@ const char* to_string(TokenKind k);
 
 struct Token {
     TokenKind kind = TokenKind::EndOfFile;
-    // The token as written, a view into Source::text (empty for NEWLINE,
-    // INDENT, DEDENT and EndOfFile). Names keep their UTF-8 spelling.
+    // The token as written, a view into Source::text, valid while that
+    // Source lives (empty for NEWLINE, INDENT, DEDENT and EndOfFile).
     std::string_view text;
     // String tokens: the decoded value (bytes literals byte for byte, str
     // literals as UTF-8); empty for f-strings, which are never decoded.
@@ -134,7 +134,7 @@ struct Token {
     size_t begin = 0, end = 0;                         // byte offsets into the text
 };
 
-// Limits from CPython's tokenizer: nesting deeper than these is a syntax error.
+// Limits from CPython's tokenizer: nesting this deep is a syntax error.
 inline constexpr int kMaxBracketDepth = 200;
 inline constexpr int kMaxIndentDepth = 100;
 

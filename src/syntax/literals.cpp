@@ -85,19 +85,28 @@ std::string float_repr(double v) {
     std::string out = v < 0 || std::signbit(v) ? "-" : "";
     if (exponent >= -4 && exponent < 16) {
         if (exponent < 0) {
-            out += "0." + std::string(static_cast<size_t>(-exponent - 1), '0') + digits;
+            out += "0.";
+            out.append(static_cast<size_t>(-exponent - 1), '0');
+            out += digits;
         } else {
             const size_t int_digits = static_cast<size_t>(exponent) + 1;
             if (digits.size() <= int_digits) {
-                out += digits + std::string(int_digits - digits.size(), '0') + ".0";
+                out += digits;
+                out.append(int_digits - digits.size(), '0');
+                out += ".0";
             } else {
-                out += digits.substr(0, int_digits) + "." + digits.substr(int_digits);
+                out.append(digits, 0, int_digits);
+                out += '.';
+                out.append(digits, int_digits);
             }
         }
         return out;
     }
-    out += digits.substr(0, 1);
-    if (digits.size() > 1) out += "." + digits.substr(1);
+    out += digits[0];
+    if (digits.size() > 1) {
+        out += '.';
+        out.append(digits, 1);
+    }
     char exp[16];
     std::snprintf(exp, sizeof exp, "e%c%02d", exponent < 0 ? '-' : '+', exponent < 0 ? -exponent : exponent);
     return out + exp;

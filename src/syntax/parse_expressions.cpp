@@ -270,6 +270,7 @@ ExprPtr Parser::power() {
     const Token& first = tok();
     ExprPtr base = await_primary();
     if (!accept(TokenKind::DoubleStar)) return base;
+    Nesting nesting(*this);  // the right operand recurses through factor()
     auto n = node_at<Binary>(first);
     n->op = BinaryOp::Pow;
     n->lhs = std::move(base);

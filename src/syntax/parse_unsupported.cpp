@@ -309,11 +309,12 @@ StmtPtr Parser::from_import_statement() {
         const bool parenthesized = accept(TokenKind::LParen);
         do {
             if (parenthesized && at(TokenKind::RParen)) break;
+            if (!parenthesized && prev().kind == TokenKind::Comma && (at(TokenKind::Newline) || at(TokenKind::Semi)))
+                fail(prev(), "trailing comma not allowed without surrounding parentheses");
             expect(TokenKind::Name, "name to import");
             if (accept(TokenKind::KwAs)) expect(TokenKind::Name, "name after 'as'");
         } while (accept(TokenKind::Comma));
         if (parenthesized) expect(TokenKind::RParen, "',' or ')' after imported name");
-        else if (prev().kind == TokenKind::Comma) fail(prev(), "trailing comma not allowed without surrounding parentheses");
     }
     return unsupported_stmt("from-import", first, {});
 }

@@ -55,7 +55,7 @@ int binary_precedence(BinaryOp op) {
 // Unsupported constructs whose text is already one bracketed atom.
 bool atom_like(const UnsupportedExpr& u) {
     const std::string& c = u.construct;
-    if (c == "ellipsis" || c == "list comprehension" || c == "set comprehension" || c == "dict comprehension" ||
+    if (c == "ellipsis" || c == "complex literal" || c == "list comprehension" || c == "set comprehension" || c == "dict comprehension" ||
         c == "dict display" || c == "set display")
         return true;
     return c == "generator expression" && !u.text.empty() && u.text.front() == '(';

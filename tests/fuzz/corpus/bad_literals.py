@@ -1,0 +1,3 @@
+def bad(a):
+    x = 012
+    y = "unterminated

@@ -1,0 +1,4 @@
+def crlf(a):
+    x = 1
+    if a:
+        return x

@@ -1,0 +1,5 @@
+def tabs(a):
+	if a:
+		return 1
+	else:
+		return 2

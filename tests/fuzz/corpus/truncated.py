@@ -1,0 +1,3 @@
+def errors(a):
+    x = (1,
+    return x [
