@@ -123,6 +123,9 @@ void bind_kernel(nb::module_& m) {
         PyErr_Clear();
     }
 
+    m.def("set_debug", &runtime::set_debug, "Compile bounds-checked variants from now on (or stop).");
+    m.def("debug_enabled", &runtime::debug_enabled);
+
     nb::class_<Kernel>(m, "Kernel")
         .def("__init__", [](Kernel* self, std::string name, nb::handle text, nb::handle filename, int first_line,
                             int indent, nb::object resolver) {

@@ -14,7 +14,27 @@
 
 from . import _core
 from ._arrays import Array, array, copyto, empty, full, ones, sync, zeros
-from ._builtins import acos, asin, atan, atan2, ceil, cos, exp, floor, log, ndindex, sin, sqrt, tan
+from ._builtins import (
+    acos,
+    asin,
+    atan,
+    atan2,
+    atomic_add,
+    atomic_max,
+    atomic_min,
+    ceil,
+    cos,
+    exp,
+    floor,
+    local_array,
+    local_array_like,
+    log,
+    ndindex,
+    sin,
+    sqrt,
+    tan,
+)
+from ._cache import cache_dir, clear_cache
 from ._constants import Constant, constant
 from ._decorators import DeviceFunction, func, kernel
 from ._dtypes import DType, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64
@@ -44,6 +64,24 @@ _core._set_exception_types(
 )
 
 _default_device = "cpu"
+
+
+def set_debug(on=True):
+    """Debug mode: kernels compiled from now on check every array index
+    against its extent, skip an out-of-range access (a load gives 0) and make
+    the call raise IndexError naming the first such access. Debug variants
+    never share code with ordinary ones. TACK_DEBUG=1 turns it on at import."""
+    _core.set_debug(bool(on))
+
+
+def debug_enabled():
+    return _core.debug_enabled()
+
+
+import os as _os
+
+if _os.environ.get("TACK_DEBUG", "") not in ("", "0"):
+    set_debug(True)
 
 
 def available_devices():

@@ -45,3 +45,44 @@ BUILTIN_NAMES = {
     ceil: "ceil",
     ndindex: "ndindex",
 }
+
+
+def atomic_add(array, index, value):
+    """Adds value to array[index] atomically and returns the old value."""
+    old = array[index]
+    array[index] = old + value
+    return old
+
+
+def atomic_min(array, index, value):
+    """Stores min(array[index], value) atomically and returns the old value."""
+    old = array[index]
+    array[index] = min(old, value)
+    return old
+
+
+def atomic_max(array, index, value):
+    """Stores max(array[index], value) atomically and returns the old value."""
+    old = array[index]
+    array[index] = max(old, value)
+    return old
+
+
+def local_array(shape, dtype):
+    """Private scratch storage of fixed extents for one parallel iteration."""
+    return np.zeros(shape, dtype=np.dtype(dtype.numpy) if hasattr(dtype, "numpy") else dtype)
+
+
+def local_array_like(array):
+    return np.zeros_like(array)
+
+
+BUILTIN_NAMES.update(
+    {
+        atomic_add: "atomic_add",
+        atomic_min: "atomic_min",
+        atomic_max: "atomic_max",
+        local_array: "local_array",
+        local_array_like: "local_array_like",
+    }
+)

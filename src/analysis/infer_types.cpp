@@ -115,6 +115,9 @@ template <typename F> void each_slot(Stmt& s, F&& f) {
             f(s.as<While>()->cond);
             each_slot(s.as<While>()->body, f);
             break;
+        case StmtKind::Print:
+            for (auto& a : s.as<Print>()->args) f(a);
+            break;
         case StmtKind::Break:
         case StmtKind::Continue: break;
     }
@@ -497,6 +500,14 @@ private:
                 return Info{c.to, false};
             }
             case ExprKind::Math: return math(*e.as<Math>(), weak_as);
+            case ExprKind::Atomic: {
+                auto& a = *e.as<Atomic>();
+                for (auto& i : a.indices) index(*i);
+                DType elem = k_.params[a.array].dtype;
+                Info v = expr(*a.value, elem);
+                if (settle_phase_) settle_to(*a.value, v, elem);
+                return Info{elem, false};
+            }
             case ExprKind::StmtExpr: {
                 auto& s = *e.as<StmtExpr>();
                 block(s.stmts);
@@ -658,6 +669,11 @@ private:
             case ExprKind::Math: {
                 auto& m = *e.as<Math>();
                 for (auto& a : m.args) a = converted(std::move(a), m.dtype());
+                break;
+            }
+            case ExprKind::Atomic: {
+                auto& a = *e.as<Atomic>();
+                a.value = converted(std::move(a.value), k_.params[a.array].dtype);
                 break;
             }
             case ExprKind::Unary: {

@@ -420,6 +420,15 @@ void Lowerer::stmt(const Stmt& s, ir::Block& out) {
 
 void Lowerer::assign(const Expr& target, Value v, ir::Block& out, Span span) {
     if (auto* n = target.as<Name>()) {
+        if (v.kind == Value::Kind::Array && v.fresh_local_array) {
+            auto it = frame().names.find(n->id);
+            if (it != frame().names.end())
+                fail(ErrorKind::Unsupported, span, "'" + n->id + "' is already bound; a local array needs a new name",
+                     "array alias");
+            k_.params[v.array].name = n->id;
+            frame().names[n->id] = Binding{Binding::Kind::Array, v.array};
+            return;
+        }
         if (v.kind == Value::Kind::Array)
             fail(ErrorKind::Unsupported, span, "arrays are storage and cannot be bound to another name",
                  "array alias", "index the array directly, or pass it to a device function");

@@ -88,6 +88,8 @@ Value Lowerer::builtin(const std::string& bname, const syntax::Call& c) {
         v.is_void = true;
         return v;
     }
+    if (bname == "atomic_add" || bname == "atomic_min" || bname == "atomic_max") return atomic(bname, c);
+    if (bname == "local_array" || bname == "local_array_like") return local_array(bname, c);
     if (bname == "range" || bname == "ndindex")
         fail(ErrorKind::Unsupported, c.span, bname + "() is only valid as a for-loop iterable", bname);
     if (bname == "len") {
@@ -220,6 +222,78 @@ Value Lowerer::inline_call(const DeviceFunctionRef& f, const syntax::Call& c) {
     tuple.elts.push_back(Value::scalar(std::move(se), c.span));
     for (size_t i = 1; i < results.size(); ++i) tuple.elts.push_back(Value::scalar(var_ref(results[i], c.span), c.span));
     return tuple;
+}
+
+Value Lowerer::atomic(const std::string& bname, const syntax::Call& c) {
+    if (c.args.size() != 3)
+        fail(ErrorKind::Type, c.span, bname + "() takes an array, an index and a value");
+    require_side_effects_allowed(c.span, bname.c_str());
+    Value target = expr(*c.args[0]);
+    std::string shown = to_source(*c.args[0]);
+    if (target.kind != Value::Kind::Array)
+        fail(ErrorKind::Type, c.args[0]->span,
+             bname + " target '" + shown + "' is not an array; atomics update elements of global arrays", bname);
+    if (k_.params[target.array].kind == ir::ParamKind::LocalArray)
+        fail(ErrorKind::Type, c.args[0]->span,
+             bname + " target '" + shown + "' is a local array; atomics update elements of global arrays only", bname,
+             "local arrays are private to one iteration: update them with ordinary assignment");
+    auto a = std::make_unique<ir::Atomic>();
+    a->op = bname == "atomic_add" ? ir::AtomicOp::Add : bname == "atomic_min" ? ir::AtomicOp::Min : ir::AtomicOp::Max;
+    a->array = target.array;
+    a->indices = indices(target.array, *c.args[1], c.args[1]->span);
+    a->value = scalar(*c.args[2], "an atomic operand");
+    a->span = c.span;
+    k_.params[target.array].used = true;
+    return Value::scalar(std::move(a), c.span);
+}
+
+// tack.local_array(shape, dtype): private scratch storage of fixed extents.
+Value Lowerer::local_array(const std::string& bname, const syntax::Call& c) {
+    std::vector<int64_t> shape;
+    DType dtype = DType::F32;
+    auto literal_int = [&](const Expr& e) -> int64_t {
+        auto* l = e.as<IntLit>();
+        if (!l || l->overflow || l->value == 0 || l->value > (1u << 20))
+            fail(ErrorKind::Type, e.span, "local array extents are positive integer literals", bname);
+        return static_cast<int64_t>(l->value);
+    };
+    if (bname == "local_array") {
+        if (c.args.size() != 2) fail(ErrorKind::Type, c.span, "tack.local_array() takes a shape and a dtype", bname);
+        if (auto* t = c.args[0]->as<syntax::Tuple>()) {
+            for (auto& e : t->elts) shape.push_back(literal_int(*e));
+        } else {
+            shape.push_back(literal_int(*c.args[0]));
+        }
+        Resolution r = resolve_callee(*c.args[1]);
+        if (r.kind != Resolution::Kind::DType)
+            fail(ErrorKind::Type, c.args[1]->span, "tack.local_array() needs a Tack dtype such as tack.f32", bname);
+        dtype = r.dtype;
+    } else {
+        if (c.args.size() != 1) fail(ErrorKind::Type, c.span, "tack.local_array_like() takes one local array", bname);
+        Value model = expr(*c.args[0]);
+        if (model.kind != Value::Kind::Array || k_.params[model.array].kind != ir::ParamKind::LocalArray)
+            fail(ErrorKind::Type, c.args[0]->span,
+                 "tack.local_array_like() copies the extents of a local array, which are fixed", bname);
+        shape = k_.params[model.array].local_shape;
+        dtype = k_.params[model.array].dtype;
+    }
+    if (shape.size() > 8) fail(ErrorKind::Type, c.span, "local arrays have at most 8 dimensions", bname);
+    int64_t bytes = size_of(dtype);
+    for (auto e : shape) bytes *= e;
+    if (bytes > 64 * 1024)
+        fail(ErrorKind::Value, c.span, "local array of " + std::to_string(bytes) + " bytes exceeds the 64 KiB limit", bname,
+             "local arrays live on each worker's stack; use a global array for larger scratch");
+    ir::Param p;
+    p.kind = ir::ParamKind::LocalArray;
+    p.dtype = dtype;
+    p.ndim = static_cast<int>(shape.size());
+    p.local_shape = shape;
+    p.used = true;
+    p.name = "$local" + std::to_string(k_.params.size());
+    k_.params.push_back(p);
+    Value v = Value::of_array(static_cast<int>(k_.params.size()) - 1, c.span);
+    v.fresh_local_array = true;
+    return v;
 }
 
 const FunctionDef& Lowerer::parsed_function(const DeviceFunctionRef& f) {

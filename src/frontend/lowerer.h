@@ -22,6 +22,7 @@ struct Value {
     int array = -1;             // Array: the kernel parameter index
     syntax::Span span;
     bool is_void = false;       // a device function call that returns nothing
+    bool fresh_local_array = false;  // the value of tack.local_array(...), to be named
 
     static Value scalar(ir::ExprPtr e, syntax::Span s);
     static Value of_array(int a, syntax::Span s);
@@ -80,6 +81,8 @@ public:
     // ---- lower_call.cpp: calls
     Value call(const syntax::Call& c);
     Value builtin(const std::string& name, const syntax::Call& c);
+    Value atomic(const std::string& name, const syntax::Call& c);
+    Value local_array(const std::string& name, const syntax::Call& c);
     Value inline_call(const DeviceFunctionRef& f, const syntax::Call& c);
     const syntax::FunctionDef& parsed_function(const DeviceFunctionRef& f);
     Resolution resolve_callee(const syntax::Expr& func);

@@ -48,6 +48,15 @@ const char* to_string(CmpOp op) {
 
 const char* to_string(LogicOp op) { return op == LogicOp::And ? "and" : "or"; }
 
+const char* to_string(AtomicOp op) {
+    switch (op) {
+        case AtomicOp::Add: return "atomic_add";
+        case AtomicOp::Min: return "atomic_min";
+        case AtomicOp::Max: return "atomic_max";
+    }
+    return "?";
+}
+
 const char* to_string(MathFn fn) {
     switch (fn) {
 #define X(E, name, n) case MathFn::E: return #name;
@@ -148,6 +157,10 @@ void visit(Expr& e, const std::function<void(Expr&)>& on_expr, const std::functi
         case ExprKind::Cast: visit(*e.as<Cast>()->operand, on_expr, on_stmt); break;
         case ExprKind::Math:
             for (auto& a : e.as<Math>()->args) visit(*a, on_expr, on_stmt);
+            break;
+        case ExprKind::Atomic:
+            for (auto& i : e.as<Atomic>()->indices) visit(*i, on_expr, on_stmt);
+            visit(*e.as<Atomic>()->value, on_expr, on_stmt);
             break;
         case ExprKind::StmtExpr:
             visit(e.as<StmtExpr>()->stmts, on_expr, on_stmt);
@@ -265,6 +278,11 @@ ExprPtr clone(const Expr& e) {
         case ExprKind::Math: {
             auto& s = *e.as<Math>(); auto n = copy_header(s);
             n->fn = s.fn; n->args = clone_all(s.args); return n;
+        }
+        case ExprKind::Atomic: {
+            auto& s = *e.as<Atomic>(); auto n = copy_header(s);
+            n->op = s.op; n->array = s.array; n->indices = clone_all(s.indices); n->value = clone(*s.value);
+            return n;
         }
         case ExprKind::StmtExpr: {
             auto& s = *e.as<StmtExpr>(); auto n = copy_header(s);
@@ -422,6 +440,13 @@ public:
                 o << ")";
                 break;
             }
+            case ExprKind::Atomic: {
+                auto& s = *e.as<Atomic>();
+                o << to_string(s.op) << "(" << k_.params[s.array].name << "[";
+                for (size_t i = 0; i < s.indices.size(); ++i) o << (i ? ", " : "") << expr(*s.indices[i]);
+                o << "], " << expr(*s.value) << ")";
+                break;
+            }
             case ExprKind::StmtExpr: {
                 auto& s = *e.as<StmtExpr>();
                 std::ostringstream inner;
@@ -497,9 +522,12 @@ public:
     std::string kernel() const {
         std::ostringstream o;
         o << "kernel " << k_.name << "(";
+        bool first = true;
         for (size_t i = 0; i < k_.params.size(); ++i) {
             auto& p = k_.params[i];
-            o << (i ? ", " : "") << p.name;
+            if (p.kind == ParamKind::LocalArray) continue;
+            o << (first ? "" : ", ") << p.name;
+            first = false;
             if (p.kind == ParamKind::Array) {
                 o << ": array[" << (k_.typed ? name_of(p.dtype) : "?") << ", " << p.ndim
                   << (p.contiguous ? "" : ", strided") << "]";
@@ -508,6 +536,13 @@ public:
             }
         }
         o << "):\n";
+        for (auto& p : k_.params) {
+            if (p.kind != ParamKind::LocalArray) continue;
+            indent(o, 1);
+            o << "local " << p.name << ": array[" << name_of(p.dtype) << ", (";
+            for (size_t d = 0; d < p.local_shape.size(); ++d) o << (d ? ", " : "") << p.local_shape[d];
+            o << ")]\n";
+        }
         block(o, k_.prologue, 1);
         indent(o, 1);
         o << "parallel for ";

@@ -78,6 +78,7 @@ int arity(MathFn fn);
     X(Select)            \
     X(Cast)              \
     X(Math)              \
+    X(Atomic)            \
     X(StmtExpr)
 
 enum class ExprKind {
@@ -135,6 +136,17 @@ struct Logical : Expr { TACK_IR_EXPR(Logical) LogicOp op; ExprPtr lhs, rhs; };
 struct Select : Expr { TACK_IR_EXPR(Select) ExprPtr cond, if_true, if_false; };
 struct Cast : Expr { TACK_IR_EXPR(Cast) DType to = DType::I32; ExprPtr operand; };
 struct Math : Expr { TACK_IR_EXPR(Math) MathFn fn; std::vector<ExprPtr> args; };
+enum class AtomicOp { Add, Min, Max };
+const char* to_string(AtomicOp op);
+// An atomic read-modify-write of one array element; its value is the
+// element's old value. The value operand is evaluated before the update.
+struct Atomic : Expr {
+    TACK_IR_EXPR(Atomic)
+    AtomicOp op = AtomicOp::Add;
+    int array = -1;
+    std::vector<ExprPtr> indices;
+    ExprPtr value;
+};
 // Runs `stmts`, then evaluates `value`. Inlined device-function calls and
 // evaluation-order temporaries lower to this.
 struct StmtExpr : Expr { TACK_IR_EXPR(StmtExpr) Block stmts; ExprPtr value; };
@@ -216,7 +228,10 @@ struct Var {
     int param = -1;             // for VarRole::Param: the parameter index
 };
 
-enum class ParamKind { Array, Scalar };
+// Arrays are numbered with the parameters: a local array (private scratch
+// declared with tack.local_array) is an entry after the kernel's own
+// parameters, so every array reference is one index.
+enum class ParamKind { Array, Scalar, LocalArray };
 
 struct Param {
     std::string name;
@@ -225,6 +240,9 @@ struct Param {
     int ndim = 0;              // arrays; filled per variant
     bool contiguous = true;    // arrays; filled per variant (row-major compact)
     bool used = false;
+    std::vector<int64_t> local_shape;  // LocalArray: its fixed extents
+
+    bool is_array() const { return kind != ParamKind::Scalar; }
 };
 
 // One dimension of the parallel iteration space: `var` takes the values

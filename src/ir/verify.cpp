@@ -47,7 +47,7 @@ private:
     }
 
     void array(int a, const char* what) {
-        if (a < 0 || a >= static_cast<int>(k_.params.size()) || k_.params[a].kind != ParamKind::Array)
+        if (a < 0 || a >= static_cast<int>(k_.params.size()) || !k_.params[a].is_array())
             fail(std::string(what) + " of a parameter that is not an array");
     }
 
@@ -168,6 +168,18 @@ private:
                     if (typed()) same(*a, e.dtype(), "math argument");
                 }
                 break;
+            case ExprKind::Atomic: {
+                auto& a = *e.as<Atomic>();
+                array(a.array, "atomic");
+                if (k_.params[a.array].kind != ParamKind::Array) fail("atomic on an array that is not a parameter");
+                for (auto& i : a.indices) index(*i);
+                expr(*a.value);
+                if (typed()) {
+                    same(*a.value, k_.params[a.array].dtype, "atomic operand");
+                    same(e, k_.params[a.array].dtype, "atomic result");
+                }
+                break;
+            }
             case ExprKind::StmtExpr:
                 block(e.as<StmtExpr>()->stmts, 0x1000);  // loop control inside inlined bodies is checked by their loops
                 expr(*e.as<StmtExpr>()->value);

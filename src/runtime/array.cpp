@@ -18,6 +18,15 @@ std::shared_ptr<Storage> Storage::allocate(size_t bytes) {
     return s;
 }
 
+std::shared_ptr<Storage> Storage::wrap(char* data, size_t bytes, bool readonly, std::shared_ptr<void> owner) {
+    auto s = std::make_shared<Storage>();
+    s->data = data;
+    s->bytes = bytes;
+    s->readonly = readonly;
+    s->owner = std::move(owner);
+    return s;
+}
+
 std::vector<int64_t> row_major_strides(const std::vector<int64_t>& shape) {
     std::vector<int64_t> s(shape.size());
     int64_t acc = 1;
@@ -49,6 +58,35 @@ Array Array::empty(std::vector<int64_t> shape, DType dtype) {
     }
     auto st = row_major_strides(shape);
     return Array(Storage::allocate(static_cast<size_t>(n) * size_of(dtype)), 0, dtype, std::move(shape), std::move(st));
+}
+
+Array Array::external(char* first, DType dtype, std::vector<int64_t> shape, std::vector<int64_t> strides,
+                      bool readonly, std::shared_ptr<void> owner) {
+    for (auto e : shape)
+        if (e < 0) throw std::invalid_argument("array extents must be nonnegative");
+    if (strides.empty()) strides = row_major_strides(shape);
+    if (strides.size() != shape.size())
+        throw std::invalid_argument("an external array needs one stride per dimension: " +
+                                    std::to_string(shape.size()) + " extents, " + std::to_string(strides.size()) +
+                                    " strides");
+    if (first == nullptr) {
+        bool empty = false;
+        for (auto e : shape) empty = empty || e == 0;
+        if (!empty) throw std::invalid_argument("an external array with elements needs a non-null address");
+    }
+    // The element offsets reachable below and above the first element.
+    int64_t lo = 0, hi = 0, n = 1;
+    for (size_t d = 0; d < shape.size(); ++d) {
+        n *= shape[d];
+        if (shape[d] == 0) continue;
+        int64_t reach = (shape[d] - 1) * strides[d];
+        if (reach < 0) lo += reach; else hi += reach;
+    }
+    int64_t es = size_of(dtype);
+    size_t bytes = n == 0 ? 0 : static_cast<size_t>((hi - lo + 1) * es);
+    char* base = n == 0 ? first : first + lo * es;
+    return Array(Storage::wrap(base, bytes, readonly, std::move(owner)), n == 0 ? 0 : -lo * es, dtype,
+                 std::move(shape), std::move(strides));
 }
 
 int64_t Array::size() const {

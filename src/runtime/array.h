@@ -19,6 +19,10 @@ struct Storage {
 
     // Owned, 64-byte aligned, uninitialized.
     static std::shared_ptr<Storage> allocate(size_t bytes);
+    // Memory someone else allocated: nothing is copied or freed here. `owner`
+    // (possibly null, when the caller promises to keep the memory alive) is
+    // released with the last array that views the storage.
+    static std::shared_ptr<Storage> wrap(char* data, size_t bytes, bool readonly, std::shared_ptr<void> owner);
 };
 
 class Array {
@@ -28,6 +32,12 @@ public:
 
     // A new owned row-major array with unspecified contents.
     static Array empty(std::vector<int64_t> shape, DType dtype);
+    // A view of external memory whose first element lies at `first`, at any
+    // byte address: CPU array accesses promise only byte alignment. Strides
+    // are in elements and may be negative; empty means row-major. The
+    // storage covers exactly the bytes the elements can touch.
+    static Array external(char* first, DType dtype, std::vector<int64_t> shape, std::vector<int64_t> strides,
+                          bool readonly, std::shared_ptr<void> owner);
 
     DType dtype() const { return dtype_; }
     int ndim() const { return static_cast<int>(shape_.size()); }

@@ -9,7 +9,7 @@ namespace tack::runtime {
 
 class ArgumentError : public std::runtime_error {
 public:
-    enum class Kind { Type, Value, Runtime };
+    enum class Kind { Type, Value, Index, Runtime };
     ArgumentError(Kind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
     Kind kind() const { return kind_; }
 

@@ -6,6 +6,8 @@
 #include <stdexcept>
 
 #include "frontend/validate.h"
+#include "runtime/debug_checks.h"
+#include "runtime/disk_cache.h"
 #include "runtime/errors.h"
 #include "runtime/parallel.h"
 
@@ -14,6 +16,7 @@ namespace tack::runtime {
 namespace {
 
 std::atomic<uint64_t> next_kernel_id{0};
+std::atomic<bool> debug_mode{false};
 
 constexpr uint32_t kArrayTag = 1u << 28;
 constexpr uint32_t kScalarTag = 2u << 28;
@@ -50,15 +53,59 @@ void run_chunk(void* ctx, int64_t begin, int64_t end) {
 
 }  // namespace
 
+void set_debug(bool on) { debug_mode = on; }
+bool debug_enabled() { return debug_mode; }
+
+namespace {
+
+// What dispatch checks of each call beyond the key: arrays the kernel may
+// write (refused when read-only) and atomic targets (refused when
+// misaligned).
+struct Effects {
+    std::vector<int> written;
+    std::vector<std::pair<int, int>> atomic_targets;  // parameter, element size
+};
+
+Effects effects_of(const ir::Kernel& k) {
+    Effects e;
+    std::vector<bool> written(k.params.size()), atomic(k.params.size());
+    auto mark = [&](int a, bool is_atomic) {
+        if (k.params[a].kind != ir::ParamKind::Array) return;
+        written[a] = true;
+        if (is_atomic) atomic[a] = true;
+    };
+    auto on_expr = [&](ir::Expr& x) {
+        if (auto* at = x.as<ir::Atomic>()) mark(at->array, true);
+    };
+    auto on_stmt = [&](ir::Stmt& s) {
+        if (auto* st = s.as<ir::Store>()) mark(st->array, false);
+    };
+    auto& mk = const_cast<ir::Kernel&>(k);
+    ir::visit(mk.prologue, on_expr, on_stmt);
+    ir::visit(mk.body, on_expr, on_stmt);
+    ir::visit(mk.epilogue, on_expr, on_stmt);
+    for (size_t i = 0; i < k.params.size(); ++i) {
+        if (written[i]) e.written.push_back(static_cast<int>(i));
+        if (atomic[i]) e.atomic_targets.emplace_back(static_cast<int>(i), size_of(k.params[i].dtype));
+    }
+    return e;
+}
+
+}  // namespace
+
 struct Kernel::Variant {
-    std::vector<uint32_t> key;
+    std::vector<uint32_t> key;  // one entry per argument, then the debug flag
     std::vector<ParamFacts> facts;
     std::unique_ptr<ir::Kernel> typed;
     codegen::CompiledCpuKernel code;
+    Effects effects;
+    bool debug = false;
+    std::vector<codegen::DebugAccess> debug_accesses;
 };
 
 Kernel::Kernel(std::string name, std::shared_ptr<const syntax::Source> source, std::shared_ptr<frontend::Resolver> resolver)
-    : name_(std::move(name)), source_(std::move(source)), resolver_(std::move(resolver)), id_(next_kernel_id++) {}
+    : name_(std::move(name)), source_(std::move(source)), resolver_(recording_resolver(std::move(resolver))),
+      id_(next_kernel_id++) {}
 
 Kernel::~Kernel() = default;
 
@@ -100,14 +147,15 @@ const ir::Kernel& Kernel::template_for(const std::vector<frontend::ParamShape>& 
 
 Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n) {
     DType precision = float_precision_of(args, n);
+    uint32_t debug = debug_mode.load(std::memory_order_relaxed) ? 1 : 0;
     // The cached path: compare keys in place, newest variant first.
-    if (last_ && last_->key.size() == n) {
+    if (last_ && last_->key.size() == n + 1 && last_->key[n] == debug) {
         bool same = true;
         for (size_t i = 0; i < n && same; ++i) same = last_->key[i] == arg_key(args[i], precision);
         if (same) return *last_;
     }
     for (auto& v : variants_) {
-        if (v->key.size() != n) continue;
+        if (v->key.size() != n + 1 || v->key[n] != debug) continue;
         bool same = true;
         for (size_t i = 0; i < n && same; ++i) same = v->key[i] == arg_key(args[i], precision);
         if (same) {
@@ -136,11 +184,30 @@ Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n) {
         v->facts.push_back(f);
         shapes.push_back(frontend::ParamShape{f.is_array, f.ndim});
     }
-    const ir::Kernel& tmpl = template_for(shapes);
-    v->typed = specialize(tmpl, v->facts, precision);
+    v->key.push_back(debug);
+    v->debug = debug != 0;
 #ifdef TACK_WITH_LLVM
-    v->code = compile_cpu(*v->typed, "tack.k" + std::to_string(id_) + ".v" + std::to_string(variants_.size()), false);
+    // The disk cache stands in for lowering, typing and LLVM, so whatever a
+    // variant reads from its typed IR travels in the entry (DispatchFacts).
+    // Debug variants report failures from their IR and always compile.
+    DiskCacheSlot disk_slot = v->debug ? DiskCacheSlot{} : disk_cache_slot(name_, *source_, v->key);
+    if (auto cached = disk_cache_load(disk_slot, *resolver_)) {
+        v->code = std::move(cached->code);
+        v->effects.written = std::move(cached->facts.written);
+        v->effects.atomic_targets = std::move(cached->facts.atomic_targets);
+    } else {
+        v->typed = specialize(template_for(shapes), v->facts, precision);
+        v->effects = effects_of(*v->typed);
+        codegen::EmitOptions options;
+        options.debug = v->debug;
+        v->code = compile_cpu(*v->typed, "tack.k" + std::to_string(id_) + ".v" + std::to_string(variants_.size()),
+                              false, options, &v->debug_accesses);
+        v->code.result_type = v->typed->result_type;
+        disk_cache_store(disk_slot, *resolver_, v->code,
+                         DispatchFacts{v->code.result_type, v->effects.written, v->effects.atomic_targets});
+    }
 #else
+    v->typed = specialize(template_for(shapes), v->facts, precision);
     throw ArgumentError(ArgumentError::Kind::Runtime,
                         "kernel '" + name_ + "': this build of Tack has no CPU backend (built without LLVM)");
 #endif
@@ -204,6 +271,22 @@ CallResult Kernel::call(const CallArg* args, size_t n) {
         }
     }
 
+    check_effects(v, args);
+    DebugState debug_state;
+    void* argv_debug[kInline + 1];
+    if (v.debug) {
+        // The debug state pointer follows the arguments.
+        void** with_state = argv_debug;
+        if (n + 1 > kInline + 1) {
+            argv_big.push_back(nullptr);
+            with_state = argv_big.data();
+        } else {
+            std::memcpy(argv_debug, argv, n * sizeof(void*));
+        }
+        with_state[n] = &debug_state;
+        argv = with_state;
+    }
+
     int64_t count = v.code.count(argv);
     if (count > 0) {
         Launch launch{v.code.body, argv};
@@ -212,34 +295,97 @@ CallResult Kernel::call(const CallArg* args, size_t n) {
     CallResult r;
     if (v.code.result) {
         r.has_value = true;
-        r.dtype = *v.typed->result_type;
+        r.dtype = *v.code.result_type;
         v.code.result(argv, &r.bits);
     }
+    if (v.debug && debug_state.failed.load()) report_bounds_failure(v, debug_state);
     return r;
+}
+
+void Kernel::check_effects(const Variant& v, const CallArg* args) {
+    for (int p : v.effects.written) {
+        const Array& a = *args[p].array;
+        if (a.readonly())
+            throw ArgumentError(ArgumentError::Kind::Value,
+                                "kernel '" + name_ + "': parameter '" + param_names_[p] +
+                                    "' is bound to a read-only array, but the kernel may write it");
+    }
+    for (auto [p, size] : v.effects.atomic_targets) {
+        auto address = reinterpret_cast<uintptr_t>(args[p].array->data());
+        if (address % size != 0)
+            throw ArgumentError(ArgumentError::Kind::Value,
+                                "kernel '" + name_ + "': parameter '" + param_names_[p] + "' is the target of an atomic " +
+                                    "update but its data at 0x" + [&] {
+                                        char buf[32];
+                                        std::snprintf(buf, sizeof buf, "%lx", static_cast<unsigned long>(address));
+                                        return std::string(buf);
+                                    }() + " is not aligned to its " + std::to_string(size) + "-byte elements");
+    }
+}
+
+void Kernel::report_bounds_failure(const Variant& v, const DebugState& s) {
+    const codegen::DebugAccess& a = v.debug_accesses.at(s.access);
+    const ir::Param& p = v.typed->params[a.array];
+    auto list = [](const int64_t* xs, int n) {
+        std::string t = "(";
+        for (int i = 0; i < n; ++i) t += (i ? ", " : "") + std::to_string(xs[i]);
+        return t + (n == 1 ? ",)" : ")");
+    };
+    std::string what = p.kind == ir::ParamKind::LocalArray ? "local array '" : "array '";
+    std::string msg = "kernel '" + name_ + "': index " + list(s.values, a.index_count) + " is out of bounds for " +
+                      what + p.name + "'";
+    if (a.index_count == p.ndim) {
+        msg += " with shape " + list(s.values + 8, p.ndim);
+        for (int d = 0; d < p.ndim; ++d)
+            if (s.values[d] < 0 || s.values[d] >= s.values[8 + d]) {
+                msg += " (dimension " + std::to_string(d) + " has extent " + std::to_string(s.values[8 + d]) + ")";
+                break;
+            }
+    } else {
+        msg += " of " + std::to_string(s.values[8]) + " elements (flat index)";
+    }
+    const auto& origins = v.typed->origins;
+    if (a.span.origin >= 0 && a.span.origin < static_cast<int>(origins.size()) && origins[a.span.origin].source) {
+        auto& src = *origins[a.span.origin].source;
+        msg += " at " + src.filename + ":" + std::to_string(src.first_line + a.span.line - 1);
+        if (!origins[a.span.origin].is_kernel) msg += " in device function '" + origins[a.span.origin].function + "'";
+    }
+    throw ArgumentError(ArgumentError::Kind::Index, msg);
 }
 
 std::string Kernel::inspect(const std::string& what, const CallArg* args, size_t n) {
     if (what != "ir" && what != "llvm" && what != "llvm-unoptimized")
         throw ArgumentError(ArgumentError::Kind::Value,
                             "inspect() takes \"ir\", \"llvm\" or \"llvm-unoptimized\", not \"" + what + "\"");
-    const ir::Kernel* typed = nullptr;
     std::ostringstream out;
+    Variant* v = last_;
     if (n == 0 && param_count() != 0) {
         if (!last_)
             throw ArgumentError(ArgumentError::Kind::Value, "kernel '" + name_ +
                                                                 "' has not been compiled yet: call it first, or pass "
                                                                 "example arguments to inspect()");
-        typed = last_->typed.get();
     } else {
         check_arity(n);
-        typed = variant_for(args, n).typed.get();
+        v = &variant_for(args, n);
     }
+    if (!v->typed) {
+        // A variant from the disk cache has no IR until it is asked for.
+        std::vector<frontend::ParamShape> shapes;
+        DType precision = DType::F32;
+        for (auto& f : v->facts) {
+            shapes.push_back(frontend::ParamShape{f.is_array, f.ndim});
+            if (f.is_array && f.dtype == DType::F64) precision = DType::F64;
+        }
+        v->typed = specialize(template_for(shapes), v->facts, precision);
+    }
+    const ir::Kernel* typed = v->typed.get();
     if (what == "ir") {
         // Re-run the pipeline with an observer to show each pass.
         std::vector<frontend::ParamShape> shapes;
         std::vector<ParamFacts> facts;
         DType precision = DType::F32;
         for (auto& p : typed->params) {
+            if (p.kind == ir::ParamKind::LocalArray) continue;
             shapes.push_back(frontend::ParamShape{p.kind == ir::ParamKind::Array, p.ndim});
             facts.push_back(ParamFacts{p.kind == ir::ParamKind::Array, p.dtype, p.ndim, p.contiguous});
             if (p.kind == ir::ParamKind::Array && p.dtype == DType::F64) precision = DType::F64;

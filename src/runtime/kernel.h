@@ -39,6 +39,13 @@ struct CallResult {
     uint64_t bits = 0;  // the value, in the low bytes
 };
 
+// Debug mode (tack.set_debug / TACK_DEBUG=1): variants compiled from now
+// on check every index; it is part of the variant key.
+void set_debug(bool on);
+bool debug_enabled();
+
+struct DebugState;
+
 class Kernel {
 public:
     Kernel(std::string name, std::shared_ptr<const syntax::Source> source, std::shared_ptr<frontend::Resolver> resolver);
@@ -57,6 +64,8 @@ public:
 
 private:
     struct Variant;
+    void check_effects(const Variant& v, const CallArg* args);
+    [[noreturn]] void report_bounds_failure(const Variant& v, const DebugState& s);
     const syntax::FunctionDef& syntax_tree();
     void check_arity(size_t n);
     std::vector<uint32_t> key_of(const CallArg* args, size_t n, DType* float_precision) const;

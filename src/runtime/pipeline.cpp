@@ -30,6 +30,7 @@ std::unique_ptr<ir::Kernel> build_template(const syntax::FunctionDef& fn, std::s
 std::unique_ptr<ir::Kernel> specialize(const ir::Kernel& tmpl, const std::vector<ParamFacts>& params,
                                        DType float_precision, const PassObserver& observe) {
     auto k = ir::clone(tmpl);
+    // Local arrays follow the call parameters and keep their declared facts.
     for (size_t i = 0; i < params.size(); ++i) {
         k->params[i].dtype = params[i].dtype;
         k->params[i].ndim = params[i].ndim;
@@ -42,17 +43,19 @@ std::unique_ptr<ir::Kernel> specialize(const ir::Kernel& tmpl, const std::vector
 }
 
 #ifdef TACK_WITH_LLVM
-codegen::CompiledCpuKernel compile_cpu(const ir::Kernel& typed, const std::string& unique_prefix, bool keep_ir) {
+codegen::CompiledCpuKernel compile_cpu(const ir::Kernel& typed, const std::string& unique_prefix, bool keep_ir,
+                                       const codegen::EmitOptions& options,
+                                       std::vector<codegen::DebugAccess>* debug_accesses) {
     auto ctx = std::make_unique<llvm::LLVMContext>();
     codegen::EntryNames names;
-    auto m = codegen::emit_llvm(typed, *ctx, unique_prefix, &names);
+    auto m = codegen::emit_llvm(typed, *ctx, unique_prefix, options, &names, debug_accesses);
     return codegen::jit_compile(std::move(m), std::move(ctx), names, keep_ir);
 }
 
-std::string llvm_ir(const ir::Kernel& typed, bool optimized) {
+std::string llvm_ir(const ir::Kernel& typed, bool optimized, const codegen::EmitOptions& options) {
     llvm::LLVMContext ctx;
     codegen::EntryNames names;
-    auto m = codegen::emit_llvm(typed, ctx, "tack.inspect", &names);
+    auto m = codegen::emit_llvm(typed, ctx, "tack.inspect", options, &names);
     if (optimized) return codegen::optimize_and_print(*m);
     std::string s;
     llvm::raw_string_ostream os(s);

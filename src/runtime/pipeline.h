@@ -25,7 +25,7 @@ std::unique_ptr<ir::Kernel> build_template(const syntax::FunctionDef& fn, std::s
 
 // The facts a variant bakes in about one parameter.
 struct ParamFacts {
-    bool is_array = false;
+    bool is_array = false;  // a kernel parameter that is an array (local arrays are not parameters)
     DType dtype = DType::I32;
     int ndim = 0;
     bool contiguous = true;
@@ -37,9 +37,11 @@ std::unique_ptr<ir::Kernel> specialize(const ir::Kernel& tmpl, const std::vector
 
 #ifdef TACK_WITH_LLVM
 // Emits and JIT-compiles a typed kernel. `unique_prefix` names its symbols.
-codegen::CompiledCpuKernel compile_cpu(const ir::Kernel& typed, const std::string& unique_prefix, bool keep_ir);
+codegen::CompiledCpuKernel compile_cpu(const ir::Kernel& typed, const std::string& unique_prefix, bool keep_ir,
+                                       const codegen::EmitOptions& options = {},
+                                       std::vector<codegen::DebugAccess>* debug_accesses = nullptr);
 // The LLVM IR of a typed kernel, optimized as compile_cpu would.
-std::string llvm_ir(const ir::Kernel& typed, bool optimized);
+std::string llvm_ir(const ir::Kernel& typed, bool optimized, const codegen::EmitOptions& options = {});
 #endif
 
 }  // namespace tack::runtime

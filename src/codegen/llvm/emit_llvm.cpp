@@ -135,8 +135,31 @@ void Emitter::begin_function(llvm::FunctionType* fty, const std::string& name) {
     Value* args = fn_->getArg(0);
     // Parameters are immutable during a launch: read them once, before
     // any store, so array stores cannot force reloads.
+    size_t call_params = 0;
+    for (auto& param : k_.params)
+        if (param.kind != ParamKind::LocalArray) ++call_params;
+    if (debug_) debug_state_ = b_.CreateLoad(ptr(), b_.CreateConstGEP1_64(ptr(), args, call_params), "debug.state");
     for (size_t p = 0; p < k_.params.size(); ++p) {
         auto& param = k_.params[p];
+        if (param.kind == ParamKind::LocalArray) {
+            // Private scratch: a fixed-size stack slot per worker, reused by
+            // each iteration it runs.
+            ArrayValues a;
+            int64_t n = 1;
+            for (auto e : param.local_shape) n *= e;
+            auto* storage = entry_alloca(llvm::ArrayType::get(ty(param.dtype), n), param.name);
+            storage->setAlignment(llvm::Align(16));
+            a.data = storage;
+            int64_t stride = 1;
+            a.strides.assign(param.ndim, nullptr);
+            for (int d = param.ndim - 1; d >= 0; --d) {
+                a.strides[d] = b_.getInt64(stride);
+                stride *= param.local_shape[d];
+            }
+            for (auto e : param.local_shape) a.shape.push_back(b_.getInt64(e));
+            arrays_[p] = std::move(a);
+            continue;
+        }
         Value* slot_ptr = b_.CreateLoad(ptr(), b_.CreateConstGEP1_64(ptr(), args, p), "arg." + std::to_string(p));
         if (param.kind == ParamKind::Array) {
             if (!param.used) continue;
@@ -260,8 +283,11 @@ void Emitter::emit(const Stmt& s) {
         case StmtKind::Store: {
             auto& st = *s.as<Store>();
             Value* v = emit(*st.value);  // the value before the index
-            Value* p = address(st.array, st.indices);
-            b_.CreateAlignedStore(v, p, llvm::Align(1));
+            Access a = address(st.array, st.indices, st.span);
+            guarded(a, nullptr, [&]() -> Value* {
+                b_.CreateAlignedStore(v, a.ptr, llvm::Align(1));
+                return nullptr;
+            });
             break;
         }
         case StmtKind::Eval: emit(*s.as<Eval>()->value); break;
@@ -372,12 +398,14 @@ Value* Emitter::index64(const Expr& e) {
     return is_signed_int(t) ? b_.CreateSExt(v, i64()) : b_.CreateZExt(v, i64());
 }
 
-Value* Emitter::address(int array, const std::vector<ExprPtr>& indices) {
+Emitter::Access Emitter::address(int array, const std::vector<ExprPtr>& indices, Span span) {
     auto& param = k_.params[array];
     auto& a = arrays_[array];
     if (!a.data) syntax::internal_error(kEmitPass, "array '" + param.name + "' used but not loaded");
     std::vector<Value*> idx;
     for (auto& e : indices) idx.push_back(index64(*e));
+    Access out;
+    if (debug_) out.in_bounds = bounds_check(array, idx, span);
     Value* offset;
     if (static_cast<int>(idx.size()) == param.ndim) {
         offset = b_.CreateMul(idx[0], a.strides[0]);
@@ -394,7 +422,106 @@ Value* Emitter::address(int array, const std::vector<ExprPtr>& indices) {
             offset = b_.CreateAdd(offset, b_.CreateMul(i, a.strides[d]));
         }
     }
-    return b_.CreateGEP(ty(param.dtype), a.data, offset);
+    out.ptr = b_.CreateGEP(ty(param.dtype), a.data, offset);
+    return out;
+}
+
+// Debug mode: every index within its extent, one dimension at a time (a
+// flat index within the element count). A failure is reported to the
+// runtime, which keeps the first, and the access is skipped.
+Value* Emitter::bounds_check(int array, const std::vector<Value*>& idx, Span span) {
+    auto& param = k_.params[array];
+    auto& a = arrays_[array];
+    Value* ok = b_.getTrue();
+    Value* extent_total = nullptr;
+    if (static_cast<int>(idx.size()) == param.ndim) {
+        for (size_t d = 0; d < idx.size(); ++d) ok = b_.CreateAnd(ok, b_.CreateICmpULT(idx[d], a.shape[d]));
+    } else {
+        extent_total = b_.getInt64(1);
+        for (auto* s : a.shape) extent_total = b_.CreateMul(extent_total, s);
+        ok = b_.CreateICmpULT(idx[0], extent_total);
+    }
+    auto* fail_bb = block("bounds.fail");
+    auto* cont = block("bounds.ok");
+    b_.CreateCondBr(ok, cont, fail_bb);
+    b_.SetInsertPoint(fail_bb);
+    int id = static_cast<int>(debug_accesses_->size());
+    debug_accesses_->push_back(DebugAccess{array, span, static_cast<int>(idx.size())});
+    auto* values = entry_alloca(llvm::ArrayType::get(i64(), 16), "bounds.values");
+    for (size_t d = 0; d < idx.size(); ++d) b_.CreateStore(idx[d], b_.CreateConstGEP1_64(i64(), values, d));
+    if (extent_total) {
+        b_.CreateStore(extent_total, b_.CreateConstGEP1_64(i64(), values, 8));
+    } else {
+        for (size_t d = 0; d < a.shape.size(); ++d) b_.CreateStore(a.shape[d], b_.CreateConstGEP1_64(i64(), values, 8 + d));
+    }
+    auto callee = m_.getOrInsertFunction(
+        "tack_rt_bounds_failure", llvm::FunctionType::get(b_.getVoidTy(), {ptr(), b_.getInt32Ty(), ptr()}, false));
+    b_.CreateCall(callee, {debug_state_, b_.getInt32(id), values});
+    b_.CreateBr(cont);
+    b_.SetInsertPoint(cont);
+    return ok;
+}
+
+// Runs `emit_access` only where the access is in bounds (always outside
+// debug mode); a skipped load yields zero.
+Value* Emitter::guarded(const Access& a, Type* result, const std::function<Value*()>& emit_access) {
+    if (!a.in_bounds) return emit_access();
+    auto* do_bb = block("access");
+    auto* join = block("access.join");
+    BasicBlock* from = b_.GetInsertBlock();
+    b_.CreateCondBr(a.in_bounds, do_bb, join);
+    b_.SetInsertPoint(do_bb);
+    Value* v = emit_access();
+    BasicBlock* do_end = b_.GetInsertBlock();
+    b_.CreateBr(join);
+    b_.SetInsertPoint(join);
+    if (!result) return nullptr;
+    auto* phi = b_.CreatePHI(result, 2);
+    phi->addIncoming(llvm::Constant::getNullValue(result), from);
+    phi->addIncoming(v, do_end);
+    return phi;
+}
+
+// An atomic read-modify-write (LLVM monotonic ordering, natural alignment,
+// which dispatch checks for imported storage). Floating extrema use a
+// compare-and-swap loop on the integer bits, contributing the value once.
+Value* Emitter::atomic(const Atomic& at) {
+    Access acc = address(at.array, at.indices, at.span);
+    Value* v = emit(*at.value);
+    DType t = at.dtype();
+    Type* vt = ty(t);
+    llvm::Align align(size_of(t));
+    return guarded(acc, vt, [&]() -> Value* {
+        auto order = llvm::AtomicOrdering::Monotonic;
+        if (is_int(t)) {
+            llvm::AtomicRMWInst::BinOp op = llvm::AtomicRMWInst::Add;
+            bool s = is_signed_int(t);
+            if (at.op == AtomicOp::Min) op = s ? llvm::AtomicRMWInst::Min : llvm::AtomicRMWInst::UMin;
+            if (at.op == AtomicOp::Max) op = s ? llvm::AtomicRMWInst::Max : llvm::AtomicRMWInst::UMax;
+            return b_.CreateAtomicRMW(op, acc.ptr, v, align, order);
+        }
+        if (at.op == AtomicOp::Add) return b_.CreateAtomicRMW(llvm::AtomicRMWInst::FAdd, acc.ptr, v, align, order);
+        Type* it = b_.getIntNTy(bits_of(t));
+        auto* head = block("cas.head");
+        auto* done = block("cas.done");
+        auto* init = b_.CreateAlignedLoad(it, acc.ptr, align);
+        init->setAtomic(order);
+        BasicBlock* from = b_.GetInsertBlock();
+        b_.CreateBr(head);
+        b_.SetInsertPoint(head);
+        auto* old_bits = b_.CreatePHI(it, 2);
+        old_bits->addIncoming(init, from);
+        Value* old = b_.CreateBitCast(old_bits, vt);
+        Value* want = b_.CreateBinaryIntrinsic(
+            at.op == AtomicOp::Min ? llvm::Intrinsic::minnum : llvm::Intrinsic::maxnum, old, v);
+        auto* cas = b_.CreateAtomicCmpXchg(acc.ptr, old_bits, b_.CreateBitCast(want, it), align, order, order);
+        Value* seen = b_.CreateExtractValue(cas, 0);
+        Value* ok = b_.CreateExtractValue(cas, 1);
+        old_bits->addIncoming(seen, b_.GetInsertBlock());
+        b_.CreateCondBr(ok, done, head);
+        b_.SetInsertPoint(done);
+        return old;
+    });
 }
 
 // A scalar as a condition: nonzero is true, and NaN is true.
@@ -417,7 +544,11 @@ Value* Emitter::emit(const Expr& e) {
         }
         case ExprKind::Load: {
             auto& l = *e.as<Load>();
-            return b_.CreateAlignedLoad(ty(e.dtype()), address(l.array, l.indices), llvm::Align(1));
+            Access a = address(l.array, l.indices, l.span);
+            return guarded(a, ty(e.dtype()), [&] { return b_.CreateAlignedLoad(ty(e.dtype()), a.ptr, llvm::Align(1)); });
+        }
+        case ExprKind::Atomic: {
+            return atomic(*e.as<Atomic>());
         }
         case ExprKind::ArrayDim: {
             auto& d = *e.as<ArrayDim>();
@@ -482,23 +613,21 @@ Value* Emitter::select(const Select& s) {
 
 
 std::unique_ptr<llvm::Module> emit_llvm(const Kernel& k, llvm::LLVMContext& ctx, const std::string& symbol_prefix,
-                                        EntryNames* names) {
+                                        const EmitOptions& options, EntryNames* names,
+                                        std::vector<DebugAccess>* debug_accesses) {
     auto m = std::make_unique<llvm::Module>(symbol_prefix, ctx);
     names->count = symbol_prefix + ".count";
     names->body = symbol_prefix + ".body";
     names->result = k.result ? symbol_prefix + ".result" : "";
-    {
-        Emitter e(k, ctx, *m, symbol_prefix);
-        e.emit_count(names->count);
-    }
-    {
-        Emitter e(k, ctx, *m, symbol_prefix);
-        e.emit_body(names->body);
-    }
-    if (k.result) {
-        Emitter e(k, ctx, *m, symbol_prefix);
-        e.emit_result(names->result);
-    }
+    std::vector<DebugAccess> accesses;
+    auto run = [&](auto&& emit_entry) {
+        Emitter e(k, ctx, *m, symbol_prefix, options.debug, &accesses);
+        emit_entry(e);
+    };
+    run([&](Emitter& e) { e.emit_count(names->count); });
+    run([&](Emitter& e) { e.emit_body(names->body); });
+    if (k.result) run([&](Emitter& e) { e.emit_result(names->result); });
+    if (debug_accesses) *debug_accesses = std::move(accesses);
     return m;
 }
 

@@ -23,9 +23,23 @@ struct EntryNames {
     std::string count, body, result;
 };
 
+// An array access checked in debug mode; failures report its index here.
+struct DebugAccess {
+    int array = -1;
+    ir::Span span;
+    int index_count = 0;
+};
+
+struct EmitOptions {
+    // Check every index against its extent and report the first failure
+    // through the debug state pointer that follows the arguments.
+    bool debug = false;
+};
+
 // `symbol_prefix` must be unique within the JIT; user names never reach
 // symbol names, so any identifier is safe.
 std::unique_ptr<llvm::Module> emit_llvm(const ir::Kernel& k, llvm::LLVMContext& ctx, const std::string& symbol_prefix,
-                                        EntryNames* names);
+                                        const EmitOptions& options, EntryNames* names,
+                                        std::vector<DebugAccess>* debug_accesses = nullptr);
 
 }  // namespace tack::codegen

@@ -7,9 +7,11 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "codegen/llvm/emit_llvm.h"
 #include "ir/ir.h"
 
 namespace tack::codegen {
@@ -24,8 +26,11 @@ inline constexpr const char* kEmitPass = "emit_llvm";
 
 class Emitter {
 public:
-    Emitter(const Kernel& k, llvm::LLVMContext& ctx, llvm::Module& m, std::string prefix)
-        : k_(k), ctx_(ctx), m_(m), b_(ctx), prefix_(std::move(prefix)) {}
+    // In debug mode, checked accesses are appended to `accesses`; a report
+    // names one by its position there, unique across the module's entries.
+    Emitter(const Kernel& k, llvm::LLVMContext& ctx, llvm::Module& m, std::string prefix, bool debug,
+            std::vector<DebugAccess>* accesses)
+        : k_(k), ctx_(ctx), m_(m), b_(ctx), prefix_(std::move(prefix)), debug_(debug), debug_accesses_(accesses) {}
 
     void emit_count(const std::string& name);
     void emit_body(const std::string& name);
@@ -35,6 +40,10 @@ private:
     struct LoopTargets {
         BasicBlock* break_to;
         BasicBlock* continue_to;
+    };
+    struct Access {
+        Value* ptr = nullptr;
+        Value* in_bounds = nullptr;  // debug mode only
     };
     struct ArrayValues {
         Value* data = nullptr;
@@ -83,7 +92,10 @@ private:
 
     Value* index64(const Expr& e);
 
-    Value* address(int array, const std::vector<ExprPtr>& indices);
+    Access address(int array, const std::vector<ExprPtr>& indices, Span span);
+    Value* bounds_check(int array, const std::vector<Value*>& idx, Span span);
+    Value* guarded(const Access& a, Type* result, const std::function<Value*()>& emit_access);
+    Value* atomic(const Atomic& at);
 
     Value* truth(const Expr& e);
 
@@ -122,6 +134,9 @@ private:
     std::vector<ArrayValues> arrays_;
     std::vector<Value*> dim_start_, dim_step_;
     std::vector<LoopTargets> loops_;
+    bool debug_ = false;
+    Value* debug_state_ = nullptr;
+    std::vector<DebugAccess>* debug_accesses_;
 };
 
 }  // namespace tack::codegen

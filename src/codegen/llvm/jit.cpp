@@ -3,10 +3,12 @@
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
-#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/Config/llvm-config.h>
 #include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
@@ -14,6 +16,7 @@
 
 #include <mutex>
 
+#include "runtime/debug_checks.h"
 #include "runtime/print.h"
 #include "syntax/source.h"
 
@@ -34,6 +37,7 @@ struct Jit {
     std::unique_ptr<llvm::orc::LLJIT> lljit;
     std::unique_ptr<llvm::TargetMachine> tm;
     std::mutex mutex;
+    uint64_t next_dylib = 0;  // names each object's private JITDylib
 };
 
 Jit& jit() {
@@ -44,10 +48,17 @@ Jit& jit() {
         auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
         if (!jtmb) syntax::internal_error(kPass, "cannot detect the host: " + to_string(jtmb.takeError()));
         jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
-        auto tm = jtmb->createTargetMachine();
+        // Objects are emitted here rather than by the JIT's compile layer, so
+        // the target machine is made from the builder after it has settled
+        // the relocation and code models its linker expects.
+        llvm::orc::LLJITBuilder builder;
+        builder.setJITTargetMachineBuilder(std::move(*jtmb));
+        if (auto err = builder.prepareForConstruction())
+            syntax::internal_error(kPass, "cannot configure the JIT: " + to_string(std::move(err)));
+        auto tm = builder.getJITTargetMachineBuilder()->createTargetMachine();
         if (!tm) syntax::internal_error(kPass, "no target machine: " + to_string(tm.takeError()));
         j->tm = std::move(*tm);
-        auto built = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
+        auto built = builder.create();
         if (!built) syntax::internal_error(kPass, "cannot create the JIT: " + to_string(built.takeError()));
         j->lljit = std::move(*built);
         // Kernels call the C math library (sinf, pow, ...) of this process.
@@ -59,6 +70,8 @@ Jit& jit() {
         llvm::orc::SymbolMap runtime_symbols;
         runtime_symbols[j->lljit->mangleAndIntern("tack_rt_print")] = {
             llvm::orc::ExecutorAddr::fromPtr(&tack_rt_print), llvm::JITSymbolFlags::Exported};
+        runtime_symbols[j->lljit->mangleAndIntern("tack_rt_bounds_failure")] = {
+            llvm::orc::ExecutorAddr::fromPtr(&tack_rt_bounds_failure), llvm::JITSymbolFlags::Exported};
         if (auto err = j->lljit->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(runtime_symbols))))
             syntax::internal_error(kPass, "cannot define runtime symbols: " + to_string(std::move(err)));
         return j;
@@ -86,6 +99,19 @@ void optimize(llvm::Module& m, llvm::TargetMachine& tm) {
     mpm.run(m, mam);
 }
 
+// What optimize() runs, for target_description(): change both together.
+constexpr const char* kPipeline = "new-pm O3, loop and SLP vectorization, no fast-math";
+
+std::string emit_object(llvm::Module& m, llvm::TargetMachine& tm) {
+    llvm::SmallVector<char, 0> buffer;
+    llvm::raw_svector_ostream os(buffer);
+    llvm::legacy::PassManager pm;
+    if (tm.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile))
+        syntax::internal_error(kPass, "the target machine cannot emit object files");
+    pm.run(m);
+    return std::string(buffer.data(), buffer.size());
+}
+
 }  // namespace
 
 std::string host_cpu_description() {
@@ -93,6 +119,23 @@ std::string host_cpu_description() {
     for (auto& f : llvm::sys::getHostCPUFeatures())
         if (f.second) s += "," + f.first().str();
     return s;
+}
+
+const std::string& target_description() {
+    static const std::string description = [] {
+        Jit& j = jit();
+        llvm::TargetMachine& tm = *j.tm;
+        std::string s = "llvm " LLVM_VERSION_STRING "; ";
+        s += tm.getTargetTriple().str() + "; cpu " + tm.getTargetCPU().str() + "; features " +
+             tm.getTargetFeatureString().str();
+        s += "; reloc " + std::to_string(static_cast<int>(tm.getRelocationModel()));
+        s += "; code model " + std::to_string(static_cast<int>(tm.getCodeModel()));
+        s += "; opt " + std::to_string(static_cast<int>(tm.getOptLevel()));
+        s += "; ";
+        s += kPipeline;
+        return s;
+    }();
+    return description;
 }
 
 std::string optimize_and_print(llvm::Module& m) {
@@ -110,33 +153,69 @@ std::string optimize_and_print(llvm::Module& m) {
 CompiledCpuKernel jit_compile(std::unique_ptr<llvm::Module> m, std::unique_ptr<llvm::LLVMContext> ctx,
                               const EntryNames& names, bool keep_ir) {
     Jit& j = jit();
-    std::lock_guard<std::mutex> lock(j.mutex);
-    optimize(*m, *j.tm);
-    CompiledCpuKernel out;
-    if (keep_ir) {
-        llvm::raw_string_ostream os(out.optimized_ir);
-        m->print(os, nullptr);
+    std::string object, ir;
+    {
+        std::lock_guard<std::mutex> lock(j.mutex);
+        optimize(*m, *j.tm);
+        if (keep_ir) {
+            llvm::raw_string_ostream os(ir);
+            m->print(os, nullptr);
+        }
+        object = emit_object(*m, *j.tm);
     }
-    auto& dylib = j.lljit->getMainJITDylib();
-    auto tracker = dylib.createResourceTracker();
-    if (auto err = j.lljit->addIRModule(tracker, llvm::orc::ThreadSafeModule(std::move(m), std::move(ctx))))
-        syntax::internal_error(kPass, "cannot add module: " + to_string(std::move(err)));
-    auto lookup = [&](const std::string& name) -> void* {
-        if (name.empty()) return nullptr;
-        auto sym = j.lljit->lookup(name);
-        if (!sym) syntax::internal_error(kPass, "symbol " + name + " not found: " + to_string(sym.takeError()));
-        return sym->toPtr<void*>();
+    m.reset();
+    ctx.reset();
+    std::string error;
+    auto out = load_object(std::move(object), names, &error);
+    if (!out) syntax::internal_error(kPass, "cannot link a freshly compiled kernel: " + error);
+    out->optimized_ir = std::move(ir);
+    return std::move(*out);
+}
+
+std::optional<CompiledCpuKernel> load_object(std::string object, const EntryNames& names, std::string* error) {
+    Jit& j = jit();
+    std::lock_guard<std::mutex> lock(j.mutex);
+    auto& session = j.lljit->getExecutionSession();
+    auto dylib = j.lljit->createJITDylib("tack.object." + std::to_string(j.next_dylib++));
+    if (!dylib) {
+        *error = to_string(dylib.takeError());
+        return std::nullopt;
+    }
+    llvm::orc::JITDylib& jd = *dylib;
+    jd.addToLinkOrder(j.lljit->getMainJITDylib());
+    auto fail = [&](llvm::Error err) -> std::optional<CompiledCpuKernel> {
+        *error = to_string(std::move(err));
+        if (auto e = session.removeJITDylib(jd)) llvm::consumeError(std::move(e));
+        return std::nullopt;
     };
-    out.count = reinterpret_cast<CountFn>(lookup(names.count));
-    out.body = reinterpret_cast<BodyFn>(lookup(names.body));
-    out.result = reinterpret_cast<ResultFn>(lookup(names.result));
-    // The tracker owns the code; releasing it removes the code from the JIT.
-    auto* held = new llvm::orc::ResourceTrackerSP(tracker);
+    auto buffer = llvm::MemoryBuffer::getMemBufferCopy(object, "tack-kernel-object");
+    if (auto err = j.lljit->addObjectFile(jd, std::move(buffer))) return fail(std::move(err));
+
+    CompiledCpuKernel out;
+    void* entries[3] = {};
+    const std::string* entry_names[3] = {&names.count, &names.body, &names.result};
+    for (int i = 0; i < 3; ++i) {
+        if (entry_names[i]->empty()) continue;
+        auto sym = j.lljit->lookup(jd, *entry_names[i]);
+        if (!sym) return fail(sym.takeError());
+        entries[i] = sym->toPtr<void*>();
+    }
+    if (!entries[0] || !entries[1]) return fail(llvm::make_error<llvm::StringError>("the object lacks its count or body entry",
+                                                        llvm::inconvertibleErrorCode()));
+    out.count = reinterpret_cast<CountFn>(entries[0]);
+    out.body = reinterpret_cast<BodyFn>(entries[1]);
+    out.result = reinterpret_cast<ResultFn>(entries[2]);
+    out.object = std::move(object);
+    out.entry_names = names;
+    // The dylib owns the code; releasing it removes the code from the JIT.
+    auto* held = new llvm::orc::JITDylibSP(&jd);
     out.owner = std::shared_ptr<void>(held, [](void* p) {
-        auto* t = static_cast<llvm::orc::ResourceTrackerSP*>(p);
-        std::lock_guard<std::mutex> lock(jit().mutex);
-        if (auto err = (*t)->remove()) llvm::consumeError(std::move(err));
-        delete t;
+        auto* d = static_cast<llvm::orc::JITDylibSP*>(p);
+        {
+            std::lock_guard<std::mutex> lock(jit().mutex);
+            if (auto err = (*d)->getExecutionSession().removeJITDylib(**d)) llvm::consumeError(std::move(err));
+        }
+        delete d;
     });
     return out;
 }

@@ -1,0 +1,85 @@
+// The disk cache: compiled kernel variants shared across processes.
+//
+// One entry holds one variant: its object code, the facts dispatch reads
+// from the typed IR, and every name lowering resolved with the answer it got
+// (device functions' own names too, recursively). Its key is a 128-bit
+// XXH3 hash of what the code depends on besides those answers: Tack's
+// version and build, the target (codegen::target_description), the kernel's
+// name, source text and position in its file, and the variant key (each
+// argument's facts, debug mode, and whatever joins the key later).
+//
+// An entry is used only if every recorded name still resolves to the same
+// answer through the kernel's resolver, so a changed tack.constant, device
+// function or import compiles afresh and overwrites the entry. Entries are
+// written to a temporary file and renamed into place, carry a checksum that
+// catches corruption and truncation, and are evicted least recently used
+// first once the folder passes its size cap. Every failure of the cache
+// (unreadable folder, corrupt entry, full disk) falls back to compiling.
+//
+// Environment: TACK_CACHE_DIR (the root folder), TACK_CACHE_MAX_BYTES (the
+// cap, default 256 MiB), TACK_DISABLE_DISK_CACHE=1, TACK_CACHE_LOG=1 (one
+// line per lookup, store and eviction on stderr). docs/caching.md has more.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "codegen/llvm/jit.h"
+#include "frontend/resolver.h"
+#include "syntax/source.h"
+
+namespace tack::runtime {
+
+// Wraps a kernel's resolver so that the disk cache learns every name it
+// answers, and the answer. Device functions it returns carry recording
+// resolvers of their own. The first answer for a path is kept, as the
+// kernel's own resolver keeps it.
+std::shared_ptr<frontend::Resolver> recording_resolver(std::shared_ptr<frontend::Resolver> inner);
+
+// What dispatch reads from a variant's typed IR, which a cache hit never
+// builds. A new fact of this kind must join the entry.
+struct DispatchFacts {
+    std::optional<DType> result_type;
+    std::vector<int> written;                         // array parameters the kernel may store to
+    std::vector<std::pair<int, int>> atomic_targets;  // parameter, element size
+};
+
+// One variant's place in the cache.
+struct DiskCacheSlot {
+    std::string kernel;  // the kernel's name, for the log
+    std::string path;    // the entry's file; empty when the cache is off
+    std::array<uint8_t, 16> key{};
+};
+
+// The slot of a kernel variant. `variant_key` is the dispatcher's key, so
+// every fact that selects a variant selects an entry too.
+DiskCacheSlot disk_cache_slot(const std::string& kernel, const syntax::Source& source,
+                              const std::vector<uint32_t>& variant_key);
+
+struct CachedVariant {
+    codegen::CompiledCpuKernel code;  // linked, with its result type set
+    DispatchFacts facts;
+};
+
+// The slot's entry, linked into this process, if it is intact and every
+// name it recorded resolves through `resolver` as it did when it was stored.
+std::optional<CachedVariant> disk_cache_load(const DiskCacheSlot& slot, frontend::Resolver& resolver);
+
+// Stores freshly compiled code with every name `resolver` (made by
+// recording_resolver) has answered. Failures are silent: the cache only
+// saves time.
+void disk_cache_store(const DiskCacheSlot& slot, const frontend::Resolver& resolver,
+                      const codegen::CompiledCpuKernel& code, const DispatchFacts& facts);
+
+// $TACK_CACHE_DIR, else $XDG_CACHE_HOME/tack, else ~/.cache/tack; empty
+// when none can be found. Entries live in one subfolder per entry format,
+// Tack version and LLVM major version (disk_cache_folder()).
+std::string disk_cache_root();
+std::string disk_cache_folder();
+
+}  // namespace tack::runtime
