@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-examples}"
 
-apt_packages=(cmake ninja-build g++ llvm-19-dev clang-19 libclang-rt-19-dev libgtest-dev libtbb-dev zlib1g-dev libzstd-dev)
+apt_packages=(cmake ninja-build g++ llvm-19-dev clang-19 libclang-rt-19-dev libgtest-dev libtbb-dev zlib1g-dev libzstd-dev libxxhash-dev)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

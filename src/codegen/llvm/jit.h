@@ -1,12 +1,21 @@
 // The process's LLVM ORC JIT for CPU kernels.
 //
 // Modules are optimized with the new pass manager for the host CPU (O3, no
-// fast-math), compiled, and looked up. Each compiled variant keeps the
-// resource tracker that owns its code, so code never outlives the JIT that
-// made it.
+// fast-math) and compiled to a relocatable object in memory, which the JIT
+// then links. The object bytes are kept so the disk cache can store them and
+// a later process can link them without LLVM's optimizer or code generator.
+//
+// Each object is linked into a JITDylib of its own. An object's symbol names
+// are fixed when it is compiled, possibly by another process, so two loads
+// of one cached object (two kernels from one cache entry, or one kernel
+// created twice) would collide in a shared symbol table. The private dylib
+// links to the main one for the C library and the runtime's helpers, and
+// releasing the variant removes the dylib, so code never outlives the JIT
+// that linked it.
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "codegen/llvm/abi.h"
@@ -23,16 +32,30 @@ struct CompiledCpuKernel {
     CountFn count = nullptr;
     BodyFn body = nullptr;
     ResultFn result = nullptr;
+    std::optional<DType> result_type;  // the kernel's return type; set by the runtime
     std::string optimized_ir;  // kept only when asked for
+    std::string object;        // the relocatable object the code was linked from
+    EntryNames entry_names;    // its entry points' symbol names
     std::shared_ptr<void> owner;  // releases the code
 };
 
 // The host CPU's name and features, for cache keys and messages.
 std::string host_cpu_description();
 
+// Everything object code depends on besides its IR: the target triple, CPU
+// and features, relocation and code models, the optimization pipeline and
+// LLVM's version. Objects made under one description link and run only
+// where the description is the same.
+const std::string& target_description();
+
 // Optimizes and compiles `m`. `keep_ir` keeps the optimized IR text.
 CompiledCpuKernel jit_compile(std::unique_ptr<llvm::Module> m, std::unique_ptr<llvm::LLVMContext> ctx,
                               const EntryNames& names, bool keep_ir);
+
+// Links an object made by jit_compile, in this process or another, and looks
+// up its entry points. Returns nothing and sets `error` when the object
+// cannot be linked; the caller then compiles afresh.
+std::optional<CompiledCpuKernel> load_object(std::string object, const EntryNames& names, std::string* error);
 
 // Optimizes `m` in place as jit_compile would and prints it.
 std::string optimize_and_print(llvm::Module& m);

@@ -1,0 +1,361 @@
+"""The disk cache across processes (docs/caching.md).
+
+Each test runs kernels in fresh Python processes that share a cache folder
+in tmp_path, reads the cache's log lines (TACK_CACHE_LOG=1) to see hits and
+misses, and checks every result against NumPy computed here.
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tack
+
+PYTHON_DIR = str(Path(tack.__file__).resolve().parent.parent)
+LOG_LINE = re.compile(r"^tack disk cache: (\w+) (\S+)", re.M)
+
+
+def write(path, text):
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def start(script, cache, *args, env=None):
+    environment = dict(os.environ, PYTHONPATH=PYTHON_DIR, TACK_CACHE_DIR=str(cache), TACK_CACHE_LOG="1")
+    environment.pop("TACK_DISABLE_DISK_CACHE", None)
+    environment.pop("TACK_CACHE_MAX_BYTES", None)
+    environment.update(env or {})
+    return subprocess.Popen(
+        [sys.executable, str(script), *map(str, args)],
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def finish(process):
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 0, err
+    events = {}
+    for event, kernel in LOG_LINE.findall(err):
+        events.setdefault(kernel, []).append(event)
+    return json.loads(out.strip().splitlines()[-1]), events
+
+
+def run(script, cache, *args, env=None):
+    return finish(start(script, cache, *args, env=env))
+
+
+def entries(cache):
+    return sorted(cache.glob("v*/*.tk"))
+
+
+# A kernel with a device function, a tack.constant and a value-returning
+# kernel; `python script.py DTYPE` runs them on arrays of that dtype.
+SAXPY = """
+    import json, sys
+    import numpy as np
+    import tack
+
+    SCALE = tack.constant({scale})
+
+    @tack.func
+    def scaled(v):
+        return v * SCALE{helper_extra}
+
+    @tack.kernel
+    def saxpy(alpha, x, y):
+        for i in range(len(x)):
+            y[i] = alpha * scaled(x[i]) + y[i]{kernel_extra}
+
+    @tack.kernel
+    def head_sum(x) -> tack.f64:
+        for i in range(len(x)):
+            x[i] = x[i] + 1
+        return x[0] + x[1]
+
+    dtype = sys.argv[1]
+    x = tack.array(np.arange(10).astype(dtype))
+    y = tack.array(np.linspace(-1, 1, 10).astype(dtype))
+    saxpy(2.0, x, y)
+    total = head_sum(x)
+    print(json.dumps({{"y": y.numpy().tolist(), "x": x.numpy().tolist(), "total": total}}))
+"""
+
+
+def saxpy_script(tmp_path, scale=3.0, helper_extra="", kernel_extra=""):
+    return write(
+        tmp_path / "saxpy_kernels.py", SAXPY.format(scale=scale, helper_extra=helper_extra, kernel_extra=kernel_extra)
+    )
+
+
+def saxpy_oracle(dtype, scale=3.0, helper_offset=0.0, kernel_offset=0.0):
+    x = np.arange(10).astype(dtype)
+    y = np.linspace(-1, 1, 10).astype(dtype)
+    alpha = np.array(2.0, dtype=dtype)
+    y = alpha * ((x * np.array(scale, dtype)) + np.array(helper_offset, dtype)) + y + np.array(kernel_offset, dtype)
+    x = x + 1
+    return y, x, float(x[0] + x[1])
+
+
+def check_saxpy(result, dtype, **oracle):
+    y, x, total = saxpy_oracle(dtype, **oracle)
+    np.testing.assert_array_equal(np.array(result["y"], dtype=dtype), y)
+    np.testing.assert_array_equal(np.array(result["x"], dtype=dtype), x)
+    assert result["total"] == total
+
+
+def test_a_second_process_links_the_cached_code(tmp_path):
+    cache = tmp_path / "cache"
+    script = saxpy_script(tmp_path)
+    first, events = run(script, cache, "float32")
+    assert events == {"saxpy": ["miss", "stored"], "head_sum": ["miss", "stored"]}
+    check_saxpy(first, "float32")
+    assert len(entries(cache)) == 2
+    assert all(e.parent.name.startswith("v1-") for e in entries(cache))
+
+    second, events = run(script, cache, "float32")
+    assert events == {"saxpy": ["hit"], "head_sum": ["hit"]}
+    check_saxpy(second, "float32")
+
+
+@pytest.mark.parametrize(
+    "change, event, oracle",
+    [
+        ({"kernel_extra": " + 0.5"}, "miss", {"kernel_offset": 0.5}),
+        ({"helper_extra": " + 0.25"}, "stale", {"helper_offset": 0.25}),
+        ({"scale": -4.0}, "stale", {"scale": -4.0}),
+        ({"scale": 3}, "stale", {}),  # an int constant: a different literal, the same values here
+    ],
+    ids=["kernel-source", "device-function-source", "constant-value", "constant-type"],
+)
+def test_a_change_the_kernel_depends_on_recompiles(tmp_path, change, event, oracle):
+    cache = tmp_path / "cache"
+    run(saxpy_script(tmp_path), cache, "float32")
+    result, events = run(saxpy_script(tmp_path, **change), cache, "float32")
+    assert events["saxpy"][0] == event
+    assert events["saxpy"][1:] == ["stored"]
+    check_saxpy(result, "float32", **oracle)
+
+
+def test_another_argument_dtype_is_another_entry(tmp_path):
+    cache = tmp_path / "cache"
+    script = saxpy_script(tmp_path)
+    run(script, cache, "float32")
+    result, events = run(script, cache, "float64")
+    assert events["saxpy"] == ["miss", "stored"]
+    check_saxpy(result, "float64")
+    assert len(entries(cache)) == 4
+    result, events = run(script, cache, "float64")
+    assert events["saxpy"] == ["hit"]
+    check_saxpy(result, "float64")
+
+
+def test_a_same_named_function_from_another_module_is_not_reused(tmp_path):
+    # One kernel file imports `helpers.scale` from whichever folder comes first
+    # on sys.path: the kernel's text and file are the same, its callee differs.
+    cache = tmp_path / "cache"
+    for folder, factor in (("a", 2), ("b", 5)):
+        (tmp_path / folder).mkdir()
+        write(
+            tmp_path / folder / "helpers.py",
+            f"""
+            import tack
+
+            @tack.func
+            def scale(v):
+                return v * {factor}
+            """,
+        )
+    script = write(
+        tmp_path / "apply_scale.py",
+        """
+        import json, sys
+        sys.path.insert(0, sys.argv[1])
+        import numpy as np
+        import tack
+        from helpers import scale
+
+        @tack.kernel
+        def apply(x):
+            for i in range(len(x)):
+                x[i] = scale(x[i])
+
+        x = tack.array(np.arange(6, dtype=np.int32))
+        apply(x)
+        print(json.dumps(x.numpy().tolist()))
+        """,
+    )
+    for folder, factor, event in (("a", 2, "miss"), ("b", 5, "stale"), ("b", 5, "hit"), ("a", 2, "stale")):
+        result, events = run(script, cache, tmp_path / folder)
+        assert events["apply"][0] == event
+        assert result == (np.arange(6) * factor).tolist()
+
+
+@pytest.mark.parametrize("damage", ["flip-payload", "flip-header", "truncate", "empty"])
+def test_a_damaged_entry_is_detected_and_replaced(tmp_path, damage):
+    cache = tmp_path / "cache"
+    script = saxpy_script(tmp_path)
+    run(script, cache, "float32")
+    for entry in entries(cache):
+        data = bytearray(entry.read_bytes())
+        if damage == "flip-payload":
+            data[len(data) // 2] ^= 0xFF
+        elif damage == "flip-header":
+            data[20] ^= 0x01
+        elif damage == "truncate":
+            data = data[: len(data) - 7]
+        else:
+            data = bytearray()
+        entry.write_bytes(bytes(data))
+    result, events = run(script, cache, "float32")
+    assert events == {"saxpy": ["corrupt", "stored"], "head_sum": ["corrupt", "stored"]}
+    check_saxpy(result, "float32")
+    assert all(entry.stat().st_size > 100 for entry in entries(cache))
+
+
+NUMBERED = """
+    import json, sys, time
+    import numpy as np
+    import tack
+
+    {kernels}
+
+    x = tack.array(np.arange(4, dtype=np.int32))
+    for name in sys.argv[1:]:
+        globals()[name](x)
+        time.sleep(0.02)  # distinct modification times order the entries
+    print(json.dumps(x.numpy().tolist()))
+"""
+
+
+def numbered_script(tmp_path, count):
+    kernels = "\n".join(
+        f"@tack.kernel\ndef k{n}(x):\n    for i in range(len(x)):\n        x[i] = x[i] + {n + 1}\n" for n in range(count)
+    )
+    text = textwrap.dedent(NUMBERED).replace("{kernels}", kernels)
+    return write(tmp_path / "numbered.py", text)
+
+
+def test_least_recently_used_entries_go_first_past_the_size_cap(tmp_path):
+    cache = tmp_path / "cache"
+    script = numbered_script(tmp_path, 4)
+    run(script, cache, "k0")
+    size = entries(cache)[0].stat().st_size
+    cap = {"TACK_CACHE_MAX_BYTES": str(int(size * 3.5))}
+
+    result, events = run(script, cache, "k1", "k2", env=cap)
+    assert result == [5, 6, 7, 8]
+    assert len(entries(cache)) == 3
+    # k0 is used again, so k1 is now the least recently used.
+    result, events = run(script, cache, "k0", "k3", env=cap)
+    assert events["k0"] == ["hit"]
+    assert events["k3"] == ["miss", "stored", "evicted"]
+    assert result == [5, 6, 7, 8]
+    assert len(entries(cache)) == 3
+    assert sum(e.stat().st_size for e in entries(cache)) <= int(size * 3.5)
+
+    result, events = run(script, cache, "k0", "k1", "k2", "k3")
+    assert events == {"k0": ["hit"], "k1": ["miss", "stored"], "k2": ["hit"], "k3": ["hit"]}
+    assert result == [10, 11, 12, 13]
+
+
+def test_processes_racing_to_fill_one_entry_both_succeed(tmp_path):
+    cache = tmp_path / "cache"
+    go = tmp_path / "go"
+    script = write(
+        tmp_path / "race.py",
+        f"""
+        import json, os, time
+        import numpy as np
+        import tack
+
+        @tack.kernel
+        def saxpy(alpha, x, y):
+            for i in range(len(x)):
+                y[i] = alpha * x[i] + y[i]
+
+        while not os.path.exists({str(go)!r}):
+            time.sleep(0.001)
+        x = tack.array(np.arange(1000, dtype=np.float32))
+        y = tack.ones(1000)
+        saxpy(3.0, x, y)
+        print(json.dumps(y.numpy().tolist()))
+        """,
+    )
+    racers = [start(script, cache) for _ in range(3)]
+    time.sleep(0.3)
+    go.touch()
+    expected = (np.float32(3.0) * np.arange(1000, dtype=np.float32) + np.float32(1)).tolist()
+    for racer in racers:
+        result, events = finish(racer)
+        assert result == expected
+        assert events["saxpy"][-1] in ("stored", "hit")
+    assert len(entries(cache)) == 1
+    assert not [p for p in cache.rglob("*") if ".tmp." in p.name]
+    result, events = run(script, cache)
+    assert events["saxpy"] == ["hit"]
+    assert result == expected
+
+
+def test_inspect_rebuilds_the_ir_of_a_cached_variant(tmp_path):
+    cache = tmp_path / "cache"
+    script = write(
+        tmp_path / "inspected.py",
+        """
+        import json
+        import numpy as np
+        import tack
+
+        @tack.kernel
+        def double(x):
+            for i in range(len(x)):
+                x[i] = x[i] * 2
+
+        x = tack.array(np.arange(3, dtype=np.float32))
+        double(x)
+        print(json.dumps({"x": x.numpy().tolist(), "llvm": double.inspect("llvm"), "ir": double.inspect("ir")}))
+        """,
+    )
+    first, _ = run(script, cache)
+    second, events = run(script, cache)
+    assert events["double"] == ["hit"]
+    assert second["x"] == first["x"] == [0.0, 2.0, 4.0]
+    assert "define" in second["llvm"] and "# after infer_types" in second["ir"]
+
+
+def test_the_cache_can_be_disabled(tmp_path):
+    cache = tmp_path / "cache"
+    result, events = run(saxpy_script(tmp_path), cache, "float32", env={"TACK_DISABLE_DISK_CACHE": "1"})
+    check_saxpy(result, "float32")
+    assert events == {}
+    assert not cache.exists()
+
+
+def test_cache_dir_and_clear_cache(tmp_path, monkeypatch):
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("TACK_CACHE_DIR", str(cache))
+    assert tack.cache_dir() == str(cache)
+    run(saxpy_script(tmp_path), cache, "float32")
+    sizes = sum(e.stat().st_size for e in entries(cache))
+    (cache / "unrelated.txt").write_text("kept")
+    assert tack.clear_cache() == sizes
+    assert entries(cache) == []
+    assert (cache / "unrelated.txt").exists()
+    assert tack.clear_cache() == 0
+
+    monkeypatch.delenv("TACK_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert tack.cache_dir() == str(tmp_path / "xdg" / "tack")
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/ignored")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert tack.cache_dir() == str(tmp_path / "home" / ".cache" / "tack")
