@@ -221,8 +221,6 @@ struct UnsupportedStmt : Stmt {
 
 // ------------------------------------------------------------------ functions
 
-inline constexpr int kMaxExprDepth = 1000;
-
 enum class ParamKind { Positional, PositionalOnly, VarArgs, KeywordOnly, VarKeywords };
 
 struct Param {
@@ -244,6 +242,9 @@ struct FunctionDef {
     Span name_span;
     std::shared_ptr<const Source> source;
 };
+
+// The deepest expression tree the parser builds; deeper is a syntax error.
+inline constexpr int kMaxExprDepth = 1000;
 
 // Parses the dedented source of exactly one function definition (decorators
 // allowed). Throws CompileError(ErrorKind::Syntax) with a position on

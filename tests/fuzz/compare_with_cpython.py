@@ -315,6 +315,88 @@ def expected_dump(source):
     return Dumper(source).function(tree.body[0])
 
 
+# ------------------------------------------------------------------ spans
+
+UNSUPPORTED_EXPRS = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Dict, ast.Set,
+                     ast.JoinedStr, ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)
+EXPR_KINDS = {ast.Name: "Name", ast.UnaryOp: "Unary", ast.BinOp: "Binary", ast.BoolOp: "BoolOp",
+              ast.Compare: "Compare", ast.IfExp: "IfExp", ast.Call: "Call", ast.Attribute: "Attribute",
+              ast.Subscript: "Subscript", ast.Tuple: "Tuple", ast.List: "List", ast.Slice: "Slice",
+              ast.Starred: "Starred"}
+STMT_KINDS = {ast.Expr: "ExprStmt", ast.Assign: "Assign", ast.AugAssign: "AugAssign", ast.For: "For",
+              ast.While: "While", ast.If: "If", ast.Return: "Return", ast.Break: "Break",
+              ast.Continue: "Continue", ast.Pass: "Pass"}
+
+
+class Spans:
+    """The span walk of batch_dump.cpp over CPython's tree, in code points."""
+
+    def __init__(self, source):
+        self.lines = [l.encode("utf-8", "surrogatepass") for l in re.split(r"\r\n|\r|\n", source)]
+        self.out = []
+
+    def col(self, line, offset):
+        return len(self.lines[line - 1][:offset].decode("utf-8", "replace")) + 1
+
+    def emit(self, kind, n):
+        self.out.append("%s@%d:%d-%d:%d" % (kind, n.lineno, self.col(n.lineno, n.col_offset), n.end_lineno,
+                                            self.col(n.end_lineno, n.end_col_offset)))
+
+    def e(self, n):
+        if n is None or isinstance(n, UNSUPPORTED_EXPRS):
+            return
+        if isinstance(n, ast.Constant):
+            v = n.value
+            if isinstance(v, complex) or v is Ellipsis:
+                return
+            kind = ("BoolLit" if isinstance(v, bool) else "NoneLit" if v is None else "IntLit" if isinstance(v, int)
+                    else "FloatLit" if isinstance(v, float) else "StringLit")
+            self.emit(kind, n)
+            return
+        self.emit(EXPR_KINDS[type(n)], n)
+        t = type(n)
+        children = {ast.UnaryOp: lambda: [n.operand], ast.BinOp: lambda: [n.left, n.right],
+                    ast.BoolOp: lambda: n.values, ast.Compare: lambda: [n.left] + n.comparators,
+                    ast.IfExp: lambda: [n.body, n.test, n.orelse],
+                    ast.Call: lambda: [n.func] + n.args + [k.value for k in n.keywords],
+                    ast.Attribute: lambda: [n.value], ast.Subscript: lambda: [n.value, n.slice],
+                    ast.Tuple: lambda: n.elts, ast.List: lambda: n.elts,
+                    ast.Slice: lambda: [n.lower, n.upper, n.step], ast.Starred: lambda: [n.value]}.get(t)
+        for c in (children() if children else []):
+            self.e(c)
+
+    def s(self, n):
+        kind = STMT_KINDS.get(type(n))
+        if kind is None:
+            return
+        self.emit(kind, n)
+        t = type(n)
+        if t is ast.Expr:
+            self.e(n.value)
+        elif t is ast.Assign:
+            for x in n.targets + [n.value]:
+                self.e(x)
+        elif t is ast.AugAssign:
+            self.e(n.target), self.e(n.value)
+        elif t in (ast.For, ast.While, ast.If):
+            if t is ast.For:
+                self.e(n.target), self.e(n.iter)
+            else:
+                self.e(n.test)
+            for x in n.body + n.orelse:
+                self.s(x)
+        elif t is ast.Return:
+            self.e(n.value)
+
+
+def expected_spans(source):
+    fn = ast.parse(source).body[0]
+    w = Spans(source)
+    for x in fn.body:
+        w.s(x)
+    return " ".join(w.out)
+
+
 def normalize(d):
     # CPython's ast does not record whether a tuple was parenthesized.
     return d.replace("(tuple() ", "(tuple ").replace("(tuple()", "(tuple")
@@ -421,10 +503,11 @@ def run(batch_dump, sources):
     results = []
     for line in out.split("\n")[:-1]:
         if line.startswith("RT "):
-            results[-1] = ("RT", line[3:], results[-1][1])
+            results[-1] = ("RT", line[3:], results[-1][1], "")
         else:
             kind, _, rest = line.partition(" ")
-            results.append((kind, rest))
+            dump_text, _, spans = rest.partition("\t")
+            results.append((kind, dump_text, spans.strip()))
     assert len(results) == len(sources), (len(results), len(sources))
     return results
 
@@ -438,6 +521,7 @@ def main():
     ap.add_argument("--random", type=int, default=20000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--show", type=int, default=10)
+    ap.add_argument("--spans", action="store_true", help="also compare the spans of every node")
     args = ap.parse_args()
 
     sources = [] if args.no_stdlib else list(stdlib_functions(args.stdlib))
@@ -473,6 +557,11 @@ def main():
                 problem = "Tack rejects what CPython accepts: " + res[1]
         elif want is not None and normalize(res[1]) != want:
             problem = "trees differ:\n  tack:    %s\n  cpython: %s" % (res[1], want)
+        elif want is not None and args.spans and res[2] != expected_spans(src):
+            got, exp = res[2].split(), expected_spans(src).split()
+            first = next((i for i, (g, x) in enumerate(zip(got, exp)) if g != x), min(len(got), len(exp)))
+            problem = "spans differ at node %d:\n  tack:    %s\n  cpython: %s" % (
+                first, " ".join(got[first:first + 3]), " ".join(exp[first:first + 3]))
         if problem:
             failures += 1
             if failures <= args.show:
