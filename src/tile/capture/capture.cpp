@@ -5,13 +5,17 @@
 #include <exception>
 #include <limits>
 #include <map>
-#include <unordered_set>
 
 #include "tack/tile/verifier.h"
 #include "canonical_order.h"
 
 namespace tack::tile {
 namespace detail {
+
+struct CaptureAccess {
+  static Value*& value(TileBase& t) { return t.v_; }
+  static int depth(const TileBase& t) { return t.depth_; }
+};
 
 namespace {
 
@@ -72,17 +76,6 @@ Builder& builder() { return state().builder; }
 std::string where(const std::source_location& loc) {
   return std::string(loc.file_name()) + ":" + std::to_string(loc.line()) + ": ";
 }
-
-Value* final_value(const Import& imp);
-
-}  // namespace
-
-struct CaptureAccess {
-  static Value*& value(TileBase& t) { return t.v_; }
-  static int depth(const TileBase& t) { return t.depth_; }
-};
-
-namespace {
 
 Value* final_value(const Import& imp) { return imp.cell ? CaptureAccess::value(*imp.cell) : imp.last; }
 
