@@ -47,6 +47,7 @@ from ._errors import (
     KernelValueError,
     UnsupportedError,
 )
+from . import random
 
 __version__ = "0.1.0"
 
