@@ -13,7 +13,7 @@
 """
 
 from . import _core
-from ._arrays import Array, array, copyto, empty, full, ones, sync, zeros
+from ._arrays import Array, array, array_from_ptr, copyto, empty, from_dlpack, full, ones, sync, zeros
 from ._builtins import (
     acos,
     asin,
@@ -26,6 +26,15 @@ from ._builtins import (
     cos,
     exp,
     floor,
+    identity,
+    mat,
+    mat2,
+    mat3,
+    mat4,
+    select,
+    vec2,
+    vec3,
+    vec4,
     local_array,
     local_array_like,
     log,

@@ -86,3 +86,62 @@ BUILTIN_NAMES.update(
         local_array_like: "local_array_like",
     }
 )
+
+
+def _vector(n):
+    def make(*args):
+        if len(args) == 1:
+            a = np.asarray(args[0])
+            return np.array(a, copy=True) if a.shape == (n,) else np.full(n, a)
+        if len(args) != n:
+            raise TypeError(f"vec{n}() takes {n} numbers, one number or a vec{n}")
+        return np.array(args)
+
+    make.__name__ = make.__qualname__ = f"vec{n}"
+    make.__doc__ = f"A {n}-vector: from {n} numbers, one number for every component, or one {n}-vector."
+    return make
+
+
+def _matrix(n):
+    def make(*args):
+        if len(args) == n * n:
+            return np.array(args).reshape(n, n)
+        return np.array([np.asarray(r) for r in args])
+
+    make.__name__ = make.__qualname__ = f"mat{n}"
+    make.__doc__ = f"An {n}x{n} matrix: from {n} rows (lists or vectors) or {n * n} numbers in row-major order."
+    return make
+
+
+vec2, vec3, vec4 = _vector(2), _vector(3), _vector(4)
+mat2, mat3, mat4 = _matrix(2), _matrix(3), _matrix(4)
+
+
+def mat(*rows):
+    """A matrix from its rows (lists or vectors of equal length)."""
+    return np.array([np.asarray(r) for r in rows])
+
+
+def identity(n):
+    """The n x n identity matrix (n a literal 2, 3 or 4 in kernels)."""
+    return np.identity(n)
+
+
+def select(mask, a, b):
+    """a where the mask's component is nonzero, b elsewhere."""
+    return np.where(np.asarray(mask) != 0, a, b)
+
+
+BUILTIN_NAMES.update(
+    {
+        vec2: "vec2",
+        vec3: "vec3",
+        vec4: "vec4",
+        mat2: "mat2",
+        mat3: "mat3",
+        mat4: "mat4",
+        mat: "mat",
+        identity: "identity",
+        select: "select",
+    }
+)

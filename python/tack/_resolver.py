@@ -23,6 +23,8 @@ _PYTHON_BUILTINS = {
     builtins.int: "int",
     builtins.float: "float",
     builtins.print: "print",
+    builtins.any: "any",
+    builtins.all: "all",
     math.sqrt: "sqrt",
     math.sin: "sin",
     math.cos: "cos",

@@ -375,21 +375,36 @@ void Lowerer::stmt(const Stmt& s, ir::Block& out) {
                 if (v.kind == Value::Kind::Tuple) parts = std::move(v.elts);
                 else parts.push_back(std::move(v));
             }
+            std::vector<std::vector<int>> shapes;
+            for (auto& p : parts) {
+                if (p.kind == Value::Kind::Array || p.kind == Value::Kind::Tuple)
+                    fail(ErrorKind::Unsupported, p.span, "a device function returns numbers, vectors and matrices only",
+                         "returned value");
+                shapes.push_back(p.kind == Value::Kind::Vector ? p.shape : std::vector<int>{});
+            }
             if (!f.returns_seen) {
                 f.returns_seen = true;
                 f.returns_value = has_value;
-                for (size_t i = 0; i < parts.size(); ++i) f.result_vars.push_back(temp("ret"));
-            } else if (parts.size() != f.result_vars.size()) {
+                f.result_shapes = shapes;
+                for (auto& sh : shapes) {
+                    int n = 1;
+                    for (int d : sh) n *= d;
+                    for (int i = 0; i < n; ++i) f.result_vars.push_back(temp("ret"));
+                }
+            } else if (shapes != f.result_shapes) {
                 fail(ErrorKind::Type, s.span, "device function returns " + std::to_string(parts.size()) +
-                                                  " values here but " + std::to_string(f.result_vars.size()) +
-                                                  " elsewhere");
+                                                  " value(s) here of other shapes than elsewhere");
             }
-            for (size_t i = 0; i < parts.size(); ++i) {
-                if (parts[i].kind != Value::Kind::Scalar)
-                    fail(ErrorKind::Unsupported, parts[i].span, "a device function can return numbers only",
-                         "returned array");
-                out.push_back(assign_stmt(f.result_vars[i], std::move(parts[i].expr), s.span));
+            // Every returned component is evaluated before any result is set.
+            std::vector<ExprPtr> comps;
+            for (auto& p : parts) {
+                if (p.kind == Value::Kind::Vector) {
+                    for (auto& c : components(std::move(p), out)) comps.push_back(std::move(c));
+                } else {
+                    comps.push_back(std::move(p.expr));
+                }
             }
+            for (size_t i = 0; i < comps.size(); ++i) out.push_back(assign_stmt(f.result_vars[i], std::move(comps[i]), s.span));
             if (f.done_var >= 0) out.push_back(assign_stmt(f.done_var, int_const(1, s.span), s.span));
             break;
         }
@@ -435,6 +450,13 @@ void Lowerer::assign(const Expr& target, Value v, ir::Block& out, Span span) {
         if (v.kind == Value::Kind::Tuple)
             fail(ErrorKind::Unsupported, span, "a tuple cannot be bound to one name", "tuple value",
                  "unpack it: a, b = ...");
+        if (v.kind == Value::Kind::Vector) {
+            assign_vector(n->id, std::move(v), out, span);
+            return;
+        }
+        if (auto b = frame().names.find(n->id); b != frame().names.end() && b->second.kind == Binding::Kind::Vector)
+            fail(ErrorKind::Type, span, "'" + n->id + "' holds a " + shape_name(b->second.shape) + "; it cannot take a number",
+                 "vector assignment");
         auto it = frame().names.find(n->id);
         if (it != frame().names.end() && it->second.kind == Binding::Kind::Array)
             fail(ErrorKind::Unsupported, span, "array parameter '" + n->id + "' cannot be reassigned",
@@ -444,10 +466,22 @@ void Lowerer::assign(const Expr& target, Value v, ir::Block& out, Span span) {
         return;
     }
     if (auto* s = target.as<Subscript>()) {
+        if (auto* bn = s->value->as<Name>()) {
+            auto it = frame().names.find(bn->id);
+            if (it != frame().names.end() && it->second.kind == Binding::Kind::Vector) {
+                assign_component(target, std::move(v), out, span);
+                return;
+            }
+        }
         require_side_effects_allowed(span, "array store");
         Value base = expr(*s->value);
         if (base.kind != Value::Kind::Array)
             fail(ErrorKind::Type, s->value->span, "only arrays can be assigned by subscript", "subscript assignment");
+        if (v.kind == Value::Kind::Vector)
+            fail(ErrorKind::Type, span,
+                 "a " + shape_name(v.shape) + " cannot be stored into array '" + k_.params[base.array].name +
+                     "', whose elements are numbers",
+                 "array store", "store one component at a time, or use an array of vector elements");
         if (v.kind != Value::Kind::Scalar)
             fail(ErrorKind::Type, span, "an array element is assigned one number", "array store");
         auto st = std::make_unique<ir::Store>();
@@ -482,8 +516,16 @@ void Lowerer::assign(const Expr& target, Value v, ir::Block& out, Span span) {
         for (size_t i = 0; i < elts->size(); ++i) assign(*(*elts)[i], std::move(held[i]), out, span);
         return;
     }
-    if (target.as<Attribute>())
+    if (auto* a = target.as<Attribute>()) {
+        if (auto* bn = a->value->as<Name>()) {
+            auto it = frame().names.find(bn->id);
+            if (it != frame().names.end() && it->second.kind == Binding::Kind::Vector) {
+                assign_component(target, std::move(v), out, span);
+                return;
+            }
+        }
         fail(ErrorKind::Unsupported, target.span, "attribute assignment", "attribute assignment");
+    }
     fail(ErrorKind::Unsupported, target.span, "assignment to an expression", "assignment target");
 }
 
@@ -511,8 +553,27 @@ ir::BinOp binop(syntax::BinaryOp op) {
 ir::BinOp lower_binop(syntax::BinaryOp op) { return binop(op); }
 
 void Lowerer::aug_assign(const AugAssign& s, ir::Block& out) {
-    if (s.op == syntax::BinaryOp::MatMul)
-        fail(ErrorKind::Unsupported, s.span, "'@=' on numbers", "@ operator", "@ multiplies vectors and matrices");
+    if (s.target->as<Name>() || s.target->as<Attribute>() ||
+        (s.target->as<Subscript>() && looks_vector(*s.target->as<Subscript>()->value))) {
+        // A local, a vector local, or one component of a vector local.
+        Value old = expr(*s.target);
+        Value rhs = expr(*s.value);
+        if (old.kind == Value::Kind::Vector || rhs.kind == Value::Kind::Vector) {
+            assign(*s.target, vector_binary(s.op, std::move(old), std::move(rhs), s.span), out, s.span);
+            return;
+        }
+        if (old.kind != Value::Kind::Scalar)
+            fail(ErrorKind::Type, s.span, "augmented assignment needs a number on the left");
+        if (s.op == syntax::BinaryOp::MatMul)
+            fail(ErrorKind::Unsupported, s.span, "'@=' on numbers", "@ operator", "@ multiplies vectors and matrices");
+        auto b = std::make_unique<ir::Binary>();
+        b->op = binop(s.op);
+        b->span = s.span;
+        b->lhs = std::move(old.expr);
+        b->rhs = scalar(std::move(rhs));
+        assign(*s.target, Value::scalar(std::move(b), s.span), out, s.span);
+        return;
+    }
     if (auto* n = s.target->as<Name>()) {
         Value old = name(*n);
         if (old.kind != Value::Kind::Scalar)

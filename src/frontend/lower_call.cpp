@@ -39,6 +39,13 @@ Resolution Lowerer::resolve_callee(const Expr& func) {
 }
 
 Value Lowerer::call(const syntax::Call& c) {
+    // A method of a vector or matrix value.
+    if (auto* a = c.func->as<Attribute>(); a && global_path(*a).empty()) {
+        Value obj = expr(*a->value);
+        if (obj.kind == Value::Kind::Vector) return vector_method(std::move(obj), a->attr, c);
+        fail(ErrorKind::Type, c.func->span, "'" + to_source(*c.func) + "' is not a function Tack can call", "method call",
+             "kernels call @tack.func functions, Tack's builtins and vector methods");
+    }
     Resolution r = resolve_callee(*c.func);
     std::string shown = to_source(*c.func);
     switch (r.kind) {
@@ -46,11 +53,19 @@ Value Lowerer::call(const syntax::Call& c) {
         case Resolution::Kind::DType: {
             if (c.args.size() != 1)
                 fail(ErrorKind::Type, c.span, "a cast to " + std::string(name_of(r.dtype)) + " takes one argument");
-            auto cast = std::make_unique<ir::Cast>();
-            cast->to = r.dtype;
-            cast->operand = scalar(*c.args[0]);
-            cast->span = c.span;
-            return Value::scalar(std::move(cast), c.span);
+            auto make = [&](std::vector<ExprPtr> a) -> ExprPtr {
+                auto cast = std::make_unique<ir::Cast>();
+                cast->to = r.dtype;
+                cast->operand = std::move(a[0]);
+                cast->span = c.span;
+                return cast;
+            };
+            std::vector<Value> args;
+            args.push_back(expr(*c.args[0]));
+            if (args[0].kind == Value::Kind::Vector) return componentwise(std::move(args), make, c.span);
+            std::vector<ExprPtr> one;
+            one.push_back(scalar(std::move(args[0])));
+            return Value::scalar(make(std::move(one)), c.span);
         }
         case Resolution::Kind::DeviceFunction: return inline_call(*r.function, c);
         case Resolution::Kind::Unbound:
@@ -103,6 +118,37 @@ Value Lowerer::builtin(const std::string& bname, const syntax::Call& c) {
         k_.params[a.array].used = true;
         return Value::scalar(std::move(d), c.span);
     }
+    if (is_vector_builtin(bname)) return vector_builtin(bname, c);
+    auto& table = math_functions();
+    bool numeric = bname == "min" || bname == "max" || bname == "pow" || bname == "abs" || table.count(bname);
+    bool vector_args = false;
+    if (numeric)
+        for (auto& a : c.args) vector_args = vector_args || looks_vector(*a);
+    if (vector_args) {
+        // Applied to each component; a scalar argument serves every component.
+        std::vector<Value> args;
+        for (auto& a : c.args) args.push_back(expr(*a));
+        auto make = [&](std::vector<ExprPtr> a) -> ExprPtr {
+            if (bname == "min" || bname == "max" || bname == "pow") {
+                ExprPtr acc = std::move(a[0]);
+                for (size_t i = 1; i < a.size(); ++i) {
+                    auto b = std::make_unique<ir::Binary>();
+                    b->op = bname == "min" ? ir::BinOp::Min : bname == "max" ? ir::BinOp::Max : ir::BinOp::Pow;
+                    b->lhs = std::move(acc);
+                    b->rhs = std::move(a[i]);
+                    b->span = c.span;
+                    acc = std::move(b);
+                }
+                return acc;
+            }
+            auto m = std::make_unique<ir::Math>();
+            m->fn = table.at(bname);
+            m->args = std::move(a);
+            m->span = c.span;
+            return m;
+        };
+        return componentwise(std::move(args), make, c.span);
+    }
     if (bname == "min" || bname == "max") {
         if (nargs < 2) fail(ErrorKind::Type, c.span, bname + "() takes at least two numbers in a kernel");
         ExprPtr acc = scalar(*c.args[0]);
@@ -133,7 +179,6 @@ Value Lowerer::builtin(const std::string& bname, const syntax::Call& c) {
         cast->span = c.span;
         return Value::scalar(std::move(cast), c.span);
     }
-    auto& table = math_functions();
     if (auto it = table.find(bname); it != table.end()) {
         int n = ir::arity(it->second);
         need(n, n);
@@ -178,6 +223,17 @@ Value Lowerer::inline_call(const DeviceFunctionRef& f, const syntax::Call& c) {
             int v = k_.add_var(pname, ir::VarRole::Local);
             se->stmts.push_back(assign_stmt(v, std::move(a.expr), c.args[i]->span));
             callee_frame.names[pname] = Binding{Binding::Kind::Var, v};
+        } else if (a.kind == Value::Kind::Vector) {
+            Binding b;
+            b.kind = Binding::Kind::Vector;
+            b.shape = a.shape;
+            auto comps = components(std::move(a), se->stmts);
+            for (size_t k = 0; k < comps.size(); ++k) {
+                int v = k_.add_var(pname + "." + std::to_string(k), ir::VarRole::Local);
+                se->stmts.push_back(assign_stmt(v, std::move(comps[k]), c.args[i]->span));
+                b.ids.push_back(v);
+            }
+            callee_frame.names[pname] = b;
         } else {
             fail(ErrorKind::Type, c.args[i]->span, "a tuple cannot be passed as one argument", "tuple argument");
         }
@@ -214,13 +270,48 @@ Value Lowerer::inline_call(const DeviceFunctionRef& f, const syntax::Call& c) {
         return v;
     }
     auto& results = callee_frame.result_vars;
-    se->value = var_ref(results[0], c.span);
-    if (results.size() == 1) return Value::scalar(std::move(se), c.span);
+    auto& shapes = callee_frame.result_shapes;
+    if (shapes.size() == 1 && shapes[0].empty()) {
+        se->value = var_ref(results[0], c.span);
+        return Value::scalar(std::move(se), c.span);
+    }
+    // Several results, or vectors: the inlined body runs first, then the
+    // results are read from their locals.
+    se->value = int_const(0, c.span);
+    auto run = std::make_unique<ir::Eval>();
+    run->value = std::move(se);
+    run->span = c.span;
+    ir::Block body;
+    body.push_back(std::move(run));
+    std::vector<Value> parts;
+    size_t next = 0;
+    for (auto& sh : shapes) {
+        if (sh.empty()) {
+            parts.push_back(Value::scalar(var_ref(results[next++], c.span), c.span));
+            continue;
+        }
+        int n = 1;
+        for (int d : sh) n *= d;
+        std::vector<ExprPtr> comps;
+        for (int k = 0; k < n; ++k) comps.push_back(var_ref(results[next++], c.span));
+        parts.push_back(make_vector(std::move(comps), sh, {}, c.span));
+    }
+    // The body runs before the first part is read.
+    Value& first = parts[0];
+    if (first.kind == Value::Kind::Vector) {
+        for (auto& st : first.prelude) body.push_back(std::move(st));
+        first.prelude = std::move(body);
+    } else {
+        auto* ev = body.front()->as<ir::Eval>();
+        auto* inner = ev->value->as<ir::StmtExpr>();
+        inner->value = std::move(first.expr);
+        first.expr = std::move(ev->value);
+    }
+    if (parts.size() == 1) return std::move(parts[0]);
     Value tuple;
     tuple.kind = Value::Kind::Tuple;
     tuple.span = c.span;
-    tuple.elts.push_back(Value::scalar(std::move(se), c.span));
-    for (size_t i = 1; i < results.size(); ++i) tuple.elts.push_back(Value::scalar(var_ref(results[i], c.span), c.span));
+    tuple.elts = std::move(parts);
     return tuple;
 }
 

@@ -1,6 +1,7 @@
 #include "frontend/lowerer.h"
 
 #include <functional>
+#include <set>
 
 namespace tack::frontend {
 
@@ -55,6 +56,12 @@ ExprPtr Lowerer::scalar(Value v, const char* what) {
                                           " is expected");
     switch (v.kind) {
         case Value::Kind::Scalar: return std::move(v.expr);
+        case Value::Kind::Vector:
+            if (std::string(what) == "a condition")
+                fail(ErrorKind::Type, v.span, "a vector mask is used as a condition", "mask condition",
+                     "reduce the mask with any(...) or all(...), or pick values per component with tack.select");
+            fail(ErrorKind::Type, v.span, "a " + shape_name(v.shape) + " is used where " + what + " is expected",
+                 "vector value", "select a component (v.x, v[0]) or reduce it (v.sum(), v.norm())");
         case Value::Kind::Array:
             fail(ErrorKind::Type, v.span, std::string("an array is used where ") + what + " is expected", "array value",
                  "index the array to read one element");
@@ -108,28 +115,44 @@ Value Lowerer::expr(const Expr& e) {
                     return Value::scalar(std::move(c), e.span);
                 }
             }
-            ExprPtr operand = scalar(*u.operand);
+            Value inner = expr(*u.operand);
+            ir::UnOp op = u.op == UnaryOp::Neg ? ir::UnOp::Neg : u.op == UnaryOp::Not ? ir::UnOp::Not : ir::UnOp::Invert;
+            if (inner.kind == Value::Kind::Vector)
+                return u.op == UnaryOp::Pos ? std::move(inner) : vector_unary(op, std::move(inner), e.span);
+            ExprPtr operand = scalar(std::move(inner));
             if (u.op == UnaryOp::Pos) return Value::scalar(std::move(operand), e.span);
             auto n = std::make_unique<ir::Unary>();
-            n->op = u.op == UnaryOp::Neg ? ir::UnOp::Neg : u.op == UnaryOp::Not ? ir::UnOp::Not : ir::UnOp::Invert;
+            n->op = op;
             n->operand = std::move(operand);
             n->span = e.span;
             return Value::scalar(std::move(n), e.span);
         }
         case ExprKind::Binary: {
             auto& b = *e.as<syntax::Binary>();
+            Value lhs = expr(*b.lhs);
+            Value rhs = expr(*b.rhs);
+            if (lhs.kind == Value::Kind::Vector || rhs.kind == Value::Kind::Vector)
+                return vector_binary(b.op, std::move(lhs), std::move(rhs), e.span);
             if (b.op == syntax::BinaryOp::MatMul)
                 fail(ErrorKind::Unsupported, e.span, "'@' on numbers", "@ operator",
                      "@ multiplies vectors and matrices; use * for numbers");
             auto n = std::make_unique<ir::Binary>();
             n->op = lower_binop(b.op);
-            n->lhs = scalar(*b.lhs);
-            n->rhs = scalar(*b.rhs);
+            n->lhs = scalar(std::move(lhs));
+            n->rhs = scalar(std::move(rhs));
             n->span = e.span;
             return Value::scalar(std::move(n), e.span);
         }
         case ExprKind::BoolOp: {
             auto& b = *e.as<BoolOp>();
+            bool vec = false;
+            for (auto& v : b.values) vec = vec || looks_vector(*v);
+            if (vec) {
+                std::vector<Value> operands;
+                for (auto& v : b.values) operands.push_back(expr(*v));
+                return vector_logical(b.op == BoolOpKind::And ? ir::LogicOp::And : ir::LogicOp::Or,
+                                      std::move(operands), e.span);
+            }
             ExprPtr acc = scalar(*b.values[0]);
             for (size_t i = 1; i < b.values.size(); ++i) {
                 auto n = std::make_unique<ir::Logical>();
@@ -141,13 +164,29 @@ Value Lowerer::expr(const Expr& e) {
             }
             return Value::scalar(std::move(acc), e.span);
         }
-        case ExprKind::Compare: return Value::scalar(compare(*e.as<syntax::Compare>()), e.span);
+        case ExprKind::Compare: {
+            auto& c = *e.as<syntax::Compare>();
+            bool vec = looks_vector(*c.left);
+            for (auto& x : c.comparators) vec = vec || looks_vector(*x);
+            if (vec) {
+                std::vector<Value> operands;
+                operands.push_back(expr(*c.left));
+                for (auto& x : c.comparators) operands.push_back(expr(*x));
+                return vector_compare(c, std::move(operands));
+            }
+            return Value::scalar(compare(c), e.span);
+        }
         case ExprKind::IfExp: {
             auto& i = *e.as<IfExp>();
+            ExprPtr cond = condition(*i.cond);
+            Value a = expr(*i.then_value);
+            Value b = expr(*i.else_value);
+            if (a.kind == Value::Kind::Vector || b.kind == Value::Kind::Vector)
+                return vector_select(std::move(cond), std::move(a), std::move(b), e.span);
             auto n = std::make_unique<ir::Select>();
-            n->cond = condition(*i.cond);
-            n->if_true = scalar(*i.then_value);
-            n->if_false = scalar(*i.else_value);
+            n->cond = std::move(cond);
+            n->if_true = scalar(std::move(a));
+            n->if_false = scalar(std::move(b));
             n->span = e.span;
             return Value::scalar(std::move(n), e.span);
         }
@@ -161,11 +200,79 @@ Value Lowerer::expr(const Expr& e) {
             for (auto& x : e.as<syntax::Tuple>()->elts) v.elts.push_back(expr(*x));
             return v;
         }
-        case ExprKind::List:
-            fail(ErrorKind::Unsupported, e.span, "list value", "list value");
+        case ExprKind::List: {
+            // A list of numbers written alone is a vector.
+            auto& l = *e.as<List>();
+            if (l.elts.empty() || l.elts.size() > 4)
+                fail(ErrorKind::Type, e.span, "a vector has 1 to 4 components", "list value");
+            std::vector<ExprPtr> comps;
+            ir::Block pre;
+            for (auto& x : l.elts) comps.push_back(pure(scalar(*x, "a vector component"), pre));
+            return make_vector(std::move(comps), {static_cast<int>(l.elts.size())}, std::move(pre), e.span);
+        }
         default: break;
     }
     internal_error("lower", std::string("expression kind passed validation: ") + to_string(e.kind));
+}
+
+// Whether an expression is vector-valued, decided before lowering it, so a
+// comparison chain or and/or knows to evaluate every operand.
+bool Lowerer::looks_vector(const syntax::Expr& e) {
+    switch (e.kind) {
+        case ExprKind::Name: {
+            auto it = frame().names.find(e.as<Name>()->id);
+            return it != frame().names.end() && it->second.kind == Binding::Kind::Vector;
+        }
+        case ExprKind::List: return true;
+        case ExprKind::Unary: return looks_vector(*e.as<syntax::Unary>()->operand);
+        case ExprKind::Binary: {
+            auto& b = *e.as<syntax::Binary>();
+            return looks_vector(*b.lhs) || looks_vector(*b.rhs);
+        }
+        case ExprKind::Compare: {
+            auto& c = *e.as<syntax::Compare>();
+            if (looks_vector(*c.left)) return true;
+            for (auto& x : c.comparators)
+                if (looks_vector(*x)) return true;
+            return false;
+        }
+        case ExprKind::BoolOp:
+            for (auto& v : e.as<BoolOp>()->values)
+                if (looks_vector(*v)) return true;
+            return false;
+        case ExprKind::IfExp: return looks_vector(*e.as<IfExp>()->then_value);
+        case ExprKind::Call: {
+            auto& c = *e.as<syntax::Call>();
+            if (auto* a = c.func->as<Attribute>(); a && global_path(*a).empty()) {
+                static const std::set<std::string> vector_methods = {"cross", "normalized", "outer_product",
+                                                                     "transpose", "inverse"};
+                return vector_methods.count(a->attr) > 0;
+            }
+            Resolution r = resolve_callee(*c.func);
+            if (r.kind == Resolution::Kind::Builtin) {
+                static const std::set<std::string> makers = {"vec2", "vec3", "vec4", "mat2", "mat3",
+                                                             "mat4", "mat", "identity", "select"};
+                if (makers.count(r.builtin)) return true;
+                for (auto& a : c.args)
+                    if (looks_vector(*a)) return true;
+            }
+            if (r.kind == Resolution::Kind::DType)
+                for (auto& a : c.args)
+                    if (looks_vector(*a)) return true;
+            return false;
+        }
+        case ExprKind::Subscript: {
+            auto& s = *e.as<Subscript>();
+            // A matrix row.
+            if (auto* n = s.value->as<Name>()) {
+                auto it = frame().names.find(n->id);
+                return it != frame().names.end() && it->second.kind == Binding::Kind::Vector &&
+                       it->second.shape.size() == 2 && !s.index->as<syntax::Tuple>();
+            }
+            return false;
+        }
+        default: return false;
+    }
 }
 
 Value Lowerer::name(const Name& n) {
@@ -175,6 +282,11 @@ Value Lowerer::name(const Name& n) {
         switch (it->second.kind) {
             case Binding::Kind::Var: return Value::scalar(var_ref(it->second.id, n.span), n.span);
             case Binding::Kind::Array: return Value::of_array(it->second.id, n.span);
+            case Binding::Kind::Vector: {
+                std::vector<ExprPtr> comps;
+                for (int id : it->second.ids) comps.push_back(var_ref(id, n.span));
+                return make_vector(std::move(comps), it->second.shape, {}, n.span);
+            }
             case Binding::Kind::EndedLoopVar:
                 fail(ErrorKind::Name, n.span, "loop variable '" + n.id + "' is read after its loop ended", "",
                      "copy the value to another name inside the loop");
@@ -221,6 +333,7 @@ Value Lowerer::attribute(const Attribute& a) {
     auto path = global_path(a);
     if (path.empty()) {
         Value base = expr(*a.value);
+        if (base.kind == Value::Kind::Vector) return vector_attribute(std::move(base), a.attr, a.span);
         if (base.kind == Value::Kind::Array && a.attr == "shape")
             fail(ErrorKind::Type, a.span, "an array's shape is read one extent at a time", "shape",
                  "write a.shape[k] with a literal k");
@@ -286,8 +399,9 @@ Value Lowerer::subscript(const Subscript& s) {
         }
     }
     Value base = expr(*s.value);
+    if (base.kind == Value::Kind::Vector) return vector_component(std::move(base), *s.index, s.span);
     if (base.kind != Value::Kind::Array)
-        fail(ErrorKind::Type, s.value->span, "only arrays can be indexed", "subscript");
+        fail(ErrorKind::Type, s.value->span, "only arrays, vectors and matrices can be indexed", "subscript");
     auto load = std::make_unique<ir::Load>();
     load->array = base.array;
     load->indices = indices(base.array, *s.index, s.span);

@@ -3,6 +3,7 @@
 // Private to the frontend.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -13,12 +14,16 @@
 
 namespace tack::frontend {
 
-// A lowered expression: one scalar, a tuple of values, or an array parameter
-// (arrays are storage, passed to device functions by reference).
+// A lowered expression: one scalar, a tuple of values, an array parameter
+// (arrays are storage, passed to device functions by reference), or a
+// vector or matrix: scalar components, row-major, that exist only in the
+// frontend (generated code sees the components alone).
 struct Value {
-    enum class Kind { Scalar, Tuple, Array } kind = Kind::Scalar;
+    enum class Kind { Scalar, Tuple, Array, Vector } kind = Kind::Scalar;
     ir::ExprPtr expr;           // Scalar
-    std::vector<Value> elts;    // Tuple
+    std::vector<Value> elts;    // Tuple; Vector: Scalar components whose expressions are pure
+    ir::Block prelude;          // Vector: statements that must run before any component is read
+    std::vector<int> shape;     // Vector: {n}, or {rows, cols} for a matrix
     int array = -1;             // Array: the kernel parameter index
     syntax::Span span;
     bool is_void = false;       // a device function call that returns nothing
@@ -29,8 +34,10 @@ struct Value {
 };
 
 struct Binding {
-    enum class Kind { Var, Array, EndedLoopVar } kind = Kind::Var;
+    enum class Kind { Var, Array, EndedLoopVar, Vector } kind = Kind::Var;
     int id = -1;
+    std::vector<int> ids;    // Vector: one local per component
+    std::vector<int> shape;  // Vector
 };
 
 // One function being lowered: the kernel, or an inlined device function.
@@ -41,7 +48,8 @@ struct Frame {
     uintptr_t identity = 0;
     std::unordered_map<std::string, Binding> names;
     std::unordered_set<std::string> locals;   // every name the function assigns or loops over
-    std::vector<int> result_vars;             // device function results
+    std::vector<int> result_vars;             // device function results, component by component
+    std::vector<std::vector<int>> result_shapes;  // each result's shape; empty for a number
     bool returns_value = false;
     bool returns_seen = false;
     int done_var = -1;                        // set when a return ends the function early
@@ -71,12 +79,36 @@ public:
     ir::ExprPtr scalar(Value v, const char* what = "a number");
     ir::ExprPtr condition(const syntax::Expr& e);
     Value name(const syntax::Name& n);
+    bool looks_vector(const syntax::Expr& e);
     Value attribute(const syntax::Attribute& a);
     Value subscript(const syntax::Subscript& s);
     std::vector<ir::ExprPtr> indices(int array, const syntax::Expr& index, syntax::Span span);
     ir::ExprPtr compare(const syntax::Compare& c);
     // Binds `e` to a fresh temporary unless it is a constant or a variable.
     ir::ExprPtr reusable(ir::ExprPtr e, ir::Block& prelude);
+
+    // ---- lower_vector.cpp: vectors and matrices
+    bool is_vector_builtin(const std::string& name) const;
+    Value vector_builtin(const std::string& name, const syntax::Call& c);
+    Value vector_method(Value obj, const std::string& name, const syntax::Call& c);
+    Value make_vector(std::vector<ir::ExprPtr> comps, std::vector<int> shape, ir::Block prelude, syntax::Span span);
+    // Components as pure expressions, with what must run first in `prelude`.
+    std::vector<ir::ExprPtr> components(Value v, ir::Block& prelude, int count = -1);
+    ir::ExprPtr pure(ir::ExprPtr e, ir::Block& prelude);
+    ir::ExprPtr with_prelude(ir::Block prelude, ir::ExprPtr e);
+    Value vector_unary(ir::UnOp op, Value v, syntax::Span span);
+    Value vector_binary(syntax::BinaryOp op, Value a, Value b, syntax::Span span);
+    Value vector_compare(const syntax::Compare& c, std::vector<Value> operands);
+    Value vector_logical(ir::LogicOp op, std::vector<Value> operands, syntax::Span span);
+    Value vector_select(ir::ExprPtr cond, Value a, Value b, syntax::Span span);
+    Value vector_component(Value v, const syntax::Expr& index, syntax::Span span);
+    Value vector_attribute(Value v, const std::string& attr, syntax::Span span);
+    Value matmul(Value a, Value b, syntax::Span span);
+    Value componentwise(std::vector<Value> args, const std::function<ir::ExprPtr(std::vector<ir::ExprPtr>)>& make,
+                        syntax::Span span);
+    void assign_vector(const std::string& name, Value v, ir::Block& out, syntax::Span span);
+    void assign_component(const syntax::Expr& target, Value v, ir::Block& out, syntax::Span span);
+    static std::string shape_name(const std::vector<int>& shape);
 
     // ---- lower_call.cpp: calls
     Value call(const syntax::Call& c);
