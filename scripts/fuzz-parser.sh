@@ -18,16 +18,28 @@ flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undef
 
 mkdir -p "$build/obj" "$build/corpus"
 
-# Rebuild an object only when its source or any syntax header is newer.
+# Rebuild an object only when its source or any syntax header is newer,
+# FUZZ_JOBS (default: all cores) at a time.
+jobs="${FUZZ_JOBS:-$(nproc)}"
 newest_header="$(ls -t "$root"/src/syntax/*.h | head -n1)"
 objects=()
+running=0
 for src in "$root"/src/syntax/*.cpp "$root/tests/fuzz/parse_fuzz.cpp"; do
     obj="$build/obj/$(basename "${src%.cpp}").o"
     objects+=("$obj")
     if [[ ! -f "$obj" || "$src" -nt "$obj" || "$newest_header" -nt "$obj" ]]; then
         echo "compiling $(basename "$src")"
-        "$cxx" "${flags[@]}" -c "$src" -o "$obj"
+        rm -f "$obj"
+        "$cxx" "${flags[@]}" -c "$src" -o "$obj" &
+        if (( ++running >= jobs )); then
+            wait -n
+            running=$((running - 1))
+        fi
     fi
+done
+wait
+for obj in "${objects[@]}"; do
+    [[ -f "$obj" ]] || { echo "fuzz-parser.sh: compiling $(basename "$obj" .o).cpp failed" >&2; exit 1; }
 done
 "$cxx" "${flags[@]}" "${objects[@]}" -o "$build/parse_fuzz"
 

@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <locale.h>
+#if defined(__APPLE__)
+#include <xlocale.h>  // strtod_l
+#endif
 
 #include "syntax/utf8.h"
 

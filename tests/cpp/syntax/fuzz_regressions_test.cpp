@@ -96,6 +96,17 @@ TEST(FuzzRegressions, HostileBytes) {
     survives("def f():\n  \\\n\\\n    pass\n");
 }
 
+// Found by tests/fuzz/compare_with_cpython.py.
+TEST(FuzzRegressions, DifferentialFindings) {
+    // A `yield` spanning lines inside parentheses printed bare, breaking the line.
+    survives("def k(a, b):\n    x, y= (yield \n0)\n");
+    // CPython allows a backslash continuation inside indentation.
+    auto fn = parse_function(make_source("def k(a, b):\n\\\n    while True:\n        break\n"));
+    EXPECT_EQ(dump(*fn), "(def k (params (param a) (param b)) (body (while True (body (break)))))");
+    // `a ** b ** ...` recursed without a nesting limit.
+    survives("def f():\n    x = " + repeat("a ** ", 50000) + "a\n");
+}
+
 TEST(FuzzRegressions, SoftKeywordsInOddPlaces) {
     survives("def f():\n    match x:\n        case");
     survives("def f():\n    match x:\n        case (:\n");
