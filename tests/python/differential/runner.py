@@ -1,0 +1,103 @@
+"""Runs generated programs compiled and in CPython, and compares arrays."""
+
+import random
+import tempfile
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import builder
+from .grammar import INPUT_BOUND, MAX_LEN, Options, generate
+
+DTYPES = {"int32": np.int32, "int64": np.int64}
+
+
+@dataclass
+class Mismatch:
+    seed: int
+    what: str  # "array", "tack raised", "oracle raised", "out of range"
+    detail: str
+    source: str
+
+    def __str__(self):
+        return f"seed {self.seed}: {self.what}: {self.detail}\n{self.source}"
+
+
+@dataclass
+class Inputs:
+    arrays: dict  # name -> NumPy array (a, b inputs; o, p outputs)
+    n0: int
+    n1: int
+
+
+def inputs_for(seed):
+    """The arrays and scalars a program runs on, fixed by its seed."""
+    rng = random.Random(seed * 7919 + 17)
+    n = rng.randint(1, MAX_LEN)
+    arrays = {}
+    for name in ("a", "b", "o", "p"):
+        dtype = DTYPES[rng.choice(list(DTYPES))]
+        arrays[name] = np.array([rng.randint(-INPUT_BOUND, INPUT_BOUND) for _ in range(n)], dtype=dtype)
+    return Inputs(arrays, rng.randint(0, 3), rng.randint(-5, 5))
+
+
+def _run_one(program, compiled, plain):
+    import tack
+
+    inputs = inputs_for(program.seed)
+    order = ("a", "b", "o", "p")
+    # The oracle works on Python lists of Python ints: exact arithmetic.
+    lists = {k: [int(v) for v in inputs.arrays[k]] for k in order}
+    try:
+        getattr(plain, program.kernel)(*(lists[k] for k in order), inputs.n0, inputs.n1)
+    except Exception as e:  # the generator produced something CPython rejects
+        return Mismatch(program.seed, "oracle raised", f"{type(e).__name__}: {e}", program.source)
+    arrays = {k: tack.array(inputs.arrays[k]) for k in order}
+    try:
+        getattr(compiled, program.kernel)(*(arrays[k] for k in order), inputs.n0, inputs.n1)
+    except Exception as e:
+        return Mismatch(program.seed, "tack raised", f"{type(e).__name__}: {e}", program.source)
+    for k in order:
+        expected = lists[k]
+        info = np.iinfo(inputs.arrays[k].dtype)
+        if any(not info.min <= v <= info.max for v in expected):
+            return Mismatch(program.seed, "out of range", f"{k} = {expected} does not fit {info.dtype}",
+                            program.source)
+        got = arrays[k].numpy().tolist()
+        if got != expected:
+            return Mismatch(program.seed, "array", f"{k}: tack {got} != python {expected} "
+                            f"(n0={inputs.n0}, n1={inputs.n1}, dtypes "
+                            f"{ {n: str(a.dtype) for n, a in inputs.arrays.items()} })", program.source)
+    return None
+
+
+def run_programs(programs, name):
+    """Mismatches of `programs`, built as one module called `name`."""
+    with tempfile.TemporaryDirectory() as tmp:
+        compiled, plain = builder.build(programs, tmp, name)
+        try:
+            return [m for m in (_run_one(p, compiled, plain) for p in programs) if m]
+        finally:
+            builder.unload(name)
+
+
+def run_batch(seeds, options=None):
+    """Mismatches of the programs generated from `seeds`, built as one module."""
+    programs = [generate(s, options) for s in seeds]
+    steps = "_steps" if options and options.parallel_steps else ""
+    return run_programs(programs, f"tack_differential_{seeds[0]}_{len(seeds)}{steps}")
+
+
+def run_seeds(start, count, batch=50, options=None, on_batch=None):
+    mismatches = []
+    for first in range(start, start + count, batch):
+        seeds = list(range(first, min(first + batch, start + count)))
+        found = run_batch(seeds, options)
+        mismatches += found
+        if on_batch:
+            on_batch(seeds, found)
+    return mismatches
+
+
+def default_options(steps=False):
+    return Options(parallel_steps=steps)

@@ -1,0 +1,370 @@
+"""Issue 3, identifier preservation: Python-legal names keep their binding
+identity as parameters, locals, loop variables, device-function names and
+kernel names, even when they are keywords, builtins or helper spellings of
+C, C++, CUDA, OpenCL, Metal or LLVM, start with `__`, or are not ASCII.
+Compiler temporaries never collide with user names, and argument order is
+what the signature says.
+
+The per-name kernels are generated into one module file (Tack reads kernel
+source through inspect) and imported once.
+"""
+
+import importlib.util
+import sys
+import unicodedata
+
+import numpy as np
+import pytest
+import tack
+
+# Spellings that mean something to a code generator or its runtime. `int`
+# and `float` bound as locals shadow the builtins, which is Python's rule:
+# the kernels below never call them.
+TARGET_NAMES = [
+    # C and C++
+    "int", "float", "double", "char", "void", "long", "short", "unsigned", "signed", "auto", "register",
+    "volatile", "static", "extern", "const", "struct", "union", "enum", "typedef", "sizeof", "switch", "case",
+    "default", "goto", "do", "inline", "restrict", "bool", "template", "typename", "namespace", "new", "delete",
+    "this", "operator", "private", "public", "virtual", "constexpr", "nullptr", "main", "printf", "malloc",
+    "memcpy", "free", "exit", "sqrtf", "fabs", "std",
+    # CUDA and HIP
+    "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "__global__", "__device__", "__shared__",
+    "__syncthreads", "atomicAdd", "dim3", "float4", "half",
+    # OpenCL
+    "kernel", "__kernel", "__global", "local", "__local", "constant", "get_global_id", "uint", "ulong",
+    "uchar", "image3d_t", "sampler_t", "read_only", "barrier",
+    # Metal
+    "device", "threadgroup", "thread", "metal", "uint2", "simd_sum",
+    # LLVM IR and its helpers
+    "define", "declare", "entry", "ret", "br", "label", "alloca", "undef", "poison", "i32", "i64", "f32",
+    "phi", "select", "zeroinitializer", "tail", "nsw", "llvm", "__divti3",
+    # global-like and underscore spellings, compiler-temporary look-alikes
+    "global_", "_global", "globals", "__x", "__tmp", "__tack_t0", "__init__", "_", "__", "t0", "t1", "tmp",
+    "ret0", "done0", "tack_body", "body", "count", "args",
+    # Unicode
+    "λ", "xᵢ", "変数", "ñandú", "δt", "µ",
+]
+
+_ids = {name: f"n{k}" for k, name in enumerate(TARGET_NAMES)}
+
+PER_NAME = '''
+@tack.kernel
+def as_param_{id}({name}, out):
+    for i in range(len(out)):
+        out[i] = {name} * 2 + i
+
+@tack.kernel
+def as_local_{id}(a, out):
+    {name} = 5
+    for i in range(len(out)):
+        {name} = a[i] + {name}
+        out[i] = {name} * {name}
+
+@tack.kernel
+def as_loop_var_{id}(out):
+    for {name} in range(len(out)):
+        out[{name}] = {name} * 10
+
+@tack.kernel
+def as_inner_loop_var_{id}(out):
+    for i in range(len(out)):
+        for {name} in range(i + 1):
+            out[i] += {name}
+
+@tack.kernel
+def as_array_{id}({name}, out):
+    for i in range(len(out)):
+        out[i] = {name}[i] + len({name})
+
+@tack.func
+def helper_{id}({name}):
+    w_ = {name} + 1
+    return w_ * {name}
+
+@tack.kernel
+def through_func_{id}(out):
+    for i in range(len(out)):
+        {name} = i + 100
+        out[i] = helper_{id}(i) + {name}
+'''
+
+AS_KERNEL_NAME = '''
+@tack.kernel
+def {name}(a, out):
+    for i in range(len(out)):
+        out[i] = a[i] + {k}
+'''
+
+
+def _import_generated(tmp_path_factory, module, text):
+    path = tmp_path_factory.mktemp("identifiers") / f"{module}.py"
+    path.write_text(text, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(module, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[module] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    text = "import tack\n" + "".join(PER_NAME.format(name=n, id=_ids[n]) for n in TARGET_NAMES)
+    mod = _import_generated(tmp_path_factory, "tack_identifier_cases", text)
+    yield mod
+    sys.modules.pop("tack_identifier_cases", None)
+
+
+@pytest.fixture(scope="module")
+def kernels_named(tmp_path_factory):
+    # Kernel names are module globals here, so nothing else lives in this
+    # module: a kernel named `int` must not be read as the builtin.
+    text = "import tack\n" + "".join(AS_KERNEL_NAME.format(name=n, k=k) for k, n in enumerate(TARGET_NAMES))
+    mod = _import_generated(tmp_path_factory, "tack_identifier_kernel_names", text)
+    yield mod
+    sys.modules.pop("tack_identifier_kernel_names", None)
+
+
+def ints(values):
+    return tack.array(np.asarray(values, dtype=np.int32))
+
+
+N = 5
+BASE = np.arange(N, dtype=np.int32) * 3 - 4
+
+
+@pytest.mark.parametrize("name", TARGET_NAMES)
+def test_name_keeps_its_identity(generated, name):
+    """As a scalar parameter, a local, the parallel and a sequential loop
+    variable, an array parameter, and a device function's parameter."""
+    k = _ids[name]
+    i = np.arange(N)
+
+    out = tack.zeros(N, dtype=tack.i32)
+    getattr(generated, f"as_param_{k}")(7, out)
+    np.testing.assert_array_equal(out.numpy(), 7 * 2 + i, err_msg="as a parameter")
+
+    out = tack.zeros(N, dtype=tack.i32)
+    getattr(generated, f"as_local_{k}")(ints(BASE), out)
+    np.testing.assert_array_equal(out.numpy(), (BASE + 5) ** 2, err_msg="as a local")
+
+    out = tack.zeros(N, dtype=tack.i32)
+    getattr(generated, f"as_loop_var_{k}")(out)
+    np.testing.assert_array_equal(out.numpy(), i * 10, err_msg="as the parallel loop variable")
+
+    out = tack.zeros(N, dtype=tack.i32)
+    getattr(generated, f"as_inner_loop_var_{k}")(out)
+    np.testing.assert_array_equal(out.numpy(), i * (i + 1) // 2, err_msg="as a sequential loop variable")
+
+    out = tack.zeros(N, dtype=tack.i32)
+    getattr(generated, f"as_array_{k}")(ints(BASE), out)
+    np.testing.assert_array_equal(out.numpy(), BASE + N, err_msg="as an array parameter")
+
+    out = tack.zeros(N, dtype=tack.i32)
+    getattr(generated, f"through_func_{k}")(out)
+    np.testing.assert_array_equal(out.numpy(), (i + 1) * i + i + 100, err_msg="in a device function and its caller")
+
+
+def test_every_name_as_a_kernel_name(kernels_named):
+    a = ints(BASE)
+    for k, name in enumerate(TARGET_NAMES):
+        kernel = getattr(kernels_named, unicodedata.normalize("NFKC", name))
+        out = tack.zeros(N, dtype=tack.i32)
+        kernel(a, out)
+        np.testing.assert_array_equal(out.numpy(), BASE + k, err_msg=f"kernel named {name!r}")
+
+
+def test_kernel_names_run_their_own_code_after_each_other(kernels_named):
+    # Every kernel is compiled by now; run them again in reverse order so a
+    # symbol resolved by name to another kernel's code would show.
+    a = ints(BASE)
+    for k, name in reversed(list(enumerate(TARGET_NAMES))):
+        out = tack.zeros(N, dtype=tack.i32)
+        getattr(kernels_named, unicodedata.normalize("NFKC", name))(a, out)
+        np.testing.assert_array_equal(out.numpy(), BASE + k, err_msg=f"kernel named {name!r}")
+
+
+def test_kernels_of_the_same_name_keep_their_own_code():
+    def make(delta):
+        @tack.kernel
+        def shift(out):
+            for i in range(len(out)):
+                out[i] = i + delta
+
+        return shift
+
+    one, two = make(tack.constant(1)), make(tack.constant(2))
+    for kernel, delta in [(one, 1), (two, 2), (one, 1), (two, 2)]:
+        out = tack.zeros(N, dtype=tack.i32)
+        kernel(out)
+        np.testing.assert_array_equal(out.numpy(), np.arange(N) + delta)
+
+
+def test_unicode_kernel_name_appears_in_diagnostics():
+    with pytest.raises(tack.UnsupportedError) as error:
+
+        @tack.kernel
+        def λ_kernel_mit_ümlaut(out):
+            for i in range(len(out)):
+                out[i] = lambda: 1
+
+        λ_kernel_mit_ümlaut(tack.zeros(N, dtype=tack.i32))
+    assert error.value.function == "λ_kernel_mit_ümlaut"
+    assert "in kernel 'λ_kernel_mit_ümlaut'" in str(error.value)
+
+
+def test_unicode_columns_count_code_points():
+    with pytest.raises(tack.UnsupportedError) as error:
+
+        @tack.kernel
+        def unicode_columns(out):
+            for i in range(len(out)):
+                ΔΔΔ = 1; out[i] = {ΔΔΔ}
+
+        unicode_columns(tack.zeros(N, dtype=tack.i32))
+    line = next(t for t in open(__file__, encoding="utf-8").read().splitlines() if "{ΔΔΔ}" in t)
+    assert error.value.column == line.index("{ΔΔΔ}") + 1
+
+
+# ------------------------------------------------- temporaries and scopes
+
+
+@tack.func
+def pick(t0, ret0):
+    done0 = t0 + ret0
+    if t0 > ret0:
+        return done0 * 2
+    return done0
+
+
+def pick_reference(t0, ret0):
+    done0 = t0 + ret0
+    if t0 > ret0:
+        return done0 * 2
+    return done0
+
+
+@tack.kernel
+def uses_temporary_spellings(a, out):
+    for i in range(len(out)):
+        t0 = a[i]
+        t1 = i
+        ret0 = 3
+        done0 = 4
+        t0, t1 = t1, t0
+        ok = 0 < t0 < 3
+        out[i] = pick(t0, t1) * 1000 + ret0 * 100 + done0 * 10 + ok
+        out[t1 % len(out)] += 0
+
+
+def test_user_names_that_look_like_temporaries():
+    values = [5, -2, 7, 0, 1]
+    out = tack.zeros(len(values), dtype=tack.i32)
+    uses_temporary_spellings(ints(values), out)
+    expected = []
+    for i, v in enumerate(values):
+        t0, t1 = i, v
+        ok = 1 if 0 < t0 < 3 else 0
+        expected.append(pick_reference(t0, t1) * 1000 + 300 + 40 + ok)
+    np.testing.assert_array_equal(out.numpy(), expected)
+
+
+@tack.func
+def clobbers(x, i):
+    x = x * 10
+    i = i + 1000
+    out = 7
+    return x + i + out
+
+
+@tack.kernel
+def caller_keeps_its_names(out):
+    for i in range(len(out)):
+        x = i + 1
+        y = clobbers(x, i)
+        out[i] = y * 100 + x * 10 + i
+
+
+def test_callee_names_do_not_touch_the_callers_names():
+    out = tack.zeros(N, dtype=tack.i32)
+    caller_keeps_its_names(out)
+    i = np.arange(N)
+    x = i + 1
+    np.testing.assert_array_equal(out.numpy(), (x * 10 + i + 1000 + 7) * 100 + x * 10 + i)
+
+
+@tack.func
+def inner_twice(v):
+    total = 0
+    for k in range(2):
+        total += v + k
+    return total
+
+
+@tack.kernel
+def same_callee_twice_in_one_expression(out):
+    for i in range(len(out)):
+        total = 5
+        k = 9
+        out[i] = inner_twice(i) * 100 + inner_twice(total) + k
+
+
+def test_two_inlined_copies_keep_separate_locals():
+    out = tack.zeros(N, dtype=tack.i32)
+    same_callee_twice_in_one_expression(out)
+    i = np.arange(N)
+    np.testing.assert_array_equal(out.numpy(), (2 * i + 1) * 100 + (2 * 5 + 1) + 9)
+
+
+# ------------------------------------------------------- argument order
+
+
+@tack.kernel
+def reversed_names(z, y, x, out):
+    for i in range(len(out)):
+        out[i] = z * 10000 + y * 100 + x
+
+
+@tack.kernel
+def arrays_out_of_order(b, a, arg1, arg0, out):
+    for i in range(len(out)):
+        out[i] = b[i] * 1000 + a[i] * 100 + arg1 * 10 + arg0
+
+
+def test_scalar_argument_order_follows_the_signature():
+    out = tack.zeros(3, dtype=tack.i32)
+    reversed_names(1, 2, 3, out)
+    np.testing.assert_array_equal(out.numpy(), [10203] * 3)
+
+
+def test_mixed_argument_order_follows_the_signature():
+    out = tack.zeros(3, dtype=tack.i64)
+    b = tack.array(np.array([1, 2, 3], dtype=np.int64))
+    a = tack.array(np.array([4, 5, 6], dtype=np.int16))
+    arrays_out_of_order(b, a, 7, 8, out)
+    np.testing.assert_array_equal(out.numpy(), [1000 + 400 + 78, 2000 + 500 + 78, 3000 + 600 + 78])
+
+
+# ------------------------------------------------------------ NFKC spellings
+# Python normalizes identifiers to NFKC: `xᵢ` and `xi`, `µ` (micro sign) and
+# `μ` (mu) are one name each. Within the per-name cases above the spelling
+# is consistent, so either reading binds it once.
+
+xi = tack.constant(7)  # what Python's NFKC reading of `xᵢ` names at module level
+
+
+@tack.kernel
+def nfkc_spelling(out):
+    for i in range(len(out)):
+        xᵢ = i
+        out[i] = xi
+
+
+def test_nfkc_equivalent_spellings_never_read_another_binding():
+    # Python reads `xᵢ` and `xi` as one name, so the kernel stores i. Tack
+    # may instead reject the read; it must not read the module's x1.
+    out = tack.zeros(N, dtype=tack.i32)
+    try:
+        nfkc_spelling(out)
+    except NameError:
+        return
+    np.testing.assert_array_equal(out.numpy(), np.arange(N))
