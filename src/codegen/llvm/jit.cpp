@@ -25,6 +25,7 @@ namespace tack::codegen {
 namespace {
 
 constexpr const char* kPass = "jit";
+constexpr llvm::CodeGenOptLevel kCodeGenOpt = llvm::CodeGenOptLevel::Aggressive;
 
 std::string to_string(llvm::Error err) {
     std::string s;
@@ -33,11 +34,36 @@ std::string to_string(llvm::Error err) {
     return os.str();
 }
 
+// The JIT's IR compile layer is never used: objects are emitted by
+// emit_object() and added as objects.
+class NoIRCompiler : public llvm::orc::IRCompileLayer::IRCompiler {
+public:
+    NoIRCompiler() : IRCompiler(llvm::orc::IRSymbolMapper::ManglingOptions()) {}
+    llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> operator()(llvm::Module&) override {
+        return llvm::make_error<llvm::StringError>("Tack adds kernels to the JIT as object files",
+                                                   llvm::inconvertibleErrorCode());
+    }
+};
+
 struct Jit {
     std::unique_ptr<llvm::orc::LLJIT> lljit;
-    std::unique_ptr<llvm::TargetMachine> tm;
+    std::optional<llvm::orc::JITTargetMachineBuilder> jtmb;
     std::mutex mutex;
     uint64_t next_dylib = 0;  // names each object's private JITDylib
+
+    // Made on first use: a process that only links cached objects never
+    // needs LLVM's code generator.
+    llvm::TargetMachine& target_machine() {
+        if (!tm) {
+            auto made = jtmb->createTargetMachine();
+            if (!made) syntax::internal_error(kPass, "no target machine: " + to_string(made.takeError()));
+            tm = std::move(*made);
+        }
+        return *tm;
+    }
+
+private:
+    std::unique_ptr<llvm::TargetMachine> tm;
 };
 
 Jit& jit() {
@@ -47,17 +73,22 @@ Jit& jit() {
         auto* j = new Jit();
         auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
         if (!jtmb) syntax::internal_error(kPass, "cannot detect the host: " + to_string(jtmb.takeError()));
-        jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+        jtmb->setCodeGenOptLevel(kCodeGenOpt);
         // Objects are emitted here rather than by the JIT's compile layer, so
         // the target machine is made from the builder after it has settled
-        // the relocation and code models its linker expects.
+        // the relocation and code models its linker expects. Kernels have no
+        // static initializers, so no platform runs any.
         llvm::orc::LLJITBuilder builder;
         builder.setJITTargetMachineBuilder(std::move(*jtmb));
+        builder.setPlatformSetUp(llvm::orc::setUpInactivePlatform);
+        builder.setCompileFunctionCreator(
+            [](llvm::orc::JITTargetMachineBuilder)
+                -> llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
+                return std::make_unique<NoIRCompiler>();
+            });
         if (auto err = builder.prepareForConstruction())
             syntax::internal_error(kPass, "cannot configure the JIT: " + to_string(std::move(err)));
-        auto tm = builder.getJITTargetMachineBuilder()->createTargetMachine();
-        if (!tm) syntax::internal_error(kPass, "no target machine: " + to_string(tm.takeError()));
-        j->tm = std::move(*tm);
+        j->jtmb = *builder.getJITTargetMachineBuilder();
         auto built = builder.create();
         if (!built) syntax::internal_error(kPass, "cannot create the JIT: " + to_string(built.takeError()));
         j->lljit = std::move(*built);
@@ -123,14 +154,13 @@ std::string host_cpu_description() {
 
 const std::string& target_description() {
     static const std::string description = [] {
-        Jit& j = jit();
-        llvm::TargetMachine& tm = *j.tm;
+        // Everything the target machine is made from.
+        const llvm::orc::JITTargetMachineBuilder& b = *jit().jtmb;
         std::string s = "llvm " LLVM_VERSION_STRING "; ";
-        s += tm.getTargetTriple().str() + "; cpu " + tm.getTargetCPU().str() + "; features " +
-             tm.getTargetFeatureString().str();
-        s += "; reloc " + std::to_string(static_cast<int>(tm.getRelocationModel()));
-        s += "; code model " + std::to_string(static_cast<int>(tm.getCodeModel()));
-        s += "; opt " + std::to_string(static_cast<int>(tm.getOptLevel()));
+        s += b.getTargetTriple().str() + "; cpu " + b.getCPU() + "; features " + b.getFeatures().getString();
+        s += "; reloc " + (b.getRelocationModel() ? std::to_string(static_cast<int>(*b.getRelocationModel())) : "default");
+        s += "; code model " + (b.getCodeModel() ? std::to_string(static_cast<int>(*b.getCodeModel())) : "default");
+        s += "; codegen opt " + std::to_string(static_cast<int>(kCodeGenOpt));
         s += "; ";
         s += kPipeline;
         return s;
@@ -142,7 +172,7 @@ std::string optimize_and_print(llvm::Module& m) {
     Jit& j = jit();
     {
         std::lock_guard<std::mutex> lock(j.mutex);
-        optimize(m, *j.tm);
+        optimize(m, j.target_machine());
     }
     std::string s;
     llvm::raw_string_ostream os(s);
@@ -156,12 +186,12 @@ CompiledCpuKernel jit_compile(std::unique_ptr<llvm::Module> m, std::unique_ptr<l
     std::string object, ir;
     {
         std::lock_guard<std::mutex> lock(j.mutex);
-        optimize(*m, *j.tm);
+        optimize(*m, j.target_machine());
         if (keep_ir) {
             llvm::raw_string_ostream os(ir);
             m->print(os, nullptr);
         }
-        object = emit_object(*m, *j.tm);
+        object = emit_object(*m, j.target_machine());
     }
     m.reset();
     ctx.reset();
