@@ -78,6 +78,12 @@ template <typename F> void each_slot(Expr& e, F&& f) {
         }
         case ExprKind::Cast: f(e.as<Cast>()->operand); break;
         case ExprKind::Math: for (auto& a : e.as<Math>()->args) f(a); break;
+        case ExprKind::Atomic: {
+            auto& x = *e.as<Atomic>();
+            for (auto& i : x.indices) f(i);
+            f(x.value);
+            break;
+        }
         case ExprKind::StmtExpr:
             each_slot(e.as<StmtExpr>()->stmts, f);
             f(e.as<StmtExpr>()->value);

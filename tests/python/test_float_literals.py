@@ -296,3 +296,19 @@ def test_f64_literals_are_emitted_with_full_precision(backend):
     x32, out32 = f32_array(), tack.zeros(len(XS), dtype=tack.f32)
     llvm32 = one_literal.inspect("llvm", x32, out32)
     assert "0x3FB99999A0000000" in llvm32
+
+
+@tack.kernel
+def atomic_literals(acc, acc_sum):
+    for i in range(len(acc)):
+        tack.atomic_add(acc, i, 0.1)
+        tack.atomic_add(acc_sum, i, 0.1 + 0.2)
+
+
+@pytest.mark.parametrize("t", ["f32", "f64"])
+def test_floating_atomics_take_the_array_type(backend, t):
+    ft = F32 if t == "f32" else F64
+    acc, acc_sum = tack.zeros(4, dtype=getattr(tack, t)), tack.zeros(4, dtype=getattr(tack, t))
+    atomic_literals(acc, acc_sum)
+    assert np.all(acc.numpy() == ft(0.1))
+    assert np.all(acc_sum.numpy() == ft(0.1) + ft(0.2))
