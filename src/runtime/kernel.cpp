@@ -19,6 +19,9 @@ std::atomic<uint64_t> next_kernel_id{0};
 std::atomic<bool> debug_mode{false};
 
 constexpr uint32_t kArrayTag = 1u << 28;
+// The flags that follow the argument keys.
+constexpr uint32_t kDebugFlag = 1;
+constexpr uint32_t kDisjointFlag = 2;
 constexpr uint32_t kScalarTag = 2u << 28;
 
 uint32_t array_key(const Array& a) {
@@ -100,6 +103,7 @@ struct Kernel::Variant {
     codegen::CompiledCpuKernel code;
     Effects effects;
     bool debug = false;
+    bool disjoint = false;  // compiled with noalias array parameters
     std::vector<codegen::DebugAccess> debug_accesses;
 };
 
@@ -145,20 +149,58 @@ const ir::Kernel& Kernel::template_for(const std::vector<frontend::ParamShape>& 
     return *slot;
 }
 
+namespace {
+
+bool overlap(const Array& a, const Array& b) {
+    auto [alo, ahi] = a.byte_span();
+    auto [blo, bhi] = b.byte_span();
+    return alo < ahi && blo < bhi && alo < bhi && blo < ahi;
+}
+
+bool all_disjoint(const CallArg* args, size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+        if (args[i].kind != CallArg::Kind::Array) continue;
+        for (size_t j = i + 1; j < n; ++j)
+            if (args[j].kind == CallArg::Kind::Array && overlap(*args[i].array, *args[j].array)) return false;
+    }
+    return true;
+}
+
+// A call qualifies for the disjoint-storage variant when no array the kernel
+// may write shares a byte with any other array argument; arrays only read
+// may overlap each other. Byte ranges decide, never object identity.
+bool written_disjoint(const std::vector<int>& written, const CallArg* args, size_t n) {
+    for (int w : written)
+        for (size_t j = 0; j < n; ++j)
+            if (static_cast<int>(j) != w && args[j].kind == CallArg::Kind::Array &&
+                overlap(*args[w].array, *args[j].array))
+                return false;
+    return true;
+}
+
+}  // namespace
+
 Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n) {
     DType precision = float_precision_of(args, n);
     uint32_t debug = debug_mode.load(std::memory_order_relaxed) ? 1 : 0;
-    // The cached path: compare keys in place, newest variant first.
-    if (last_ && last_->key.size() == n + 1 && last_->key[n] == debug) {
-        bool same = true;
-        for (size_t i = 0; i < n && same; ++i) same = last_->key[i] == arg_key(args[i], precision);
-        if (same) return *last_;
+    auto facts_match = [&](const Variant& v) {
+        if (v.key.size() != n + 1 || (v.key[n] & kDebugFlag) != debug) return false;
+        for (size_t i = 0; i < n; ++i)
+            if (v.key[i] != arg_key(args[i], precision)) return false;
+        return true;
+    };
+    // The cached path: compare keys in place, newest variant first; then the
+    // disjointness of this call's storage picks between the two variants.
+    Variant* base = last_ && facts_match(*last_) ? last_ : nullptr;
+    for (size_t i = 0; !base && i < variants_.size(); ++i)
+        if (facts_match(*variants_[i])) base = variants_[i].get();
+    bool disjoint = base ? written_disjoint(base->effects.written, args, n) : all_disjoint(args, n);
+    if (base && base->disjoint == disjoint) {
+        last_ = base;
+        return *base;
     }
     for (auto& v : variants_) {
-        if (v->key.size() != n + 1 || v->key[n] != debug) continue;
-        bool same = true;
-        for (size_t i = 0; i < n && same; ++i) same = v->key[i] == arg_key(args[i], precision);
-        if (same) {
+        if (facts_match(*v) && v->disjoint == disjoint) {
             last_ = v.get();
             return *v;
         }
@@ -184,8 +226,14 @@ Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n) {
         v->facts.push_back(f);
         shapes.push_back(frontend::ParamShape{f.is_array, f.ndim});
     }
-    v->key.push_back(debug);
+    if (!base && !disjoint) {
+        // Overlapping arrays on a first call: which of them the kernel writes
+        // decides (lowering alone tells, without compiling).
+        disjoint = written_disjoint(effects_of(template_for(shapes)).written, args, n);
+    }
+    v->key.push_back(debug | (disjoint ? kDisjointFlag : 0));
     v->debug = debug != 0;
+    v->disjoint = disjoint;
 #ifdef TACK_WITH_LLVM
     // The disk cache stands in for lowering, typing and LLVM, so whatever a
     // variant reads from its typed IR travels in the entry (DispatchFacts).
@@ -200,6 +248,7 @@ Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n) {
         v->effects = effects_of(*v->typed);
         codegen::EmitOptions options;
         options.debug = v->debug;
+        options.noalias = v->disjoint;
         v->code = compile_cpu(*v->typed, "tack.k" + std::to_string(id_) + ".v" + std::to_string(variants_.size()),
                               false, options, &v->debug_accesses);
         v->code.result_type = v->typed->result_type;
@@ -398,7 +447,10 @@ std::string Kernel::inspect(const std::string& what, const CallArg* args, size_t
         return out.str();
     }
 #ifdef TACK_WITH_LLVM
-    return llvm_ir(*typed, what == "llvm");
+    codegen::EmitOptions options;
+    options.debug = v->debug;
+    options.noalias = v->disjoint;
+    return llvm_ir(*typed, what == "llvm", options);
 #else
     throw ArgumentError(ArgumentError::Kind::Runtime, "this build of Tack has no LLVM backend");
 #endif

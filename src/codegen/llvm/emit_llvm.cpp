@@ -1,6 +1,7 @@
 #include "codegen/llvm/emit_llvm.h"
 
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -138,6 +139,7 @@ void Emitter::begin_function(llvm::FunctionType* fty, const std::string& name) {
     size_t call_params = 0;
     for (auto& param : k_.params)
         if (param.kind != ParamKind::LocalArray) ++call_params;
+    set_up_alias_scopes();
     if (debug_) debug_state_ = b_.CreateLoad(ptr(), b_.CreateConstGEP1_64(ptr(), args, call_params), "debug.state");
     for (size_t p = 0; p < k_.params.size(); ++p) {
         auto& param = k_.params[p];
@@ -285,7 +287,7 @@ void Emitter::emit(const Stmt& s) {
             Value* v = emit(*st.value);  // the value before the index
             Access a = address(st.array, st.indices, st.span);
             guarded(a, nullptr, [&]() -> Value* {
-                b_.CreateAlignedStore(v, a.ptr, llvm::Align(1));
+                tag(b_.CreateAlignedStore(v, a.ptr, llvm::Align(1)), st.array);
                 return nullptr;
             });
             break;
@@ -426,6 +428,30 @@ Emitter::Access Emitter::address(int array, const std::vector<ExprPtr>& indices,
     return out;
 }
 
+// The disjoint-storage variant: each array parameter is its own alias
+// scope, and an access to one promises not to touch the others. Dispatch
+// uses this variant only for calls whose written arrays share no byte with
+// any other array argument.
+void Emitter::set_up_alias_scopes() {
+    if (!noalias_) return;
+    llvm::MDBuilder mdb(ctx_);
+    llvm::MDNode* domain = mdb.createAliasScopeDomain(prefix_ + ".arguments");
+    scopes_.assign(k_.params.size(), nullptr);
+    for (size_t p = 0; p < k_.params.size(); ++p)
+        if (k_.params[p].kind == ParamKind::Array) scopes_[p] = mdb.createAliasScope(k_.params[p].name, domain);
+}
+
+template <typename I>
+I* Emitter::tag(I* inst, int array) {
+    if (!noalias_ || array < 0 || !scopes_[array]) return inst;
+    std::vector<llvm::Metadata*> others;
+    for (size_t p = 0; p < scopes_.size(); ++p)
+        if (scopes_[p] && static_cast<int>(p) != array) others.push_back(scopes_[p]);
+    inst->setMetadata(llvm::LLVMContext::MD_alias_scope, llvm::MDNode::get(ctx_, {scopes_[array]}));
+    if (!others.empty()) inst->setMetadata(llvm::LLVMContext::MD_noalias, llvm::MDNode::get(ctx_, others));
+    return inst;
+}
+
 // Debug mode: every index within its extent, one dimension at a time (a
 // flat index within the element count). A failure is reported to the
 // runtime, which keeps the first, and the access is skipped.
@@ -498,14 +524,16 @@ Value* Emitter::atomic(const Atomic& at) {
             bool s = is_signed_int(t);
             if (at.op == AtomicOp::Min) op = s ? llvm::AtomicRMWInst::Min : llvm::AtomicRMWInst::UMin;
             if (at.op == AtomicOp::Max) op = s ? llvm::AtomicRMWInst::Max : llvm::AtomicRMWInst::UMax;
-            return b_.CreateAtomicRMW(op, acc.ptr, v, align, order);
+            return tag(b_.CreateAtomicRMW(op, acc.ptr, v, align, order), at.array);
         }
-        if (at.op == AtomicOp::Add) return b_.CreateAtomicRMW(llvm::AtomicRMWInst::FAdd, acc.ptr, v, align, order);
+        if (at.op == AtomicOp::Add)
+            return tag(b_.CreateAtomicRMW(llvm::AtomicRMWInst::FAdd, acc.ptr, v, align, order), at.array);
         Type* it = b_.getIntNTy(bits_of(t));
         auto* head = block("cas.head");
         auto* done = block("cas.done");
         auto* init = b_.CreateAlignedLoad(it, acc.ptr, align);
         init->setAtomic(order);
+        tag(init, at.array);
         BasicBlock* from = b_.GetInsertBlock();
         b_.CreateBr(head);
         b_.SetInsertPoint(head);
@@ -514,7 +542,7 @@ Value* Emitter::atomic(const Atomic& at) {
         Value* old = b_.CreateBitCast(old_bits, vt);
         Value* want = b_.CreateBinaryIntrinsic(
             at.op == AtomicOp::Min ? llvm::Intrinsic::minnum : llvm::Intrinsic::maxnum, old, v);
-        auto* cas = b_.CreateAtomicCmpXchg(acc.ptr, old_bits, b_.CreateBitCast(want, it), align, order, order);
+        auto* cas = tag(b_.CreateAtomicCmpXchg(acc.ptr, old_bits, b_.CreateBitCast(want, it), align, order, order), at.array);
         Value* seen = b_.CreateExtractValue(cas, 0);
         Value* ok = b_.CreateExtractValue(cas, 1);
         old_bits->addIncoming(seen, b_.GetInsertBlock());
@@ -545,7 +573,8 @@ Value* Emitter::emit(const Expr& e) {
         case ExprKind::Load: {
             auto& l = *e.as<Load>();
             Access a = address(l.array, l.indices, l.span);
-            return guarded(a, ty(e.dtype()), [&] { return b_.CreateAlignedLoad(ty(e.dtype()), a.ptr, llvm::Align(1)); });
+            return guarded(a, ty(e.dtype()),
+                           [&] { return tag(b_.CreateAlignedLoad(ty(e.dtype()), a.ptr, llvm::Align(1)), l.array); });
         }
         case ExprKind::Atomic: {
             return atomic(*e.as<Atomic>());
@@ -622,6 +651,7 @@ std::unique_ptr<llvm::Module> emit_llvm(const Kernel& k, llvm::LLVMContext& ctx,
     std::vector<DebugAccess> accesses;
     auto run = [&](auto&& emit_entry) {
         Emitter e(k, ctx, *m, symbol_prefix, options.debug, &accesses);
+        e.set_noalias(options.noalias);
         emit_entry(e);
     };
     run([&](Emitter& e) { e.emit_count(names->count); });

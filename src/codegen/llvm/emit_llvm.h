@@ -34,6 +34,9 @@ struct EmitOptions {
     // Check every index against its extent and report the first failure
     // through the debug state pointer that follows the arguments.
     bool debug = false;
+    // Promise that array parameters do not alias one another (the
+    // disjoint-storage variant).
+    bool noalias = false;
 };
 
 // `symbol_prefix` must be unique within the JIT; user names never reach

@@ -32,6 +32,7 @@ public:
             std::vector<DebugAccess>* accesses)
         : k_(k), ctx_(ctx), m_(m), b_(ctx), prefix_(std::move(prefix)), debug_(debug), debug_accesses_(accesses) {}
 
+    void set_noalias(bool on) { noalias_ = on; }
     void emit_count(const std::string& name);
     void emit_body(const std::string& name);
     void emit_result(const std::string& name);
@@ -96,6 +97,9 @@ private:
     Value* bounds_check(int array, const std::vector<Value*>& idx, Span span);
     Value* guarded(const Access& a, Type* result, const std::function<Value*()>& emit_access);
     Value* atomic(const Atomic& at);
+    void set_up_alias_scopes();
+    template <typename I>
+    I* tag(I* inst, int array);
 
     Value* truth(const Expr& e);
 
@@ -135,6 +139,8 @@ private:
     std::vector<Value*> dim_start_, dim_step_;
     std::vector<LoopTargets> loops_;
     bool debug_ = false;
+    bool noalias_ = false;
+    std::vector<llvm::MDNode*> scopes_;
     Value* debug_state_ = nullptr;
     std::vector<DebugAccess>* debug_accesses_;
 };
