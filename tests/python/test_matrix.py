@@ -1,0 +1,46 @@
+"""Matrices (contract "Vectors and matrices"): products in index order,
+transpose, trace, determinant and inverse, against NumPy and fractions."""
+
+from fractions import Fraction
+
+import numpy as np
+import tack
+
+
+@tack.kernel
+def matrix_ops(x, out):
+    for i in range(len(x)):
+        m = tack.mat3([x[i], 2.0, 0.0], [1.0, 3.0, 4.0], [5.0, 6.0, 1.0])
+        v = tack.vec3(1.0, -1.0, 2.0)
+        mv = m @ v
+        vm = v @ m
+        mm = m @ m.transpose()
+        inv = m.inverse()
+        out[i, 0] = mv[0]
+        out[i, 1] = vm[2]
+        out[i, 2] = mm[1, 2]
+        out[i, 3] = m.trace()
+        out[i, 4] = m.determinant()
+        out[i, 5] = inv[0, 1]
+        out[i, 6] = tack.mat2(1.0, 2.0, 3.0, 4.0).determinant()
+        out[i, 7] = (tack.identity(3) @ v).z
+
+
+def test_matrix_operations_follow_the_definitions(backend):
+    xs = [2.0, -1.0]
+    out = tack.zeros((2, 8), dtype=tack.f64)
+    matrix_ops(tack.array(np.array(xs, dtype=np.float64)), out)
+    for i, x in enumerate(xs):
+        m = [[Fraction(x), Fraction(2), Fraction(0)], [Fraction(1), Fraction(3), Fraction(4)], [Fraction(5), Fraction(6), Fraction(1)]]
+        v = [Fraction(1), Fraction(-1), Fraction(2)]
+        mv0 = sum(m[0][k] * v[k] for k in range(3))
+        vm2 = sum(v[k] * m[k][2] for k in range(3))
+        mm12 = sum(m[1][k] * m[2][k] for k in range(3))
+        trace = m[0][0] + m[1][1] + m[2][2]
+        det = (m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+               + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]))
+        inv01 = -(m[0][1] * m[2][2] - m[0][2] * m[2][1]) / det
+        want = [mv0, vm2, mm12, trace, det, inv01, Fraction(-2), v[2]]
+        got = out.numpy()[i]
+        for g, w in zip(got, want):
+            assert abs(Fraction(float(g)) - w) <= abs(w) * Fraction(1, 2**50) + Fraction(1, 2**60), (got, want)

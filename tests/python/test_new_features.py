@@ -1,0 +1,140 @@
+"""Vectors and matrices as values (contract "Vectors and matrices"): every
+operation is the scalar operation on each component, checked against NumPy
+doing the same arithmetic in the same precision."""
+
+import numpy as np
+import pytest
+import tack
+
+
+def f32(values):
+    return tack.array(np.asarray(values, dtype=np.float32))
+
+
+@tack.func
+def swap_xy(v):
+    return tack.vec3(v.y, v.x, v.z)
+
+
+@tack.kernel
+def vector_ops(x, out):
+    for i in range(len(x)):
+        a = tack.vec3(x[i], 2.0, -1.0)
+        b = [0.5, x[i], 4.0]
+        c = a * b + 1.0
+        d = a.cross(b)
+        out[i, 0] = c.x
+        out[i, 1] = c[2]
+        out[i, 2] = d[0]
+        out[i, 3] = d.y
+        out[i, 4] = d[-1]
+        out[i, 5] = a.dot(b)
+        out[i, 6] = a.norm_sqr()
+        out[i, 7] = swap_xy(a).x
+        out[i, 8] = tack.vec3(x[i]).sum()
+        out[i, 9] = (a - b).max()
+
+
+def test_componentwise_arithmetic_and_methods(backend):
+    xs = np.array([0.5, -3.0, 7.25], dtype=np.float32)
+    out = tack.zeros((3, 10))
+    vector_ops(f32(xs), out)
+    got = out.numpy()
+    for i, x in enumerate(xs):
+        a = np.array([x, 2.0, -1.0], dtype=np.float32)
+        b = np.array([0.5, x, 4.0], dtype=np.float32)
+        c = a * b + np.float32(1.0)
+        d = np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]], dtype=np.float32)
+        dot = (a[0] * b[0] + a[1] * b[1]) + a[2] * b[2]
+        nsq = (a[0] * a[0] + a[1] * a[1]) + a[2] * a[2]
+        want = [c[0], c[2], d[0], d[1], d[2], dot, nsq, a[1], np.float32(3 * x), (a - b).max()]
+        np.testing.assert_array_equal(got[i], np.array(want, dtype=np.float32))
+
+
+@tack.kernel
+def masks(x, out):
+    for i in range(len(x)):
+        v = tack.vec4(x[i], 1.0, -2.0, 0.0)
+        inside = (0.0 <= v) and (v < 1.5)
+        out[i, 0] = tack.f32(any(inside))
+        out[i, 1] = tack.f32(all(inside))
+        out[i, 2] = tack.select(inside, v, 9.0).sum()
+        out[i, 3] = tack.f32((v > 0.0)[0])
+
+
+def test_masks_act_per_component(backend):
+    xs = np.array([0.25, 3.0, -1.0], dtype=np.float32)
+    out = tack.zeros((3, 4))
+    masks(f32(xs), out)
+    for i, x in enumerate(xs):
+        v = np.array([x, 1.0, -2.0, 0.0], dtype=np.float32)
+        inside = (v >= 0) & (v < 1.5)
+        want = [float(inside.any()), float(inside.all()), np.where(inside, v, np.float32(9)).sum(dtype=np.float32),
+                float(v[0] > 0)]
+        np.testing.assert_array_equal(out.numpy()[i], np.array(want, dtype=np.float32))
+
+
+def test_a_mask_as_a_condition_is_rejected_with_the_remedy():
+    with pytest.raises(tack.KernelTypeError) as e:
+
+        @tack.kernel
+        def mask_if(x):
+            for i in range(len(x)):
+                if tack.vec2(x[i], 1.0) > 0.0:
+                    x[i] = 0.0
+
+        mask_if(tack.zeros(2))
+    assert "mask" in e.value.message and "any(" in e.value.hint
+    assert e.value.function == "mask_if"
+
+
+@tack.kernel
+def assign_order(x, out):
+    for i in range(len(x)):
+        v = tack.vec3(1.0, x[i], 3.0)
+        w = tack.vec3(0.0, 1.0, 2.0)
+        v = v.cross(w)  # reads the old components
+        v[1] = v[1] + 10.0
+        v.z += 1.0
+        k = i % 4
+        out[i, 0] = v.x
+        out[i, 1] = v.y
+        out[i, 2] = v.z
+        out[i, 3] = v[k]  # a runtime index past the end reads the last component
+
+
+def test_vector_assignment_reads_every_old_component_first(backend):
+    xs = np.arange(5, dtype=np.float32)
+    out = tack.zeros((5, 4))
+    assign_order(f32(xs), out)
+    for i, x in enumerate(xs):
+        v = np.cross(np.array([1.0, x, 3.0]), np.array([0.0, 1.0, 2.0])).astype(np.float32)
+        v[1] += 10
+        v[2] += 1
+        k = i % 4
+        want = [v[0], v[1], v[2], v[min(k, 2)]]
+        np.testing.assert_array_equal(out.numpy()[i], np.array(want, dtype=np.float32))
+
+
+def test_storing_a_vector_into_scalar_storage_is_rejected():
+    with pytest.raises(tack.KernelTypeError) as e:
+
+        @tack.kernel
+        def store_vec(x):
+            for i in range(len(x)):
+                x[i] = tack.vec2(1.0, 2.0)
+
+        store_vec(tack.zeros(2))
+    assert "vec2" in e.value.message
+
+
+def test_shapes_must_agree():
+    with pytest.raises(tack.KernelTypeError) as e:
+
+        @tack.kernel
+        def mixed(x):
+            for i in range(len(x)):
+                x[i] = (tack.vec2(1.0, 2.0) + tack.vec3(1.0, 2.0, 3.0)).x
+
+        mixed(tack.zeros(2))
+    assert "shapes" in e.value.message
