@@ -9,7 +9,7 @@ the source when it moves. Kernels compile at their first call, so the
 definition and the call both sit inside ``pytest.raises``.
 
 Tests named ``test_pending_*`` exercise constructs the contract lists that the
-compiler does not build yet (atomics, barriers, block reductions);
+compiler does not build yet (barriers, block reductions);
 they fail until those land, and say so by name.
 """
 
@@ -1317,7 +1317,7 @@ def test_print_outside_the_parallel_loop_is_rejected():
                      function="kernel_printing_before_loop", marker="V-print-before", at="print")
 
 
-def test_pending_atomic_outside_the_parallel_loop_is_rejected():
+def test_atomic_outside_the_parallel_loop_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
         @tack.kernel
@@ -1331,7 +1331,7 @@ def test_pending_atomic_outside_the_parallel_loop_is_rejected():
                      function="kernel_atomic_before_loop", marker="V-atomic-before", at="tack.atomic_add")
 
 
-def test_pending_atomic_through_an_inlined_function_after_the_loop_is_rejected():
+def test_atomic_through_an_inlined_function_after_the_loop_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
         @tack.func
@@ -1524,6 +1524,35 @@ def test_missing_cast_mixing_signed_and_u64_has_a_hint():
         kernel_mixing_i32_and_u64(i32(), tack.zeros(4, dtype=tack.u64), tack.zeros(4, dtype=tack.i64))
     check_diagnostic(error, tack.KernelTypeError, construct="u64", function="kernel_mixing_i32_and_u64",
                      marker="V-u64-mix", at="a[i] +", hint="cast")
+
+
+def test_vector_mask_used_as_a_condition_has_a_hint():
+    with pytest.raises(tack.KernelTypeError) as error:
+
+        @tack.kernel
+        def kernel_branching_on_a_mask(a, out):
+            for i in range(len(out)):
+                if tack.vec2(a[i], 1.0) < tack.vec2(0.0, 2.0):  # V-mask-condition
+                    out[i] = 1.0
+
+        kernel_branching_on_a_mask(tack.zeros(4), tack.zeros(4))
+    check_diagnostic(error, tack.KernelTypeError, construct="mask", function="kernel_branching_on_a_mask",
+                     marker="V-mask-condition", at="tack.vec2(a[i]", hint="any(")
+
+
+def test_binding_a_local_array_to_another_name_is_rejected():
+    with pytest.raises(tack.UnsupportedError) as error:
+
+        @tack.kernel
+        def kernel_aliasing_scratch(out):
+            for i in range(len(out)):
+                tmp = tack.local_array(4, tack.i32)
+                view = tmp  # V-local-array-alias
+                out[i] = view[0]
+
+        kernel_aliasing_scratch(i32())
+    check_diagnostic(error, tack.UnsupportedError, construct="alias", function="kernel_aliasing_scratch",
+                     marker="V-local-array-alias", at="view")
 
 
 def test_errors_are_raised_again_on_every_call():

@@ -8,11 +8,22 @@ mismatch. The result is a starting point for a named regression case.
 
 import ast
 import itertools
+import re
 
 from .grammar import Program
 from .runner import run_programs
 
 _names = itertools.count()
+
+
+def _signature(mismatch):
+    """What makes two failures the same: the kind, and for exceptions the
+    type and message with numbers and positions left out."""
+    if mismatch.what != "tack raised":
+        return mismatch.what
+    first = mismatch.detail.splitlines()[0]
+    first = re.sub(r"^\S+:\d+:\d+ ", "", first.split(": ", 1)[-1]) if ": " in first else first
+    return mismatch.what, mismatch.detail.split(":", 1)[0], re.sub(r"\d+", "N", first)
 
 
 def _block_end(lines, k):
@@ -24,6 +35,11 @@ def _block_end(lines, k):
 
 
 def _candidates(lines):
+    # Whole helpers first, then statements from the end.
+    for k, line in enumerate(lines):
+        if line.startswith("@tack.func"):
+            end = _block_end(lines, k + 1)
+            yield lines[:k] + lines[end:]
     for k in range(len(lines) - 1, -1, -1):
         stripped = lines[k].lstrip()
         if stripped.startswith(("@tack", "def ")) or not stripped:
@@ -53,7 +69,7 @@ def reduce(program, mismatch, steps=400):
                 continue
             trial = Program(program.seed, program.kernel, program.helpers, "\n".join(cand) + "\n")
             found = run_programs([trial], f"tack_reduce_{next(_names)}")
-            if found and found[0].what == mismatch.what:
+            if found and _signature(found[0]) == _signature(mismatch):
                 lines = cand
                 break
         else:
