@@ -1,11 +1,14 @@
-// tack.Array: creation, views, host element reads and NumPy interop.
+// tack.Array: creation, views, host element reads, NumPy and DLPack interop,
+// whole-array reductions.
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 #include <cstring>
 
 #include "bindings.h"
+#include "runtime/reduce.h"
 
 namespace tack::python {
 
@@ -131,11 +134,145 @@ std::vector<int64_t> shape_arg(nb::handle shape) {
     return out;
 }
 
-nb::ndarray<nb::numpy> numpy_view(nb::handle self) {
+// Read-only arrays give read-only NumPy views, so host code cannot write
+// through the view what a kernel may not.
+nb::object numpy_view(nb::handle self) {
     Array& a = nb::cast<Array&>(self);
     std::vector<size_t> shape(a.shape().begin(), a.shape().end());
     std::vector<int64_t> strides = a.strides();
-    return nb::ndarray<nb::numpy>(a.data(), shape.size(), shape.data(), self, strides.data(), dlpack_dtype(a.dtype()));
+    if (a.readonly())
+        return nb::cast(nb::ndarray<nb::numpy, nb::ro>(a.data(), shape.size(), shape.data(), self, strides.data(),
+                                                       dlpack_dtype(a.dtype())));
+    return nb::cast(
+        nb::ndarray<nb::numpy>(a.data(), shape.size(), shape.data(), self, strides.data(), dlpack_dtype(a.dtype())));
+}
+
+// A shared_ptr that keeps a Python object alive. Arrays can outlive the call
+// that made them and be released wherever the last view goes, so the
+// reference is dropped under the GIL.
+std::shared_ptr<void> keep_alive(nb::handle h) {
+    h.inc_ref();
+    return std::shared_ptr<void>(h.ptr(), [](void* p) {
+        if (!Py_IsInitialized()) return;
+        nb::gil_scoped_acquire gil;
+        Py_DECREF(static_cast<PyObject*>(p));
+    });
+}
+
+// tack.array_from_ptr(address, shape, dtype, strides=None, readonly=True, owner=None)
+Array from_ptr(uintptr_t address, nb::handle shape, nb::handle dtype, nb::handle strides, bool readonly,
+               nb::handle owner) {
+    DType t = dtype_from_object(dtype);
+    std::vector<int64_t> extents = shape_arg(shape), element_strides;
+    if (!strides.is_none()) {
+        int64_t es = size_of(t);
+        for (auto h : strides) {
+            int64_t b = nb::cast<int64_t>(h);
+            if (b % es != 0)
+                throw nb::value_error(("array_from_ptr: stride " + std::to_string(b) + " bytes is not a multiple of the " +
+                                       std::to_string(es) + "-byte " + std::string(name_of(t)) + " element")
+                                          .c_str());
+            element_strides.push_back(b / es);
+        }
+        if (element_strides.size() != extents.size())
+            throw nb::value_error("array_from_ptr: give one stride per dimension of the shape");
+    }
+    std::shared_ptr<void> keep;
+    if (!owner.is_none()) keep = keep_alive(owner);
+    try {
+        return Array::external(reinterpret_cast<char*>(address), t, extents, element_strides, readonly, keep);
+    } catch (const std::invalid_argument& e) {
+        throw nb::value_error((std::string("array_from_ptr: ") + e.what()).c_str());
+    }
+}
+
+// The DLPack device of a producer that has __dlpack_device__, or kDLCPU.
+std::pair<int, int> producer_device(nb::handle obj) {
+    if (!nb::hasattr(obj, "__dlpack_device__")) return {nb::device::cpu::value, 0};
+    nb::tuple d = nb::cast<nb::tuple>(obj.attr("__dlpack_device__")());
+    return {nb::cast<int>(d[0]), nb::cast<int>(d[1])};
+}
+
+// tack.from_dlpack(obj): zero-copy import of host memory, read-only when
+// the producer flags it so.
+Array from_dlpack(nb::handle obj) {
+    if (!nb::hasattr(obj, "__dlpack__") && !PyCapsule_CheckExact(obj.ptr()))
+        throw nb::type_error(("from_dlpack: expected an object with __dlpack__ (a NumPy array, a PyTorch tensor, ...), "
+                              "not " + nb::cast<std::string>(nb::str(obj.type().attr("__name__"))))
+                                 .c_str());
+    auto [device, device_id] = producer_device(obj);
+    if (device != nb::device::cpu::value)
+        throw nb::value_error(("from_dlpack: the producer's memory is on DLPack device (" + std::to_string(device) +
+                               ", " + std::to_string(device_id) + "); tack imports host memory (kDLCPU) only")
+                                  .c_str());
+    // A writable import first: it fails exactly when the producer flags its
+    // memory read-only (or cannot export at all, which the read-only attempt
+    // then reports).
+    nb::ndarray<nb::device::cpu> view;
+    bool readonly = false;
+    if (!nb::try_cast(obj, view, false)) {
+        nb::ndarray<nb::ro, nb::device::cpu> ro_view;
+        if (!nb::try_cast(obj, ro_view, false))
+            throw nb::type_error("from_dlpack: the object did not export a host DLPack tensor that tack can view");
+        view = nb::ndarray<nb::device::cpu>(ro_view.handle());
+        readonly = true;
+    }
+    auto t = from_dlpack_dtype(view.dtype());
+    if (!t)
+        throw nb::type_error(
+            "from_dlpack: unsupported element type; Tack arrays hold i8..i64, u8..u64, f32, f64 (one lane each)");
+    std::vector<int64_t> shape, strides;
+    for (size_t d = 0; d < view.ndim(); ++d) {
+        shape.push_back(static_cast<int64_t>(view.shape(d)));
+        strides.push_back(view.stride(d));
+    }
+    auto keep = std::make_shared<nb::ndarray<nb::device::cpu>>(view);
+    std::shared_ptr<void> owner(keep.get(), [keep](void*) mutable {
+        if (!Py_IsInitialized()) return;
+        nb::gil_scoped_acquire gil;
+        keep.reset();
+    });
+    return Array::external(static_cast<char*>(view.data()), *t, shape, strides, readonly, owner);
+}
+
+// The nanobind ndarray that exports an Array's memory with `self` as owner.
+nb::object exported(nb::handle self) {
+    const Array& a = nb::cast<const Array&>(self);
+    std::vector<size_t> shape(a.shape().begin(), a.shape().end());
+    std::vector<int64_t> strides = a.strides();
+    if (a.readonly())
+        return nb::cast(nb::ndarray<nb::array_api, nb::ro>(a.data(), shape.size(), shape.data(), self, strides.data(),
+                                            dlpack_dtype(a.dtype()), nb::device::cpu::value),
+                        nb::rv_policy::reference);
+    return nb::cast(nb::ndarray<nb::array_api>(a.data(), shape.size(), shape.data(), self, strides.data(), dlpack_dtype(a.dtype()),
+                                  nb::device::cpu::value),
+                    nb::rv_policy::reference);
+}
+
+nb::object dlpack(nb::handle self, nb::handle stream, nb::handle max_version, nb::handle dl_device,
+                  nb::handle copy) {
+    if (!stream.is_none() && !(PyLong_Check(stream.ptr()) && nb::cast<int64_t>(stream) == -1))
+        throw nb::value_error("Array.__dlpack__: host memory takes stream=None; there is no stream to synchronize");
+    if (!copy.is_none() && nb::cast<bool>(copy))
+        throw nb::buffer_error("Array.__dlpack__: copy=True is not supported; the export shares the array's memory");
+    const Array& a = nb::cast<const Array&>(self);
+    bool versioned = !max_version.is_none() && nb::cast<int>(nb::cast<nb::tuple>(max_version)[0]) >= 1;
+    // A consumer of the unversioned format cannot see a read-only flag and
+    // would write to the memory (the DLPack protocol says to refuse).
+    if (a.readonly() && !versioned)
+        throw nb::buffer_error(
+            "Array.__dlpack__: this array is read-only, and a consumer without max_version >= (1, 0) cannot be told");
+    nb::object nd = exported(self);
+    nb::dict kw;
+    if (!max_version.is_none()) kw["max_version"] = max_version;
+    if (!dl_device.is_none()) kw["dl_device"] = dl_device;
+    return nd.attr("__dlpack__")(**kw);
+}
+
+template <double (*F)(const Array&)>
+double reduce(const Array& a) {
+    nb::gil_scoped_release release;
+    return F(a);
 }
 
 }  // namespace
@@ -171,6 +308,16 @@ void bind_array(nb::module_& m) {
     m.def("_set_dtypes", [](nb::list objs) {
         for (int i = 0; i < kNumDTypes; ++i) dtype_objects[i] = nb::borrow(objs[i]);
     });
+    m.def("array_from_ptr", &from_ptr, nb::arg("address"), nb::arg("shape"), nb::arg("dtype"),
+          nb::arg("strides") = nb::none(), nb::arg("readonly") = true, nb::arg("owner") = nb::none(),
+          "An array viewing external host memory at `address` (no copy). Strides are in bytes, row-major when "
+          "omitted. The caller keeps the memory alive, or passes `owner`, an object the array keeps referenced.");
+    m.def("from_dlpack", &from_dlpack, nb::arg("obj"),
+          "An array sharing the memory of any host object with __dlpack__ (no copy); read-only when the producer "
+          "marks it so.");
+    m.def("_array_sum", &reduce<runtime::array_sum>);
+    m.def("_array_min", &reduce<runtime::array_min>);
+    m.def("_array_max", &reduce<runtime::array_max>);
 
     nb::class_<Array>(m, "Array",
                       "Typed, shaped storage on a device. Create arrays with tack.zeros, tack.array and friends.")
@@ -214,6 +361,10 @@ void bind_array(nb::module_& m) {
         })
         .def("fill", &fill, nb::arg("value"), "Sets every element to value.")
         .def("numpy", &numpy_view, "A NumPy array viewing the same memory (no copy).")
+        .def("__dlpack__", &dlpack, nb::arg("stream") = nb::none(), nb::kw_only(), nb::arg("max_version") = nb::none(),
+             nb::arg("dl_device") = nb::none(), nb::arg("copy") = nb::none(),
+             "A DLPack capsule sharing this array's memory; read-only arrays are flagged so.")
+        .def("__dlpack_device__", [](const Array&) { return nb::make_tuple(nb::device::cpu::value, 0); })
         .def_prop_ro("__array_interface__", [](nb::handle self) {
             const Array& a = nb::cast<const Array&>(self);
             nb::dict d;

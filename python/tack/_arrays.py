@@ -57,3 +57,101 @@ def copyto(dst, src):
 def sync():
     """Waits for queued launches. CPU launches are synchronous, so this
     returns at once there."""
+
+
+def array_from_ptr(address, shape, dtype, strides=None, readonly=True, owner=None):
+    """An array viewing external host memory at the integer `address`; no
+    copy is made. `strides` are in bytes, row-major when omitted. The caller
+    keeps the memory alive for as long as the array (or any view of it) is
+    used, or passes `owner`, an object the array keeps referenced.
+    Read-only by default: a kernel that may store to it refuses it."""
+    return _core.array_from_ptr(
+        int(address), _shape(shape), _dtypes.as_dtype(dtype).name, strides, bool(readonly), owner
+    )
+
+
+def from_dlpack(obj):
+    """An array sharing the memory of `obj`, any host object with __dlpack__
+    (NumPy >= 1.22 arrays, PyTorch CPU tensors, tack arrays); no copy is
+    made. The array is read-only when the producer marks its memory so."""
+    return _core.from_dlpack(obj)
+
+
+# Whole-array reductions (contract, "Array and parallel reductions"). Each
+# dtype takes whichever of two implementations bench/reductions.py measured
+# faster: NumPy over a zero-copy view, or the compiled parallel reduction in
+# src/runtime/reduce.cpp. Both follow the same accumulator rules.
+
+_SUM_DTYPE = {
+    "i8": np.int64, "i16": np.int64, "i32": np.int64, "i64": np.int64,
+    "u8": np.uint64, "u16": np.uint64, "u32": np.uint64, "u64": np.uint64,
+    "f32": np.float32, "f64": np.float64,
+}
+
+
+def _numpy_sum(a):
+    if a.size == 0:
+        return 0.0
+    # Integer sums wrap in 64 bits, as NumPy's integer arithmetic does.
+    return float(np.sum(a.numpy(), dtype=_SUM_DTYPE[a.dtype.name]))
+
+
+def _numpy_extremum(a, maximum):
+    if a.size == 0:
+        raise ValueError(f"{'max' if maximum else 'min'}() of an empty array; it has no elements to compare")
+    v = a.numpy()
+    r = np.max(v) if maximum else np.min(v)  # NumPy propagates NaN
+    if a.dtype.name in ("f32", "f64") and r == 0:
+        # A zero extremum ties every zero of either sign. No negative value
+        # can be above a zero minimum, so any set sign bit is a -0.0; the
+        # maximum likewise keeps -0.0 only if every element is -0.0.
+        negative = np.signbit(v)
+        return (-0.0 if negative.any() else 0.0) if not maximum else (-0.0 if negative.all() else 0.0)
+    return float(r)
+
+
+def _numpy_min(a):
+    return _numpy_extremum(a, False)
+
+
+def _numpy_max(a):
+    return _numpy_extremum(a, True)
+
+
+_NUMPY = {"sum": _numpy_sum, "min": _numpy_min, "max": _numpy_max}
+_COMPILED = {"sum": _core._array_sum, "min": _core._array_min, "max": _core._array_max}
+
+# Measured choice per (reduction, dtype); see docs/arrays.md.
+_REDUCE_WITH = {(op, t.name): _COMPILED[op] for op in ("sum", "min", "max") for t in _dtypes.ALL}
+
+
+def _sum(self):
+    """The sum of every element as a Python float: f32 accumulates in f32,
+    f64 in f64, signed integers in i64 and unsigned in u64, wrapping modulo
+    2**64. An empty array sums to 0.0."""
+    return _REDUCE_WITH["sum", self.dtype.name](self)
+
+
+def _min(self):
+    """The least element as a Python float. NaN if any element is NaN;
+    -0.0 wins a tie with +0.0. Raises ValueError for an empty array."""
+    return _REDUCE_WITH["min", self.dtype.name](self)
+
+
+def _max(self):
+    """The greatest element as a Python float. NaN if any element is NaN;
+    +0.0 wins a tie with -0.0. Raises ValueError for an empty array."""
+    return _REDUCE_WITH["max", self.dtype.name](self)
+
+
+def _mean(self):
+    """sum() divided by the element count in binary64 (integer means inherit
+    the sum's wrapping); NaN for an empty array."""
+    n = self.size
+    return self.sum() / n if n else float("nan")
+
+
+Array.sum = _sum
+Array.min = _min
+Array.max = _max
+Array.mean = _mean

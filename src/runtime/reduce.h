@@ -4,8 +4,9 @@
 // unsigned in u64, wrapping modulo 2^64. Results are the value the Python
 // methods return, as a double.
 //
-// Each worker reduces one contiguous range of the row-major element order
-// into its own partial; partials combine in worker order. Floating sums keep
+// The row-major element order is cut into contiguous chunks, a few per
+// worker of the runtime's parallel_for, each reduced into its own partial;
+// partials combine in chunk order. Floating sums keep
 // several independent lanes (so the loop vectorizes without reassociating
 // any one accumulator) over blocks whose sums combine pairwise, which keeps
 // the error near NumPy's pairwise summation and inside the contract's

@@ -1,0 +1,321 @@
+#include "runtime/reduce.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <type_traits>
+#include <vector>
+
+#include "runtime/parallel.h"
+
+namespace tack::runtime {
+
+namespace {
+
+// Imported storage may place an element at any byte address.
+template <typename T>
+inline T load(const char* p) {
+    T v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+// A view's elements in row-major order, as rows of `cols` elements `step`
+// bytes apart. Extents of 1 are dropped and dimensions that step evenly into
+// each other merge, so a contiguous view is a single row.
+struct Rows {
+    const char* base = nullptr;
+    int64_t cols = 1, step = 0;
+    std::vector<int64_t> outer_shape, outer_strides;  // strides in bytes
+
+    const char* row(int64_t r) const {
+        int64_t off = 0;
+        for (size_t d = outer_shape.size(); d-- > 0;) {
+            off += (r % outer_shape[d]) * outer_strides[d];
+            r /= outer_shape[d];
+        }
+        return base + off;
+    }
+};
+
+Rows rows_of(const Array& a) {
+    int64_t es = size_of(a.dtype());
+    std::vector<int64_t> shape, strides;
+    for (int d = 0; d < a.ndim(); ++d) {
+        int64_t extent = a.shape()[d], stride = a.strides()[d] * es;
+        if (extent == 1) continue;
+        if (!shape.empty() && strides.back() == stride * extent) {
+            shape.back() *= extent;
+            strides.back() = stride;
+        } else {
+            shape.push_back(extent);
+            strides.push_back(stride);
+        }
+    }
+    Rows r;
+    r.base = a.data();
+    r.step = es;
+    if (shape.empty()) return r;
+    r.cols = shape.back();
+    r.step = strides.back();
+    shape.pop_back();
+    strides.pop_back();
+    r.outer_shape = std::move(shape);
+    r.outer_strides = std::move(strides);
+    return r;
+}
+
+// Calls visit(first, count) for each row segment of elements [lo, hi).
+template <typename Visit>
+void walk(const Rows& r, int64_t lo, int64_t hi, Visit&& visit) {
+    int64_t row = lo / r.cols, col = lo % r.cols;
+    while (lo < hi) {
+        int64_t take = std::min(r.cols - col, hi - lo);
+        visit(r.row(row) + col * r.step, take);
+        lo += take;
+        ++row;
+        col = 0;
+    }
+}
+
+// Fewer elements than this per chunk cost more in scheduling than they save
+// (bench/reductions.py).
+constexpr int64_t kMinElementsPerChunk = int64_t{1} << 15;
+
+// Reduces every element of `a` into one Op::Partial. The element order is
+// cut into contiguous chunks, a few per worker, each with its own partial;
+// partials combine in chunk order, so a given worker count always groups
+// the same way.
+template <typename Op>
+typename Op::Partial reduce_all(const Array& a) {
+    struct alignas(64) Slot {
+        typename Op::Partial p;
+    };
+    struct Context {
+        Rows rows;
+        int64_t n, chunks;
+        std::vector<Slot> slots;
+    } ctx{rows_of(a), a.size(), 1, {}};
+    ctx.chunks = std::clamp<int64_t>(ctx.n / kMinElementsPerChunk, 1, int64_t{worker_count()} * 4);
+    ctx.slots.resize(static_cast<size_t>(ctx.chunks));
+    parallel_for(
+        ctx.chunks,
+        [](void* raw, int64_t begin, int64_t end) {
+            auto& c = *static_cast<Context*>(raw);
+            int64_t per = c.n / c.chunks, extra = c.n % c.chunks;
+            for (int64_t k = begin; k < end; ++k) {
+                int64_t lo = k * per + std::min(k, extra);
+                int64_t hi = lo + per + (k < extra ? 1 : 0);
+                walk(c.rows, lo, hi, [&](const char* p, int64_t count) {
+                    Op::add(c.slots[k].p, p, count, c.rows.step);
+                });
+            }
+        },
+        &ctx);
+    for (int64_t k = 1; k < ctx.chunks; ++k) Op::combine(ctx.slots[0].p, ctx.slots[k].p);
+    return ctx.slots[0].p;
+}
+
+// Floating sums: kLanes independent accumulators (the loop vectorizes
+// without reassociating any one of them) over blocks of kBlock elements;
+// block sums combine pairwise through a binary counter.
+template <typename T>
+struct FloatSum {
+    static constexpr int kLanes = 128 / sizeof(T);
+    static constexpr int64_t kBlock = 4096;
+
+    struct Partial {
+        T level[64];
+        uint64_t count = 0;
+        void push(T v) {
+            int k = 0;
+            for (; count >> k & 1; ++k) v = level[k] + v;
+            level[k] = v;
+            ++count;
+        }
+        T total() const {
+            T t = 0;
+            for (int k = 63; k >= 0; --k)
+                if (count >> k & 1) t += level[k];
+            return t;
+        }
+    };
+
+    template <int64_t kStep>
+    static T block(const char* p, int64_t n, int64_t step) {
+        if constexpr (kStep != 0) step = kStep;
+        T lane[kLanes] = {};
+        int64_t i = 0;
+        for (; i + kLanes <= n; i += kLanes)
+            for (int j = 0; j < kLanes; ++j) lane[j] += load<T>(p + (i + j) * step);
+        for (int j = 0; i < n; ++i, ++j) lane[j] += load<T>(p + i * step);
+        for (int w = kLanes / 2; w > 0; w /= 2)
+            for (int j = 0; j < w; ++j) lane[j] += lane[j + w];
+        return lane[0];
+    }
+
+    static void add(Partial& s, const char* p, int64_t n, int64_t step) {
+        for (int64_t i = 0; i < n; i += kBlock) {
+            int64_t m = std::min(kBlock, n - i);
+            s.push(step == sizeof(T) ? block<sizeof(T)>(p + i * step, m, step) : block<0>(p + i * step, m, step));
+        }
+    }
+    static void combine(Partial& into, const Partial& other) {
+        T a = into.total(), b = other.total();
+        into.count = 1;
+        into.level[0] = a + b;
+    }
+    static double result(const Partial& s) { return static_cast<double>(s.total()); }
+};
+
+// Integer sums widen each element to 64 bits and wrap modulo 2^64 in an
+// unsigned accumulator; addition is associative there, so any split is exact.
+template <typename T>
+struct IntSum {
+    struct Partial {
+        uint64_t acc = 0;
+    };
+    static uint64_t widen(T x) {
+        if constexpr (std::is_signed_v<T>) return static_cast<uint64_t>(static_cast<int64_t>(x));
+        else return static_cast<uint64_t>(x);
+    }
+    template <int64_t kStep>
+    static uint64_t run(const char* p, int64_t n, int64_t step) {
+        if constexpr (kStep != 0) step = kStep;
+        uint64_t acc = 0;
+        for (int64_t i = 0; i < n; ++i) acc += widen(load<T>(p + i * step));
+        return acc;
+    }
+    static void add(Partial& s, const char* p, int64_t n, int64_t step) {
+        s.acc += step == sizeof(T) ? run<sizeof(T)>(p, n, step) : run<0>(p, n, step);
+    }
+    static void combine(Partial& into, const Partial& other) { into.acc += other.acc; }
+    static double result(const Partial& s) {
+        if constexpr (std::is_signed_v<T>) return static_cast<double>(static_cast<int64_t>(s.acc));
+        else return static_cast<double>(s.acc);
+    }
+};
+
+// Extrema. Floating lanes never select a NaN (x < m is false for it), so
+// NaNs are counted apart; zero ties are settled afterwards by ZeroSearch.
+template <typename T, bool kMax>
+struct Extremum {
+    static constexpr int kLanes = std::is_floating_point_v<T> ? 64 / sizeof(T) : 1;
+    static constexpr T identity() {
+        if constexpr (std::is_floating_point_v<T>)
+            return kMax ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
+        else
+            return kMax ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+    }
+    struct Partial {
+        T m = identity();
+        bool nan = false;
+    };
+    static T pick(T x, T m) {
+        if constexpr (kMax) return x > m ? x : m;
+        else return x < m ? x : m;
+    }
+    template <int64_t kStep>
+    static void run(Partial& s, const char* p, int64_t n, int64_t step) {
+        if constexpr (kStep != 0) step = kStep;
+        if constexpr (std::is_floating_point_v<T>) {
+            T lane[kLanes];
+            T nan[kLanes] = {};  // nonzero once a lane has met a NaN
+            for (int j = 0; j < kLanes; ++j) lane[j] = identity();
+            int64_t i = 0;
+            for (; i + kLanes <= n; i += kLanes)
+                for (int j = 0; j < kLanes; ++j) {
+                    T x = load<T>(p + (i + j) * step);
+                    lane[j] = pick(x, lane[j]);
+                    nan[j] += x != x ? T(1) : T(0);
+                }
+            for (int j = 0; i < n; ++i, ++j) {
+                T x = load<T>(p + i * step);
+                lane[j] = pick(x, lane[j]);
+                nan[j] += x != x ? T(1) : T(0);
+            }
+            for (int j = 0; j < kLanes; ++j) {
+                s.m = pick(lane[j], s.m);
+                s.nan = s.nan || nan[j] != 0;
+            }
+        } else {
+            T m = s.m;
+            for (int64_t i = 0; i < n; ++i) m = pick(load<T>(p + i * step), m);
+            s.m = m;
+        }
+    }
+    static void add(Partial& s, const char* p, int64_t n, int64_t step) {
+        if (step == sizeof(T)) run<sizeof(T)>(s, p, n, step);
+        else run<0>(s, p, n, step);
+    }
+    static void combine(Partial& into, const Partial& other) {
+        into.m = pick(other.m, into.m);
+        into.nan = into.nan || other.nan;
+    }
+};
+
+// Whether any element has exactly the bits of a zero of sign kNegative.
+template <typename T, bool kNegative>
+struct ZeroSearch {
+    struct Partial {
+        bool found = false;
+    };
+    static void add(Partial& s, const char* p, int64_t n, int64_t step) {
+        for (int64_t i = 0; i < n && !s.found; ++i) {
+            T x = load<T>(p + i * step);
+            s.found = x == T(0) && std::signbit(x) == kNegative;
+        }
+    }
+    static void combine(Partial& into, const Partial& other) { into.found = into.found || other.found; }
+};
+
+template <typename T, bool kMax>
+double extremum(const Array& a) {
+    auto s = reduce_all<Extremum<T, kMax>>(a);
+    if constexpr (std::is_floating_point_v<T>) {
+        if (s.nan) return std::numeric_limits<double>::quiet_NaN();
+        if (s.m == T(0)) {
+            // Minimum prefers -0.0 and maximum +0.0, whatever the order.
+            bool preferred = reduce_all<ZeroSearch<T, !kMax>>(a).found;
+            return (preferred != kMax) ? -0.0 : 0.0;
+        }
+    }
+    return static_cast<double>(s.m);
+}
+
+template <typename F>
+double by_dtype(DType t, F&& f) {
+    switch (t) {
+#define X(E, name, ctype, size) \
+    case DType::E:              \
+        return f(ctype{});
+        TACK_DTYPES(X)
+#undef X
+    }
+    return 0;
+}
+
+}  // namespace
+
+double array_sum(const Array& a) {
+    if (a.size() == 0) return 0.0;
+    return by_dtype(a.dtype(), [&](auto zero) {
+        using T = decltype(zero);
+        if constexpr (std::is_floating_point_v<T>) return FloatSum<T>::result(reduce_all<FloatSum<T>>(a));
+        else return IntSum<T>::result(reduce_all<IntSum<T>>(a));
+    });
+}
+
+double array_min(const Array& a) {
+    if (a.size() == 0) throw std::invalid_argument("min() of an empty array; it has no elements to compare");
+    return by_dtype(a.dtype(), [&](auto zero) { return extremum<decltype(zero), false>(a); });
+}
+
+double array_max(const Array& a) {
+    if (a.size() == 0) throw std::invalid_argument("max() of an empty array; it has no elements to compare");
+    return by_dtype(a.dtype(), [&](auto zero) { return extremum<decltype(zero), true>(a); });
+}
+
+}  // namespace tack::runtime
