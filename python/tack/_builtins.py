@@ -145,3 +145,25 @@ BUILTIN_NAMES.update(
         select: "select",
     }
 )
+
+
+def _workgroup_primitive(name):
+    def primitive(*args):
+        raise RuntimeError(f"tack.{name}() runs only inside kernels on backends with workgroups")
+
+    primitive.__name__ = primitive.__qualname__ = name
+    primitive.__doc__ = f"A workgroup primitive: GPU backends only; CPU kernels reject it."
+    return primitive
+
+
+barrier = _workgroup_primitive("barrier")
+block_sum = _workgroup_primitive("block_sum")
+block_min = _workgroup_primitive("block_min")
+block_max = _workgroup_primitive("block_max")
+thread_id = _workgroup_primitive("thread_id")
+shared = _workgroup_primitive("shared")
+shared_like = _workgroup_primitive("shared_like")
+
+BUILTIN_NAMES.update(
+    {f: f.__name__ for f in (barrier, block_sum, block_min, block_max, thread_id, shared, shared_like)}
+)

@@ -164,7 +164,11 @@ void Lowerer::kernel(const FunctionDef& fn, std::shared_ptr<Resolver> resolver) 
              "write one top-level `for i in range(n):` directly in the kernel body");
 
     region_ = Region::Prologue;
-    for (size_t i = 0; i < loop_index; ++i) stmt(*fn.body[i], k_.prologue);
+    for (size_t i = 0; i < loop_index; ++i) {
+        auto* e = fn.body[i]->as<ExprStmt>();
+        if (e && e->value->as<StringLit>()) continue;  // the docstring
+        stmt(*fn.body[i], k_.prologue);
+    }
 
     // The iteration space.
     k_.loop_span = loop->span;
@@ -339,6 +343,7 @@ void Lowerer::stmt(const Stmt& s, ir::Block& out) {
         }
         case StmtKind::While: {
             auto& w = *s.as<syntax::While>();
+            // (A while loop may also compute locals before the parallel loop.)
             auto node = std::make_unique<ir::While>();
             node->span = s.span;
             node->cond = condition(*w.cond);
@@ -418,8 +423,8 @@ void Lowerer::stmt(const Stmt& s, ir::Block& out) {
             break;
         }
         case StmtKind::Continue: {
-            if (region_ != Region::Body)
-                internal_error("lower", "continue outside the parallel loop");
+            if (region_ != Region::Body && frame().loop_depth == 0)
+                internal_error("lower", "continue outside any loop passed validation");
             if (frame().loop_depth == 0 && frame().role != FunctionRole::Kernel)
                 fail(ErrorKind::Unsupported, s.span, "continue outside a loop of the device function", "continue");
             auto c = std::make_unique<ir::Continue>();

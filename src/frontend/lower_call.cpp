@@ -105,6 +105,14 @@ Value Lowerer::builtin(const std::string& bname, const syntax::Call& c) {
     }
     if (bname == "atomic_add" || bname == "atomic_min" || bname == "atomic_max") return atomic(bname, c);
     if (bname == "local_array" || bname == "local_array_like") return local_array(bname, c);
+    if (bname == "barrier" || bname == "block_sum" || bname == "block_min" || bname == "block_max" ||
+        bname == "thread_id" || bname == "shared" || bname == "shared_like") {
+        bool effect = bname != "thread_id" && bname != "shared" && bname != "shared_like";
+        if (effect) require_side_effects_allowed(c.span, bname.c_str());
+        fail(ErrorKind::Unsupported, c.span,
+             "tack." + bname + "() needs workgroups, which the CPU backend does not have", bname,
+             "workgroup primitives run on GPU backends; on the CPU use local_array and atomics");
+    }
     if (bname == "range" || bname == "ndindex")
         fail(ErrorKind::Unsupported, c.span, bname + "() is only valid as a for-loop iterable", bname);
     if (bname == "len") {
