@@ -20,6 +20,15 @@
 #include "runtime/print.h"
 #include "syntax/source.h"
 
+#ifdef __SIZEOF_INT128__
+extern "C" {
+__int128 __divti3(__int128, __int128);
+__int128 __modti3(__int128, __int128);
+unsigned __int128 __udivti3(unsigned __int128, unsigned __int128);
+unsigned __int128 __umodti3(unsigned __int128, unsigned __int128);
+}
+#endif
+
 namespace tack::codegen {
 
 namespace {
@@ -103,6 +112,17 @@ Jit& jit() {
             llvm::orc::ExecutorAddr::fromPtr(&tack_rt_print), llvm::JITSymbolFlags::Exported};
         runtime_symbols[j->lljit->mangleAndIntern("tack_rt_bounds_failure")] = {
             llvm::orc::ExecutorAddr::fromPtr(&tack_rt_bounds_failure), llvm::JITSymbolFlags::Exported};
+#ifdef __SIZEOF_INT128__
+        // 128-bit division (trip counts are computed in 128 bits) lowers to
+        // calls into the compiler's support library, which this module links
+        // statically and the process need not export.
+        for (auto [name, address] : {std::pair{"__divti3", reinterpret_cast<void*>(&__divti3)},
+                                     {"__modti3", reinterpret_cast<void*>(&__modti3)},
+                                     {"__udivti3", reinterpret_cast<void*>(&__udivti3)},
+                                     {"__umodti3", reinterpret_cast<void*>(&__umodti3)}})
+            runtime_symbols[j->lljit->mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                                                               llvm::JITSymbolFlags::Exported};
+#endif
         if (auto err = j->lljit->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(runtime_symbols))))
             syntax::internal_error(kPass, "cannot define runtime symbols: " + to_string(std::move(err)));
         return j;
