@@ -9,8 +9,7 @@ the source when it moves. Kernels compile at their first call, so the
 definition and the call both sit inside ``pytest.raises``.
 
 Tests named ``test_pending_*`` exercise constructs the contract lists that the
-compiler does not build yet (barriers, block reductions);
-they fail until those land, and say so by name.
+compiler does not build yet; they fail until those land, and say so by name.
 """
 
 from pathlib import Path
@@ -1349,7 +1348,7 @@ def test_atomic_through_an_inlined_function_after_the_loop_is_rejected():
                      kind="device function", marker="V-atomic-inlined", at="tack.atomic_add")
 
 
-def test_pending_barrier_outside_the_parallel_loop_is_rejected():
+def test_barrier_outside_the_parallel_loop_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
         @tack.kernel
@@ -1363,7 +1362,7 @@ def test_pending_barrier_outside_the_parallel_loop_is_rejected():
                      function="kernel_barrier_before_loop", marker="V-barrier-before", at="tack.barrier")
 
 
-def test_pending_block_reduction_outside_the_parallel_loop_is_rejected():
+def test_block_reduction_outside_the_parallel_loop_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
         @tack.kernel
