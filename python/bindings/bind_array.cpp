@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "bindings.h"
+#include "runtime/parallel.h"
 #include "runtime/reduce.h"
 
 namespace tack::python {
@@ -318,6 +319,7 @@ void bind_array(nb::module_& m) {
     m.def("_array_sum", &reduce<runtime::array_sum>);
     m.def("_array_min", &reduce<runtime::array_min>);
     m.def("_array_max", &reduce<runtime::array_max>);
+    m.def("_worker_count", &runtime::worker_count, "Threads the CPU runtime's parallel loops use.");
 
     nb::class_<Array>(m, "Array",
                       "Typed, shaped storage on a device. Create arrays with tack.zeros, tack.array and friends.")
@@ -356,8 +358,15 @@ void bind_array(nb::module_& m) {
             throw nb::type_error("host code may not write array elements; use a kernel, fill() or tack.copyto()");
         })
         .def("reshape", [](const Array& a, nb::args shape) {
-            if (shape.size() == 1 && !PyLong_Check(shape[0].ptr())) return a.reshape(shape_arg(shape[0]));
-            return a.reshape(shape_arg(shape));
+            // One extent may be -1, inferred from the others.
+            nb::handle extents = shape.size() == 1 && !PyLong_Check(shape[0].ptr()) ? shape[0] : shape;
+            std::vector<int64_t> out;
+            for (auto h : extents) out.push_back(nb::cast<int64_t>(h));
+            try {
+                return a.reshape(out);
+            } catch (const std::invalid_argument& e) {
+                throw nb::value_error(e.what());
+            }
         })
         .def("fill", &fill, nb::arg("value"), "Sets every element to value.")
         .def("numpy", &numpy_view, "A NumPy array viewing the same memory (no copy).")

@@ -118,12 +118,130 @@ typename Op::Partial reduce_all(const Array& a) {
     return ctx.slots[0].p;
 }
 
-// Floating sums: kLanes independent accumulators (the loop vectorizes
-// without reassociating any one of them) over blocks of kBlock elements;
-// block sums combine pairwise through a binary counter.
+// Contiguous segments run vector kernels written with GCC/Clang vector
+// extensions, so the selection and NaN rules are spelled out rather than
+// left to -ffast-math-style pattern matching. kBytes is the vector width:
+// 16 (SSE2, every x86-64) or 32 where the CPU has AVX2, chosen at run time.
+// Floating sums give the same result at either width: lane L always holds
+// the elements at L modulo kGroup.
+constexpr int kGroupBytes = 128;
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TACK_REDUCE_AVX2 1
+// Everything the wrapper calls is inlined into it and compiled for AVX2.
+#define TACK_AVX2_FUNCTION __attribute__((target("avx2"), flatten))
+bool cpu_has_avx2() {
+    static const bool yes = __builtin_cpu_supports("avx2");
+    return yes;
+}
+#else
+#define TACK_REDUCE_AVX2 0
+bool cpu_has_avx2() { return false; }
+#endif
+
+// The sum of n contiguous floating elements: kGroup lanes, pairwise at the end.
+template <typename T, int kBytes>
+T contiguous_block_sum(const char* p, int64_t n) {
+    constexpr int kVec = kBytes / sizeof(T), kUnroll = kGroupBytes / kBytes, kGroup = kVec * kUnroll;
+    typedef T V __attribute__((vector_size(kBytes)));
+    V acc[kUnroll];
+    for (int u = 0; u < kUnroll; ++u) acc[u] = V{};
+    int64_t i = 0;
+    for (; i + kGroup <= n; i += kGroup)
+        for (int u = 0; u < kUnroll; ++u) {
+            V x;
+            std::memcpy(&x, p + (i + u * kVec) * sizeof(T), sizeof x);
+            acc[u] += x;
+        }
+    T lane[kGroup];
+    std::memcpy(lane, acc, sizeof lane);
+    for (int j = 0; i < n; ++i, ++j) lane[j] += load<T>(p + i * sizeof(T));
+    for (int w = kGroup / 2; w > 0; w /= 2)
+        for (int j = 0; j < w; ++j) lane[j] += lane[j + w];
+    return lane[0];
+}
+
+// Extremum of n contiguous elements. A floating lane never selects a NaN
+// (x < m is false for it), so NaNs are flagged apart.
+template <typename T, bool kMax, int kBytes>
+T contiguous_extremum(const char* p, int64_t n, T start, bool* nan) {
+    constexpr int kVec = kBytes / sizeof(T), kUnroll = kGroupBytes / kBytes, kGroup = kVec * kUnroll;
+    typedef T V __attribute__((vector_size(kBytes)));
+    using Bits = std::conditional_t<sizeof(T) == 8, int64_t,
+                                    std::conditional_t<sizeof(T) == 4, int32_t,
+                                                       std::conditional_t<sizeof(T) == 2, int16_t, int8_t>>>;
+    typedef Bits M __attribute__((vector_size(kBytes)));
+    V m[kUnroll];
+    M bad[kUnroll];
+    for (int u = 0; u < kUnroll; ++u) {
+        m[u] = start - V{};  // a splat; x - 0 keeps every value, -0.0 included
+        bad[u] = M{};
+    }
+    int64_t i = 0;
+    for (; i + kGroup <= n; i += kGroup)
+        for (int u = 0; u < kUnroll; ++u) {
+            V x;
+            std::memcpy(&x, p + (i + u * kVec) * sizeof(T), sizeof x);
+            if constexpr (kMax) m[u] = x > m[u] ? x : m[u];
+            else m[u] = x < m[u] ? x : m[u];
+            if constexpr (std::is_floating_point_v<T>) bad[u] |= x != x;
+        }
+    T r = start;
+    bool any_nan = false;
+    for (int u = 0; u < kUnroll; ++u)
+        for (int j = 0; j < kVec; ++j) {
+            T v = m[u][j];
+            r = kMax ? (v > r ? v : r) : (v < r ? v : r);
+            any_nan = any_nan || bad[u][j] != 0;
+        }
+    for (; i < n; ++i) {
+        T x = load<T>(p + i * sizeof(T));
+        r = kMax ? (x > r ? x : r) : (x < r ? x : r);
+        any_nan = any_nan || x != x;
+    }
+    *nan = any_nan;
+    return r;
+}
+
+// Integer sums widen each element to 64 bits and wrap modulo 2^64 in an
+// unsigned accumulator; addition is associative there, so the compiler may
+// vectorize freely and any split is exact.
+template <typename T>
+uint64_t widened_sum(const char* p, int64_t n, int64_t step) {
+    uint64_t acc = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        T x = load<T>(p + i * step);
+        if constexpr (std::is_signed_v<T>) acc += static_cast<uint64_t>(static_cast<int64_t>(x));
+        else acc += static_cast<uint64_t>(x);
+    }
+    return acc;
+}
+
+template <typename T>
+uint64_t contiguous_widened_sum(const char* p, int64_t n) {
+    return widened_sum<T>(p, n, sizeof(T));
+}
+
+#if TACK_REDUCE_AVX2
+template <typename T>
+TACK_AVX2_FUNCTION T contiguous_block_sum_avx2(const char* p, int64_t n) {
+    return contiguous_block_sum<T, 32>(p, n);
+}
+template <typename T, bool kMax>
+TACK_AVX2_FUNCTION T contiguous_extremum_avx2(const char* p, int64_t n, T start, bool* nan) {
+    return contiguous_extremum<T, kMax, 32>(p, n, start, nan);
+}
+template <typename T>
+TACK_AVX2_FUNCTION uint64_t contiguous_widened_sum_avx2(const char* p, int64_t n) {
+    return widened_sum<T>(p, n, sizeof(T));
+}
+#endif
+
+// Floating sums: blocks of kBlock elements summed in lanes, block sums
+// combined pairwise through a binary counter.
 template <typename T>
 struct FloatSum {
-    static constexpr int kLanes = 128 / sizeof(T);
+    static constexpr int kLanes = kGroupBytes / sizeof(T);
     static constexpr int64_t kBlock = 4096;
 
     struct Partial {
@@ -143,9 +261,7 @@ struct FloatSum {
         }
     };
 
-    template <int64_t kStep>
-    static T block(const char* p, int64_t n, int64_t step) {
-        if constexpr (kStep != 0) step = kStep;
+    static T strided_block(const char* p, int64_t n, int64_t step) {
         T lane[kLanes] = {};
         int64_t i = 0;
         for (; i + kLanes <= n; i += kLanes)
@@ -156,11 +272,16 @@ struct FloatSum {
         return lane[0];
     }
 
+    static T block(const char* p, int64_t n, int64_t step) {
+        if (step != sizeof(T)) return strided_block(p, n, step);
+#if TACK_REDUCE_AVX2
+        if (cpu_has_avx2()) return contiguous_block_sum_avx2<T>(p, n);
+#endif
+        return contiguous_block_sum<T, 16>(p, n);
+    }
+
     static void add(Partial& s, const char* p, int64_t n, int64_t step) {
-        for (int64_t i = 0; i < n; i += kBlock) {
-            int64_t m = std::min(kBlock, n - i);
-            s.push(step == sizeof(T) ? block<sizeof(T)>(p + i * step, m, step) : block<0>(p + i * step, m, step));
-        }
+        for (int64_t i = 0; i < n; i += kBlock) s.push(block(p + i * step, std::min(kBlock, n - i), step));
     }
     static void combine(Partial& into, const Partial& other) {
         T a = into.total(), b = other.total();
@@ -170,26 +291,23 @@ struct FloatSum {
     static double result(const Partial& s) { return static_cast<double>(s.total()); }
 };
 
-// Integer sums widen each element to 64 bits and wrap modulo 2^64 in an
-// unsigned accumulator; addition is associative there, so any split is exact.
 template <typename T>
 struct IntSum {
     struct Partial {
         uint64_t acc = 0;
     };
-    static uint64_t widen(T x) {
-        if constexpr (std::is_signed_v<T>) return static_cast<uint64_t>(static_cast<int64_t>(x));
-        else return static_cast<uint64_t>(x);
-    }
-    template <int64_t kStep>
-    static uint64_t run(const char* p, int64_t n, int64_t step) {
-        if constexpr (kStep != 0) step = kStep;
-        uint64_t acc = 0;
-        for (int64_t i = 0; i < n; ++i) acc += widen(load<T>(p + i * step));
-        return acc;
-    }
     static void add(Partial& s, const char* p, int64_t n, int64_t step) {
-        s.acc += step == sizeof(T) ? run<sizeof(T)>(p, n, step) : run<0>(p, n, step);
+        if (step != sizeof(T)) {
+            s.acc += widened_sum<T>(p, n, step);
+            return;
+        }
+#if TACK_REDUCE_AVX2
+        if (cpu_has_avx2()) {
+            s.acc += contiguous_widened_sum_avx2<T>(p, n);
+            return;
+        }
+#endif
+        s.acc += contiguous_widened_sum<T>(p, n);
     }
     static void combine(Partial& into, const Partial& other) { into.acc += other.acc; }
     static double result(const Partial& s) {
@@ -198,11 +316,9 @@ struct IntSum {
     }
 };
 
-// Extrema. Floating lanes never select a NaN (x < m is false for it), so
-// NaNs are counted apart; zero ties are settled afterwards by ZeroSearch.
+// Extrema; zero ties are settled afterwards by ZeroSearch.
 template <typename T, bool kMax>
 struct Extremum {
-    static constexpr int kLanes = std::is_floating_point_v<T> ? 64 / sizeof(T) : 1;
     static constexpr T identity() {
         if constexpr (std::is_floating_point_v<T>)
             return kMax ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
@@ -217,38 +333,24 @@ struct Extremum {
         if constexpr (kMax) return x > m ? x : m;
         else return x < m ? x : m;
     }
-    template <int64_t kStep>
-    static void run(Partial& s, const char* p, int64_t n, int64_t step) {
-        if constexpr (kStep != 0) step = kStep;
-        if constexpr (std::is_floating_point_v<T>) {
-            T lane[kLanes];
-            T nan[kLanes] = {};  // nonzero once a lane has met a NaN
-            for (int j = 0; j < kLanes; ++j) lane[j] = identity();
-            int64_t i = 0;
-            for (; i + kLanes <= n; i += kLanes)
-                for (int j = 0; j < kLanes; ++j) {
-                    T x = load<T>(p + (i + j) * step);
-                    lane[j] = pick(x, lane[j]);
-                    nan[j] += x != x ? T(1) : T(0);
-                }
-            for (int j = 0; i < n; ++i, ++j) {
-                T x = load<T>(p + i * step);
-                lane[j] = pick(x, lane[j]);
-                nan[j] += x != x ? T(1) : T(0);
-            }
-            for (int j = 0; j < kLanes; ++j) {
-                s.m = pick(lane[j], s.m);
-                s.nan = s.nan || nan[j] != 0;
-            }
-        } else {
-            T m = s.m;
-            for (int64_t i = 0; i < n; ++i) m = pick(load<T>(p + i * step), m);
-            s.m = m;
-        }
-    }
     static void add(Partial& s, const char* p, int64_t n, int64_t step) {
-        if (step == sizeof(T)) run<sizeof(T)>(s, p, n, step);
-        else run<0>(s, p, n, step);
+        bool nan = false;
+        if (step != sizeof(T)) {
+            T m = s.m;
+            for (int64_t i = 0; i < n; ++i) {
+                T x = load<T>(p + i * step);
+                m = pick(x, m);
+                nan = nan || x != x;
+            }
+            s.m = m;
+        } else {
+#if TACK_REDUCE_AVX2
+            if (cpu_has_avx2()) s.m = contiguous_extremum_avx2<T, kMax>(p, n, s.m, &nan);
+            else
+#endif
+                s.m = contiguous_extremum<T, kMax, 16>(p, n, s.m, &nan);
+        }
+        s.nan = s.nan || nan;
     }
     static void combine(Partial& into, const Partial& other) {
         into.m = pick(other.m, into.m);
