@@ -118,3 +118,6 @@ def set_default_device(name):
 
 def get_default_device():
     return _default_device
+
+
+from . import algorithms  # noqa: E402  (its kernels need the names above)
