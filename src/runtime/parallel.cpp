@@ -24,7 +24,10 @@ void parallel_for(int64_t n, ChunkFn fn, void* ctx) {
     // A few chunks per worker balance uneven iterations (Mandelbrot rows)
     // without paying per-iteration scheduling.
     int64_t chunks = std::min<int64_t>(n, int64_t{workers} * 4);
-    if (workers <= 1 || chunks <= 1) {
+    // A handful of iterations runs on the calling thread: handing them to a
+    // worker costs a wake-up, and on busy shared cores a scheduling quantum.
+    constexpr int64_t kInlineBelow = 64;
+    if (workers <= 1 || chunks <= 1 || n < kInlineBelow) {
         fn(ctx, 0, n);
         return;
     }
