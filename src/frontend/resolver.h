@@ -27,6 +27,9 @@ struct DeviceFunctionRef {
     uintptr_t identity = 0;  // the function object's identity, for recursion checks and caching
 };
 
+// The disk cache compares answers across processes by everything lowering
+// reads from them (runtime/disk_cache.cpp, fingerprint()): a new field that
+// lowering reads must join that fingerprint.
 struct Resolution {
     enum class Kind {
         Unbound,         // no such name: NameError
