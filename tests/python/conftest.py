@@ -1,7 +1,14 @@
 """Fixtures shared by the Python suites."""
 
-import pytest
-import tack
+import os
+import tempfile
+
+# The suites compile thousands of kernels: keep their disk-cache entries out
+# of the user's cache, and start every run cold.
+os.environ.setdefault("TACK_CACHE_DIR", tempfile.mkdtemp(prefix="tack-test-cache-"))
+
+import pytest  # noqa: E402
+import tack  # noqa: E402
 
 
 def _backend_names():
