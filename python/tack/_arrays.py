@@ -45,6 +45,8 @@ def array(data, dtype=None):
 def copyto(dst, src):
     """Copies src (a tack.Array or NumPy array of dst's shape) into dst.
     The dtypes must match: nothing is converted silently."""
+    if dst.readonly:
+        raise ValueError("copyto: the destination is read-only (an import of read-only memory)")
     s = src.numpy() if isinstance(src, Array) else np.asarray(src)
     d = dst.numpy()
     if s.dtype != d.dtype:
@@ -92,8 +94,10 @@ _SUM_DTYPE = {
 def _numpy_sum(a):
     if a.size == 0:
         return 0.0
-    # Integer sums wrap in 64 bits, as NumPy's integer arithmetic does.
-    return float(np.sum(a.numpy(), dtype=_SUM_DTYPE[a.dtype.name]))
+    # Integer sums wrap in 64 bits, as NumPy's integer arithmetic does;
+    # inf + -inf is NaN by definition here, not an event to warn about.
+    with np.errstate(invalid="ignore", over="ignore"):
+        return float(np.sum(a.numpy(), dtype=_SUM_DTYPE[a.dtype.name]))
 
 
 def _numpy_extremum(a, maximum):

@@ -84,6 +84,10 @@ def test_array_from_ptr_readonly_flag():
     assert not ro.numpy().flags.writeable
     assert rw.numpy().flags.writeable
     assert not np.asarray(ro).flags.writeable
+    with pytest.raises(ValueError, match="read-only"):
+        tack.copyto(ro, np.ones(4))
+    tack.copyto(rw, np.ones(4))
+    np.testing.assert_array_equal(src, np.ones(4))
 
 
 def test_array_from_ptr_owner_keeps_memory_alive():
