@@ -1,0 +1,99 @@
+"""Tack's compiler and runtime"""
+
+from tack._arrays import (
+    _max as max,
+    _mean as mean,
+    _min as min,
+    _sum as sum
+)
+
+
+def array_from_ptr(address: int, shape: object, dtype: object, strides: object | None = None, readonly: bool = True, owner: object | None = None) -> Array:
+    """
+    An array viewing external host memory at `address` (no copy). Strides are in bytes, row-major when omitted. The caller keeps the memory alive, or passes `owner`, an object the array keeps referenced.
+    """
+
+def from_dlpack(obj: object) -> Array:
+    """
+    An array sharing the memory of any host object with __dlpack__ (no copy); read-only when the producer marks it so.
+    """
+
+class Array:
+    """
+    Typed, shaped storage on a device. Create arrays with tack.zeros, tack.array and friends.
+    """
+
+    @property
+    def shape(self) -> tuple: ...
+
+    @property
+    def dtype(self) -> object: ...
+
+    @property
+    def ndim(self) -> int: ...
+
+    @property
+    def size(self) -> int: ...
+
+    @property
+    def strides(self) -> tuple:
+        """Byte strides, as NumPy reports them."""
+
+    @property
+    def is_contiguous(self) -> bool: ...
+
+    @property
+    def readonly(self) -> bool: ...
+
+    @property
+    def ptr(self) -> int: ...
+
+    def __len__(self) -> int: ...
+
+    def __getitem__(self, arg: object, /) -> object: ...
+
+    def __setitem__(self, arg0: object, arg1: object, /) -> None: ...
+
+    def reshape(self, *args) -> Array: ...
+
+    def fill(self, value: object) -> None:
+        """Sets every element to value."""
+
+    def numpy(self) -> object:
+        """A NumPy array viewing the same memory (no copy)."""
+
+    def __dlpack__(self, stream: object | None = None, *, max_version: object | None = None, dl_device: object | None = None, copy: object | None = None) -> object:
+        """
+        A DLPack capsule sharing this array's memory; read-only arrays are flagged so.
+        """
+
+    def __dlpack_device__(self) -> tuple: ...
+
+    @property
+    def __array_interface__(self) -> dict: ...
+
+    def __repr__(self) -> str: ...
+
+def set_debug(arg: bool, /) -> None:
+    """Compile bounds-checked variants from now on (or stop)."""
+
+def debug_enabled() -> bool: ...
+
+class Kernel:
+    def __init__(self, arg0: str, arg1: object, arg2: object, arg3: int, arg4: int, arg5: object, /) -> None: ...
+
+    def __call__(self, *args) -> object: ...
+
+    def inspect(self, arg0: str, /, *args) -> str:
+        """
+        The IR after each pass ("ir") or the optimized LLVM IR ("llvm") of the variant the given arguments select (or of the last compiled one).
+        """
+
+    @property
+    def compiled_variants(self) -> int:
+        """How many specializations of this kernel have been compiled."""
+
+    @property
+    def name(self) -> str: ...
+
+    def __repr__(self) -> str: ...
