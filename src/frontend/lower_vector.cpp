@@ -280,6 +280,24 @@ Value Lowerer::componentwise(std::vector<Value> args, const std::function<ExprPt
 
 // ------------------------------------------------------------ components
 
+// comps[k] for a runtime k; an index outside [0, n) reads the last component.
+ExprPtr Lowerer::select_by_index(std::vector<ExprPtr> comps, const ir::Expr& k, Span span) {
+    ExprPtr acc = std::move(comps.back());
+    for (int c = static_cast<int>(comps.size()) - 2; c >= 0; --c) {
+        auto sel = std::make_unique<ir::Select>();
+        auto eq = std::make_unique<ir::Compare>();
+        eq->op = ir::CmpOp::Eq;
+        eq->lhs = ir::clone(k);
+        eq->rhs = int_const(c, span);
+        sel->cond = std::move(eq);
+        sel->if_true = std::move(comps[c]);
+        sel->if_false = std::move(acc);
+        sel->span = span;
+        acc = std::move(sel);
+    }
+    return acc;
+}
+
 Value Lowerer::vector_component(Value v, const syntax::Expr& index, Span span) {
     auto shape = v.shape;
     ir::Block pre;
@@ -313,20 +331,7 @@ Value Lowerer::vector_component(Value v, const syntax::Expr& index, Span span) {
             ExprPtr flat = binop(ir::BinOp::Add, binop(ir::BinOp::Mul, std::move(row), int_const(shape[1], span), span),
                                  std::move(col), span);
             ExprPtr k = pure(std::move(flat), pre);
-            ExprPtr acc = std::move(comps.back());
-            for (int c = static_cast<int>(comps.size()) - 2; c >= 0; --c) {
-                auto sel = std::make_unique<ir::Select>();
-                auto eq = std::make_unique<ir::Compare>();
-                eq->op = ir::CmpOp::Eq;
-                eq->lhs = ir::clone(*k);
-                eq->rhs = int_const(c, span);
-                sel->cond = std::move(eq);
-                sel->if_true = std::move(comps[c]);
-                sel->if_false = std::move(acc);
-                sel->span = span;
-                acc = std::move(sel);
-            }
-            return Value::scalar(with_prelude(std::move(pre), std::move(acc)), span);
+            return Value::scalar(with_prelude(std::move(pre), select_by_index(std::move(comps), *k, span)), span);
         }
         int64_t r;
         if (literal(index, shape[0], &r)) {
@@ -340,20 +345,7 @@ Value Lowerer::vector_component(Value v, const syntax::Expr& index, Span span) {
     if (literal(index, shape[0], &k)) return Value::scalar(with_prelude(std::move(pre), std::move(comps[k])), span);
     // A runtime index must lie in [0, n); outside it the last component is read.
     ExprPtr idx = pure(scalar(index, "a component index"), pre);
-    ExprPtr acc = std::move(comps.back());
-    for (int c = shape[0] - 2; c >= 0; --c) {
-        auto sel = std::make_unique<ir::Select>();
-        auto eq = std::make_unique<ir::Compare>();
-        eq->op = ir::CmpOp::Eq;
-        eq->lhs = ir::clone(*idx);
-        eq->rhs = int_const(c, span);
-        sel->cond = std::move(eq);
-        sel->if_true = std::move(comps[c]);
-        sel->if_false = std::move(acc);
-        sel->span = span;
-        acc = std::move(sel);
-    }
-    return Value::scalar(with_prelude(std::move(pre), std::move(acc)), span);
+    return Value::scalar(with_prelude(std::move(pre), select_by_index(std::move(comps), *idx, span)), span);
 }
 
 Value Lowerer::vector_attribute(Value v, const std::string& attr, Span span) {
