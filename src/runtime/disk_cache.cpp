@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <ctime>
 #include <map>
 
@@ -363,7 +364,8 @@ bool is_entry(const char* name) {
 // Deletes the least recently used entries of every version's folder until
 // the cache fits its cap, never `keep`. Temporary files of writers that died
 // are removed once they are an hour old.
-void evict(const DiskCacheSlot& slot, const std::string& root, uint64_t cap) {
+// Returns the cache's size afterwards.
+uint64_t evict(const DiskCacheSlot& slot, const std::string& root, uint64_t cap) {
     struct File {
         std::string path;
         uint64_t size;
@@ -373,7 +375,7 @@ void evict(const DiskCacheSlot& slot, const std::string& root, uint64_t cap) {
     uint64_t total = 0;
     time_t now = std::time(nullptr);
     DIR* top = ::opendir(root.c_str());
-    if (!top) return;
+    if (!top) return 0;
     while (dirent* d = ::readdir(top)) {
         if (d->d_name[0] != 'v') continue;
         std::string folder = root + "/" + d->d_name;
@@ -393,7 +395,7 @@ void evict(const DiskCacheSlot& slot, const std::string& root, uint64_t cap) {
         ::closedir(sub);
     }
     ::closedir(top);
-    if (total <= cap) return;
+    if (total <= cap) return total;
     std::sort(entries.begin(), entries.end(), [](const File& a, const File& b) {
         if (a.used.tv_sec != b.used.tv_sec) return a.used.tv_sec < b.used.tv_sec;
         return a.used.tv_nsec < b.used.tv_nsec;
@@ -404,6 +406,26 @@ void evict(const DiskCacheSlot& slot, const std::string& root, uint64_t cap) {
         // Another process may have evicted it already.
         if (::unlink(e.path.c_str()) == 0) log("evicted", slot, e.path);
         total -= e.size;
+    }
+    return total;
+}
+
+// Listing the whole cache after every store would cost more than compiling
+// once it holds thousands of entries, so a process lists it at its first
+// store, then keeps a running total of what it adds, and lists it again
+// when that total passes the cap or after many stores (other processes
+// write too).
+void evict_if_needed(const DiskCacheSlot& slot, const std::string& root, uint64_t cap, uint64_t written) {
+    static std::mutex mutex;
+    static bool listed = false;
+    static uint64_t estimate = 0;
+    static int stores = 0;
+    std::lock_guard<std::mutex> lock(mutex);
+    estimate += written;
+    if (!listed || estimate > cap || ++stores >= 256) {
+        estimate = evict(slot, root, cap);
+        listed = true;
+        stores = 0;
     }
 }
 
@@ -583,7 +605,7 @@ void disk_cache_store(const DiskCacheSlot& slot, const frontend::Resolver& resol
         return;
     }
     log("stored", slot);
-    evict(slot, folder.substr(0, folder.rfind('/')), size_cap());
+    evict_if_needed(slot, folder.substr(0, folder.rfind('/')), size_cap(), file.size());
 }
 
 #else
