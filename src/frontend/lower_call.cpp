@@ -94,10 +94,20 @@ Value Lowerer::builtin(const std::string& bname, const syntax::Call& c) {
         require_side_effects_allowed(c.span, "print");
         auto p = std::make_unique<ir::Print>();
         p->span = c.span;
-        for (auto& a : c.args) p->args.push_back(scalar(*a, "a printed number"));
         auto se = std::make_unique<ir::StmtExpr>();
+        for (auto& a : c.args) {
+            Value v = expr(*a);
+            if (v.kind == Value::Kind::Vector && v.shape.size() == 1) {
+                auto comps = components(std::move(v), se->stmts);
+                p->groups.push_back(static_cast<int>(comps.size()));
+                for (auto& x : comps) p->args.push_back(std::move(x));
+                continue;
+            }
+            p->args.push_back(scalar(std::move(v), "a printed number or vector"));
+            p->groups.push_back(0);
+        }
         se->span = c.span;
-        se->stmts.push_back(std::move(p));
+        se->stmts.push_back(std::move(p));  // after any vector components' evaluation
         se->value = int_const(0, c.span);
         Value v = Value::scalar(std::move(se), c.span);
         v.is_void = true;

@@ -320,7 +320,7 @@ StmtPtr clone(const Stmt& st) {
             n->cond = clone(*s.cond); n->body = clone(s.body); return n;
         }
         case StmtKind::Print: {
-            auto& s = *st.as<Print>(); auto n = copy_header(s); n->args = clone_all(s.args); return n;
+            auto& s = *st.as<Print>(); auto n = copy_header(s); n->args = clone_all(s.args); n->groups = s.groups; return n;
         }
         case StmtKind::Break: return copy_header(*st.as<Break>());
         case StmtKind::Continue: return copy_header(*st.as<Continue>());

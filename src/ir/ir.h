@@ -195,7 +195,13 @@ struct Store : Stmt { TACK_IR_STMT(Store) int array = -1; std::vector<ExprPtr> i
 // Evaluates an expression for its effects.
 struct Eval : Stmt { TACK_IR_STMT(Eval) ExprPtr value; };
 // print(...): one line of the values, separated by spaces, written whole.
-struct Print : Stmt { TACK_IR_STMT(Print) std::vector<ExprPtr> args; };
+struct Print : Stmt {
+    TACK_IR_STMT(Print)
+    std::vector<ExprPtr> args;
+    // Each printed value: 0 for a number (one of `args`), n for an n-vector
+    // (n of `args`, printed as a bracketed list).
+    std::vector<int> groups;
+};
 struct If : Stmt { TACK_IR_STMT(If) ExprPtr cond; Block then_body, else_body; };
 // A sequential `for var in range(start, end, step)`. The bounds are
 // evaluated once, before the loop; the loop variable is assigned from a

@@ -34,9 +34,14 @@ void append_float(std::string& out, F v) {
 
 extern "C" void tack_rt_print(int32_t n, const uint8_t* kinds, const uint64_t* values) {
     std::string line;
+    bool in_vector = false;
     for (int32_t i = 0; i < n; ++i) {
-        if (i) line += ' ';
-        auto t = static_cast<tack::DType>(kinds[i]);
+        if (i) line += in_vector ? ", " : " ";
+        if (kinds[i] & 0x40) {
+            line += '[';
+            in_vector = true;
+        }
+        auto t = static_cast<tack::DType>(kinds[i] & 0x3f);
         uint64_t bits = values[i];
         if (t == tack::DType::F32 || t == tack::DType::F64) {
             double d;
@@ -47,6 +52,10 @@ extern "C" void tack_rt_print(int32_t n, const uint8_t* kinds, const uint64_t* v
             line += std::to_string(static_cast<int64_t>(bits));
         } else {
             line += std::to_string(bits);
+        }
+        if (kinds[i] & 0x80) {
+            line += ']';
+            in_vector = false;
         }
     }
     line += '\n';
