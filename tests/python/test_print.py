@@ -17,7 +17,7 @@ def test_one_line_per_call_as_python_prints_numbers(capfd):
     show(tack.array(values), 7)
     lines = sorted(capfd.readouterr().out.splitlines())
     # NumPy prints an f32 with the shortest digits that round-trip in f32.
-    want = sorted(f"{i} {np.float32(v)} 7 [{np.float32(v)}, 0.5] [{i}]" for i, v in enumerate(values))
+    want = sorted(f"{i} {str(np.float32(v))} 7 [{str(np.float32(v))}, 0.5] [{i}]" for i, v in enumerate(values))
     assert lines == want
 
 
