@@ -13,33 +13,7 @@ import numpy as np
 import pytest
 import tack
 
-INT_NAMES = ["i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"]
-NP = {name: np.dtype(getattr(tack, name).numpy) for name in INT_NAMES}
-
-
-def bits(name):
-    return NP[name].itemsize * 8
-
-
-def signed(name):
-    return name.startswith("i")
-
-
-def lo(name):
-    return -(1 << (bits(name) - 1)) if signed(name) else 0
-
-
-def hi(name):
-    return (1 << (bits(name) - 1)) - 1 if signed(name) else (1 << bits(name)) - 1
-
-
-def wrap(value, name):
-    """The value modulo 2^N, read with the type's signedness."""
-    n = bits(name)
-    v = value % (1 << n)
-    if signed(name) and v >= 1 << (n - 1):
-        v -= 1 << n
-    return v
+from integer_types import INT_NAMES, NP, bits, hi, lo, signed, wrap  # noqa: E402,F401
 
 
 def promoted(a, b):
