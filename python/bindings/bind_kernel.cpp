@@ -7,6 +7,7 @@
 
 #include "bindings.h"
 #include "py_resolver.h"
+#include "py_template.h"
 #include "runtime/errors.h"
 #include "runtime/kernel.h"
 
@@ -21,26 +22,28 @@ namespace {
 // finalized before static destructors run.
 nb::object& numpy_generic = *new nb::object();
 
-[[noreturn]] void bad_argument(Kernel& k, size_t i, nb::handle h, const std::string& why) {
+[[noreturn]] void bad_argument(Kernel& k, size_t i, nb::handle h, const std::string& why, const std::string& leaf = {}) {
     auto& names = k.param_names();
-    std::string param = i < names.size() ? names[i] : std::to_string(i);
+    std::string param = (i < names.size() ? names[i] : std::to_string(i)) + (leaf.empty() ? "" : "." + leaf);
     std::string tname = nb::cast<std::string>(nb::str(nb::handle(reinterpret_cast<PyObject*>(Py_TYPE(h.ptr()))).attr("__name__")));
     throw runtime::ArgumentError(runtime::ArgumentError::Kind::Type,
                                  "kernel '" + k.name() + "': parameter '" + param + "' got " + tname + ": " + why);
 }
 
-void read_arg(Kernel& k, size_t i, nb::handle h, CallArg& out) {
+// Reads one array or number; false for anything else. `leaf` names an
+// instance attribute the value came from.
+bool read_arg(Kernel& k, size_t i, nb::handle h, CallArg& out, const std::string& leaf = {}) {
     PyObject* o = h.ptr();
     runtime::Array* a;
     if (nb::try_cast<runtime::Array*>(h, a, false) && a) {
         out.kind = CallArg::Kind::Array;
         out.array = a;
-        return;
+        return true;
     }
     if (PyFloat_CheckExact(o)) {
         out.kind = CallArg::Kind::PythonFloat;
         out.value = PyFloat_AS_DOUBLE(o);
-        return;
+        return true;
     }
     if (PyLong_Check(o)) {
         // Python ints take i32, i64 or u64 by magnitude.
@@ -51,18 +54,18 @@ void read_arg(Kernel& k, size_t i, nb::handle h, CallArg& out) {
             out.dtype = (v >= INT32_MIN && v <= INT32_MAX) ? DType::I32 : DType::I64;
             out.bits = static_cast<uint64_t>(v);
             if (out.dtype == DType::I32) out.bits &= 0xffffffffu;
-            return;
+            return true;
         }
         if (overflow > 0) {
             unsigned long long u = PyLong_AsUnsignedLongLong(o);
             if (!PyErr_Occurred()) {
                 out.dtype = DType::U64;
                 out.bits = u;
-                return;
+                return true;
             }
             PyErr_Clear();
         }
-        bad_argument(k, i, h, "the integer is outside the 64-bit ranges Tack supports");
+        bad_argument(k, i, h, "the integer is outside the 64-bit ranges Tack supports", leaf);
     }
     if (numpy_generic.is_valid() && PyObject_IsInstance(o, numpy_generic.ptr()) == 1) {
         DType t = dtype_from_object(h.attr("dtype"));
@@ -71,14 +74,35 @@ void read_arg(Kernel& k, size_t i, nb::handle h, CallArg& out) {
         out.dtype = t;
         out.bits = 0;
         std::memcpy(&out.bits, raw.c_str(), std::min<size_t>(raw.size(), 8));
-        return;
+        return true;
     }
     if (PyFloat_Check(o)) {
         out.kind = CallArg::Kind::PythonFloat;
         out.value = PyFloat_AsDouble(o);
-        return;
+        return true;
     }
-    bad_argument(k, i, h, "expected a tack.Array, an int or a float");
+    return false;
+}
+
+// An instance: its marker, then its leaves.
+void read_instance(Kernel& k, size_t i, nb::handle h, std::vector<CallArg>& out, std::vector<nb::object>& keep) {
+    FlatInstance flat = flatten_instance(h);
+    CallArg marker;
+    marker.kind = CallArg::Kind::Object;
+    marker.object = flat.info;
+    out.push_back(marker);
+    size_t leaf = 0;
+    for (nb::handle value : flat.leaves) {
+        CallArg a;
+        const std::string& name = flat.info->leaf_names.at(leaf++);
+        if (!read_arg(k, i, value, a, name)) bad_argument(k, i, value, "not an array or a number", name);
+        out.push_back(a);
+    }
+    keep.push_back(std::move(flat.leaves));
+}
+
+[[noreturn]] void not_an_argument(Kernel& k, size_t i, nb::handle h) {
+    bad_argument(k, i, h, "expected a tack.Array, an int, a float or a @tack.device_class instance");
 }
 
 nb::object to_python(const runtime::CallResult& r) {
@@ -104,14 +128,27 @@ auto with_args(Kernel& k, nb::args args, F&& f) {
     size_t n = args.size();
     constexpr size_t kInline = 16;
     CallArg small[kInline];
-    std::vector<CallArg> big;
-    CallArg* call_args = small;
-    if (n > kInline) {
-        big.resize(n);
-        call_args = big.data();
+    size_t i = 0;
+    if (n <= kInline) {
+        for (; i < n; ++i)
+            if (!read_arg(k, i, args[i], small[i])) break;
+        if (i == n) return f(small, n);
+        if (!is_device_instance(args[i])) not_an_argument(k, i, args[i]);
     }
-    for (size_t i = 0; i < n; ++i) read_arg(k, i, args[i], call_args[i]);
-    return f(call_args, n);
+    // Many arguments, or an instance, which adds its leaves.
+    std::vector<CallArg> all(small, small + i);
+    std::vector<nb::object> keep;  // the leaves, alive for the call
+    for (; i < n; ++i) {
+        CallArg a;
+        if (read_arg(k, i, args[i], a)) {
+            all.push_back(a);
+        } else if (is_device_instance(args[i])) {
+            read_instance(k, i, args[i], all, keep);
+        } else {
+            not_an_argument(k, i, args[i]);
+        }
+    }
+    return f(all.data(), all.size());
 }
 
 }  // namespace
@@ -144,6 +181,11 @@ void bind_kernel(nb::module_& m) {
         .def_prop_ro("compiled_variants", &Kernel::compiled_variants,
                      "How many specializations of this kernel have been compiled.")
         .def_prop_ro("name", [](Kernel& k) { return k.name(); })
+        .def("__get__", [](nb::handle self, nb::handle obj, nb::handle) -> nb::object {
+            // A kernel defined in a class is a method: bound to its instance.
+            if (obj.is_none()) return nb::borrow(self);
+            return nb::steal(PyMethod_New(self.ptr(), obj.ptr()));
+        }, nb::arg("obj").none(), nb::arg("owner").none() = nb::none())
         .def("__repr__", [](Kernel& k) { return "<tack.kernel " + k.name() + ">"; });
 }
 

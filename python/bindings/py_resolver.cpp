@@ -24,10 +24,14 @@ frontend::Resolution PyResolver::resolve(const std::vector<std::string>& path) {
 }
 
 frontend::Resolution PyResolver::lookup(const std::vector<std::string>& path) {
-    using K = frontend::Resolution::Kind;
     nb::list names;
     for (auto& p : path) names.append(nb::str(p.c_str(), p.size()));
-    nb::tuple r = nb::cast<nb::tuple>(obj_.attr("resolve")(nb::tuple(names)));
+    return resolution_from(obj_.attr("resolve")(nb::tuple(names)));
+}
+
+frontend::Resolution resolution_from(nb::handle answer) {
+    using K = frontend::Resolution::Kind;
+    nb::tuple r = nb::cast<nb::tuple>(answer);
     std::string kind = nb::cast<std::string>(r[0]);
     frontend::Resolution out;
     if (kind == "unbound") {

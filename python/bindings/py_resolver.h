@@ -27,6 +27,10 @@ private:
     std::map<std::vector<std::string>, frontend::Resolution> memo_;
 };
 
+// A resolver's answer, a tuple from tack._resolver: ("func", ...),
+// ("constant", value, dtype), ("dtype", name), ("other", description) ...
+frontend::Resolution resolution_from(nb::handle answer);
+
 std::shared_ptr<const syntax::Source> make_source(nb::handle text, nb::handle filename, int first_line, int indent);
 
 }  // namespace tack::python

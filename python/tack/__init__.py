@@ -53,6 +53,7 @@ from ._builtins import (
 from ._cache import cache_dir, clear_cache
 from ._constants import Constant, constant
 from ._decorators import DeviceFunction, func, kernel
+from ._templates import device_class
 from ._dtypes import DType, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64
 from ._errors import (
     CompileError,

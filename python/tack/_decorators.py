@@ -1,6 +1,7 @@
 """@tack.kernel and @tack.func."""
 
 import functools
+import types
 
 from . import _core
 from ._resolver import Resolver
@@ -19,6 +20,11 @@ class DeviceFunction:
     def __call__(self, *args):
         return self.fn(*args)
 
+    def __get__(self, obj, owner=None):
+        # A method of a device class: bound to its instance on the host, as
+        # a plain function would be.
+        return self if obj is None else types.MethodType(self, obj)
+
     def _resolution(self):
         if self._captured is None:
             self._captured = capture(self.fn)
@@ -32,7 +38,11 @@ class DeviceFunction:
 
 
 def func(fn):
-    """Declares a device function, inlined where a kernel calls it."""
+    """Declares a device function, inlined where a kernel calls it. In a
+    @tack.device_class it is a method (or, under @staticmethod, a function
+    the class holds)."""
+    if isinstance(fn, staticmethod):
+        return staticmethod(DeviceFunction(fn.__func__))
     return DeviceFunction(fn)
 
 

@@ -10,7 +10,7 @@ import builtins
 import math
 import types
 
-from . import _builtins, _dtypes
+from . import _builtins, _dtypes, _templates
 
 # Python and math objects the compiler treats as builtins, by identity.
 _PYTHON_BUILTINS = {
@@ -44,7 +44,7 @@ _PYTHON_BUILTINS = {
 _MATH_CONSTANTS = {"pi", "e", "tau", "inf", "nan"}
 
 
-def _describe(obj):
+def describe(obj):
     if isinstance(obj, types.FunctionType):
         return f"the Python function '{obj.__qualname__}' (not a @tack.func)"
     if isinstance(obj, type):
@@ -78,8 +78,15 @@ class Resolver:
         if not found:
             return ("unbound",)
         for i, attr in enumerate(path[1:], start=1):
+            if _templates.is_device_class(obj):
+                # A device class's own attributes, read from the class
+                # dictionaries in method resolution order.
+                obj = _templates.class_attribute(obj, attr)
+                if obj is _templates.MISSING:
+                    return ("unbound",)
+                continue
             if not isinstance(obj, types.ModuleType):
-                return ("other", f"an attribute of {_describe(obj)}")
+                return ("other", f"an attribute of {describe(obj)}")
             if obj is math and attr in _MATH_CONSTANTS:
                 return ("constant", getattr(math, attr), None)
             members = vars(obj)
@@ -96,6 +103,8 @@ class Resolver:
             return ("module",)
         if isinstance(obj, DeviceFunction):
             return obj._resolution()
+        if isinstance(obj, staticmethod) and isinstance(obj.__func__, DeviceFunction):
+            return obj.__func__._resolution()
         if isinstance(obj, Constant):
             return ("constant", obj.value, obj.dtype.name if obj.dtype is not None else None)
         if isinstance(obj, _dtypes.DType):
@@ -106,4 +115,4 @@ class Resolver:
             name = None
         if name:
             return ("builtin", name)
-        return ("other", _describe(obj))
+        return ("other", describe(obj))

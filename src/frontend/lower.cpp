@@ -21,6 +21,15 @@ Value Value::of_array(int a, Span s) {
     return v;
 }
 
+Value Value::of_object(const TemplateInfo* info, int first_leaf, Span s) {
+    Value v;
+    v.kind = Kind::Object;
+    v.object = info;
+    v.array = first_leaf;
+    v.span = s;
+    return v;
+}
+
 void Lowerer::fail(ErrorKind kind, Span span, std::string message, std::string construct, std::string hint) {
     throw CompileError(make_diagnostic(kind, *frame().fn, frame().role, span, std::move(message),
                                        std::move(construct), std::move(hint)));
@@ -130,22 +139,49 @@ void Lowerer::kernel(const FunctionDef& fn, std::shared_ptr<Resolver> resolver) 
     k_.name = fn.name;
     k_.source = fn.source;
     k_.origins.push_back(ir::Origin{fn.name, true, fn.source});
-    if (shapes_.size() != fn.params.size())
-        internal_error("lower", "parameter shapes do not match the kernel's parameters");
-    for (size_t i = 0; i < fn.params.size(); ++i) {
+    // One parameter per shape: an instance's marker is followed by its
+    // leaves, named by their paths ("grid.values").
+    auto add_param = [&](const std::string& name, const ParamShape& shape) {
+        int index = static_cast<int>(k_.params.size());
         ir::Param p;
-        p.name = fn.params[i].name;
-        p.kind = shapes_[i].is_array ? ir::ParamKind::Array : ir::ParamKind::Scalar;
-        p.ndim = shapes_[i].ndim;
+        p.name = name;
+        p.kind = shape.is_array ? ir::ParamKind::Array : ir::ParamKind::Scalar;
+        p.ndim = shape.ndim;
         k_.params.push_back(p);
-        if (shapes_[i].is_array) {
-            top.names[p.name] = Binding{Binding::Kind::Array, static_cast<int>(i)};
-        } else {
-            int v = k_.add_var(p.name, ir::VarRole::Param);
-            k_.vars[v].param = static_cast<int>(i);
-            top.names[p.name] = Binding{Binding::Kind::Var, v};
+        int var = -1;
+        if (!shape.is_array) {
+            var = k_.add_var(name, ir::VarRole::Param);
+            k_.vars[var].param = index;
         }
+        param_vars_.push_back(var);
+        return index;
+    };
+    size_t next = 0;
+    for (auto& param : fn.params) {
+        if (next >= shapes_.size()) internal_error("lower", "fewer parameter shapes than parameters");
+        const ParamShape& shape = shapes_[next++];
+        if (shape.object) {
+            ir::Param marker;
+            marker.name = param.name;
+            marker.kind = ir::ParamKind::Object;
+            marker.object_class = shape.object->class_name;
+            k_.params.push_back(marker);
+            param_vars_.push_back(-1);
+            int first = static_cast<int>(k_.params.size());
+            for (auto& leaf : shape.object->leaf_names) {
+                if (next >= shapes_.size()) internal_error("lower", "an instance's leaves are missing");
+                add_param(param.name + "." + leaf, shapes_[next++]);
+            }
+            Binding b{Binding::Kind::Object, first};
+            b.object = shape.object;
+            top.names[param.name] = b;
+            continue;
+        }
+        int index = add_param(param.name, shape);
+        top.names[param.name] = shape.is_array ? Binding{Binding::Kind::Array, index}
+                                               : Binding{Binding::Kind::Var, param_vars_[index]};
     }
+    if (next != shapes_.size()) internal_error("lower", "more parameter shapes than parameters");
 
     // Find the parallel loop: exactly one `for`, directly in the body.
     const syntax::For* loop = nullptr;
@@ -299,21 +335,7 @@ void Lowerer::body(const Body& b, ir::Block& out) {
 void Lowerer::stmt(const Stmt& s, ir::Block& out) {
     switch (s.kind) {
         case StmtKind::ExprStmt: {
-            auto v = expr(*s.as<ExprStmt>()->value);
-            if (v.kind == Value::Kind::Scalar) {
-                auto ev = std::make_unique<ir::Eval>();
-                ev->value = std::move(v.expr);
-                ev->span = s.span;
-                out.push_back(std::move(ev));
-            } else if (v.kind == Value::Kind::Tuple) {
-                for (auto& e : v.elts) {
-                    if (e.kind != Value::Kind::Scalar) continue;
-                    auto ev = std::make_unique<ir::Eval>();
-                    ev->value = std::move(e.expr);
-                    ev->span = s.span;
-                    out.push_back(std::move(ev));
-                }
-            }
+            discard(expr(*s.as<ExprStmt>()->value), out, s.span);
             break;
         }
         case StmtKind::Assign: {
@@ -382,7 +404,7 @@ void Lowerer::stmt(const Stmt& s, ir::Block& out) {
             }
             std::vector<std::vector<int>> shapes;
             for (auto& p : parts) {
-                if (p.kind == Value::Kind::Array || p.kind == Value::Kind::Tuple)
+                if (p.kind == Value::Kind::Array || p.kind == Value::Kind::Tuple || p.kind == Value::Kind::Object)
                     fail(ErrorKind::Unsupported, p.span, "a device function returns numbers, vectors and matrices only",
                          "returned value");
                 shapes.push_back(p.kind == Value::Kind::Vector ? p.shape : std::vector<int>{});
@@ -438,6 +460,20 @@ void Lowerer::stmt(const Stmt& s, ir::Block& out) {
     }
 }
 
+void Lowerer::discard(Value v, ir::Block& out, Span span) {
+    if (v.kind == Value::Kind::Vector) {
+        // A call returning a vector, run for its effects.
+        for (auto& st : v.prelude) out.push_back(std::move(st));
+    } else if (v.kind == Value::Kind::Scalar) {
+        auto ev = std::make_unique<ir::Eval>();
+        ev->value = std::move(v.expr);
+        ev->span = span;
+        out.push_back(std::move(ev));
+    } else if (v.kind == Value::Kind::Tuple) {
+        for (auto& e : v.elts) discard(std::move(e), out, span);
+    }
+}
+
 void Lowerer::assign(const Expr& target, Value v, ir::Block& out, Span span) {
     if (auto* n = target.as<Name>()) {
         if (v.kind == Value::Kind::Array && v.fresh_local_array) {
@@ -452,6 +488,10 @@ void Lowerer::assign(const Expr& target, Value v, ir::Block& out, Span span) {
         if (v.kind == Value::Kind::Array)
             fail(ErrorKind::Unsupported, span, "arrays are storage and cannot be bound to another name",
                  "array alias", "index the array directly, or pass it to a device function");
+        if (v.kind == Value::Kind::Object)
+            fail(ErrorKind::Unsupported, span,
+                 "a '" + v.object->class_name + "' instance cannot be bound to another name", "instance alias",
+                 "use the parameter (or attribute) it came from, or pass it to a device function");
         if (v.kind == Value::Kind::Tuple)
             fail(ErrorKind::Unsupported, span, "a tuple cannot be bound to one name", "tuple value",
                  "unpack it: a, b = ...");
@@ -478,8 +518,12 @@ void Lowerer::assign(const Expr& target, Value v, ir::Block& out, Span span) {
                 return;
             }
         }
-        require_side_effects_allowed(span, "array store");
         Value base = expr(*s->value);
+        if (base.kind == Value::Kind::Object) {
+            object_store(base, *s, std::move(v), out, span);
+            return;
+        }
+        require_side_effects_allowed(span, "array store");
         if (base.kind != Value::Kind::Array)
             fail(ErrorKind::Type, s->value->span, "only arrays can be assigned by subscript", "subscript assignment");
         if (v.kind == Value::Kind::Vector)
@@ -529,6 +573,10 @@ void Lowerer::assign(const Expr& target, Value v, ir::Block& out, Span span) {
                 return;
             }
         }
+        if (global_path(*a->value).empty() && expr(*a->value).kind == Value::Kind::Object)
+            fail(ErrorKind::Unsupported, target.span, "assignment to attribute '" + a->attr + "' of an instance",
+                 "attribute assignment",
+                 "a device-class instance is read-only in kernels; store into one of its arrays instead");
         fail(ErrorKind::Unsupported, target.span, "attribute assignment", "attribute assignment");
     }
     fail(ErrorKind::Unsupported, target.span, "assignment to an expression", "assignment target");
@@ -593,8 +641,12 @@ void Lowerer::aug_assign(const AugAssign& s, ir::Block& out) {
     }
     auto* sub = s.target->as<Subscript>();
     if (!sub) fail(ErrorKind::Unsupported, s.target->span, "augmented assignment to this target", "augmented assignment");
-    require_side_effects_allowed(s.span, "array store");
     Value base = expr(*sub->value);
+    if (base.kind == Value::Kind::Object) {
+        object_aug_store(base, s, out);
+        return;
+    }
+    require_side_effects_allowed(s.span, "array store");
     if (base.kind != Value::Kind::Array)
         fail(ErrorKind::Type, sub->value->span, "only arrays can be assigned by subscript");
     // The index is evaluated once and the old value read before the right side.

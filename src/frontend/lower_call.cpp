@@ -43,6 +43,7 @@ Value Lowerer::call(const syntax::Call& c) {
     if (auto* a = c.func->as<Attribute>(); a && global_path(*a).empty()) {
         Value obj = expr(*a->value);
         if (obj.kind == Value::Kind::Vector) return vector_method(std::move(obj), a->attr, c);
+        if (obj.kind == Value::Kind::Object) return method_call(obj, a->attr, c);
         fail(ErrorKind::Type, c.func->span, "'" + to_source(*c.func) + "' is not a function Tack can call", "method call",
              "kernels call @tack.func functions, Tack's builtins and vector methods");
     }
@@ -50,23 +51,7 @@ Value Lowerer::call(const syntax::Call& c) {
     std::string shown = to_source(*c.func);
     switch (r.kind) {
         case Resolution::Kind::Builtin: return builtin(r.builtin, c);
-        case Resolution::Kind::DType: {
-            if (c.args.size() != 1)
-                fail(ErrorKind::Type, c.span, "a cast to " + std::string(name_of(r.dtype)) + " takes one argument");
-            auto make = [&](std::vector<ExprPtr> a) -> ExprPtr {
-                auto cast = std::make_unique<ir::Cast>();
-                cast->to = r.dtype;
-                cast->operand = std::move(a[0]);
-                cast->span = c.span;
-                return cast;
-            };
-            std::vector<Value> args;
-            args.push_back(expr(*c.args[0]));
-            if (args[0].kind == Value::Kind::Vector) return componentwise(std::move(args), make, c.span);
-            std::vector<ExprPtr> one;
-            one.push_back(scalar(std::move(args[0])));
-            return Value::scalar(make(std::move(one)), c.span);
-        }
+        case Resolution::Kind::DType: return cast_call(r.dtype, c);
         case Resolution::Kind::DeviceFunction: return inline_call(*r.function, c);
         case Resolution::Kind::Unbound:
             fail(ErrorKind::Name, c.func->span, "name '" + shown + "' is not defined");
@@ -80,6 +65,23 @@ Value Lowerer::call(const syntax::Call& c) {
                  "kernels call @tack.func functions and Tack's builtins only");
     }
     internal_error("lower", "unknown resolution");
+}
+
+Value Lowerer::cast_call(DType to, const syntax::Call& c) {
+    if (c.args.size() != 1) fail(ErrorKind::Type, c.span, "a cast to " + std::string(name_of(to)) + " takes one argument");
+    auto make = [&](std::vector<ExprPtr> a) -> ExprPtr {
+        auto cast = std::make_unique<ir::Cast>();
+        cast->to = to;
+        cast->operand = std::move(a[0]);
+        cast->span = c.span;
+        return cast;
+    };
+    std::vector<Value> args;
+    args.push_back(expr(*c.args[0]));
+    if (args[0].kind == Value::Kind::Vector) return componentwise(std::move(args), make, c.span);
+    std::vector<ExprPtr> one;
+    one.push_back(scalar(std::move(args[0])));
+    return Value::scalar(make(std::move(one)), c.span);
 }
 
 Value Lowerer::builtin(const std::string& bname, const syntax::Call& c) {
@@ -128,6 +130,7 @@ Value Lowerer::builtin(const std::string& bname, const syntax::Call& c) {
     if (bname == "len") {
         need(1, 1);
         Value a = expr(*c.args[0]);
+        if (a.kind == Value::Kind::Object) return object_len(a, c.span);
         if (a.kind != Value::Kind::Array) fail(ErrorKind::Type, c.args[0]->span, "len() takes an array");
         auto d = std::make_unique<ir::ArrayDim>();
         d->array = a.array;
@@ -210,19 +213,27 @@ Value Lowerer::builtin(const std::string& bname, const syntax::Call& c) {
 }
 
 Value Lowerer::inline_call(const DeviceFunctionRef& f, const syntax::Call& c) {
+    // Arguments are evaluated in the caller's namespace; the values below
+    // run, left to right, as the callee's parameters are assigned.
+    std::vector<Value> args;
+    for (auto& a : c.args) args.push_back(expr(*a));
+    return inline_call(f, std::move(args), c.span);
+}
+
+Value Lowerer::inline_call(const DeviceFunctionRef& f, std::vector<Value> args, Span call_span) {
     for (auto* fr : frames_) {
         if (fr->identity == f.identity && f.identity != 0)
-            fail(ErrorKind::Unsupported, c.span, "recursive call of device function '" + f.name + "'", "recursion",
+            fail(ErrorKind::Unsupported, call_span, "recursive call of device function '" + f.name + "'", "recursion",
                  "device functions are inlined; rewrite the recursion as a loop");
     }
     const FunctionDef& callee = parsed_function(f);
-    if (c.args.size() != callee.params.size())
-        fail(ErrorKind::Type, c.span,
+    if (args.size() != callee.params.size())
+        fail(ErrorKind::Type, call_span,
              "device function '" + f.name + "' takes " + std::to_string(callee.params.size()) + " arguments, got " +
-                 std::to_string(c.args.size()));
+                 std::to_string(args.size()));
 
     auto se = std::make_unique<ir::StmtExpr>();
-    se->span = c.span;
+    se->span = call_span;
     Frame callee_frame;
     callee_frame.fn = &callee;
     callee_frame.role = FunctionRole::DeviceFunction;
@@ -230,16 +241,23 @@ Value Lowerer::inline_call(const DeviceFunctionRef& f, const syntax::Call& c) {
     callee_frame.identity = f.identity;
     collect_locals(callee.body, callee_frame.locals);
 
-    // Arguments are evaluated left to right in the caller's namespace; a
-    // scalar parameter is a copy the callee may reassign.
-    for (size_t i = 0; i < c.args.size(); ++i) {
-        Value a = expr(*c.args[i]);
+    // Arguments are evaluated left to right; a scalar parameter is a copy
+    // the callee may reassign.
+    for (size_t i = 0; i < args.size(); ++i) {
+        Value a = std::move(args[i]);
+        Span arg_span = a.span;
         const std::string& pname = callee.params[i].name;
         if (a.kind == Value::Kind::Array) {
             callee_frame.names[pname] = Binding{Binding::Kind::Array, a.array};
+        } else if (a.kind == Value::Kind::Object) {
+            Binding b{Binding::Kind::Object, a.array};
+            b.object = a.object;
+            callee_frame.names[pname] = b;
         } else if (a.kind == Value::Kind::Scalar) {
+            if (a.is_void)
+                fail(ErrorKind::Type, arg_span, "a device function that returns nothing is passed as an argument");
             int v = k_.add_var(pname, ir::VarRole::Local);
-            se->stmts.push_back(assign_stmt(v, std::move(a.expr), c.args[i]->span));
+            se->stmts.push_back(assign_stmt(v, std::move(a.expr), arg_span));
             callee_frame.names[pname] = Binding{Binding::Kind::Var, v};
         } else if (a.kind == Value::Kind::Vector) {
             Binding b;
@@ -248,12 +266,12 @@ Value Lowerer::inline_call(const DeviceFunctionRef& f, const syntax::Call& c) {
             auto comps = components(std::move(a), se->stmts);
             for (size_t k = 0; k < comps.size(); ++k) {
                 int v = k_.add_var(pname + "." + std::to_string(k), ir::VarRole::Local);
-                se->stmts.push_back(assign_stmt(v, std::move(comps[k]), c.args[i]->span));
+                se->stmts.push_back(assign_stmt(v, std::move(comps[k]), arg_span));
                 b.ids.push_back(v);
             }
             callee_frame.names[pname] = b;
         } else {
-            fail(ErrorKind::Type, c.args[i]->span, "a tuple cannot be passed as one argument", "tuple argument");
+            fail(ErrorKind::Type, arg_span, "a tuple cannot be passed as one argument", "tuple argument");
         }
     }
 
@@ -264,7 +282,7 @@ Value Lowerer::inline_call(const DeviceFunctionRef& f, const syntax::Call& c) {
             early = early || contains_return(ifs->body) || contains_return(ifs->orelse);
     if (early) {
         callee_frame.done_var = temp("done");
-        se->stmts.push_back(assign_stmt(callee_frame.done_var, int_const(0, c.span), c.span));
+        se->stmts.push_back(assign_stmt(callee_frame.done_var, int_const(0, call_span), call_span));
     }
 
     frames_.push_back(&callee_frame);
@@ -282,37 +300,37 @@ Value Lowerer::inline_call(const DeviceFunctionRef& f, const syntax::Call& c) {
     for (size_t i = first_body_stmt; i < se->stmts.size(); ++i) se->stmts[i] = std::move(body_part[i - first_body_stmt]);
 
     if (!callee_frame.returns_value) {
-        se->value = int_const(0, c.span);
-        Value v = Value::scalar(std::move(se), c.span);
+        se->value = int_const(0, call_span);
+        Value v = Value::scalar(std::move(se), call_span);
         v.is_void = true;
         return v;
     }
     auto& results = callee_frame.result_vars;
     auto& shapes = callee_frame.result_shapes;
     if (shapes.size() == 1 && shapes[0].empty()) {
-        se->value = var_ref(results[0], c.span);
-        return Value::scalar(std::move(se), c.span);
+        se->value = var_ref(results[0], call_span);
+        return Value::scalar(std::move(se), call_span);
     }
     // Several results, or vectors: the inlined body runs first, then the
     // results are read from their locals.
-    se->value = int_const(0, c.span);
+    se->value = int_const(0, call_span);
     auto run = std::make_unique<ir::Eval>();
     run->value = std::move(se);
-    run->span = c.span;
+    run->span = call_span;
     ir::Block body;
     body.push_back(std::move(run));
     std::vector<Value> parts;
     size_t next = 0;
     for (auto& sh : shapes) {
         if (sh.empty()) {
-            parts.push_back(Value::scalar(var_ref(results[next++], c.span), c.span));
+            parts.push_back(Value::scalar(var_ref(results[next++], call_span), call_span));
             continue;
         }
         int n = 1;
         for (int d : sh) n *= d;
         std::vector<ExprPtr> comps;
-        for (int k = 0; k < n; ++k) comps.push_back(var_ref(results[next++], c.span));
-        parts.push_back(make_vector(std::move(comps), sh, {}, c.span));
+        for (int k = 0; k < n; ++k) comps.push_back(var_ref(results[next++], call_span));
+        parts.push_back(make_vector(std::move(comps), sh, {}, call_span));
     }
     // The body runs before the first part is read.
     Value& first = parts[0];
@@ -328,7 +346,7 @@ Value Lowerer::inline_call(const DeviceFunctionRef& f, const syntax::Call& c) {
     if (parts.size() == 1) return std::move(parts[0]);
     Value tuple;
     tuple.kind = Value::Kind::Tuple;
-    tuple.span = c.span;
+    tuple.span = call_span;
     tuple.elts = std::move(parts);
     return tuple;
 }

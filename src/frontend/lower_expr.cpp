@@ -8,11 +8,9 @@ namespace tack::frontend {
 using namespace syntax;
 using ir::ExprPtr;
 
-ir::BinOp lower_binop(syntax::BinaryOp op);
 
-namespace {
-
-ExprPtr literal(const Resolution& r, Span span) {
+// A constant's literal: a tack.constant, math.pi, a device-class constant.
+ExprPtr constant_literal(const Resolution& r, Span span) {
     ExprPtr e;
     if (r.is_float) {
         auto f = std::make_unique<ir::FloatConst>();
@@ -32,6 +30,8 @@ ExprPtr literal(const Resolution& r, Span span) {
     c->span = span;
     return c;
 }
+
+namespace {
 
 ir::CmpOp cmpop(syntax::CmpOp op) {
     switch (op) {
@@ -67,6 +67,10 @@ ExprPtr Lowerer::scalar(Value v, const char* what) {
                  "index the array to read one element");
         case Value::Kind::Tuple:
             fail(ErrorKind::Type, v.span, std::string("a tuple is used where ") + what + " is expected", "tuple value");
+        case Value::Kind::Object:
+            fail(ErrorKind::Type, v.span,
+                 "a '" + v.object->class_name + "' instance is used where " + what + " is expected", "instance value",
+                 "read one of its attributes or call one of its methods");
     }
     internal_error("lower", "unknown value kind");
 }
@@ -282,6 +286,7 @@ Value Lowerer::name(const Name& n) {
         switch (it->second.kind) {
             case Binding::Kind::Var: return Value::scalar(var_ref(it->second.id, n.span), n.span);
             case Binding::Kind::Array: return Value::of_array(it->second.id, n.span);
+            case Binding::Kind::Object: return Value::of_object(it->second.object, it->second.id, n.span);
             case Binding::Kind::Vector: {
                 std::vector<ExprPtr> comps;
                 for (int id : it->second.ids) comps.push_back(var_ref(id, n.span));
@@ -297,7 +302,7 @@ Value Lowerer::name(const Name& n) {
 
     Resolution r = f.resolver->resolve({n.id});
     switch (r.kind) {
-        case Resolution::Kind::Constant: return Value::scalar(literal(r, n.span), n.span);
+        case Resolution::Kind::Constant: return Value::scalar(constant_literal(r, n.span), n.span);
         case Resolution::Kind::Unbound:
             fail(ErrorKind::Name, n.span, "name '" + n.id + "' is not defined", "",
                  "kernels read parameters, locals and tack.constant values; pass other values as arguments");
@@ -334,6 +339,7 @@ Value Lowerer::attribute(const Attribute& a) {
     if (path.empty()) {
         Value base = expr(*a.value);
         if (base.kind == Value::Kind::Vector) return vector_attribute(std::move(base), a.attr, a.span);
+        if (base.kind == Value::Kind::Object) return member(base, a.attr, a.span);
         if (base.kind == Value::Kind::Array && a.attr == "shape")
             fail(ErrorKind::Type, a.span, "an array's shape is read one extent at a time", "shape",
                  "write a.shape[k] with a literal k");
@@ -343,7 +349,7 @@ Value Lowerer::attribute(const Attribute& a) {
     std::string dotted;
     for (auto& p : path) dotted += (dotted.empty() ? "" : ".") + p;
     switch (r.kind) {
-        case Resolution::Kind::Constant: return Value::scalar(literal(r, a.span), a.span);
+        case Resolution::Kind::Constant: return Value::scalar(constant_literal(r, a.span), a.span);
         case Resolution::Kind::Unbound: fail(ErrorKind::Name, a.span, "name '" + dotted + "' is not defined");
         case Resolution::Kind::Other:
             fail(ErrorKind::Name, a.span, "'" + dotted + "' is " + r.description + ", which kernels cannot capture");
@@ -368,6 +374,15 @@ std::vector<ExprPtr> Lowerer::indices(int array, const Expr& index, Span span) {
 }
 
 Value Lowerer::subscript(const Subscript& s) {
+    // obj.attr[k] on a tuple attribute of an instance
+    if (auto* attr = s.value->as<Attribute>(); attr && global_path(*attr).empty()) {
+        Value owner = expr(*attr->value);
+        if (owner.kind == Value::Kind::Object) {
+            const TemplateMember* m = owner.object->find(attr->attr);
+            if (m && (m->kind == TemplateMember::Kind::Tuple || m->kind == TemplateMember::Kind::Constants))
+                return object_subscript(owner, s);
+        }
+    }
     // a.shape[k] with a literal k
     if (auto* attr = s.value->as<Attribute>(); attr && attr->attr == "shape" && global_path(*attr).empty()) {
         Value base = expr(*attr->value);
@@ -400,6 +415,7 @@ Value Lowerer::subscript(const Subscript& s) {
     }
     Value base = expr(*s.value);
     if (base.kind == Value::Kind::Vector) return vector_component(std::move(base), *s.index, s.span);
+    if (base.kind == Value::Kind::Object) return object_index(base, s);
     if (base.kind != Value::Kind::Array)
         fail(ErrorKind::Type, s.value->span, "only arrays, vectors and matrices can be indexed", "subscript");
     auto load = std::make_unique<ir::Load>();

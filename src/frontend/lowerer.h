@@ -15,29 +15,37 @@
 namespace tack::frontend {
 
 // A lowered expression: one scalar, a tuple of values, an array parameter
-// (arrays are storage, passed to device functions by reference), or a
+// (arrays are storage, passed to device functions by reference), a
 // vector or matrix: scalar components, row-major, that exist only in the
-// frontend (generated code sees the components alone).
+// frontend (generated code sees the components alone), or a device-class
+// instance (its description and where its leaves start among the
+// parameters).
 struct Value {
-    enum class Kind { Scalar, Tuple, Array, Vector } kind = Kind::Scalar;
+    enum class Kind { Scalar, Tuple, Array, Vector, Object } kind = Kind::Scalar;
     ir::ExprPtr expr;           // Scalar
     std::vector<Value> elts;    // Tuple; Vector: Scalar components whose expressions are pure
     ir::Block prelude;          // Vector: statements that must run before any component is read
     std::vector<int> shape;     // Vector: {n}, or {rows, cols} for a matrix
-    int array = -1;             // Array: the kernel parameter index
+    int array = -1;             // Array: the kernel parameter index; Object: its first leaf's
+    const TemplateInfo* object = nullptr;  // Object
     syntax::Span span;
     bool is_void = false;       // a device function call that returns nothing
     bool fresh_local_array = false;  // the value of tack.local_array(...), to be named
 
     static Value scalar(ir::ExprPtr e, syntax::Span s);
     static Value of_array(int a, syntax::Span s);
+    static Value of_object(const TemplateInfo* info, int first_leaf, syntax::Span s);
 };
 
 struct Binding {
-    enum class Kind { Var, Array, EndedLoopVar, Vector } kind = Kind::Var;
-    int id = -1;
+    enum class Kind { Var, Array, EndedLoopVar, Vector, Object } kind = Kind::Var;
+    Binding() = default;
+    Binding(Kind k, int id) : kind(k), id(id) {}
+
+    int id = -1;             // Var: the local; Array: the parameter; Object: its first leaf
     std::vector<int> ids;    // Vector: one local per component
     std::vector<int> shape;  // Vector
+    const TemplateInfo* object = nullptr;  // Object
 };
 
 // One function being lowered: the kernel, or an inlined device function.
@@ -114,13 +122,31 @@ public:
     // ---- lower_call.cpp: calls
     Value call(const syntax::Call& c);
     Value builtin(const std::string& name, const syntax::Call& c);
+    Value cast_call(DType to, const syntax::Call& c);
     Value atomic(const std::string& name, const syntax::Call& c);
     Value local_array(const std::string& name, const syntax::Call& c);
     Value inline_call(const DeviceFunctionRef& f, const syntax::Call& c);
+    // Inlines `f` with arguments already evaluated, left to right.
+    Value inline_call(const DeviceFunctionRef& f, std::vector<Value> args, syntax::Span span);
     const syntax::FunctionDef& parsed_function(const DeviceFunctionRef& f);
     Resolution resolve_callee(const syntax::Expr& func);
     // A dotted name path (a.b.c) whose root is not a local; empty otherwise.
     std::vector<std::string> global_path(const syntax::Expr& e);
+
+    // ---- lower_template.cpp: device-class instances
+    Value member(const Value& obj, const std::string& name, syntax::Span span);
+    Value method_call(const Value& obj, const std::string& name, const syntax::Call& c);
+    Value object_index(const Value& obj, const syntax::Subscript& s);      // obj[i]
+    Value object_subscript(const Value& obj, const syntax::Subscript& s);  // obj.attr[k]
+    Value index_value(const syntax::Expr& index, ir::Block& out);          // i, or (i, j) as a vector
+    Value held(Value v, ir::Block& out);  // evaluated now into temporaries
+    Value copy_of(const Value& held_value);
+    // Runs a value for its effects (an expression statement).
+    void discard(Value v, ir::Block& out, syntax::Span span);
+    void object_store(const Value& obj, const syntax::Subscript& s, Value v, ir::Block& out, syntax::Span span);
+    void object_aug_store(const Value& obj, const syntax::AugAssign& s, ir::Block& out);
+    Value object_len(const Value& obj, syntax::Span span);
+    const TemplateMember& special_method(const Value& obj, const char* name, const char* use, syntax::Span span);
 
     // ---- helpers
     Frame& frame() { return *frames_.back(); }
@@ -139,9 +165,16 @@ public:
     Region region_ = Region::Prologue;
     int parallel_depth_ = 0;  // sequential loops inside the parallel body
     int temp_counter_ = 0;
+    std::vector<int> param_vars_;  // each scalar parameter's variable; -1 for others
     // Device functions parsed and validated for this kernel, by identity.
     std::unordered_map<uintptr_t, std::unique_ptr<syntax::FunctionDef>> parsed_;
 };
+
+ir::BinOp lower_binop(syntax::BinaryOp op);
+
+// A constant's literal (a tack.constant, math.pi, a device-class constant),
+// under its dtype's cast when it has one.
+ir::ExprPtr constant_literal(const Resolution& r, syntax::Span span);
 
 // Collects every name a function assigns (targets, loop targets).
 void collect_locals(const syntax::Body& b, std::unordered_set<std::string>& out);

@@ -531,6 +531,8 @@ public:
             if (p.kind == ParamKind::Array) {
                 o << ": array[" << (k_.typed ? name_of(p.dtype) : "?") << ", " << p.ndim
                   << (p.contiguous ? "" : ", strided") << "]";
+            } else if (p.kind == ParamKind::Object) {
+                o << ": object " << p.object_class;
             } else {
                 o << ": " << (k_.typed ? name_of(p.dtype) : "?");
             }

@@ -236,8 +236,10 @@ struct Var {
 
 // Arrays are numbered with the parameters: a local array (private scratch
 // declared with tack.local_array) is an entry after the kernel's own
-// parameters, so every array reference is one index.
-enum class ParamKind { Array, Scalar, LocalArray };
+// parameters, so every array reference is one index. A device-class
+// instance is an Object parameter with no storage of its own, followed by
+// its leaves (frontend/template.h), each an Array or Scalar parameter.
+enum class ParamKind { Array, Scalar, LocalArray, Object };
 
 struct Param {
     std::string name;
@@ -248,7 +250,9 @@ struct Param {
     bool used = false;
     std::vector<int64_t> local_shape;  // LocalArray: its fixed extents
 
-    bool is_array() const { return kind != ParamKind::Scalar; }
+    std::string object_class;          // Object: the instance's class, for printing
+
+    bool is_array() const { return kind == ParamKind::Array || kind == ParamKind::LocalArray; }
 };
 
 // One dimension of the parallel iteration space: `var` takes the values

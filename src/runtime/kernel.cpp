@@ -23,10 +23,17 @@ constexpr uint32_t kArrayTag = 1u << 28;
 constexpr uint32_t kDebugFlag = 1;
 constexpr uint32_t kDisjointFlag = 2;
 constexpr uint32_t kScalarTag = 2u << 28;
+constexpr uint32_t kObjectTag = 3u << 28;  // | the instance's signature id
 
 uint32_t array_key(const Array& a) {
     return kArrayTag | (static_cast<uint32_t>(a.dtype()) << 20) | (static_cast<uint32_t>(a.ndim()) << 12) |
            (a.contiguous() ? 1u : 0u);
+}
+
+DType precision_of(const std::vector<ParamFacts>& facts) {
+    for (auto& f : facts)
+        if (f.is_array && f.dtype == DType::F64) return DType::F64;
+    return DType::F32;
 }
 
 DType float_precision_of(const CallArg* args, size_t n) {
@@ -40,6 +47,7 @@ uint32_t arg_key(const CallArg& a, DType precision) {
         case CallArg::Kind::Array: return array_key(*a.array);
         case CallArg::Kind::Scalar: return kScalarTag | static_cast<uint32_t>(a.dtype);
         case CallArg::Kind::PythonFloat: return kScalarTag | static_cast<uint32_t>(precision);
+        case CallArg::Kind::Object: return kObjectTag | a.object->id;
     }
     return 0;
 }
@@ -98,7 +106,9 @@ Effects effects_of(const ir::Kernel& k) {
 
 struct Kernel::Variant {
     std::vector<uint32_t> key;  // one entry per argument, then the debug flag
+    std::vector<frontend::ParamShape> shapes;
     std::vector<ParamFacts> facts;
+    std::vector<std::string> arg_names;  // instance leaves by path: "grid.values"
     std::unique_ptr<ir::Kernel> typed;
     codegen::CompiledCpuKernel code;
     Effects effects;
@@ -130,7 +140,10 @@ const std::vector<std::string>& Kernel::param_names() {
     return param_names_;
 }
 
-void Kernel::check_arity(size_t n) {
+void Kernel::check_arity(const CallArg* args, size_t count) {
+    size_t n = 0;  // the caller's arguments: an instance's leaves are part of it
+    for (size_t i = 0; i < count; ++i, ++n)
+        if (args[i].kind == CallArg::Kind::Object) i += args[i].object->leaf_count();
     size_t want = param_count();
     if (n != want)
         throw ArgumentError(ArgumentError::Kind::Type, "kernel '" + name_ + "' takes " + std::to_string(want) +
@@ -139,8 +152,9 @@ void Kernel::check_arity(size_t n) {
 }
 
 const ir::Kernel& Kernel::template_for(const std::vector<frontend::ParamShape>& shapes) {
-    std::vector<std::pair<bool, int>> key;
-    for (auto& s : shapes) key.emplace_back(s.is_array, s.ndim);
+    std::vector<uint64_t> key;
+    for (auto& s : shapes)
+        key.push_back(s.object ? (uint64_t{1} << 40) | s.object->id : (uint64_t{s.is_array} << 32) | s.ndim);
     auto it = templates_.find(key);
     if (it != templates_.end()) return *it->second;
     auto t = build_template(syntax_tree(), resolver_, shapes);
@@ -206,17 +220,35 @@ Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n) {
         }
     }
 
-    check_arity(n);
+    check_arity(args, n);
     auto v = std::make_unique<Variant>();
-    std::vector<frontend::ParamShape> shapes;
+    auto& shapes = v->shapes;
+    {
+        // Argument names, an instance's leaves by their paths.
+        size_t user = 0;
+        for (size_t i = 0; i < n; ++user) {
+            const std::string& pname = param_names_[user];
+            v->arg_names.push_back(pname);
+            if (args[i].kind == CallArg::Kind::Object)
+                for (auto& leaf : args[i].object->leaf_names) v->arg_names.push_back(pname + "." + leaf);
+            i += args[i].kind == CallArg::Kind::Object ? 1 + args[i].object->leaf_count() : 1;
+        }
+    }
     for (size_t i = 0; i < n; ++i) {
         v->key.push_back(arg_key(args[i], precision));
         ParamFacts f;
+        if (args[i].kind == CallArg::Kind::Object) {
+            v->facts.push_back(f);
+            frontend::ParamShape marker;
+            marker.object = args[i].object;
+            shapes.push_back(marker);
+            continue;
+        }
         if (args[i].kind == CallArg::Kind::Array) {
             const Array& a = *args[i].array;
             if (a.ndim() > codegen::kMaxDims)
                 throw ArgumentError(ArgumentError::Kind::Value,
-                                    "kernel '" + name_ + "': parameter '" + param_names_[i] + "' has " +
+                                    "kernel '" + name_ + "': parameter '" + v->arg_names[i] + "' has " +
                                         std::to_string(a.ndim()) + " dimensions; at most " +
                                         std::to_string(codegen::kMaxDims) + " are supported");
             f = ParamFacts{true, a.dtype(), a.ndim(), a.contiguous()};
@@ -238,7 +270,11 @@ Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n) {
     // The disk cache stands in for lowering, typing and LLVM, so whatever a
     // variant reads from its typed IR travels in the entry (DispatchFacts).
     // Debug variants report failures from their IR and always compile.
-    DiskCacheSlot disk_slot = v->debug ? DiskCacheSlot{} : disk_cache_slot(name_, *source_, v->key);
+    // Variants with device-class instances compile in each process: their
+    // signature ids are not stable across processes.
+    bool has_object = false;
+    for (size_t i = 0; i < n; ++i) has_object = has_object || args[i].kind == CallArg::Kind::Object;
+    DiskCacheSlot disk_slot = v->debug || has_object ? DiskCacheSlot{} : disk_cache_slot(name_, *source_, v->key);
     if (auto cached = disk_cache_load(disk_slot, *resolver_)) {
         v->code = std::move(cached->code);
         v->effects.written = std::move(cached->facts.written);
@@ -267,9 +303,7 @@ Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n) {
 
 CallResult Kernel::call(const CallArg* args, size_t n) {
     Variant& v = variant_for(args, n);
-    DType precision = DType::F32;
-    for (auto& f : v.facts)
-        if (f.is_array && f.dtype == DType::F64) precision = DType::F64;
+    DType precision = precision_of(v.facts);
 
     constexpr size_t kInline = 16;
     void* argv_small[kInline];
@@ -307,6 +341,7 @@ CallResult Kernel::call(const CallArg* args, size_t n) {
                 scalars[i] = a.bits;
                 argv[i] = &scalars[i];
                 break;
+            case CallArg::Kind::Object: argv[i] = nullptr; break;
             case CallArg::Kind::PythonFloat:
                 if (precision == DType::F32) {
                     float f = static_cast<float>(a.value);
@@ -356,14 +391,14 @@ void Kernel::check_effects(const Variant& v, const CallArg* args) {
         const Array& a = *args[p].array;
         if (a.readonly())
             throw ArgumentError(ArgumentError::Kind::Value,
-                                "kernel '" + name_ + "': parameter '" + param_names_[p] +
+                                "kernel '" + name_ + "': parameter '" + v.arg_names[p] +
                                     "' is bound to a read-only array, but the kernel may write it");
     }
     for (auto [p, size] : v.effects.atomic_targets) {
         auto address = reinterpret_cast<uintptr_t>(args[p].array->data());
         if (address % size != 0)
             throw ArgumentError(ArgumentError::Kind::Value,
-                                "kernel '" + name_ + "': parameter '" + param_names_[p] + "' is the target of an atomic " +
+                                "kernel '" + name_ + "': parameter '" + v.arg_names[p] + "' is the target of an atomic " +
                                     "update but its data at 0x" + [&] {
                                         char buf[32];
                                         std::snprintf(buf, sizeof buf, "%lx", static_cast<unsigned long>(address));
@@ -414,36 +449,21 @@ std::string Kernel::inspect(const std::string& what, const CallArg* args, size_t
                                                                 "' has not been compiled yet: call it first, or pass "
                                                                 "example arguments to inspect()");
     } else {
-        check_arity(n);
+        check_arity(args, n);
         v = &variant_for(args, n);
     }
     if (!v->typed) {
         // A variant from the disk cache has no IR until it is asked for.
-        std::vector<frontend::ParamShape> shapes;
-        DType precision = DType::F32;
-        for (auto& f : v->facts) {
-            shapes.push_back(frontend::ParamShape{f.is_array, f.ndim});
-            if (f.is_array && f.dtype == DType::F64) precision = DType::F64;
-        }
-        v->typed = specialize(template_for(shapes), v->facts, precision);
+        v->typed = specialize(template_for(v->shapes), v->facts, precision_of(v->facts));
     }
     const ir::Kernel* typed = v->typed.get();
     if (what == "ir") {
         // Re-run the pipeline with an observer to show each pass.
-        std::vector<frontend::ParamShape> shapes;
-        std::vector<ParamFacts> facts;
-        DType precision = DType::F32;
-        for (auto& p : typed->params) {
-            if (p.kind == ir::ParamKind::LocalArray) continue;
-            shapes.push_back(frontend::ParamShape{p.kind == ir::ParamKind::Array, p.ndim});
-            facts.push_back(ParamFacts{p.kind == ir::ParamKind::Array, p.dtype, p.ndim, p.contiguous});
-            if (p.kind == ir::ParamKind::Array && p.dtype == DType::F64) precision = DType::F64;
-        }
         PassObserver observe = [&](const char* pass, const ir::Kernel& k) {
             out << "# after " << pass << "\n" << ir::print(k) << "\n";
         };
-        auto tmpl = build_template(syntax_tree(), resolver_, shapes, observe);
-        specialize(*tmpl, facts, precision, observe);
+        auto tmpl = build_template(syntax_tree(), resolver_, v->shapes, observe);
+        specialize(*tmpl, v->facts, precision_of(v->facts), observe);
         return out.str();
     }
 #ifdef TACK_WITH_LLVM

@@ -14,23 +14,27 @@
 
 #include "codegen/llvm/abi.h"
 #include "frontend/resolver.h"
+#include "frontend/template.h"
 #include "runtime/array.h"
 #include "runtime/pipeline.h"
 
 namespace tack::runtime {
 
-// One call argument as the binding read it.
+// One call argument as the binding read it. A device-class instance is an
+// Object followed by its leaves (`object->leaf_count()` more arguments).
 struct CallArg {
     enum class Kind : uint8_t {
         Array,       // `array`
         Scalar,      // a value of `dtype` in `bits` (a Python int, a NumPy scalar)
         PythonFloat, // a Python float: f64 beside an f64 array argument, else f32
+        Object,      // an instance described by `object`
     };
     Kind kind = Kind::Scalar;
     DType dtype = DType::I32;
     const Array* array = nullptr;
     uint64_t bits = 0;
     double value = 0;
+    const frontend::TemplateInfo* object = nullptr;
 };
 
 struct CallResult {
@@ -54,7 +58,7 @@ public:
     const std::string& name() const { return name_; }
     // Compiles (once per variant) and runs. Throws syntax::CompileError for
     // source problems and std::invalid_argument for bad arguments.
-    CallResult call(const CallArg* args, size_t n);
+    CallResult call(const CallArg* args, size_t n);  // n counts leaves too
     // "ir": the IR after each pass; "llvm": LLVM IR; "asm"-free. For the
     // variant these arguments select.
     std::string inspect(const std::string& what, const CallArg* args, size_t n);
@@ -67,8 +71,7 @@ private:
     void check_effects(const Variant& v, const CallArg* args);
     [[noreturn]] void report_bounds_failure(const Variant& v, const DebugState& s);
     const syntax::FunctionDef& syntax_tree();
-    void check_arity(size_t n);
-    std::vector<uint32_t> key_of(const CallArg* args, size_t n, DType* float_precision) const;
+    void check_arity(const CallArg* args, size_t n);
     Variant& variant_for(const CallArg* args, size_t n);
     const ir::Kernel& template_for(const std::vector<frontend::ParamShape>& shapes);
 
@@ -77,7 +80,7 @@ private:
     std::shared_ptr<frontend::Resolver> resolver_;
     std::unique_ptr<syntax::FunctionDef> tree_;
     std::vector<std::string> param_names_;
-    std::map<std::vector<std::pair<bool, int>>, std::unique_ptr<ir::Kernel>> templates_;
+    std::map<std::vector<uint64_t>, std::unique_ptr<ir::Kernel>> templates_;
     std::vector<std::unique_ptr<Variant>> variants_;
     Variant* last_ = nullptr;
     uint64_t id_;

@@ -1046,3 +1046,96 @@ def test_no_process_wide_registry_of_device_function_names(package):
     lacks = package.load("lacks_helper")
     with pytest.raises(tack.KernelNameError, match="helper"):
         lacks.calls_unbound_helper(i32())
+
+
+# ------------------------------------------------- device-class methods
+
+
+def test_device_class_method_keeps_its_defining_bindings(package):
+    # Template methods resolve their calls in the module that defines the
+    # class, not in the module of the kernel that receives the instance.
+    package.write(
+        "shapes",
+        """
+        import tack
+
+        @tack.func
+        def scale(x):
+            return x * 2
+
+        @tack.device_class
+        class Doubler:
+            def __init__(self, data):
+                self.data = data
+
+            @tack.func
+            def at(self, i):
+                return scale(self.data[i])
+        """,
+    )
+    package.write(
+        "uses_shapes",
+        """
+        import tack
+        from PKG.shapes import Doubler
+
+        @tack.func
+        def scale(x):
+            return x * 100
+
+        @tack.kernel
+        def doubled(d, out):
+            for i in range(len(out)):
+                out[i] = d.at(i) + scale(0)
+
+        def run(values, out):
+            doubled(Doubler(values), out)
+        """,
+    )
+    uses = package.load("uses_shapes")
+    a = tack.array(np.asarray(VALUES, dtype=np.int32))
+    out = i32()
+    uses.run(a, out)
+    assert out.numpy().tolist() == [2 * v for v in VALUES]
+
+
+def test_device_class_method_arguments_use_the_callers_namespace(package):
+    # The argument expression `scale(i)` is the kernel's; the method body's
+    # `scale` is the class module's.
+    package.write(
+        "cls",
+        """
+        import tack
+
+        @tack.func
+        def scale(x):
+            return x * 2
+
+        @tack.device_class
+        class Scaler:
+            @tack.func
+            def apply(self, x):
+                return scale(x)
+        """,
+    )
+    package.write(
+        "kern",
+        """
+        import tack
+        from PKG.cls import Scaler
+
+        @tack.func
+        def scale(x):
+            return x + 1000
+
+        @tack.kernel
+        def applied(s, out):
+            for i in range(len(out)):
+                out[i] = s.apply(scale(i))
+        """,
+    )
+    cls = package.load("cls")
+    kern = package.load("kern")
+    out = i32()
+    kern.applied(cls.Scaler(), out)
+    assert out.numpy().tolist() == [2 * (i + 1000) for i in range(4)]

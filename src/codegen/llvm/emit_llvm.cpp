@@ -162,6 +162,7 @@ void Emitter::begin_function(llvm::FunctionType* fty, const std::string& name) {
             arrays_[p] = std::move(a);
             continue;
         }
+        if (param.kind == ParamKind::Object) continue;  // no storage: its leaves follow
         Value* slot_ptr = b_.CreateLoad(ptr(), b_.CreateConstGEP1_64(ptr(), args, p), "arg." + std::to_string(p));
         if (param.kind == ParamKind::Array) {
             if (!param.used) continue;

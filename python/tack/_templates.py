@@ -1,0 +1,223 @@
+"""@tack.device_class: classes whose instances kernels read as templates.
+
+A kernel, device function or method that receives an instance sees two kinds
+of attribute. Class-level numbers and tack.constants (inherited ones too)
+are literals compiled into the code; instance attributes that are arrays,
+numbers or tuples of numbers are runtime parameters, passed at each call
+like ordinary arguments. Methods are @tack.func functions inlined with
+`self` bound to the instance; `__getitem__`, `__setitem__` and `__len__`
+give `obj[i]`, `obj[i] = v` and `len(obj)`.
+
+At each call an instance is read once into a signature (everything that is
+compiled into code: the class itself, its constants by bit pattern, the
+names and categories of its attributes, the device functions it holds) and
+its leaves (the runtime values, in a fixed order). Equal signatures share
+one small integer id, which joins the variant key; the compiler asks for a
+signature's description by that id when it lowers a kernel.
+"""
+
+import struct
+
+import numpy as np
+
+from . import _dtypes
+from ._constants import Constant
+
+_MARK = "__tack_device_class__"
+_INDEXING = frozenset({"__getitem__", "__setitem__", "__len__"})
+
+
+def device_class(cls):
+    """Declares a class whose instances kernels and device functions accept.
+
+    Subclasses of a device class are device classes too."""
+    if not isinstance(cls, type):
+        raise TypeError(f"@tack.device_class decorates a class, not {type(cls).__name__}")
+    setattr(cls, _MARK, True)
+    return cls
+
+
+def is_instance(obj):
+    """Whether `obj` is an instance of a device class."""
+    return getattr(type(obj), _MARK, False) is True
+
+
+def is_device_class(obj):
+    return isinstance(obj, type) and getattr(obj, _MARK, False) is True
+
+
+MISSING = object()
+
+
+def class_attribute(cls, name):
+    """`cls.name` as the class dictionaries hold it (no descriptors run)."""
+    for klass in cls.__mro__:
+        members = vars(klass)
+        if name in members:
+            return members[name]
+    return MISSING
+
+
+# ---- Signatures
+
+
+def _float_bits(x):
+    return struct.unpack("<Q", struct.pack("<d", x))[0]
+
+
+def _is_number(v):
+    if isinstance(v, (int, float)):
+        return True
+    return isinstance(v, np.generic) and v.dtype.kind in "iuf"
+
+
+def _constant_entry(value, dtype):
+    """A class-level constant in the signature: its value by bit pattern, so
+    that -0.0 and 0.0 differ and NaN equals itself."""
+    if isinstance(value, float):
+        return ("f", _float_bits(value), dtype)
+    return ("i", int(value), dtype)
+
+
+def _class_entry(value):
+    """What a class attribute contributes to the signature."""
+    from ._core import Kernel
+    from ._decorators import DeviceFunction
+    from ._resolver import describe
+
+    if isinstance(value, DeviceFunction):
+        return ("method", value)
+    if isinstance(value, staticmethod):
+        inner = value.__func__
+        if isinstance(inner, DeviceFunction):
+            return ("function", inner)
+        return ("other", f"the static method '{getattr(inner, '__qualname__', inner)}' (not a @tack.func)")
+    if isinstance(value, Constant):
+        return ("constant",) + _constant_entry(value.value, value.dtype.name if value.dtype else None)
+    if isinstance(value, (int, float)):
+        return ("constant",) + _constant_entry(value, None)
+    if isinstance(value, tuple) and value and all(isinstance(x, (int, float)) for x in value):
+        return ("constants", tuple(_constant_entry(x, None) for x in value))
+    if isinstance(value, _dtypes.DType):
+        return ("dtype", value.name)
+    if isinstance(value, Kernel):
+        return ("other", f"the kernel '{value.name}' (kernels are launched from the host)")
+    return ("other", describe(value))
+
+
+def _read(obj, sig, leaves):
+    """Appends the signature entries and leaves of one instance."""
+    from ._decorators import DeviceFunction
+
+    Array = _core_array()
+    cls = type(obj)
+    sig.append(cls)
+    own = getattr(obj, "__dict__", {})
+    for name, value in own.items():
+        if isinstance(value, Array):
+            sig.append((name, "array"))
+            leaves.append(value)
+        elif _is_number(value):
+            sig.append((name, "scalar"))
+            leaves.append(value)
+        elif isinstance(value, tuple) and value and all(_is_number(x) for x in value):
+            sig.append((name, "tuple", len(value)))
+            leaves.extend(value)
+        elif is_instance(value):
+            nested = []
+            _read(value, nested, leaves)
+            sig.append((name, "object", tuple(nested)))
+        elif isinstance(value, DeviceFunction):
+            sig.append((name, "function", value))
+        else:
+            from ._resolver import describe
+
+            sig.append((name, "other", describe(value)))
+    seen = set(own)
+    for klass in cls.__mro__[:-1]:
+        for name, value in vars(klass).items():
+            if name in seen or (name.startswith("__") and name.endswith("__") and name not in _INDEXING):
+                continue
+            seen.add(name)
+            sig.append((name,) + _class_entry(value))
+
+
+_array_type = None
+
+
+def _core_array():
+    global _array_type
+    if _array_type is None:
+        from ._core import Array
+
+        _array_type = Array
+    return _array_type
+
+
+# Signatures seen in this process, and the ids the variant key uses. A
+# signature holds its class and device functions, which therefore live as
+# long as the process.
+_ids = {}
+_signatures = []
+
+
+def flatten(obj):
+    """(signature id, leaves) of an instance, for one kernel call."""
+    sig, leaves = [], []
+    _read(obj, sig, leaves)
+    sig = tuple(sig)
+    ident = _ids.get(sig)
+    if ident is None:
+        ident = len(_signatures)
+        _ids[sig] = ident
+        _signatures.append(sig)
+    return ident, leaves
+
+
+# ---- Descriptions for the compiler
+
+
+def _constant_resolution(entry):
+    kind, bits, dtype = entry
+    value = struct.unpack("<d", struct.pack("<Q", bits))[0] if kind == "f" else bits
+    return ("constant", value, dtype)
+
+
+def _describe_members(sig, leaf_names, prefix):
+    """The members of one instance: (name, kind, ...) tuples the compiler
+    reads, instance attributes first, then class attributes in method
+    resolution order."""
+    cls = sig[0]
+    members = []
+    for entry in sig[1:]:
+        name, kind = entry[0], entry[1]
+        if kind in ("array", "scalar"):
+            members.append((name, kind, len(leaf_names)))
+            leaf_names.append(prefix + name)
+        elif kind == "tuple":
+            members.append((name, "tuple", len(leaf_names), entry[2]))
+            leaf_names.extend(f"{prefix}{name}[{k}]" for k in range(entry[2]))
+        elif kind == "object":
+            first = len(leaf_names)
+            nested = _describe_members(entry[2], leaf_names, prefix + name + ".")
+            members.append((name, "object", first, nested))
+        elif kind == "method":
+            members.append((name, "method", entry[2]._resolution()))
+        elif kind == "function":
+            members.append((name, "static", entry[2]._resolution()))
+        elif kind == "constant":
+            members.append((name, "static", _constant_resolution(entry[2:])))
+        elif kind == "constants":
+            members.append((name, "constants", [_constant_resolution(c) for c in entry[2]]))
+        elif kind == "dtype":
+            members.append((name, "static", ("dtype", entry[2])))
+        else:
+            members.append((name, "static", ("other", entry[2])))
+    return (cls.__qualname__, members)
+
+
+def describe(ident):
+    """(class name, members, leaf names) of a signature id."""
+    leaf_names = []
+    name, members = _describe_members(_signatures[ident], leaf_names, "")
+    return name, members, leaf_names
