@@ -1264,6 +1264,52 @@ def test_store_through_nested_inlined_functions_after_the_loop_is_rejected():
                      kind="device function", marker="V-store-nested-inlined", at="a[k]")
 
 
+def test_store_through_a_template_method_before_the_loop_is_rejected():
+    with pytest.raises(tack.UnsupportedError) as error:
+
+        @tack.device_class
+        class Resettable:
+            def __init__(self, data):
+                self.data = data
+
+            @tack.func
+            def reset(self):
+                self.data[0] = 0  # V-store-method
+
+        @tack.kernel
+        def kernel_resetting_template(r, out):
+            r.reset()
+            for i in range(len(out)):
+                out[i] = 1
+
+        kernel_resetting_template(Resettable(i32()), i32())
+    check_diagnostic(error, tack.UnsupportedError, construct="outside the parallel loop", function="reset",
+                     kind="device function", marker="V-store-method", at="self.data[0]")
+
+
+def test_item_assignment_through_setitem_after_the_loop_is_rejected():
+    with pytest.raises(tack.UnsupportedError) as error:
+
+        @tack.device_class
+        class Cells:
+            def __init__(self, data):
+                self.data = data
+
+            @tack.func
+            def __setitem__(self, i, v):
+                self.data[i] = v  # V-store-setitem
+
+        @tack.kernel
+        def kernel_setting_item_after_loop(c, out):
+            for i in range(len(out)):
+                out[i] = 1
+            c[0] = 5
+
+        kernel_setting_item_after_loop(Cells(i32()), i32())
+    check_diagnostic(error, tack.UnsupportedError, construct="outside the parallel loop", function="__setitem__",
+                     kind="device function", marker="V-store-setitem", at="self.data[i]")
+
+
 def test_loads_and_locals_outside_the_parallel_loop_are_accepted():
     @tack.kernel
     def scale_by_first(a, out):
