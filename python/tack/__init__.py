@@ -53,6 +53,7 @@ from ._builtins import (
 from ._cache import cache_dir, clear_cache
 from ._constants import Constant, constant
 from ._decorators import DeviceFunction, func, kernel
+from . import _templates
 from ._templates import device_class
 from ._dtypes import DType, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64
 from ._errors import (
@@ -68,6 +69,7 @@ from . import random
 
 __version__ = "0.1.0"
 
+_templates._bind_package_types()
 _core._set_dtypes([i8, i16, i32, i64, u8, u16, u32, u64, f32, f64])
 _core._set_exception_types(
     {

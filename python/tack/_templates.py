@@ -16,6 +16,7 @@ one small integer id, which joins the variant key; the compiler asks for a
 signature's description by that id when it lowers a kernel.
 """
 
+import operator
 import struct
 
 import numpy as np
@@ -105,54 +106,72 @@ def _class_entry(value):
     return ("other", describe(value))
 
 
-def _read(obj, sig, leaves):
-    """Appends the signature entries and leaves of one instance."""
-    from ._decorators import DeviceFunction
+# The class-level part of signatures, by class: the class dictionaries along
+# the method resolution order as last seen (compared by identity, so a
+# rebound attribute, -0.0 for 0.0 say, is seen), and the id of the entries
+# they gave. Ids index _class_parts.
+_class_cache = {}
+_class_part_ids = {}
+_class_parts = []
 
-    Array = _core_array()
-    cls = type(obj)
-    sig.append(cls)
-    own = getattr(obj, "__dict__", {})
-    for name, value in own.items():
-        if isinstance(value, Array):
+
+def _unchanged(seen, now):
+    if len(seen) != len(now):
+        return False
+    for (keys_a, values_a), (keys_b, values_b) in zip(seen, now):
+        if keys_a != keys_b or not all(map(operator.is_, values_a, values_b)):
+            return False
+    return True
+
+
+def _class_part(cls):
+    """The id of the class-level signature entries of `cls`."""
+    mro = cls.__mro__
+    dicts = tuple((tuple(d), tuple(d.values())) for d in map(vars, mro[:-1]))
+    cached = _class_cache.get(cls)
+    if cached is not None and cached[0] is mro and _unchanged(cached[1], dicts):
+        return cached[2]
+    entries = []
+    seen = set()
+    for klass in mro[:-1]:
+        for name, value in vars(klass).items():
+            if name in seen or (name.startswith("__") and name.endswith("__") and name not in _INDEXING):
+                continue
+            seen.add(name)
+            entries.append((name,) + _class_entry(value))
+    part = (cls, tuple(entries))
+    ident = _class_part_ids.get(part)
+    if ident is None:
+        ident = len(_class_parts)
+        _class_part_ids[part] = ident
+        _class_parts.append(part)
+    _class_cache[cls] = (mro, dicts, ident)
+    return ident
+
+
+def _read(obj, leaves):
+    """The signature of one instance; appends its leaves."""
+    sig = [_class_part(type(obj))]
+    for name, value in getattr(obj, "__dict__", _EMPTY).items():
+        if isinstance(value, _Array):
             sig.append((name, "array"))
             leaves.append(value)
-        elif _is_number(value):
+        elif isinstance(value, (int, float)) or (isinstance(value, np.generic) and value.dtype.kind in "iuf"):
             sig.append((name, "scalar"))
             leaves.append(value)
         elif isinstance(value, tuple) and value and all(_is_number(x) for x in value):
             sig.append((name, "tuple", len(value)))
             leaves.extend(value)
         elif is_instance(value):
-            nested = []
-            _read(value, nested, leaves)
-            sig.append((name, "object", tuple(nested)))
-        elif isinstance(value, DeviceFunction):
+            sig.append((name, "object", _read(value, leaves)))
+        elif isinstance(value, _DeviceFunction):
             sig.append((name, "function", value))
         else:
-            from ._resolver import describe
-
-            sig.append((name, "other", describe(value)))
-    seen = set(own)
-    for klass in cls.__mro__[:-1]:
-        for name, value in vars(klass).items():
-            if name in seen or (name.startswith("__") and name.endswith("__") and name not in _INDEXING):
-                continue
-            seen.add(name)
-            sig.append((name,) + _class_entry(value))
+            sig.append((name, "other", _describe(value)))
+    return tuple(sig)
 
 
-_array_type = None
-
-
-def _core_array():
-    global _array_type
-    if _array_type is None:
-        from ._core import Array
-
-        _array_type = Array
-    return _array_type
-
+_EMPTY = {}
 
 # Signatures seen in this process, and the ids the variant key uses. A
 # signature holds its class and device functions, which therefore live as
@@ -163,15 +182,24 @@ _signatures = []
 
 def flatten(obj):
     """(signature id, leaves) of an instance, for one kernel call."""
-    sig, leaves = [], []
-    _read(obj, sig, leaves)
-    sig = tuple(sig)
+    leaves = []
+    sig = _read(obj, leaves)
     ident = _ids.get(sig)
     if ident is None:
         ident = len(_signatures)
         _ids[sig] = ident
         _signatures.append(sig)
     return ident, leaves
+
+
+def _bind_package_types():
+    # Names from modules that import this one, bound once they exist.
+    global _Array, _DeviceFunction, _describe
+    from ._core import Array
+    from ._decorators import DeviceFunction
+    from ._resolver import describe
+
+    _Array, _DeviceFunction, _describe = Array, DeviceFunction, describe
 
 
 # ---- Descriptions for the compiler
@@ -187,9 +215,11 @@ def _describe_members(sig, leaf_names, prefix):
     """The members of one instance: (name, kind, ...) tuples the compiler
     reads, instance attributes first, then class attributes in method
     resolution order."""
-    cls = sig[0]
+    cls, class_entries = _class_parts[sig[0]]
     members = []
-    for entry in sig[1:]:
+    own = {entry[0] for entry in sig[1:]}
+    class_entries = tuple(e for e in class_entries if e[0] not in own)
+    for entry in sig[1:] + class_entries:
         name, kind = entry[0], entry[1]
         if kind in ("array", "scalar"):
             members.append((name, kind, len(leaf_names)))
