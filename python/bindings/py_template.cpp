@@ -62,6 +62,7 @@ const frontend::TemplateInfo* info_of(uint32_t id) {
     auto info = info_from(d[0], d[1]);
     info->id = id;
     for (nb::handle leaf : d[2]) info->leaf_names.push_back(nb::cast<std::string>(leaf));
+    info->content = nb::cast<std::string>(templates_module().attr("content")(id));
     return infos->emplace(id, std::move(info)).first->second.get();
 }
 

@@ -246,6 +246,36 @@ def _describe_members(sig, leaf_names, prefix):
     return (cls.__qualname__, members)
 
 
+def _function_content(f):
+    name, text, filename, first_line, indent = f._resolution()[1:6]
+    return (f.fn.__module__, f.fn.__qualname__, text, filename, first_line, indent)
+
+
+def _content(sig):
+    cls, class_entries = _class_parts[sig[0]]
+    mro = tuple(f"{k.__module__}:{k.__qualname__}" for k in cls.__mro__[:-1])
+    own = {entry[0] for entry in sig[1:]}
+    items = []
+    for entry in sig[1:] + tuple(e for e in class_entries if e[0] not in own):
+        kind = entry[1]
+        if kind == "object":
+            items.append(entry[:2] + (_content(entry[2]),))
+        elif kind in ("method", "function"):
+            items.append(entry[:2] + (_function_content(entry[2]),))
+        else:
+            items.append(entry)
+    return (mro, tuple(items))
+
+
+def content(ident):
+    """A signature as text that is equal across processes exactly when the
+    signatures are: classes by module and qualified name along the method
+    resolution order, attributes by name and category, constants by bit
+    pattern, functions by their source. The names functions resolve are
+    recorded and checked by the disk cache itself."""
+    return repr(_content(_signatures[ident]))
+
+
 def describe(ident):
     """(class name, members, leaf names) of a signature id."""
     leaf_names = []

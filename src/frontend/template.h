@@ -49,6 +49,9 @@ struct TemplateInfo {
     // Every leaf of the instance, nested instances' included, by its dotted
     // path ("data", "shape[1]", "grid.values"); leaf indices count from 0.
     std::vector<std::string> leaf_names;
+    // The signature as text equal across processes exactly when the
+    // signatures are (the disk cache's key); set on the outermost instance.
+    std::string content;
 
     const TemplateMember* find(const std::string& name) const {
         for (auto& [n, m] : members)

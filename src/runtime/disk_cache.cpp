@@ -183,6 +183,26 @@ bool write_names(Writer& w, const RecordingResolver& r) {
     return true;
 }
 
+// Each instance's functions, by member name: the names each resolved. A
+// nested instance's follow under its name.
+bool write_template_names(Writer& w, const frontend::TemplateInfo& t) {
+    for (auto& [name, m] : t.members) {
+        if (m.object) {
+            w.u8(2);
+            w.str(name);
+            if (!write_template_names(w, *m.object)) return false;
+        } else if (m.resolution.kind == Resolution::Kind::DeviceFunction && m.resolution.function) {
+            auto* inner = dynamic_cast<const RecordingResolver*>(m.resolution.function->resolver.get());
+            if (!inner) return false;
+            w.u8(1);
+            w.str(name);
+            if (!write_names(w, *inner)) return false;
+        }
+    }
+    w.u8(0);
+    return true;
+}
+
 enum class Check { Same, Different, Corrupt };
 
 Check check_names(Reader& in, frontend::Resolver& resolver, int depth, std::string* why) {
@@ -219,6 +239,26 @@ Check check_names(Reader& in, frontend::Resolver& resolver, int depth, std::stri
         }
     }
     return in.ok() ? Check::Same : Check::Corrupt;
+}
+
+Check check_template_names(Reader& in, const frontend::TemplateInfo& t, int depth, std::string* why) {
+    if (depth > 64) return Check::Corrupt;
+    for (;;) {
+        uint8_t tag = in.u8();
+        if (!in.ok()) return Check::Corrupt;
+        if (tag == 0) return Check::Same;
+        std::string name = in.str();
+        const frontend::TemplateMember* m = t.find(name);
+        if (!in.ok() || !m) return Check::Corrupt;  // the content key fixes the members
+        Check c = Check::Corrupt;
+        if (tag == 2 && m->object) {
+            c = check_template_names(in, *m->object, depth + 1, why);
+        } else if (tag == 1 && m->resolution.kind == Resolution::Kind::DeviceFunction && m->resolution.function) {
+            c = check_names(in, *m->resolution.function->resolver, depth + 1, why);
+            if (c == Check::Different) *why += " in method '" + t.class_name + "." + name + "'";
+        }
+        if (c != Check::Same) return c;
+    }
 }
 
 // ---- Environment and identity
@@ -435,6 +475,19 @@ std::shared_ptr<frontend::Resolver> recording_resolver(std::shared_ptr<frontend:
     return std::make_shared<RecordingResolver>(std::move(inner));
 }
 
+std::shared_ptr<frontend::TemplateInfo> recording_template(const frontend::TemplateInfo& info) {
+    auto copy = std::make_shared<frontend::TemplateInfo>(info);
+    for (auto& [name, m] : copy->members) {
+        if (m.object) m.object = recording_template(*m.object);
+        if (m.resolution.kind == Resolution::Kind::DeviceFunction && m.resolution.function) {
+            auto f = std::make_shared<frontend::DeviceFunctionRef>(*m.resolution.function);
+            f->resolver = std::make_shared<RecordingResolver>(f->resolver);
+            m.resolution.function = std::move(f);
+        }
+    }
+    return copy;
+}
+
 std::string disk_cache_root() {
     if (const char* dir = std::getenv("TACK_CACHE_DIR"); dir && *dir) return dir;
     // The XDG base directory rules ignore a relative XDG_CACHE_HOME.
@@ -458,7 +511,8 @@ std::string disk_cache_folder() {
 #ifdef TACK_WITH_LLVM
 
 DiskCacheSlot disk_cache_slot(const std::string& kernel, const syntax::Source& source,
-                              const std::vector<uint32_t>& variant_key) {
+                              const std::vector<uint32_t>& variant_key,
+                              const std::vector<const frontend::TemplateInfo*>& templates) {
     DiskCacheSlot slot;
     slot.kernel = kernel;
     if (env_flag("TACK_DISABLE_DISK_CACHE")) return slot;
@@ -478,6 +532,8 @@ DiskCacheSlot disk_cache_slot(const std::string& kernel, const syntax::Source& s
     w.u32(static_cast<uint32_t>(source.indent));
     w.u32(static_cast<uint32_t>(variant_key.size()));
     for (uint32_t k : variant_key) w.u32(k);
+    w.u32(static_cast<uint32_t>(templates.size()));
+    for (auto* t : templates) w.str(t->content);
     XXH128_canonical_t key;
     XXH128_canonicalFromHash(&key, XXH3_128bits(w.bytes().data(), w.bytes().size()));
     std::memcpy(slot.key.data(), key.digest, slot.key.size());
@@ -485,7 +541,8 @@ DiskCacheSlot disk_cache_slot(const std::string& kernel, const syntax::Source& s
     return slot;
 }
 
-std::optional<CachedVariant> disk_cache_load(const DiskCacheSlot& slot, frontend::Resolver& resolver) {
+std::optional<CachedVariant> disk_cache_load(const DiskCacheSlot& slot, frontend::Resolver& resolver,
+                                             const std::vector<const frontend::TemplateInfo*>& templates) {
     if (slot.path.empty()) return std::nullopt;
     std::string bytes;
     if (!read_file(slot.path, &bytes)) {
@@ -515,6 +572,13 @@ std::optional<CachedVariant> disk_cache_load(const DiskCacheSlot& slot, frontend
         case Check::Same: break;
         case Check::Different: log("stale", slot, why); return std::nullopt;
         case Check::Corrupt: return corrupt("unreadable names");
+    }
+    for (auto* t : templates) {
+        switch (check_template_names(in, *t, 0, &why)) {
+            case Check::Same: break;
+            case Check::Different: log("stale", slot, why); return std::nullopt;
+            case Check::Corrupt: return corrupt("unreadable method names");
+        }
     }
     CachedVariant out;
     if (in.u8()) {
@@ -551,12 +615,15 @@ std::optional<CachedVariant> disk_cache_load(const DiskCacheSlot& slot, frontend
 }
 
 void disk_cache_store(const DiskCacheSlot& slot, const frontend::Resolver& resolver,
+                      const std::vector<const frontend::TemplateInfo*>& recorded_templates,
                       const codegen::CompiledCpuKernel& code, const DispatchFacts& facts) {
     if (slot.path.empty() || code.object.empty()) return;
     auto* recorded = dynamic_cast<const RecordingResolver*>(&resolver);
     if (!recorded) return;
     Writer payload;
     if (!write_names(payload, *recorded)) return;
+    for (auto* t : recorded_templates)
+        if (!write_template_names(payload, *t)) return;
     payload.u8(facts.result_type.has_value());
     if (facts.result_type) payload.u8(static_cast<uint8_t>(*facts.result_type));
     payload.u32(static_cast<uint32_t>(facts.written.size()));
@@ -610,16 +677,20 @@ void disk_cache_store(const DiskCacheSlot& slot, const frontend::Resolver& resol
 
 #else
 
-DiskCacheSlot disk_cache_slot(const std::string& kernel, const syntax::Source&, const std::vector<uint32_t>&) {
+DiskCacheSlot disk_cache_slot(const std::string& kernel, const syntax::Source&, const std::vector<uint32_t>&,
+                              const std::vector<const frontend::TemplateInfo*>&) {
     DiskCacheSlot slot;
     slot.kernel = kernel;
     return slot;
 }
 
-std::optional<CachedVariant> disk_cache_load(const DiskCacheSlot&, frontend::Resolver&) { return std::nullopt; }
+std::optional<CachedVariant> disk_cache_load(const DiskCacheSlot&, frontend::Resolver&,
+                                             const std::vector<const frontend::TemplateInfo*>&) {
+    return std::nullopt;
+}
 
-void disk_cache_store(const DiskCacheSlot&, const frontend::Resolver&, const codegen::CompiledCpuKernel&,
-                      const DispatchFacts&) {}
+void disk_cache_store(const DiskCacheSlot&, const frontend::Resolver&, const std::vector<const frontend::TemplateInfo*>&,
+                      const codegen::CompiledCpuKernel&, const DispatchFacts&) {}
 
 #endif
 

@@ -10,7 +10,13 @@
 //
 // An entry is used only if every recorded name still resolves to the same
 // answer through the kernel's resolver, so a changed tack.constant, device
-// function or import compiles afresh and overwrites the entry. Entries are
+// function or import compiles afresh and overwrites the entry.
+//
+// A device-class instance argument joins the key by its signature's content
+// (TemplateInfo::content: classes by module and qualified name, attribute
+// layout, constants by bit pattern, method sources); the names its methods
+// resolve are recorded like a device function's and checked through the
+// instance's methods in the new process. Entries are
 // written to a temporary file and renamed into place, carry a checksum that
 // catches corruption and truncation, and are evicted least recently used
 // first once the folder passes its size cap. Every failure of the cache
@@ -31,6 +37,7 @@
 
 #include "codegen/llvm/jit.h"
 #include "frontend/resolver.h"
+#include "frontend/template.h"
 #include "syntax/source.h"
 
 namespace tack::runtime {
@@ -40,6 +47,10 @@ namespace tack::runtime {
 // resolvers of their own. The first answer for a path is kept, as the
 // kernel's own resolver keeps it.
 std::shared_ptr<frontend::Resolver> recording_resolver(std::shared_ptr<frontend::Resolver> inner);
+
+// A copy of an instance description whose functions resolve through
+// recording resolvers; lowering reads it in place of the original.
+std::shared_ptr<frontend::TemplateInfo> recording_template(const frontend::TemplateInfo& info);
 
 // What dispatch reads from a variant's typed IR, which a cache hit never
 // builds. A new fact of this kind must join the entry.
@@ -57,9 +68,12 @@ struct DiskCacheSlot {
 };
 
 // The slot of a kernel variant. `variant_key` is the dispatcher's key, so
-// every fact that selects a variant selects an entry too.
+// every fact that selects a variant selects an entry too; `templates` are
+// the instance arguments in order, whose ids in the key are process-local
+// and are replaced by their contents.
 DiskCacheSlot disk_cache_slot(const std::string& kernel, const syntax::Source& source,
-                              const std::vector<uint32_t>& variant_key);
+                              const std::vector<uint32_t>& variant_key,
+                              const std::vector<const frontend::TemplateInfo*>& templates = {});
 
 struct CachedVariant {
     codegen::CompiledCpuKernel code;  // linked, with its result type set
@@ -67,13 +81,17 @@ struct CachedVariant {
 };
 
 // The slot's entry, linked into this process, if it is intact and every
-// name it recorded resolves through `resolver` as it did when it was stored.
-std::optional<CachedVariant> disk_cache_load(const DiskCacheSlot& slot, frontend::Resolver& resolver);
+// name it recorded resolves through `resolver` (and the instances' methods)
+// as it did when it was stored.
+std::optional<CachedVariant> disk_cache_load(const DiskCacheSlot& slot, frontend::Resolver& resolver,
+                                             const std::vector<const frontend::TemplateInfo*>& templates = {});
 
 // Stores freshly compiled code with every name `resolver` (made by
-// recording_resolver) has answered. Failures are silent: the cache only
+// recording_resolver) and the instances' methods (made by
+// recording_template) have answered. Failures are silent: the cache only
 // saves time.
 void disk_cache_store(const DiskCacheSlot& slot, const frontend::Resolver& resolver,
+                      const std::vector<const frontend::TemplateInfo*>& recorded_templates,
                       const codegen::CompiledCpuKernel& code, const DispatchFacts& facts);
 
 // $TACK_CACHE_DIR, else $XDG_CACHE_HOME/tack, else ~/.cache/tack; empty

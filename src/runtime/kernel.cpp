@@ -239,8 +239,10 @@ Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n) {
         ParamFacts f;
         if (args[i].kind == CallArg::Kind::Object) {
             v->facts.push_back(f);
+            auto& recording = recording_templates_[args[i].object->id];
+            if (!recording) recording = recording_template(*args[i].object);
             frontend::ParamShape marker;
-            marker.object = args[i].object;
+            marker.object = recording.get();
             shapes.push_back(marker);
             continue;
         }
@@ -270,12 +272,17 @@ Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n) {
     // The disk cache stands in for lowering, typing and LLVM, so whatever a
     // variant reads from its typed IR travels in the entry (DispatchFacts).
     // Debug variants report failures from their IR and always compile.
-    // Variants with device-class instances compile in each process: their
-    // signature ids are not stable across processes.
-    bool has_object = false;
-    for (size_t i = 0; i < n; ++i) has_object = has_object || args[i].kind == CallArg::Kind::Object;
-    DiskCacheSlot disk_slot = v->debug || has_object ? DiskCacheSlot{} : disk_cache_slot(name_, *source_, v->key);
-    if (auto cached = disk_cache_load(disk_slot, *resolver_)) {
+    // Instances join the disk key by content: their ids are process-local.
+    std::vector<uint32_t> disk_key = v->key;
+    std::vector<const frontend::TemplateInfo*> instances, recorded;
+    for (size_t i = 0; i < n; ++i) {
+        if (args[i].kind != CallArg::Kind::Object) continue;
+        disk_key[i] = kObjectTag;
+        instances.push_back(args[i].object);
+        recorded.push_back(shapes[i].object);
+    }
+    DiskCacheSlot disk_slot = v->debug ? DiskCacheSlot{} : disk_cache_slot(name_, *source_, disk_key, instances);
+    if (auto cached = disk_cache_load(disk_slot, *resolver_, instances)) {
         v->code = std::move(cached->code);
         v->effects.written = std::move(cached->facts.written);
         v->effects.atomic_targets = std::move(cached->facts.atomic_targets);
@@ -288,7 +295,7 @@ Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n) {
         v->code = compile_cpu(*v->typed, "tack.k" + std::to_string(id_) + ".v" + std::to_string(variants_.size()),
                               false, options, &v->debug_accesses);
         v->code.result_type = v->typed->result_type;
-        disk_cache_store(disk_slot, *resolver_, v->code,
+        disk_cache_store(disk_slot, *resolver_, recorded, v->code,
                          DispatchFacts{v->code.result_type, v->effects.written, v->effects.atomic_targets});
     }
 #else

@@ -81,6 +81,9 @@ private:
     std::unique_ptr<syntax::FunctionDef> tree_;
     std::vector<std::string> param_names_;
     std::map<std::vector<uint64_t>, std::unique_ptr<ir::Kernel>> templates_;
+    // Instance descriptions lowering reads, by signature id: copies whose
+    // functions record what they resolve, for the disk cache.
+    std::map<uint32_t, std::shared_ptr<frontend::TemplateInfo>> recording_templates_;
     std::vector<std::unique_ptr<Variant>> variants_;
     Variant* last_ = nullptr;
     uint64_t id_;

@@ -201,6 +201,76 @@ def test_a_same_named_function_from_another_module_is_not_reused(tmp_path):
         assert result == (np.arange(6) * factor).tolist()
 
 
+def test_device_class_instances_are_cached_by_content_and_checked_by_their_methods(tmp_path):
+    # The class lives in one module and its method calls `helpers.scale`,
+    # found through the class's module: a change there must reach a cached
+    # kernel that only receives the instance.
+    cache = tmp_path / "cache"
+
+    def write_modules(factor, offset):
+        write(
+            tmp_path / "helpers.py",
+            f"""
+            import tack
+
+            @tack.func
+            def scale(v):
+                return v * {factor}
+            """,
+        )
+        write(
+            tmp_path / "shapes.py",
+            f"""
+            import tack
+            from helpers import scale
+
+            @tack.device_class
+            class Scaled:
+                offset = {offset}
+
+                def __init__(self, values):
+                    self.values = values
+
+                @tack.func
+                def at(self, i):
+                    return scale(self.values[i]) + self.offset
+            """,
+        )
+
+    script = write(
+        tmp_path / "use_shapes.py",
+        """
+        import json, sys
+        sys.path.insert(0, sys.argv[1])
+        import numpy as np
+        import tack
+        from shapes import Scaled
+
+        @tack.kernel
+        def apply(s, out):
+            for i in range(len(out)):
+                out[i] = s.at(i)
+
+        out = tack.zeros(6, dtype=tack.i32)
+        apply(Scaled(tack.array(np.arange(6, dtype=np.int32))), out)
+        print(json.dumps(out.numpy().tolist()))
+        """,
+    )
+    steps = [
+        (2, 1, "miss"),
+        (2, 1, "hit"),
+        (7, 1, "stale"),  # the helper the method calls changed
+        (7, 1, "hit"),
+        (7, -3, "miss"),  # a class constant is part of the content key
+    ]
+    for factor, offset, event in steps:
+        write_modules(factor, offset)
+        # No bytecode files: a rewrite within the same second must be read.
+        result, events = run(script, cache, tmp_path, env={"PYTHONDONTWRITEBYTECODE": "1"})
+        assert events["apply"][0] == event, (factor, offset, events)
+        assert result == (np.arange(6) * factor + offset).tolist()
+
+
 @pytest.mark.parametrize("damage", ["flip-payload", "flip-header", "truncate", "empty"])
 def test_a_damaged_entry_is_detected_and_replaced(tmp_path, damage):
     cache = tmp_path / "cache"
