@@ -118,8 +118,10 @@ def _print_machine(tack, tack_note):
 def _print_overhead(tack, kernels, quick):
     cold = tack_overhead.cold_compile_ms(tack)
     launch = tack_overhead.launch_us(tack, kernels.saxpy, calls=1000 if quick else 5000)
+    instance = tack_overhead.instance_launch_us(tack, kernels.SaxpyPair, calls=1000 if quick else 5000)
     print(f"\nTack saxpy cold compile (first call minus a cached call): {cold:.1f} ms")
     print(f"Tack saxpy cached launch, n=1 (median call from Python): {launch:.2f} us")
+    print(f"  the same through a device-class instance: {instance:.2f} us ({instance / launch:.1f}x)")
 
 
 def run_kernels(quick):

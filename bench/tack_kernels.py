@@ -10,6 +10,21 @@ def saxpy(alpha, x, y):
         y[i] = alpha * x[i] + y[i]
 
 
+@tack.device_class
+class SaxpyPair:
+    """saxpy's operands bundled in a device-class instance."""
+
+    def __init__(self, alpha, x, y):
+        self.alpha = alpha
+        self.x = x
+        self.y = y
+
+    @tack.kernel
+    def saxpy(self):
+        for i in range(len(self.x)):
+            self.y[i] = self.alpha * self.x[i] + self.y[i]
+
+
 @tack.kernel
 def jacobi_step(grid, out):
     for r, c in tack.ndindex((1, grid.shape[0] - 1), (1, grid.shape[1] - 1)):

@@ -53,6 +53,15 @@ def cold_compile_ms(tack, n=1024):
     return first_ms - cached_ms
 
 
+def instance_launch_us(tack, pair_class, calls):
+    """As launch_us, with the operands in a device-class instance: the
+    instance is read into its signature and leaves at every call."""
+    pair = pair_class(2.0, tack.array(np.ones(1, dtype=np.float32)), tack.zeros(1, dtype=tack.f32))
+    pair.saxpy()
+    tack.sync()
+    return timing.median_us_per_call(pair.saxpy, calls=calls)
+
+
 def launch_us(tack, kernel, calls):
     """Median time of one cached saxpy call with n=1, until the call returns
     (on the CPU the kernel has run by then)."""
