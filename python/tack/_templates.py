@@ -25,7 +25,6 @@ from . import _dtypes
 from ._constants import Constant
 
 _MARK = "__tack_device_class__"
-_INDEXING = frozenset({"__getitem__", "__setitem__", "__len__"})
 
 
 def device_class(cls):
@@ -124,6 +123,15 @@ def _unchanged(seen, now):
     return True
 
 
+def _tack_member(value):
+    """Whether a dunder-named class attribute is Tack's (a @tack.func such as
+    __getitem__, or a tack.constant) rather than Python's (__init__,
+    __module__, __dict__ ...)."""
+    if isinstance(value, staticmethod):
+        value = value.__func__
+    return isinstance(value, (_DeviceFunction, Constant))
+
+
 def _class_part(cls):
     """The id of the class-level signature entries of `cls`."""
     mro = cls.__mro__
@@ -135,7 +143,7 @@ def _class_part(cls):
     seen = set()
     for klass in mro[:-1]:
         for name, value in vars(klass).items():
-            if name in seen or (name.startswith("__") and name.endswith("__") and name not in _INDEXING):
+            if name in seen or (name.startswith("__") and name.endswith("__") and not _tack_member(value)):
                 continue
             seen.add(name)
             entries.append((name,) + _class_entry(value))

@@ -368,3 +368,33 @@ def test_nfkc_equivalent_spellings_never_read_another_binding():
     except NameError:
         return
     np.testing.assert_array_equal(out.numpy(), np.arange(N))
+
+
+@tack.device_class
+class Named:
+    select = 3  # a class constant spelled like an LLVM instruction
+
+    def __init__(self, kernel, λ, threadIdx):
+        self.kernel = kernel
+        self.λ = λ
+        self.threadIdx = threadIdx
+
+    @tack.func
+    def __global__(self, i):
+        return self.kernel[i] * self.λ + self.threadIdx[1] + self.select
+
+
+@tack.kernel
+def through_named_instance(int, threadIdx, out):
+    for i in range(len(out)):
+        out[i] = int.__global__(i) + threadIdx
+
+
+def test_device_class_attribute_and_method_names_keep_their_identity():
+    # Instance attributes become parameters named by their paths
+    # ("int.kernel"), which no user name can spell, beside a user parameter
+    # named like the attribute.
+    values = np.arange(4, dtype=np.int32)
+    out = tack.zeros(4, dtype=tack.i32)
+    through_named_instance(Named(tack.array(values), 5, (7, 11)), 100, out)
+    assert out.numpy().tolist() == (values * 5 + 11 + 3 + 100).tolist()
