@@ -137,6 +137,8 @@ void Lowerer::kernel(const FunctionDef& fn, std::shared_ptr<Resolver> resolver) 
         p.name = fn.params[i].name;
         p.kind = shapes_[i].is_array ? ir::ParamKind::Array : ir::ParamKind::Scalar;
         p.ndim = shapes_[i].ndim;
+        p.element_shape = shapes_[i].element_shape;
+        p.soa = shapes_[i].soa;
         k_.params.push_back(p);
         if (shapes_[i].is_array) {
             top.names[p.name] = Binding{Binding::Kind::Array, static_cast<int>(i)};
@@ -305,6 +307,9 @@ void Lowerer::stmt(const Stmt& s, ir::Block& out) {
                 ev->value = std::move(v.expr);
                 ev->span = s.span;
                 out.push_back(std::move(ev));
+            } else if (v.kind == Value::Kind::Vector) {
+                // The components are pure; what the value does is in its prelude.
+                for (auto& st : v.prelude) out.push_back(std::move(st));
             } else if (v.kind == Value::Kind::Tuple) {
                 for (auto& e : v.elts) {
                     if (e.kind != Value::Kind::Scalar) continue;
@@ -479,9 +484,19 @@ void Lowerer::assign(const Expr& target, Value v, ir::Block& out, Span span) {
             }
         }
         require_side_effects_allowed(span, "array store");
+        if (auto* element = s->value->as<Subscript>()) {
+            if (int a = element_array(*element->value); a >= 0) {
+                store_element_component(a, *element, target, std::move(v), out, span);
+                return;
+            }
+        }
         Value base = expr(*s->value);
         if (base.kind != Value::Kind::Array)
             fail(ErrorKind::Type, s->value->span, "only arrays can be assigned by subscript", "subscript assignment");
+        if (!k_.params[base.array].element_shape.empty()) {
+            store_element(base.array, *s->index, std::move(v), out, span);
+            return;
+        }
         if (v.kind == Value::Kind::Vector)
             fail(ErrorKind::Type, span,
                  "a " + shape_name(v.shape) + " cannot be stored into array '" + k_.params[base.array].name +
@@ -526,6 +541,13 @@ void Lowerer::assign(const Expr& target, Value v, ir::Block& out, Span span) {
             auto it = frame().names.find(bn->id);
             if (it != frame().names.end() && it->second.kind == Binding::Kind::Vector) {
                 assign_component(target, std::move(v), out, span);
+                return;
+            }
+        }
+        if (auto* element = a->value->as<Subscript>()) {
+            if (int arr = element_array(*element->value); arr >= 0) {
+                require_side_effects_allowed(span, "array store");
+                store_element_component(arr, *element, target, std::move(v), out, span);
                 return;
             }
         }
@@ -597,6 +619,10 @@ void Lowerer::aug_assign(const AugAssign& s, ir::Block& out) {
     Value base = expr(*sub->value);
     if (base.kind != Value::Kind::Array)
         fail(ErrorKind::Type, sub->value->span, "only arrays can be assigned by subscript");
+    if (!k_.params[base.array].element_shape.empty()) {
+        aug_assign_element(base.array, *sub, s, out);
+        return;
+    }
     // The index is evaluated once and the old value read before the right side.
     auto idx = indices(base.array, *sub->index, sub->span);
     for (auto& i : idx) i = reusable(std::move(i), out);

@@ -4,6 +4,7 @@
 // types per variant.
 #pragma once
 
+#include <compare>
 #include <memory>
 #include <vector>
 
@@ -14,10 +15,16 @@
 namespace tack::frontend {
 
 // What lowering needs to know of each argument: arrays and scalars lower to
-// different IR, and an array's rank decides how subscripts read.
+// different IR, an array's rank decides how subscripts read, and its element
+// shape ({n} for vectors, {rows, cols} for matrices, empty for numbers) and
+// layout decide what an element is and which atomics it takes.
 struct ParamShape {
     bool is_array = false;
     int ndim = 0;
+    std::vector<int> element_shape;
+    bool soa = false;
+
+    auto operator<=>(const ParamShape&) const = default;
 };
 
 // Throws syntax::CompileError with the kernel or device function and the

@@ -346,8 +346,10 @@ Value Lowerer::atomic(const std::string& bname, const syntax::Call& c) {
         fail(ErrorKind::Type, c.args[0]->span,
              bname + " target '" + shown + "' is a local array; atomics update elements of global arrays only", bname,
              "local arrays are private to one iteration: update them with ordinary assignment");
+    ir::AtomicOp op = bname == "atomic_add" ? ir::AtomicOp::Add : bname == "atomic_min" ? ir::AtomicOp::Min : ir::AtomicOp::Max;
+    if (!k_.params[target.array].element_shape.empty()) return atomic_element(op, bname, target.array, c);
     auto a = std::make_unique<ir::Atomic>();
-    a->op = bname == "atomic_add" ? ir::AtomicOp::Add : bname == "atomic_min" ? ir::AtomicOp::Min : ir::AtomicOp::Max;
+    a->op = op;
     a->array = target.array;
     a->indices = indices(target.array, *c.args[1], c.args[1]->span);
     a->value = scalar(*c.args[2], "an atomic operand");

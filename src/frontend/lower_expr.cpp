@@ -263,6 +263,7 @@ bool Lowerer::looks_vector(const syntax::Expr& e) {
         }
         case ExprKind::Subscript: {
             auto& s = *e.as<Subscript>();
+            if (element_array(*s.value) >= 0) return true;  // an element of a vector or matrix array
             // A matrix row.
             if (auto* n = s.value->as<Name>()) {
                 auto it = frame().names.find(n->id);
@@ -402,6 +403,7 @@ Value Lowerer::subscript(const Subscript& s) {
     if (base.kind == Value::Kind::Vector) return vector_component(std::move(base), *s.index, s.span);
     if (base.kind != Value::Kind::Array)
         fail(ErrorKind::Type, s.value->span, "only arrays, vectors and matrices can be indexed", "subscript");
+    if (!k_.params[base.array].element_shape.empty()) return load_element(base.array, *s.index, s.span);
     auto load = std::make_unique<ir::Load>();
     load->array = base.array;
     load->indices = indices(base.array, *s.index, s.span);

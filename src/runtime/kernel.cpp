@@ -24,9 +24,19 @@ constexpr uint32_t kDebugFlag = 1;
 constexpr uint32_t kDisjointFlag = 2;
 constexpr uint32_t kScalarTag = 2u << 28;
 
+// Bits 20-27 dtype, 12-19 rank, 5-10 the element's shape (rows or length,
+// then columns: a 2x2 matrix and a 4-vector differ), 1 a structure of
+// arrays, 0 contiguity.
 uint32_t array_key(const Array& a) {
+    const auto& e = a.element().shape;
+    uint32_t rows = e.empty() ? 0 : static_cast<uint32_t>(e[0]);
+    uint32_t cols = e.size() == 2 ? static_cast<uint32_t>(e[1]) : 0;
     return kArrayTag | (static_cast<uint32_t>(a.dtype()) << 20) | (static_cast<uint32_t>(a.ndim()) << 12) |
-           (a.contiguous() ? 1u : 0u);
+           (rows << 8) | (cols << 5) | (a.element().layout == Layout::Soa ? 2u : 0u) | (a.contiguous() ? 1u : 0u);
+}
+
+frontend::ParamShape shape_of(const ParamFacts& f) {
+    return frontend::ParamShape{f.is_array, f.ndim, f.element_shape, f.soa};
 }
 
 DType float_precision_of(const CallArg* args, size_t n) {
@@ -139,12 +149,10 @@ void Kernel::check_arity(size_t n) {
 }
 
 const ir::Kernel& Kernel::template_for(const std::vector<frontend::ParamShape>& shapes) {
-    std::vector<std::pair<bool, int>> key;
-    for (auto& s : shapes) key.emplace_back(s.is_array, s.ndim);
-    auto it = templates_.find(key);
+    auto it = templates_.find(shapes);
     if (it != templates_.end()) return *it->second;
     auto t = build_template(syntax_tree(), resolver_, shapes);
-    auto& slot = templates_[key];
+    auto& slot = templates_[shapes];
     slot = std::move(t);
     return *slot;
 }
@@ -219,12 +227,13 @@ Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n) {
                                     "kernel '" + name_ + "': parameter '" + param_names_[i] + "' has " +
                                         std::to_string(a.ndim()) + " dimensions; at most " +
                                         std::to_string(codegen::kMaxDims) + " are supported");
-            f = ParamFacts{true, a.dtype(), a.ndim(), a.contiguous()};
+            f = ParamFacts{true, a.dtype(), a.ndim(), a.contiguous(), a.element().shape,
+                           a.element().layout == Layout::Soa};
         } else {
             f.dtype = args[i].kind == CallArg::Kind::PythonFloat ? precision : args[i].dtype;
         }
         v->facts.push_back(f);
-        shapes.push_back(frontend::ParamShape{f.is_array, f.ndim});
+        shapes.push_back(shape_of(f));
     }
     if (!base && !disjoint) {
         // Overlapping arrays on a first call: which of them the kernel writes
@@ -300,6 +309,7 @@ CallResult Kernel::call(const CallArg* args, size_t n) {
                     slot.shape[d] = arr.shape()[d];
                     slot.strides[d] = arr.strides()[d];
                 }
+                slot.component_stride = arr.element().component_stride;
                 argv[i] = &slot;
                 break;
             }
@@ -422,7 +432,7 @@ std::string Kernel::inspect(const std::string& what, const CallArg* args, size_t
         std::vector<frontend::ParamShape> shapes;
         DType precision = DType::F32;
         for (auto& f : v->facts) {
-            shapes.push_back(frontend::ParamShape{f.is_array, f.ndim});
+            shapes.push_back(shape_of(f));
             if (f.is_array && f.dtype == DType::F64) precision = DType::F64;
         }
         v->typed = specialize(template_for(shapes), v->facts, precision);
@@ -435,8 +445,9 @@ std::string Kernel::inspect(const std::string& what, const CallArg* args, size_t
         DType precision = DType::F32;
         for (auto& p : typed->params) {
             if (p.kind == ir::ParamKind::LocalArray) continue;
-            shapes.push_back(frontend::ParamShape{p.kind == ir::ParamKind::Array, p.ndim});
-            facts.push_back(ParamFacts{p.kind == ir::ParamKind::Array, p.dtype, p.ndim, p.contiguous});
+            facts.push_back(ParamFacts{p.kind == ir::ParamKind::Array, p.dtype, p.ndim, p.contiguous, p.element_shape,
+                                       p.soa});
+            shapes.push_back(shape_of(facts.back()));
             if (p.kind == ir::ParamKind::Array && p.dtype == DType::F64) precision = DType::F64;
         }
         PassObserver observe = [&](const char* pass, const ir::Kernel& k) {

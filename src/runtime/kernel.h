@@ -2,7 +2,8 @@
 // templates and compiled variants, and the dispatch path.
 //
 // Every fact baked into compiled code is in the variant key: each
-// argument's category, dtype, rank and contiguity. Runtime scalar values and
+// argument's category, dtype, rank and contiguity, and an array's element
+// shape and layout. Runtime scalar values and
 // the launch length are not, so changing them never recompiles.
 #pragma once
 
@@ -77,7 +78,7 @@ private:
     std::shared_ptr<frontend::Resolver> resolver_;
     std::unique_ptr<syntax::FunctionDef> tree_;
     std::vector<std::string> param_names_;
-    std::map<std::vector<std::pair<bool, int>>, std::unique_ptr<ir::Kernel>> templates_;
+    std::map<std::vector<frontend::ParamShape>, std::unique_ptr<ir::Kernel>> templates_;
     std::vector<std::unique_ptr<Variant>> variants_;
     Variant* last_ = nullptr;
     uint64_t id_;

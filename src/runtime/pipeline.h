@@ -29,6 +29,8 @@ struct ParamFacts {
     DType dtype = DType::I32;
     int ndim = 0;
     bool contiguous = true;
+    std::vector<int> element_shape;  // arrays of vector or matrix elements
+    bool soa = false;                // their layout: a structure of arrays
 };
 
 // A typed copy of the template for these argument facts.
