@@ -27,7 +27,20 @@ class Array:
     def shape(self) -> tuple: ...
 
     @property
-    def dtype(self) -> object: ...
+    def dtype(self) -> object:
+        """
+        The element type: a scalar dtype, or a vector or matrix type such as tack.vec3f.
+        """
+
+    @property
+    def element_shape(self) -> tuple:
+        """
+        () for numbers, (n,) for vector elements, (rows, cols) for matrix elements.
+        """
+
+    @property
+    def layout(self) -> str:
+        """"aos" (interleaved components) or "soa" (a structure of arrays)."""
 
     @property
     def ndim(self) -> int: ...
@@ -60,7 +73,9 @@ class Array:
         """Sets every element to value."""
 
     def numpy(self) -> object:
-        """A NumPy array viewing the same memory (no copy)."""
+        """
+        A NumPy array viewing the same memory (no copy); vector and matrix elements add their own dimensions after the array's.
+        """
 
     def __dlpack__(self, stream: object | None = None, *, max_version: object | None = None, dl_device: object | None = None, copy: object | None = None) -> object:
         """
