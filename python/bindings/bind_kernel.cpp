@@ -37,6 +37,12 @@ void read_arg(Kernel& k, size_t i, nb::handle h, CallArg& out) {
         out.array = a;
         return;
     }
+    runtime::Texture3D* t;
+    if (nb::try_cast<runtime::Texture3D*>(h, t, false) && t) {
+        out.kind = CallArg::Kind::Texture;
+        out.texture = t;
+        return;
+    }
     if (PyFloat_CheckExact(o)) {
         out.kind = CallArg::Kind::PythonFloat;
         out.value = PyFloat_AS_DOUBLE(o);
@@ -78,7 +84,7 @@ void read_arg(Kernel& k, size_t i, nb::handle h, CallArg& out) {
         out.value = PyFloat_AsDouble(o);
         return;
     }
-    bad_argument(k, i, h, "expected a tack.Array, an int or a float");
+    bad_argument(k, i, h, "expected a tack.Array, a texture, an int or a float");
 }
 
 nb::object to_python(const runtime::CallResult& r) {

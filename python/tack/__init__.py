@@ -84,6 +84,7 @@ from ._errors import (
     KernelValueError,
     UnsupportedError,
 )
+from ._textures import Texture3D, texture3d
 from . import random
 
 __version__ = "0.1.0"

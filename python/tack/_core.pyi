@@ -89,6 +89,28 @@ class Array:
 
     def __repr__(self) -> str: ...
 
+class Texture3D:
+    """
+    A 3D texture: an f32 snapshot of an array's W*H*D elements, x fastest, sampled in kernels with tex.sample(u, v, w). Make one with tack.texture3d.
+    """
+
+    def __init__(self, array: Array, width: int, height: int, depth: int) -> None: ...
+
+    def update(self) -> None:
+        """
+        Copies the array again; sampling afterwards sees its data as of this call.
+        """
+
+    @property
+    def shape(self) -> tuple:
+        """(W, H, D)."""
+
+    @property
+    def array(self) -> Array:
+        """The array the texture copies."""
+
+    def __repr__(self) -> str: ...
+
 def set_debug(arg: bool, /) -> None:
     """Compile bounds-checked variants from now on (or stop)."""
 

@@ -135,7 +135,9 @@ void Lowerer::kernel(const FunctionDef& fn, std::shared_ptr<Resolver> resolver) 
     for (size_t i = 0; i < fn.params.size(); ++i) {
         ir::Param p;
         p.name = fn.params[i].name;
-        p.kind = shapes_[i].is_array ? ir::ParamKind::Array : ir::ParamKind::Scalar;
+        p.kind = shapes_[i].texture    ? ir::ParamKind::Texture
+                 : shapes_[i].is_array ? ir::ParamKind::Array
+                                       : ir::ParamKind::Scalar;
         p.ndim = shapes_[i].ndim;
         p.element_shape = shapes_[i].element_shape;
         p.soa = shapes_[i].soa;
@@ -493,6 +495,7 @@ void Lowerer::assign(const Expr& target, Value v, ir::Block& out, Span span) {
         Value base = expr(*s->value);
         if (base.kind != Value::Kind::Array)
             fail(ErrorKind::Type, s->value->span, "only arrays can be assigned by subscript", "subscript assignment");
+        refuse_texture(base.array, span, "written");
         if (!k_.params[base.array].element_shape.empty()) {
             store_element(base.array, *s->index, std::move(v), out, span);
             return;
@@ -619,6 +622,7 @@ void Lowerer::aug_assign(const AugAssign& s, ir::Block& out) {
     Value base = expr(*sub->value);
     if (base.kind != Value::Kind::Array)
         fail(ErrorKind::Type, sub->value->span, "only arrays can be assigned by subscript");
+    refuse_texture(base.array, s.span, "written");
     if (!k_.params[base.array].element_shape.empty()) {
         aug_assign_element(base.array, *sub, s, out);
         return;

@@ -23,6 +23,7 @@ struct ParamShape {
     int ndim = 0;
     std::vector<int> element_shape;
     bool soa = false;
+    bool texture = false;  // a texture argument: sampled, never indexed or written
 
     auto operator<=>(const ParamShape&) const = default;
 };

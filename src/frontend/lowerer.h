@@ -125,6 +125,11 @@ public:
     void aug_assign_element(int array, const syntax::Subscript& target, const syntax::AugAssign& s, ir::Block& out);
     Value atomic_element(ir::AtomicOp op, const std::string& bname, int array, const syntax::Call& c);
 
+    // ---- lower_texture.cpp: 3D textures
+    // Fails when `array` is a texture, which is sampled and never `what` (indexed, written, ...).
+    void refuse_texture(int array, syntax::Span span, const std::string& what);
+    Value texture_sample(int texture, const syntax::Call& c);
+
     // ---- lower_call.cpp: calls
     Value call(const syntax::Call& c);
     Value builtin(const std::string& name, const syntax::Call& c);

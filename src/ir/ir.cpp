@@ -535,7 +535,9 @@ public:
             if (p.kind == ParamKind::LocalArray) continue;
             o << (first ? "" : ", ") << p.name;
             first = false;
-            if (p.kind == ParamKind::Array) {
+            if (p.kind == ParamKind::Texture) {
+                o << ": texture3d[f32]";
+            } else if (p.kind == ParamKind::Array) {
                 o << ": array[";
                 if (p.element_shape.size() == 1) o << "vec" << p.element_shape[0] << " of ";
                 if (p.element_shape.size() == 2) o << "mat" << p.element_shape[0] << "x" << p.element_shape[1] << " of ";

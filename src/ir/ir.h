@@ -245,8 +245,10 @@ struct Var {
 
 // Arrays are numbered with the parameters: a local array (private scratch
 // declared with tack.local_array) is an entry after the kernel's own
-// parameters, so every array reference is one index.
-enum class ParamKind { Array, Scalar, LocalArray };
+// parameters, so every array reference is one index. A texture reaches
+// code as its f32 snapshot, a read-only (depth, height, width) array that
+// sampling loads from.
+enum class ParamKind { Array, Scalar, LocalArray, Texture };
 
 struct Param {
     std::string name;

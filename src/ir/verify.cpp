@@ -81,6 +81,7 @@ private:
             case StmtKind::Store: {
                 auto& st = *s.as<Store>();
                 access(st.array, st.component, "store");
+                if (k_.params[st.array].kind == ParamKind::Texture) fail("store to a texture");
                 expr(*st.value);
                 for (auto& i : st.indices) index(*i);
                 if (typed()) same(*st.value, k_.params[st.array].dtype, "stored value");

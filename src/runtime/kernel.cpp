@@ -18,11 +18,13 @@ namespace {
 std::atomic<uint64_t> next_kernel_id{0};
 std::atomic<bool> debug_mode{false};
 
+// The variant key is each argument's words, then one word of flags. An
+// array or a scalar is one word; a texture is its tag and its three extents.
 constexpr uint32_t kArrayTag = 1u << 28;
-// The flags that follow the argument keys.
+constexpr uint32_t kScalarTag = 2u << 28;
+constexpr uint32_t kTextureTag = 3u << 28;
 constexpr uint32_t kDebugFlag = 1;
 constexpr uint32_t kDisjointFlag = 2;
-constexpr uint32_t kScalarTag = 2u << 28;
 
 // Bits 20-27 dtype, 12-19 rank, 5-10 the element's shape (rows or length,
 // then columns: a 2x2 matrix and a 4-vector differ), 1 a structure of
@@ -36,7 +38,7 @@ uint32_t array_key(const Array& a) {
 }
 
 frontend::ParamShape shape_of(const ParamFacts& f) {
-    return frontend::ParamShape{f.is_array, f.ndim, f.element_shape, f.soa};
+    return frontend::ParamShape{f.is_array, f.ndim, f.element_shape, f.soa, f.texture};
 }
 
 DType float_precision_of(const CallArg* args, size_t n) {
@@ -50,8 +52,28 @@ uint32_t arg_key(const CallArg& a, DType precision) {
         case CallArg::Kind::Array: return array_key(*a.array);
         case CallArg::Kind::Scalar: return kScalarTag | static_cast<uint32_t>(a.dtype);
         case CallArg::Kind::PythonFloat: return kScalarTag | static_cast<uint32_t>(precision);
+        case CallArg::Kind::Texture: return kTextureTag;
     }
     return 0;
+}
+
+void append_key(const CallArg& a, DType precision, std::vector<uint32_t>& key) {
+    key.push_back(arg_key(a, precision));
+    if (a.kind == CallArg::Kind::Texture)
+        for (int64_t e : {a.texture->width(), a.texture->height(), a.texture->depth()})
+            key.push_back(static_cast<uint32_t>(e));
+}
+
+// Whether `a` matches the key's words at `at`, which it moves past them.
+bool key_matches(const CallArg& a, DType precision, const std::vector<uint32_t>& key, size_t& at) {
+    if (at >= key.size() || key[at++] != arg_key(a, precision)) return false;
+    if (a.kind != CallArg::Kind::Texture) return true;
+    if (at + 3 > key.size()) return false;
+    const Texture3D& t = *a.texture;
+    bool same = key[at] == static_cast<uint32_t>(t.width()) && key[at + 1] == static_cast<uint32_t>(t.height()) &&
+                key[at + 2] == static_cast<uint32_t>(t.depth());
+    at += 3;
+    return same;
 }
 
 struct Launch {
@@ -192,10 +214,10 @@ Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n) {
     DType precision = float_precision_of(args, n);
     uint32_t debug = debug_mode.load(std::memory_order_relaxed) ? 1 : 0;
     auto facts_match = [&](const Variant& v) {
-        if (v.key.size() != n + 1 || (v.key[n] & kDebugFlag) != debug) return false;
+        size_t at = 0;
         for (size_t i = 0; i < n; ++i)
-            if (v.key[i] != arg_key(args[i], precision)) return false;
-        return true;
+            if (!key_matches(args[i], precision, v.key, at)) return false;
+        return at + 1 == v.key.size() && (v.key[at] & kDebugFlag) == debug;
     };
     // The cached path: compare keys in place, newest variant first; then the
     // disjointness of this call's storage picks between the two variants.
@@ -218,9 +240,11 @@ Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n) {
     auto v = std::make_unique<Variant>();
     std::vector<frontend::ParamShape> shapes;
     for (size_t i = 0; i < n; ++i) {
-        v->key.push_back(arg_key(args[i], precision));
+        append_key(args[i], precision, v->key);
         ParamFacts f;
-        if (args[i].kind == CallArg::Kind::Array) {
+        if (args[i].kind == CallArg::Kind::Texture) {
+            f = ParamFacts{true, DType::F32, 3, true, {}, false, true};
+        } else if (args[i].kind == CallArg::Kind::Array) {
             const Array& a = *args[i].array;
             if (a.ndim() > codegen::kMaxDims)
                 throw ArgumentError(ArgumentError::Kind::Value,
@@ -310,6 +334,19 @@ CallResult Kernel::call(const CallArg* args, size_t n) {
                     slot.strides[d] = arr.strides()[d];
                 }
                 slot.component_stride = arr.element().component_stride;
+                argv[i] = &slot;
+                break;
+            }
+            case CallArg::Kind::Texture: {
+                // The snapshot, never the source array.
+                const Array& texels = a.texture->storage();
+                codegen::ArrayArg& slot = arrays[i];
+                slot.data = texels.data();
+                for (int d = 0; d < 3; ++d) {
+                    slot.shape[d] = texels.shape()[d];
+                    slot.strides[d] = texels.strides()[d];
+                }
+                slot.component_stride = 1;
                 argv[i] = &slot;
                 break;
             }
@@ -445,8 +482,8 @@ std::string Kernel::inspect(const std::string& what, const CallArg* args, size_t
         DType precision = DType::F32;
         for (auto& p : typed->params) {
             if (p.kind == ir::ParamKind::LocalArray) continue;
-            facts.push_back(ParamFacts{p.kind == ir::ParamKind::Array, p.dtype, p.ndim, p.contiguous, p.element_shape,
-                                       p.soa});
+            facts.push_back(ParamFacts{p.kind != ir::ParamKind::Scalar, p.dtype, p.ndim, p.contiguous, p.element_shape,
+                                       p.soa, p.kind == ir::ParamKind::Texture});
             shapes.push_back(shape_of(facts.back()));
             if (p.kind == ir::ParamKind::Array && p.dtype == DType::F64) precision = DType::F64;
         }

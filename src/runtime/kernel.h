@@ -2,8 +2,8 @@
 // templates and compiled variants, and the dispatch path.
 //
 // Every fact baked into compiled code is in the variant key: each
-// argument's category, dtype, rank and contiguity, and an array's element
-// shape and layout. Runtime scalar values and
+// argument's category, dtype, rank and contiguity, an array's element shape
+// and layout, and a texture's extents. Runtime scalar values and
 // the launch length are not, so changing them never recompiles.
 #pragma once
 
@@ -17,6 +17,7 @@
 #include "frontend/resolver.h"
 #include "runtime/array.h"
 #include "runtime/pipeline.h"
+#include "runtime/texture.h"
 
 namespace tack::runtime {
 
@@ -26,10 +27,12 @@ struct CallArg {
         Array,       // `array`
         Scalar,      // a value of `dtype` in `bits` (a Python int, a NumPy scalar)
         PythonFloat, // a Python float: f64 beside an f64 array argument, else f32
+        Texture,     // `texture`
     };
     Kind kind = Kind::Scalar;
     DType dtype = DType::I32;
     const Array* array = nullptr;
+    const Texture3D* texture = nullptr;
     uint64_t bits = 0;
     double value = 0;
 };

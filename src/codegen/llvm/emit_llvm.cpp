@@ -166,7 +166,7 @@ void Emitter::begin_function(llvm::FunctionType* fty, const std::string& name) {
             continue;
         }
         Value* slot_ptr = b_.CreateLoad(ptr(), b_.CreateConstGEP1_64(ptr(), args, p), "arg." + std::to_string(p));
-        if (param.kind == ParamKind::Array) {
+        if (param.kind == ParamKind::Array || param.kind == ParamKind::Texture) {
             if (!param.used) continue;
             ArrayValues a;
             a.data = b_.CreateLoad(ptr(), slot_ptr, "data");
