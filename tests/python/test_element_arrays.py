@@ -275,3 +275,18 @@ def test_a_vector_into_a_scalar_array_is_refused():
                 out[i] = v[i]
 
         into_numbers(tack.zeros(2, tack.vec3f), tack.zeros(2))
+
+
+@tack.kernel
+def gather_by_vector_index(table, cells, out):
+    for i in range(len(cells)):
+        out[i] = table[cells[i]] + table[cells[i].x, 0]
+        tack.atomic_add(table, (cells[i].y, cells[i].x), 0)
+
+
+def test_a_vector_of_integers_is_one_index_per_component(backend):
+    table = grid((5, 4), np.int32)
+    cells = np.array([[0, 3], [4, 0], [2, 2], [1, 1]], np.int32)
+    out = tack.zeros(4, tack.i32)
+    gather_by_vector_index(tack.array(table), tack.array(cells, dtype=tack.vec2i), out)
+    np.testing.assert_array_equal(out.numpy(), table[cells[:, 0], cells[:, 1]] + table[cells[:, 0], 0])
