@@ -290,3 +290,20 @@ def test_a_vector_of_integers_is_one_index_per_component(backend):
     out = tack.zeros(4, tack.i32)
     gather_by_vector_index(tack.array(table), tack.array(cells, dtype=tack.vec2i), out)
     np.testing.assert_array_equal(out.numpy(), table[cells[:, 0], cells[:, 1]] + table[cells[:, 0], 0])
+
+
+def test_debug_mode_checks_element_indices(backend):
+    @tack.kernel
+    def one_past_the_end(a):
+        for i in range(len(a) + 1):
+            a[i].y = 1.0
+
+    was = tack.debug_enabled()
+    tack.set_debug(True)
+    try:
+        a = tack.zeros(3, tack.vec3f, layout="soa")
+        with pytest.raises(IndexError, match=r"index \(3,\) is out of bounds for array 'a' with shape \(3,\)"):
+            one_past_the_end(a)
+        np.testing.assert_array_equal(a.numpy(), [[0, 1, 0]] * 3)  # the in-bounds stores ran
+    finally:
+        tack.set_debug(was)
