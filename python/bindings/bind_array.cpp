@@ -19,6 +19,9 @@ namespace {
 
 // Never destroyed: Python may be finalized before static destructors run.
 nb::object* dtype_objects = new nb::object[kNumDTypes];
+// tack._element_types.element_type(scalar dtype, shape): the dtype object of
+// an array of vector or matrix elements.
+nb::object& element_type_factory = *new nb::object();
 
 nb::dlpack::dtype dlpack_dtype(DType t) {
     switch (t) {
@@ -53,6 +56,8 @@ nb::object element(const Array& a, const char* p) {
     return nb::none();
 }
 
+nb::object numpy_view(nb::handle self);
+
 int64_t checked_index(nb::handle h, int64_t extent, int dim) {
     if (!PyLong_Check(h.ptr())) throw nb::type_error("array indices must be integers or slices");
     int64_t i = nb::cast<int64_t>(h);
@@ -81,7 +86,10 @@ nb::object getitem(nb::handle self, nb::handle key) {
     if (all_ints) {
         int64_t off = 0;
         for (int d = 0; d < a.ndim(); ++d) off += checked_index(parts[d], a.shape()[d], d) * a.strides()[d];
-        return element(a, a.data() + off * size_of(a.dtype()));
+        if (a.element().shape.empty()) return element(a, a.data() + off * size_of(a.dtype()));
+        // A vector or matrix element: a NumPy array of its own (a copy).
+        Array one(a.storage(), a.byte_offset() + off * size_of(a.dtype()), a.dtype(), {}, {}, a.element());
+        return numpy_view(nb::cast(one.scalars())).attr("copy")();
     }
     std::vector<int64_t> starts(a.ndim(), 0), stops = a.shape();
     std::vector<int> drop;
@@ -136,9 +144,11 @@ std::vector<int64_t> shape_arg(nb::handle shape) {
 }
 
 // Read-only arrays give read-only NumPy views, so host code cannot write
-// through the view what a kernel may not.
+// through the view what a kernel may not. An array of vector or matrix
+// elements is viewed as its scalars, (*shape, n) or (*shape, rows, cols),
+// in either layout.
 nb::object numpy_view(nb::handle self) {
-    Array& a = nb::cast<Array&>(self);
+    Array a = nb::cast<Array&>(self).scalars();
     std::vector<size_t> shape(a.shape().begin(), a.shape().end());
     std::vector<int64_t> strides = a.strides();
     if (a.readonly())
@@ -238,7 +248,7 @@ Array from_dlpack(nb::handle obj) {
 
 // The nanobind ndarray that exports an Array's memory with `self` as owner.
 nb::object exported(nb::handle self) {
-    const Array& a = nb::cast<const Array&>(self);
+    const Array a = nb::cast<const Array&>(self).scalars();
     std::vector<size_t> shape(a.shape().begin(), a.shape().end());
     std::vector<int64_t> strides = a.strides();
     if (a.readonly())
@@ -270,10 +280,19 @@ nb::object dlpack(nb::handle self, nb::handle stream, nb::handle max_version, nb
     return nd.attr("__dlpack__")(**kw);
 }
 
+// Vector and matrix arrays reduce over every component.
 template <double (*F)(const Array&)>
 double reduce(const Array& a) {
+    Array scalars = a.scalars();
     nb::gil_scoped_release release;
-    return F(a);
+    return F(scalars);
+}
+
+runtime::Layout layout_arg(const std::string& layout) {
+    if (layout == "aos") return runtime::Layout::Interleaved;
+    if (layout == "soa") return runtime::Layout::Soa;
+    throw nb::value_error(("layout must be \"aos\" (interleaved) or \"soa\" (a structure of arrays), not \"" +
+                           layout + "\"").c_str());
 }
 
 }  // namespace
@@ -282,6 +301,13 @@ nb::object dtype_object(DType t) {
     auto& o = dtype_objects[static_cast<int>(t)];
     if (!o.is_valid()) return nb::str(std::string(name_of(t)).c_str());
     return o;
+}
+
+nb::object array_dtype_object(const Array& a) {
+    if (a.element().shape.empty() || !element_type_factory.is_valid()) return dtype_object(a.dtype());
+    nb::list shape;
+    for (int e : a.element().shape) shape.append(e);
+    return element_type_factory(dtype_object(a.dtype()), nb::tuple(shape));
 }
 
 DType dtype_from_object(nb::handle h) {
@@ -309,6 +335,7 @@ void bind_array(nb::module_& m) {
     m.def("_set_dtypes", [](nb::list objs) {
         for (int i = 0; i < kNumDTypes; ++i) dtype_objects[i] = nb::borrow(objs[i]);
     });
+    m.def("_set_element_type_factory", [](nb::object f) { element_type_factory = std::move(f); });
     m.def("array_from_ptr", &from_ptr, nb::arg("address"), nb::arg("shape"), nb::arg("dtype"),
           nb::arg("strides") = nb::none(), nb::arg("readonly") = true, nb::arg("owner") = nb::none(),
           "An array viewing external host memory at `address` (no copy). Strides are in bytes, row-major when "
@@ -323,7 +350,10 @@ void bind_array(nb::module_& m) {
 
     nb::class_<Array>(m, "Array",
                       "Typed, shaped storage on a device. Create arrays with tack.zeros, tack.array and friends.")
-        .def_static("_empty", [](nb::handle shape, nb::handle dtype) { return Array::empty(shape_arg(shape), dtype_from_object(dtype)); })
+        .def_static("_empty", [](nb::handle shape, nb::handle dtype, std::vector<int> element_shape,
+                                 const std::string& layout) {
+            return Array::empty(shape_arg(shape), dtype_from_object(dtype), std::move(element_shape), layout_arg(layout));
+        })
         .def_static("_copy_of", [](nb::ndarray<nb::ro, nb::c_contig> src) {
             auto t = from_dlpack_dtype(src.dtype());
             if (!t) throw nb::type_error("unsupported NumPy dtype; Tack arrays hold i8..i64, u8..u64, f32, f64");
@@ -338,7 +368,16 @@ void bind_array(nb::module_& m) {
             for (auto e : a.shape()) l.append(e);
             return nb::tuple(l);
         })
-        .def_prop_ro("dtype", [](const Array& a) { return dtype_object(a.dtype()); })
+        .def_prop_ro("dtype", &array_dtype_object,
+                     "The element type: a scalar dtype, or a vector or matrix type such as tack.vec3f.")
+        .def_prop_ro("element_shape", [](const Array& a) {
+            nb::list l;
+            for (auto e : a.element().shape) l.append(e);
+            return nb::tuple(l);
+        }, "() for numbers, (n,) for vector elements, (rows, cols) for matrix elements.")
+        .def_prop_ro("layout", [](const Array& a) {
+            return a.element().layout == runtime::Layout::Soa ? "soa" : "aos";
+        }, "\"aos\" (interleaved components) or \"soa\" (a structure of arrays).")
         .def_prop_ro("ndim", &Array::ndim)
         .def_prop_ro("size", &Array::size)
         .def_prop_ro("strides", [](const Array& a) {
@@ -369,13 +408,15 @@ void bind_array(nb::module_& m) {
             }
         })
         .def("fill", &fill, nb::arg("value"), "Sets every element to value.")
-        .def("numpy", &numpy_view, "A NumPy array viewing the same memory (no copy).")
+        .def("numpy", &numpy_view,
+             "A NumPy array viewing the same memory (no copy); vector and matrix elements add their own "
+             "dimensions after the array's.")
         .def("__dlpack__", &dlpack, nb::arg("stream") = nb::none(), nb::kw_only(), nb::arg("max_version") = nb::none(),
              nb::arg("dl_device") = nb::none(), nb::arg("copy") = nb::none(),
              "A DLPack capsule sharing this array's memory; read-only arrays are flagged so.")
         .def("__dlpack_device__", [](const Array&) { return nb::make_tuple(nb::device::cpu::value, 0); })
         .def_prop_ro("__array_interface__", [](nb::handle self) {
-            const Array& a = nb::cast<const Array&>(self);
+            const Array a = nb::cast<const Array&>(self).scalars();
             nb::dict d;
             nb::list shape, strides;
             for (auto e : a.shape()) shape.append(e);

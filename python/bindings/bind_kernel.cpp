@@ -40,6 +40,12 @@ bool read_arg(Kernel& k, size_t i, nb::handle h, CallArg& out, const std::string
         out.array = a;
         return true;
     }
+    runtime::Texture3D* t;
+    if (nb::try_cast<runtime::Texture3D*>(h, t, false) && t) {
+        out.kind = CallArg::Kind::Texture;
+        out.texture = t;
+        return true;
+    }
     if (PyFloat_CheckExact(o)) {
         out.kind = CallArg::Kind::PythonFloat;
         out.value = PyFloat_AS_DOUBLE(o);
@@ -102,7 +108,7 @@ void read_instance(Kernel& k, size_t i, nb::handle h, std::vector<CallArg>& out,
 }
 
 [[noreturn]] void not_an_argument(Kernel& k, size_t i, nb::handle h) {
-    bad_argument(k, i, h, "expected a tack.Array, an int, a float or a @tack.device_class instance");
+    bad_argument(k, i, h, "expected a tack.Array, a texture, an int, a float or a @tack.device_class instance");
 }
 
 nb::object to_python(const runtime::CallResult& r) {

@@ -11,6 +11,7 @@ namespace tack::python {
 
 void bind_array(nb::module_& m);
 void bind_kernel(nb::module_& m);
+void bind_texture(nb::module_& m);
 void bind_errors(nb::module_& m);
 
 // The tack.<dtype> objects the Python package registered, by DType index.

@@ -7,5 +7,6 @@ NB_MODULE(_core, m) {
     nb::set_leak_warnings(false);
     tack::python::bind_errors(m);
     tack::python::bind_array(m);
+    tack::python::bind_texture(m);
     tack::python::bind_kernel(m);
 }

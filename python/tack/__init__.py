@@ -56,6 +56,27 @@ from ._decorators import DeviceFunction, func, kernel
 from . import _templates
 from ._templates import device_class
 from ._dtypes import DType, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64
+from ._element_types import (
+    ElementType,
+    element_type as _element_type,
+    mat22d,
+    mat22f,
+    mat33d,
+    mat33f,
+    mat44d,
+    mat44f,
+    matrix,
+    vec2d,
+    vec2f,
+    vec2i,
+    vec3d,
+    vec3f,
+    vec3i,
+    vec4d,
+    vec4f,
+    vec4i,
+    vector,
+)
 from ._errors import (
     CompileError,
     InternalCompilerError,
@@ -65,12 +86,14 @@ from ._errors import (
     KernelValueError,
     UnsupportedError,
 )
+from ._textures import Texture3D, texture3d
 from . import random
 
 __version__ = "0.1.0"
 
 _templates._bind_package_types()
 _core._set_dtypes([i8, i16, i32, i64, u8, u16, u32, u64, f32, f64])
+_core._set_element_type_factory(_element_type)
 _core._set_exception_types(
     {
         "syntax": KernelSyntaxError,

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from . import _core, _dtypes
+from . import _core, _dtypes, _element_types
 
 Array = _core.Array
 
@@ -11,30 +11,64 @@ def _shape(shape):
     return (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(e) for e in shape)
 
 
-def empty(shape, dtype=_dtypes.f32):
-    """A new array with unspecified contents."""
-    return Array._empty(_shape(shape), _dtypes.as_dtype(dtype).name)
+def _element(dtype, layout):
+    """(scalar dtype, element shape, layout) of a creation call's dtype."""
+    if isinstance(dtype, _element_types.ElementType):
+        if layout not in ("aos", "soa"):
+            raise ValueError(f'layout must be "aos" (interleaved) or "soa" (a structure of arrays), not {layout!r}')
+        return dtype.dtype, dtype.shape, layout
+    if layout != "aos":
+        raise ValueError(
+            f"layout={layout!r} applies to arrays of vector or matrix elements (tack.vec3f, ...), not {dtype!r}"
+        )
+    return _dtypes.as_dtype(dtype), (), "aos"
 
 
-def full(shape, value, dtype=_dtypes.f32):
-    a = empty(shape, dtype)
-    a.fill(value)
+def empty(shape, dtype=_dtypes.f32, layout="aos"):
+    """A new array with unspecified contents. `dtype` is a scalar type or a
+    vector or matrix element type (tack.vec3f, tack.mat33d, tack.vector(n,
+    dtype), ...), whose components are interleaved ("aos", one element after
+    another) or, with layout="soa", stored as a structure of arrays."""
+    scalar, element_shape, layout = _element(dtype, layout)
+    return Array._empty(_shape(shape), scalar.name, list(element_shape), layout)
+
+
+def full(shape, value, dtype=_dtypes.f32, layout="aos"):
+    """A new array with every element `value`: a number, or for vector and
+    matrix elements also one element's components (a sequence or NumPy
+    array of the element's shape)."""
+    a = empty(shape, dtype, layout)
+    if a.element_shape and not isinstance(value, (int, float, np.number)):
+        np.copyto(a.numpy(), np.asarray(value, dtype=a.dtype.numpy), casting="same_kind")
+    else:
+        a.fill(value)
     return a
 
 
-def zeros(shape, dtype=_dtypes.f32):
-    return full(shape, 0, dtype)
+def zeros(shape, dtype=_dtypes.f32, layout="aos"):
+    return full(shape, 0, dtype, layout)
 
 
-def ones(shape, dtype=_dtypes.f32):
-    return full(shape, 1, dtype)
+def ones(shape, dtype=_dtypes.f32, layout="aos"):
+    return full(shape, 1, dtype, layout)
 
 
-def array(data, dtype=None):
+def array(data, dtype=None, layout="aos"):
     """A new array holding a copy of `data` (a NumPy array or anything
     numpy.asarray accepts). Without `dtype`, NumPy's dtype is kept; it must be
-    one of Tack's ten."""
+    one of Tack's ten. With a vector or matrix element type, the last
+    dimensions of `data` are one element's: an (m, 3) array makes m vec3s."""
     src = np.asarray(data)
+    if isinstance(dtype, _element_types.ElementType):
+        k = len(dtype.shape)
+        if src.shape[src.ndim - k:] != dtype.shape or src.ndim < k:
+            raise ValueError(
+                f"tack.array: data of shape {src.shape} does not end in the {dtype!r} element shape {dtype.shape}"
+            )
+        a = empty(src.shape[: src.ndim - k], dtype, layout)
+        np.copyto(a.numpy(), src.astype(dtype.numpy, copy=False))
+        return a
+    _element(dtype if dtype is not None else _dtypes.f32, layout)
     if dtype is not None:
         src = src.astype(_dtypes.as_dtype(dtype).numpy, copy=False)
     else:
@@ -91,13 +125,20 @@ _SUM_DTYPE = {
 }
 
 
+def _scalar_name(a):
+    """The component dtype's name; vector and matrix arrays reduce over
+    every component."""
+    t = a.dtype
+    return t.dtype.name if isinstance(t, _element_types.ElementType) else t.name
+
+
 def _numpy_sum(a):
     if a.size == 0:
         return 0.0
     # Integer sums wrap in 64 bits, as NumPy's integer arithmetic does;
     # inf + -inf is NaN by definition here, not an event to warn about.
     with np.errstate(invalid="ignore", over="ignore"):
-        return float(np.sum(a.numpy(), dtype=_SUM_DTYPE[a.dtype.name]))
+        return float(np.sum(a.numpy(), dtype=_SUM_DTYPE[_scalar_name(a)]))
 
 
 def _numpy_extremum(a, maximum):
@@ -105,7 +146,7 @@ def _numpy_extremum(a, maximum):
         raise ValueError(f"{'max' if maximum else 'min'}() of an empty array; it has no elements to compare")
     v = a.numpy()
     r = np.max(v) if maximum else np.min(v)  # NumPy propagates NaN
-    if a.dtype.name in ("f32", "f64") and r == 0:
+    if _scalar_name(a) in ("f32", "f64") and r == 0:
         # A zero extremum ties every zero of either sign. No negative value
         # can be above a zero minimum, so any set sign bit is a -0.0; the
         # maximum likewise keeps -0.0 only if every element is -0.0.
@@ -129,23 +170,24 @@ _COMPILED = {"sum": _core._array_sum, "min": _core._array_min, "max": _core._arr
 _REDUCE_WITH = {(op, t.name): _COMPILED[op] for op in ("sum", "min", "max") for t in _dtypes.ALL}
 
 
+
 def _sum(self):
     """The sum of every element as a Python float: f32 accumulates in f32,
     f64 in f64, signed integers in i64 and unsigned in u64, wrapping modulo
     2**64. An empty array sums to 0.0."""
-    return _REDUCE_WITH["sum", self.dtype.name](self)
+    return _REDUCE_WITH["sum", _scalar_name(self)](self)
 
 
 def _min(self):
     """The least element as a Python float. NaN if any element is NaN;
     -0.0 wins a tie with +0.0. Raises ValueError for an empty array."""
-    return _REDUCE_WITH["min", self.dtype.name](self)
+    return _REDUCE_WITH["min", _scalar_name(self)](self)
 
 
 def _max(self):
     """The greatest element as a Python float. NaN if any element is NaN;
     +0.0 wins a tie with -0.0. Raises ValueError for an empty array."""
-    return _REDUCE_WITH["max", self.dtype.name](self)
+    return _REDUCE_WITH["max", _scalar_name(self)](self)
 
 
 def _mean(self):

@@ -27,7 +27,20 @@ class Array:
     def shape(self) -> tuple: ...
 
     @property
-    def dtype(self) -> object: ...
+    def dtype(self) -> object:
+        """
+        The element type: a scalar dtype, or a vector or matrix type such as tack.vec3f.
+        """
+
+    @property
+    def element_shape(self) -> tuple:
+        """
+        () for numbers, (n,) for vector elements, (rows, cols) for matrix elements.
+        """
+
+    @property
+    def layout(self) -> str:
+        """"aos" (interleaved components) or "soa" (a structure of arrays)."""
 
     @property
     def ndim(self) -> int: ...
@@ -60,7 +73,9 @@ class Array:
         """Sets every element to value."""
 
     def numpy(self) -> object:
-        """A NumPy array viewing the same memory (no copy)."""
+        """
+        A NumPy array viewing the same memory (no copy); vector and matrix elements add their own dimensions after the array's.
+        """
 
     def __dlpack__(self, stream: object | None = None, *, max_version: object | None = None, dl_device: object | None = None, copy: object | None = None) -> object:
         """
@@ -71,6 +86,28 @@ class Array:
 
     @property
     def __array_interface__(self) -> dict: ...
+
+    def __repr__(self) -> str: ...
+
+class Texture3D:
+    """
+    A 3D texture: an f32 snapshot of an array's W*H*D elements, x fastest, sampled in kernels with tex.sample(u, v, w). Make one with tack.texture3d.
+    """
+
+    def __init__(self, array: Array, width: int, height: int, depth: int) -> None: ...
+
+    def update(self) -> None:
+        """
+        Copies the array again; sampling afterwards sees its data as of this call.
+        """
+
+    @property
+    def shape(self) -> tuple:
+        """(W, H, D)."""
+
+    @property
+    def array(self) -> Array:
+        """The array the texture copies."""
 
     def __repr__(self) -> str: ...
 

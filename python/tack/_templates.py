@@ -3,7 +3,7 @@
 A kernel, device function or method that receives an instance sees two kinds
 of attribute. Class-level numbers and tack.constants (inherited ones too)
 are literals compiled into the code; instance attributes that are arrays,
-numbers or tuples of numbers are runtime parameters, passed at each call
+textures, numbers or tuples of numbers are runtime parameters, passed at each call
 like ordinary arguments. Methods are @tack.func functions inlined with
 `self` bound to the instance; `__getitem__`, `__setitem__` and `__len__`
 give `obj[i]`, `obj[i] = v` and `len(obj)`.
@@ -161,7 +161,7 @@ def _read(obj, leaves):
     """The signature of one instance; appends its leaves."""
     sig = [_class_part(type(obj))]
     for name, value in getattr(obj, "__dict__", _EMPTY).items():
-        if isinstance(value, _Array):
+        if isinstance(value, _Storage):  # an array or a texture: its own key word says which
             sig.append((name, "array"))
             leaves.append(value)
         elif isinstance(value, (int, float)) or (isinstance(value, np.generic) and value.dtype.kind in "iuf"):
@@ -202,12 +202,12 @@ def flatten(obj):
 
 def _bind_package_types():
     # Names from modules that import this one, bound once they exist.
-    global _Array, _DeviceFunction, _describe
-    from ._core import Array
+    global _Storage, _DeviceFunction, _describe
+    from ._core import Array, Texture3D
     from ._decorators import DeviceFunction
     from ._resolver import describe
 
-    _Array, _DeviceFunction, _describe = Array, DeviceFunction, describe
+    _Storage, _DeviceFunction, _describe = (Array, Texture3D), DeviceFunction, describe
 
 
 # ---- Descriptions for the compiler

@@ -145,8 +145,12 @@ void Lowerer::kernel(const FunctionDef& fn, std::shared_ptr<Resolver> resolver) 
         int index = static_cast<int>(k_.params.size());
         ir::Param p;
         p.name = name;
-        p.kind = shape.is_array ? ir::ParamKind::Array : ir::ParamKind::Scalar;
+        p.kind = shape.texture    ? ir::ParamKind::Texture
+                 : shape.is_array ? ir::ParamKind::Array
+                                  : ir::ParamKind::Scalar;
         p.ndim = shape.ndim;
+        p.element_shape = shape.element_shape;
+        p.soa = shape.soa;
         k_.params.push_back(p);
         int var = -1;
         if (!shape.is_array) {
@@ -518,6 +522,13 @@ void Lowerer::assign(const Expr& target, Value v, ir::Block& out, Span span) {
                 return;
             }
         }
+        if (auto* element = s->value->as<Subscript>()) {
+            if (int a = element_array(*element->value); a >= 0) {
+                require_side_effects_allowed(span, "array store");
+                store_element_component(a, *element, target, std::move(v), out, span);
+                return;
+            }
+        }
         Value base = expr(*s->value);
         if (base.kind == Value::Kind::Object) {
             object_store(base, *s, std::move(v), out, span);
@@ -526,6 +537,11 @@ void Lowerer::assign(const Expr& target, Value v, ir::Block& out, Span span) {
         require_side_effects_allowed(span, "array store");
         if (base.kind != Value::Kind::Array)
             fail(ErrorKind::Type, s->value->span, "only arrays can be assigned by subscript", "subscript assignment");
+        refuse_texture(base.array, span, "written");
+        if (!k_.params[base.array].element_shape.empty()) {
+            store_element(base.array, *s->index, std::move(v), out, span);
+            return;
+        }
         if (v.kind == Value::Kind::Vector)
             fail(ErrorKind::Type, span,
                  "a " + shape_name(v.shape) + " cannot be stored into array '" + k_.params[base.array].name +
@@ -570,6 +586,13 @@ void Lowerer::assign(const Expr& target, Value v, ir::Block& out, Span span) {
             auto it = frame().names.find(bn->id);
             if (it != frame().names.end() && it->second.kind == Binding::Kind::Vector) {
                 assign_component(target, std::move(v), out, span);
+                return;
+            }
+        }
+        if (auto* element = a->value->as<Subscript>()) {
+            if (int arr = element_array(*element->value); arr >= 0) {
+                require_side_effects_allowed(span, "array store");
+                store_element_component(arr, *element, target, std::move(v), out, span);
                 return;
             }
         }
@@ -649,6 +672,11 @@ void Lowerer::aug_assign(const AugAssign& s, ir::Block& out) {
     require_side_effects_allowed(s.span, "array store");
     if (base.kind != Value::Kind::Array)
         fail(ErrorKind::Type, sub->value->span, "only arrays can be assigned by subscript");
+    refuse_texture(base.array, s.span, "written");
+    if (!k_.params[base.array].element_shape.empty()) {
+        aug_assign_element(base.array, *sub, s, out);
+        return;
+    }
     // The index is evaluated once and the old value read before the right side.
     auto idx = indices(base.array, *sub->index, sub->span);
     for (auto& i : idx) i = reusable(std::move(i), out);

@@ -4,6 +4,7 @@
 // types per variant.
 #pragma once
 
+#include <compare>
 #include <memory>
 #include <vector>
 
@@ -15,13 +16,20 @@
 namespace tack::frontend {
 
 // What lowering needs to know of each argument: arrays and scalars lower to
-// different IR, and an array's rank decides how subscripts read. A
+// different IR, an array's rank decides how subscripts read, and its element
+// shape ({n} for vectors, {rows, cols} for matrices, empty for numbers) and
+// layout decide what an element is and which atomics it takes. A
 // device-class instance is a marker (`object` set) followed by the shapes of
 // its leaves.
 struct ParamShape {
     bool is_array = false;
     int ndim = 0;
+    std::vector<int> element_shape;
+    bool soa = false;
+    bool texture = false;  // a texture argument: sampled, never indexed or written
     const TemplateInfo* object = nullptr;  // lives as long as the process
+
+    auto operator<=>(const ParamShape&) const = default;
 };
 
 // Throws syntax::CompileError with the kernel or device function and the

@@ -44,6 +44,11 @@ Value Lowerer::call(const syntax::Call& c) {
         Value obj = expr(*a->value);
         if (obj.kind == Value::Kind::Vector) return vector_method(std::move(obj), a->attr, c);
         if (obj.kind == Value::Kind::Object) return method_call(obj, a->attr, c);
+        if (obj.kind == Value::Kind::Array && k_.params[obj.array].kind == ir::ParamKind::Texture) {
+            if (a->attr == "sample") return texture_sample(obj.array, c);
+            fail(ErrorKind::Type, c.func->span, "a texture has no method '" + a->attr + "'", "texture",
+                 "sample it with " + k_.params[obj.array].name + ".sample(u, v, w)");
+        }
         fail(ErrorKind::Type, c.func->span, "'" + to_source(*c.func) + "' is not a function Tack can call", "method call",
              "kernels call @tack.func functions, Tack's builtins and vector methods");
     }
@@ -132,6 +137,7 @@ Value Lowerer::builtin(const std::string& bname, const syntax::Call& c) {
         Value a = expr(*c.args[0]);
         if (a.kind == Value::Kind::Object) return object_len(a, c.span);
         if (a.kind != Value::Kind::Array) fail(ErrorKind::Type, c.args[0]->span, "len() takes an array");
+        refuse_texture(a.array, c.args[0]->span, "measured with len()");
         auto d = std::make_unique<ir::ArrayDim>();
         d->array = a.array;
         d->dim = 0;
@@ -364,8 +370,15 @@ Value Lowerer::atomic(const std::string& bname, const syntax::Call& c) {
         fail(ErrorKind::Type, c.args[0]->span,
              bname + " target '" + shown + "' is a local array; atomics update elements of global arrays only", bname,
              "local arrays are private to one iteration: update them with ordinary assignment");
+    if (k_.params[target.array].kind == ir::ParamKind::Texture)
+        fail(ErrorKind::Type, c.args[0]->span,
+             bname + " target '" + shown + "' is a texture, a read-only snapshot; atomics update elements of global "
+                     "arrays",
+             bname);
+    ir::AtomicOp op = bname == "atomic_add" ? ir::AtomicOp::Add : bname == "atomic_min" ? ir::AtomicOp::Min : ir::AtomicOp::Max;
+    if (!k_.params[target.array].element_shape.empty()) return atomic_element(op, bname, target.array, c);
     auto a = std::make_unique<ir::Atomic>();
-    a->op = bname == "atomic_add" ? ir::AtomicOp::Add : bname == "atomic_min" ? ir::AtomicOp::Min : ir::AtomicOp::Max;
+    a->op = op;
     a->array = target.array;
     a->indices = indices(target.array, *c.args[1], c.args[1]->span);
     a->value = scalar(*c.args[2], "an atomic operand");

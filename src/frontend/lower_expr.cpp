@@ -267,6 +267,7 @@ bool Lowerer::looks_vector(const syntax::Expr& e) {
         }
         case ExprKind::Subscript: {
             auto& s = *e.as<Subscript>();
+            if (element_array(*s.value) >= 0) return true;  // an element of a vector or matrix array
             // A matrix row.
             if (auto* n = s.value->as<Name>()) {
                 auto it = frame().names.find(n->id);
@@ -359,10 +360,23 @@ Value Lowerer::attribute(const Attribute& a) {
 
 std::vector<ExprPtr> Lowerer::indices(int array, const Expr& index, Span span) {
     std::vector<ExprPtr> out;
+    // A vector of integers supplies one index per component; whatever it
+    // evaluates runs before its first component is read.
+    auto add = [&](const Expr& e) {
+        Value v = expr(e);
+        if (v.kind != Value::Kind::Vector || v.shape.size() != 1) {
+            out.push_back(scalar(std::move(v), "an index"));
+            return;
+        }
+        ir::Block pre;
+        auto comps = components(std::move(v), pre);
+        comps[0] = with_prelude(std::move(pre), std::move(comps[0]));
+        for (auto& c : comps) out.push_back(std::move(c));
+    };
     if (auto* t = index.as<syntax::Tuple>()) {
-        for (auto& e : t->elts) out.push_back(scalar(*e, "an index"));
+        for (auto& e : t->elts) add(*e);
     } else {
-        out.push_back(scalar(index, "an index"));
+        add(index);
     }
     int ndim = k_.params[array].ndim;
     if (static_cast<int>(out.size()) != ndim && out.size() != 1)
@@ -387,6 +401,7 @@ Value Lowerer::subscript(const Subscript& s) {
     if (auto* attr = s.value->as<Attribute>(); attr && attr->attr == "shape" && global_path(*attr).empty()) {
         Value base = expr(*attr->value);
         if (base.kind == Value::Kind::Array) {
+            refuse_texture(base.array, attr->span, "measured with .shape");
             int64_t k = 0;
             bool literal_k = false;
             if (auto* l = s.index->as<IntLit>()) {
@@ -418,6 +433,8 @@ Value Lowerer::subscript(const Subscript& s) {
     if (base.kind == Value::Kind::Object) return object_index(base, s);
     if (base.kind != Value::Kind::Array)
         fail(ErrorKind::Type, s.value->span, "only arrays, vectors and matrices can be indexed", "subscript");
+    refuse_texture(base.array, s.span, "indexed");
+    if (!k_.params[base.array].element_shape.empty()) return load_element(base.array, *s.index, s.span);
     auto load = std::make_unique<ir::Load>();
     load->array = base.array;
     load->indices = indices(base.array, *s.index, s.span);

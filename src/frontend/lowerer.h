@@ -119,6 +119,25 @@ public:
     void assign_component(const syntax::Expr& target, Value v, ir::Block& out, syntax::Span span);
     static std::string shape_name(const std::vector<int>& shape);
 
+    // ---- lower_elements.cpp: arrays of vector and matrix elements
+    // The array parameter `e` names when it has vector or matrix elements; -1 otherwise.
+    int element_array(const syntax::Expr& e);
+    std::vector<ir::ExprPtr> element_index(int array, const syntax::Expr& index, syntax::Span span, ir::Block& out);
+    ir::ExprPtr component_load(int array, const std::vector<ir::ExprPtr>& index, int component, syntax::Span span);
+    void component_store(int array, const std::vector<ir::ExprPtr>& index, int component, ir::ExprPtr value,
+                         ir::Block& out, syntax::Span span);
+    Value load_element(int array, const syntax::Expr& index, syntax::Span span);
+    void store_element(int array, const syntax::Expr& index, Value v, ir::Block& out, syntax::Span span);
+    void store_element_component(int array, const syntax::Subscript& element, const syntax::Expr& target, Value v,
+                                 ir::Block& out, syntax::Span span);
+    void aug_assign_element(int array, const syntax::Subscript& target, const syntax::AugAssign& s, ir::Block& out);
+    Value atomic_element(ir::AtomicOp op, const std::string& bname, int array, const syntax::Call& c);
+
+    // ---- lower_texture.cpp: 3D textures
+    // Fails when `array` is a texture, which is sampled and never `what` (indexed, written, ...).
+    void refuse_texture(int array, syntax::Span span, const std::string& what);
+    Value texture_sample(int texture, const syntax::Call& c);
+
     // ---- lower_call.cpp: calls
     Value call(const syntax::Call& c);
     Value builtin(const std::string& name, const syntax::Call& c);

@@ -244,7 +244,7 @@ ExprPtr clone(const Expr& e) {
         }
         case ExprKind::Load: {
             auto& s = *e.as<Load>(); auto n = copy_header(s);
-            n->array = s.array; n->indices = clone_all(s.indices); return n;
+            n->array = s.array; n->indices = clone_all(s.indices); n->component = s.component; return n;
         }
         case ExprKind::ArrayDim: {
             auto& s = *e.as<ArrayDim>(); auto n = copy_header(s);
@@ -281,7 +281,8 @@ ExprPtr clone(const Expr& e) {
         }
         case ExprKind::Atomic: {
             auto& s = *e.as<Atomic>(); auto n = copy_header(s);
-            n->op = s.op; n->array = s.array; n->indices = clone_all(s.indices); n->value = clone(*s.value);
+            n->op = s.op; n->array = s.array; n->indices = clone_all(s.indices); n->component = s.component;
+            n->value = clone(*s.value);
             return n;
         }
         case ExprKind::StmtExpr: {
@@ -300,7 +301,9 @@ StmtPtr clone(const Stmt& st) {
         }
         case StmtKind::Store: {
             auto& s = *st.as<Store>(); auto n = copy_header(s);
-            n->array = s.array; n->indices = clone_all(s.indices); n->value = clone(*s.value); return n;
+            n->array = s.array; n->indices = clone_all(s.indices); n->component = s.component;
+            n->value = clone(*s.value);
+            return n;
         }
         case StmtKind::Eval: {
             auto& s = *st.as<Eval>(); auto n = copy_header(s); n->value = clone(*s.value); return n;
@@ -368,6 +371,15 @@ public:
         return "%" + std::to_string(v) + ":" + k_.vars[v].name;
     }
 
+    // a[i, j], and a[i, j]{c} for component c of a vector or matrix element.
+    std::string element(int array, const std::vector<ExprPtr>& indices, int component) const {
+        std::string t = k_.params[array].name + "[";
+        for (size_t i = 0; i < indices.size(); ++i) t += (i ? ", " : "") + expr(*indices[i]);
+        t += "]";
+        if (!k_.params[array].element_shape.empty()) t += "{" + std::to_string(component) + "}";
+        return t;
+    }
+
     std::string type_suffix(const Expr& e) const {
         if (!e.type) return "";
         return std::string(":") + std::string(name_of(*e.type)) + (e.weak ? "~" : "");
@@ -390,9 +402,7 @@ public:
             case ExprKind::VarRef: o << var(e.as<VarRef>()->var); break;
             case ExprKind::Load: {
                 auto& s = *e.as<Load>();
-                o << k_.params[s.array].name << "[";
-                for (size_t i = 0; i < s.indices.size(); ++i) o << (i ? ", " : "") << expr(*s.indices[i]);
-                o << "]";
+                o << element(s.array, s.indices, s.component);
                 break;
             }
             case ExprKind::ArrayDim: {
@@ -442,9 +452,8 @@ public:
             }
             case ExprKind::Atomic: {
                 auto& s = *e.as<Atomic>();
-                o << to_string(s.op) << "(" << k_.params[s.array].name << "[";
-                for (size_t i = 0; i < s.indices.size(); ++i) o << (i ? ", " : "") << expr(*s.indices[i]);
-                o << "], " << expr(*s.value) << ")";
+                o << to_string(s.op) << "(" << element(s.array, s.indices, s.component) << ", " << expr(*s.value)
+                  << ")";
                 break;
             }
             case ExprKind::StmtExpr: {
@@ -477,9 +486,7 @@ public:
             }
             case StmtKind::Store: {
                 auto& s = *st.as<Store>();
-                o << k_.params[s.array].name << "[";
-                for (size_t i = 0; i < s.indices.size(); ++i) o << (i ? ", " : "") << expr(*s.indices[i]);
-                o << "] = " << expr(*s.value) << "\n";
+                o << element(s.array, s.indices, s.component) << " = " << expr(*s.value) << "\n";
                 break;
             }
             case StmtKind::Eval: o << "eval " << expr(*st.as<Eval>()->value) << "\n"; break;
@@ -528,9 +535,14 @@ public:
             if (p.kind == ParamKind::LocalArray) continue;
             o << (first ? "" : ", ") << p.name;
             first = false;
-            if (p.kind == ParamKind::Array) {
-                o << ": array[" << (k_.typed ? name_of(p.dtype) : "?") << ", " << p.ndim
-                  << (p.contiguous ? "" : ", strided") << "]";
+            if (p.kind == ParamKind::Texture) {
+                o << ": texture3d[f32]";
+            } else if (p.kind == ParamKind::Array) {
+                o << ": array[";
+                if (p.element_shape.size() == 1) o << "vec" << p.element_shape[0] << " of ";
+                if (p.element_shape.size() == 2) o << "mat" << p.element_shape[0] << "x" << p.element_shape[1] << " of ";
+                o << (k_.typed ? name_of(p.dtype) : "?") << ", " << p.ndim << (p.contiguous ? "" : ", strided")
+                  << (p.soa ? ", soa" : "") << "]";
             } else if (p.kind == ParamKind::Object) {
                 o << ": object " << p.object_class;
             } else {

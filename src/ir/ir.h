@@ -122,8 +122,10 @@ struct IntConst : Expr { TACK_IR_EXPR(IntConst) uint64_t bits = 0; bool negative
 // its settled type once, directly.
 struct FloatConst : Expr { TACK_IR_EXPR(FloatConst) double value = 0; };
 struct VarRef : Expr { TACK_IR_EXPR(VarRef) int var = -1; };
-// One index per dimension, or one flat row-major index.
-struct Load : Expr { TACK_IR_EXPR(Load) int array = -1; std::vector<ExprPtr> indices; };
+// One index per dimension, or one flat row-major index. On an array of
+// vector or matrix elements, `component` picks one scalar of the element
+// (row-major for a matrix); it is 0 for scalar elements.
+struct Load : Expr { TACK_IR_EXPR(Load) int array = -1; std::vector<ExprPtr> indices; int component = 0; };
 // The extent of one dimension of an array parameter (len(a), a.shape[k]).
 struct ArrayDim : Expr { TACK_IR_EXPR(ArrayDim) int array = -1; int dim = 0; };
 struct Unary : Expr { TACK_IR_EXPR(Unary) UnOp op; ExprPtr operand; };
@@ -145,6 +147,7 @@ struct Atomic : Expr {
     AtomicOp op = AtomicOp::Add;
     int array = -1;
     std::vector<ExprPtr> indices;
+    int component = 0;
     ExprPtr value;
 };
 // Runs `stmts`, then evaluates `value`. Inlined device-function calls and
@@ -191,7 +194,13 @@ struct Stmt {
 
 struct Assign : Stmt { TACK_IR_STMT(Assign) int var = -1; ExprPtr value; };
 // The value is evaluated before the indices (Python's assignment order).
-struct Store : Stmt { TACK_IR_STMT(Store) int array = -1; std::vector<ExprPtr> indices; ExprPtr value; };
+struct Store : Stmt {
+    TACK_IR_STMT(Store)
+    int array = -1;
+    std::vector<ExprPtr> indices;
+    int component = 0;
+    ExprPtr value;
+};
 // Evaluates an expression for its effects.
 struct Eval : Stmt { TACK_IR_STMT(Eval) ExprPtr value; };
 // print(...): one line of the values, separated by spaces, written whole.
@@ -236,10 +245,12 @@ struct Var {
 
 // Arrays are numbered with the parameters: a local array (private scratch
 // declared with tack.local_array) is an entry after the kernel's own
-// parameters, so every array reference is one index. A device-class
-// instance is an Object parameter with no storage of its own, followed by
-// its leaves (frontend/template.h), each an Array or Scalar parameter.
-enum class ParamKind { Array, Scalar, LocalArray, Object };
+// parameters, so every array reference is one index. A texture reaches
+// code as its f32 snapshot, a read-only (depth, height, width) array that
+// sampling loads from. A device-class instance is an Object parameter with
+// no storage of its own, followed by its leaves (frontend/template.h), each
+// an Array or Scalar parameter.
+enum class ParamKind { Array, Scalar, LocalArray, Texture, Object };
 
 struct Param {
     std::string name;
@@ -249,10 +260,21 @@ struct Param {
     bool contiguous = true;    // arrays; filled per variant (row-major compact)
     bool used = false;
     std::vector<int64_t> local_shape;  // LocalArray: its fixed extents
+    // Arrays of vector or matrix elements: {n} or {rows, cols}; empty for
+    // scalar elements. Each element is `components()` scalars of `dtype`,
+    // one component stride apart: 1 when interleaved, a runtime ArrayArg
+    // field for a structure of arrays (`soa`).
+    std::vector<int> element_shape;
+    bool soa = false;
 
-    std::string object_class;          // Object: the instance's class, for printing
+    std::string object_class;  // Object: the instance's class, for printing
 
-    bool is_array() const { return kind == ParamKind::Array || kind == ParamKind::LocalArray; }
+    bool is_array() const { return kind != ParamKind::Scalar && kind != ParamKind::Object; }
+    int components() const {
+        int n = 1;
+        for (int e : element_shape) n *= e;
+        return n;
+    }
 };
 
 // One dimension of the parallel iteration space: `var` takes the values

@@ -51,6 +51,14 @@ private:
             fail(std::string(what) + " of a parameter that is not an array");
     }
 
+    // An access to one scalar of an array element.
+    void access(int a, int component, const char* what) {
+        array(a, what);
+        if (component < 0 || component >= k_.params[a].components())
+            fail(std::string(what) + " of component " + std::to_string(component) + " of array '" + k_.params[a].name +
+                 "', whose elements have " + std::to_string(k_.params[a].components()) + " components");
+    }
+
     void same(const Expr& e, DType t, const char* what) {
         if (e.dtype() != t)
             fail(std::string(what) + " has type " + std::string(name_of(e.dtype())) + ", expected " +
@@ -72,7 +80,8 @@ private:
             }
             case StmtKind::Store: {
                 auto& st = *s.as<Store>();
-                array(st.array, "store");
+                access(st.array, st.component, "store");
+                if (k_.params[st.array].kind == ParamKind::Texture) fail("store to a texture");
                 expr(*st.value);
                 for (auto& i : st.indices) index(*i);
                 if (typed()) same(*st.value, k_.params[st.array].dtype, "stored value");
@@ -125,7 +134,7 @@ private:
         switch (e.kind) {
             case ExprKind::VarRef: var(e.as<VarRef>()->var); break;
             case ExprKind::Load:
-                array(e.as<Load>()->array, "load");
+                access(e.as<Load>()->array, e.as<Load>()->component, "load");
                 for (auto& i : e.as<Load>()->indices) index(*i);
                 break;
             case ExprKind::ArrayDim: array(e.as<ArrayDim>()->array, "extent"); break;
@@ -170,7 +179,7 @@ private:
                 break;
             case ExprKind::Atomic: {
                 auto& a = *e.as<Atomic>();
-                array(a.array, "atomic");
+                access(a.array, a.component, "atomic");
                 if (k_.params[a.array].kind != ParamKind::Array) fail("atomic on an array that is not a parameter");
                 for (auto& i : a.indices) index(*i);
                 expr(*a.value);

@@ -38,26 +38,50 @@ std::vector<int64_t> row_major_strides(const std::vector<int64_t>& shape) {
 }
 
 Array::Array(std::shared_ptr<Storage> storage, int64_t byte_offset, DType dtype, std::vector<int64_t> shape,
-             std::vector<int64_t> strides)
+             std::vector<int64_t> strides, Element element)
     : storage_(std::move(storage)), offset_(byte_offset), dtype_(dtype), shape_(std::move(shape)),
-      strides_(std::move(strides)) {
+      strides_(std::move(strides)), element_(std::move(element)) {
     // Extents of 1 place no constraint on their stride.
     contiguous_ = true;
-    int64_t acc = 1;
+    int64_t acc = element_.layout == Layout::Soa ? 1 : element_.components();
     for (size_t d = shape_.size(); d-- > 0;) {
         if (shape_[d] != 1 && strides_[d] != acc) contiguous_ = false;
         acc *= shape_[d];
     }
 }
 
-Array Array::empty(std::vector<int64_t> shape, DType dtype) {
+Array Array::empty(std::vector<int64_t> shape, DType dtype, std::vector<int> element_shape, Layout layout) {
     int64_t n = 1;
     for (auto e : shape) {
         if (e < 0) throw std::invalid_argument("array extents must be nonnegative");
         n *= e;
     }
+    Element element{std::move(element_shape), layout, 1};
+    int64_t components = element.components();
     auto st = row_major_strides(shape);
-    return Array(Storage::allocate(static_cast<size_t>(n) * size_of(dtype)), 0, dtype, std::move(shape), std::move(st));
+    if (layout == Layout::Interleaved) {
+        for (auto& s : st) s *= components;
+    } else {
+        element.component_stride = n;
+    }
+    return Array(Storage::allocate(static_cast<size_t>(n * components) * size_of(dtype)), 0, dtype, std::move(shape),
+                 std::move(st), std::move(element));
+}
+
+Array Array::scalars() const {
+    if (element_.shape.empty()) return *this;
+    std::vector<int64_t> shape = shape_, strides = strides_;
+    int64_t inner = element_.component_stride;
+    std::vector<int64_t> element_strides(element_.shape.size());
+    for (size_t d = element_.shape.size(); d-- > 0;) {
+        element_strides[d] = inner;
+        inner *= element_.shape[d];
+    }
+    for (size_t d = 0; d < element_.shape.size(); ++d) {
+        shape.push_back(element_.shape[d]);
+        strides.push_back(element_strides[d]);
+    }
+    return Array(storage_, offset_, dtype_, std::move(shape), std::move(strides));
 }
 
 Array Array::external(char* first, DType dtype, std::vector<int64_t> shape, std::vector<int64_t> strides,
@@ -96,6 +120,7 @@ int64_t Array::size() const {
 }
 
 std::pair<uintptr_t, uintptr_t> Array::byte_span() const {
+    if (!element_.shape.empty()) return scalars().byte_span();
     auto base = reinterpret_cast<uintptr_t>(data());
     if (size() == 0) return {base, base};
     int64_t lo = 0, hi = 0;
@@ -128,7 +153,9 @@ Array Array::reshape(std::vector<int64_t> shape) const {
     if (n != size())
         throw std::invalid_argument("cannot reshape " + describe() + " to " + std::to_string(n) + " elements");
     auto st = row_major_strides(shape);
-    return Array(storage_, offset_, dtype_, std::move(shape), std::move(st));
+    if (element_.layout == Layout::Interleaved)
+        for (auto& s : st) s *= element_.components();
+    return Array(storage_, offset_, dtype_, std::move(shape), std::move(st), element_);
 }
 
 Array Array::slice(const std::vector<int64_t>& starts, const std::vector<int64_t>& stops) const {
@@ -138,7 +165,7 @@ Array Array::slice(const std::vector<int64_t>& starts, const std::vector<int64_t
         shape[d] = stops[d] - starts[d];
         off += starts[d] * strides_[d] * size_of(dtype_);
     }
-    return Array(storage_, off, dtype_, std::move(shape), strides_);
+    return Array(storage_, off, dtype_, std::move(shape), strides_, element_);
 }
 
 Array Array::select(int dim, int64_t index) const {
@@ -149,7 +176,7 @@ Array Array::select(int dim, int64_t index) const {
         strides.push_back(strides_[d]);
     }
     return Array(storage_, offset_ + index * strides_[dim] * size_of(dtype_), dtype_, std::move(shape),
-                 std::move(strides));
+                 std::move(strides), element_);
 }
 
 namespace {
@@ -186,15 +213,21 @@ void fill_converted(const Array& a, V v) {
 
 }  // namespace
 
-void Array::fill_int(int64_t value) { fill_converted(*this, value); }
-void Array::fill_uint(uint64_t value) { fill_converted(*this, value); }
-void Array::fill_float(double value) { fill_converted(*this, value); }
+void Array::fill_int(int64_t value) { fill_converted(scalars(), value); }
+void Array::fill_uint(uint64_t value) { fill_converted(scalars(), value); }
+void Array::fill_float(double value) { fill_converted(scalars(), value); }
 
 std::string Array::describe() const {
-    std::string s = "array[" + std::string(name_of(dtype_)) + ", (";
+    std::string s = "array[";
+    if (element_.shape.size() == 1) s += "vec" + std::to_string(element_.shape[0]) + " of ";
+    if (element_.shape.size() == 2)
+        s += "mat" + std::to_string(element_.shape[0]) + "x" + std::to_string(element_.shape[1]) + " of ";
+    s += std::string(name_of(dtype_)) + ", (";
     for (size_t d = 0; d < shape_.size(); ++d) s += (d ? ", " : "") + std::to_string(shape_[d]);
     if (shape_.size() == 1) s += ",";
-    return s + ")]";
+    s += ")";
+    if (element_.layout == Layout::Soa) s += ", soa";
+    return s + "]";
 }
 
 }  // namespace tack::runtime

@@ -25,13 +25,36 @@ struct Storage {
     static std::shared_ptr<Storage> wrap(char* data, size_t bytes, bool readonly, std::shared_ptr<void> owner);
 };
 
+// How the components of vector and matrix elements are stored: one element
+// after another (an array of structures), or each component in a block of
+// its own (a structure of arrays).
+enum class Layout : uint8_t { Interleaved, Soa };
+
+// What one element of an array is: a number, or a vector or matrix whose
+// components are scalars of the array's dtype.
+struct Element {
+    std::vector<int> shape;        // empty for a number, {n} for a vector, {rows, cols} for a matrix
+    Layout layout = Layout::Interleaved;
+    int64_t component_stride = 1;  // scalars from one component to the next (row-major in a matrix)
+
+    int components() const {
+        int n = 1;
+        for (int e : shape) n *= e;
+        return n;
+    }
+};
+
 class Array {
 public:
+    // Strides count scalars of `dtype`, whatever the element.
     Array(std::shared_ptr<Storage> storage, int64_t byte_offset, DType dtype, std::vector<int64_t> shape,
-          std::vector<int64_t> strides);
+          std::vector<int64_t> strides, Element element = {});
 
-    // A new owned row-major array with unspecified contents.
-    static Array empty(std::vector<int64_t> shape, DType dtype);
+    // A new owned row-major array with unspecified contents. Elements of a
+    // structure of arrays keep component k of every element together, the
+    // element count apart from component k + 1.
+    static Array empty(std::vector<int64_t> shape, DType dtype, std::vector<int> element_shape = {},
+                       Layout layout = Layout::Interleaved);
     // A view of external memory whose first element lies at `first`, at any
     // byte address: CPU array accesses promise only byte alignment. Strides
     // are in elements and may be negative; empty means row-major. The
@@ -39,11 +62,13 @@ public:
     static Array external(char* first, DType dtype, std::vector<int64_t> shape, std::vector<int64_t> strides,
                           bool readonly, std::shared_ptr<void> owner);
 
-    DType dtype() const { return dtype_; }
+    DType dtype() const { return dtype_; }  // of one scalar component
+    const Element& element() const { return element_; }
+    int components() const { return element_.components(); }
     int ndim() const { return static_cast<int>(shape_.size()); }
     const std::vector<int64_t>& shape() const { return shape_; }
-    const std::vector<int64_t>& strides() const { return strides_; }  // in elements
-    int64_t size() const;
+    const std::vector<int64_t>& strides() const { return strides_; }  // in scalars
+    int64_t size() const;  // elements
     bool contiguous() const { return contiguous_; }
     bool readonly() const { return storage_->readonly; }
     char* data() const { return storage_->data + offset_; }
@@ -51,6 +76,10 @@ public:
     int64_t byte_offset() const { return offset_; }
     // The byte range [lo, hi) the array's elements can touch.
     std::pair<uintptr_t, uintptr_t> byte_span() const;
+
+    // Every scalar as an array of numbers: the element grid followed by the
+    // element's own dimensions (the array itself for scalar elements).
+    Array scalars() const;
 
     // Views.
     Array reshape(std::vector<int64_t> shape) const;  // requires contiguity
@@ -62,7 +91,7 @@ public:
     void fill_uint(uint64_t value);
     void fill_float(double value);
 
-    std::string describe() const;  // e.g. "array[f32, (3, 4)]"
+    std::string describe() const;  // e.g. "array[f32, (3, 4)]", "array[vec3 of f32, (8,), soa]"
 
 private:
     std::shared_ptr<Storage> storage_;
@@ -70,7 +99,8 @@ private:
     DType dtype_;
     std::vector<int64_t> shape_;
     std::vector<int64_t> strides_;
-    bool contiguous_;
+    Element element_;
+    bool contiguous_;  // elements in row-major order, one element (interleaved) or one scalar (soa) apart
 };
 
 std::vector<int64_t> row_major_strides(const std::vector<int64_t>& shape);

@@ -18,16 +18,28 @@ namespace {
 std::atomic<uint64_t> next_kernel_id{0};
 std::atomic<bool> debug_mode{false};
 
+// The variant key is each argument's words, then one word of flags. An
+// array or a scalar is one word; a texture is its tag and its three extents.
 constexpr uint32_t kArrayTag = 1u << 28;
-// The flags that follow the argument keys.
+constexpr uint32_t kScalarTag = 2u << 28;
+constexpr uint32_t kTextureTag = 3u << 28;
 constexpr uint32_t kDebugFlag = 1;
 constexpr uint32_t kDisjointFlag = 2;
-constexpr uint32_t kScalarTag = 2u << 28;
-constexpr uint32_t kObjectTag = 3u << 28;  // | the instance's signature id
+constexpr uint32_t kObjectTag = 4u << 28;  // | the instance's signature id
 
+// Bits 20-27 dtype, 12-19 rank, 5-10 the element's shape (rows or length,
+// then columns: a 2x2 matrix and a 4-vector differ), 1 a structure of
+// arrays, 0 contiguity.
 uint32_t array_key(const Array& a) {
+    const auto& e = a.element().shape;
+    uint32_t rows = e.empty() ? 0 : static_cast<uint32_t>(e[0]);
+    uint32_t cols = e.size() == 2 ? static_cast<uint32_t>(e[1]) : 0;
     return kArrayTag | (static_cast<uint32_t>(a.dtype()) << 20) | (static_cast<uint32_t>(a.ndim()) << 12) |
-           (a.contiguous() ? 1u : 0u);
+           (rows << 8) | (cols << 5) | (a.element().layout == Layout::Soa ? 2u : 0u) | (a.contiguous() ? 1u : 0u);
+}
+
+frontend::ParamShape shape_of(const ParamFacts& f) {
+    return frontend::ParamShape{f.is_array, f.ndim, f.element_shape, f.soa, f.texture};
 }
 
 DType precision_of(const std::vector<ParamFacts>& facts) {
@@ -47,9 +59,29 @@ uint32_t arg_key(const CallArg& a, DType precision) {
         case CallArg::Kind::Array: return array_key(*a.array);
         case CallArg::Kind::Scalar: return kScalarTag | static_cast<uint32_t>(a.dtype);
         case CallArg::Kind::PythonFloat: return kScalarTag | static_cast<uint32_t>(precision);
+        case CallArg::Kind::Texture: return kTextureTag;
         case CallArg::Kind::Object: return kObjectTag | a.object->id;
     }
     return 0;
+}
+
+void append_key(const CallArg& a, DType precision, std::vector<uint32_t>& key) {
+    key.push_back(arg_key(a, precision));
+    if (a.kind == CallArg::Kind::Texture)
+        for (int64_t e : {a.texture->width(), a.texture->height(), a.texture->depth()})
+            key.push_back(static_cast<uint32_t>(e));
+}
+
+// Whether `a` matches the key's words at `at`, which it moves past them.
+bool key_matches(const CallArg& a, DType precision, const std::vector<uint32_t>& key, size_t& at) {
+    if (at >= key.size() || key[at++] != arg_key(a, precision)) return false;
+    if (a.kind != CallArg::Kind::Texture) return true;
+    if (at + 3 > key.size()) return false;
+    const Texture3D& t = *a.texture;
+    bool same = key[at] == static_cast<uint32_t>(t.width()) && key[at + 1] == static_cast<uint32_t>(t.height()) &&
+                key[at + 2] == static_cast<uint32_t>(t.depth());
+    at += 3;
+    return same;
 }
 
 struct Launch {
@@ -152,13 +184,10 @@ void Kernel::check_arity(const CallArg* args, size_t count) {
 }
 
 const ir::Kernel& Kernel::template_for(const std::vector<frontend::ParamShape>& shapes) {
-    std::vector<uint64_t> key;
-    for (auto& s : shapes)
-        key.push_back(s.object ? (uint64_t{1} << 40) | s.object->id : (uint64_t{s.is_array} << 32) | s.ndim);
-    auto it = templates_.find(key);
+    auto it = templates_.find(shapes);
     if (it != templates_.end()) return *it->second;
     auto t = build_template(syntax_tree(), resolver_, shapes);
-    auto& slot = templates_[key];
+    auto& slot = templates_[shapes];
     slot = std::move(t);
     return *slot;
 }
@@ -198,10 +227,10 @@ Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n) {
     DType precision = float_precision_of(args, n);
     uint32_t debug = debug_mode.load(std::memory_order_relaxed) ? 1 : 0;
     auto facts_match = [&](const Variant& v) {
-        if (v.key.size() != n + 1 || (v.key[n] & kDebugFlag) != debug) return false;
+        size_t at = 0;
         for (size_t i = 0; i < n; ++i)
-            if (v.key[i] != arg_key(args[i], precision)) return false;
-        return true;
+            if (!key_matches(args[i], precision, v.key, at)) return false;
+        return at + 1 == v.key.size() && (v.key[at] & kDebugFlag) == debug;
     };
     // The cached path: compare keys in place, newest variant first; then the
     // disjointness of this call's storage picks between the two variants.
@@ -234,8 +263,10 @@ Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n) {
             i += args[i].kind == CallArg::Kind::Object ? 1 + args[i].object->leaf_count() : 1;
         }
     }
+    std::vector<size_t> object_words;  // where instances' ids are in the key
     for (size_t i = 0; i < n; ++i) {
-        v->key.push_back(arg_key(args[i], precision));
+        if (args[i].kind == CallArg::Kind::Object) object_words.push_back(v->key.size());
+        append_key(args[i], precision, v->key);
         ParamFacts f;
         if (args[i].kind == CallArg::Kind::Object) {
             v->facts.push_back(f);
@@ -246,19 +277,22 @@ Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n) {
             shapes.push_back(marker);
             continue;
         }
-        if (args[i].kind == CallArg::Kind::Array) {
+        if (args[i].kind == CallArg::Kind::Texture) {
+            f = ParamFacts{true, DType::F32, 3, true, {}, false, true};
+        } else if (args[i].kind == CallArg::Kind::Array) {
             const Array& a = *args[i].array;
             if (a.ndim() > codegen::kMaxDims)
                 throw ArgumentError(ArgumentError::Kind::Value,
                                     "kernel '" + name_ + "': parameter '" + v->arg_names[i] + "' has " +
                                         std::to_string(a.ndim()) + " dimensions; at most " +
                                         std::to_string(codegen::kMaxDims) + " are supported");
-            f = ParamFacts{true, a.dtype(), a.ndim(), a.contiguous()};
+            f = ParamFacts{true, a.dtype(), a.ndim(), a.contiguous(), a.element().shape,
+                           a.element().layout == Layout::Soa};
         } else {
             f.dtype = args[i].kind == CallArg::Kind::PythonFloat ? precision : args[i].dtype;
         }
         v->facts.push_back(f);
-        shapes.push_back(frontend::ParamShape{f.is_array, f.ndim});
+        shapes.push_back(shape_of(f));
     }
     if (!base && !disjoint) {
         // Overlapping arrays on a first call: which of them the kernel writes
@@ -274,10 +308,10 @@ Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n) {
     // Debug variants report failures from their IR and always compile.
     // Instances join the disk key by content: their ids are process-local.
     std::vector<uint32_t> disk_key = v->key;
+    for (size_t word : object_words) disk_key[word] = kObjectTag;
     std::vector<const frontend::TemplateInfo*> instances, recorded;
     for (size_t i = 0; i < n; ++i) {
         if (args[i].kind != CallArg::Kind::Object) continue;
-        disk_key[i] = kObjectTag;
         instances.push_back(args[i].object);
         recorded.push_back(shapes[i].object);
     }
@@ -341,6 +375,20 @@ CallResult Kernel::call(const CallArg* args, size_t n) {
                     slot.shape[d] = arr.shape()[d];
                     slot.strides[d] = arr.strides()[d];
                 }
+                slot.component_stride = arr.element().component_stride;
+                argv[i] = &slot;
+                break;
+            }
+            case CallArg::Kind::Texture: {
+                // The snapshot, never the source array.
+                const Array& texels = a.texture->storage();
+                codegen::ArrayArg& slot = arrays[i];
+                slot.data = texels.data();
+                for (int d = 0; d < 3; ++d) {
+                    slot.shape[d] = texels.shape()[d];
+                    slot.strides[d] = texels.strides()[d];
+                }
+                slot.component_stride = 1;
                 argv[i] = &slot;
                 break;
             }

@@ -2,7 +2,8 @@
 // templates and compiled variants, and the dispatch path.
 //
 // Every fact baked into compiled code is in the variant key: each
-// argument's category, dtype, rank and contiguity. Runtime scalar values and
+// argument's category, dtype, rank and contiguity, an array's element shape
+// and layout, and a texture's extents. Runtime scalar values and
 // the launch length are not, so changing them never recompiles.
 #pragma once
 
@@ -17,6 +18,7 @@
 #include "frontend/template.h"
 #include "runtime/array.h"
 #include "runtime/pipeline.h"
+#include "runtime/texture.h"
 
 namespace tack::runtime {
 
@@ -27,11 +29,13 @@ struct CallArg {
         Array,       // `array`
         Scalar,      // a value of `dtype` in `bits` (a Python int, a NumPy scalar)
         PythonFloat, // a Python float: f64 beside an f64 array argument, else f32
+        Texture,     // `texture`
         Object,      // an instance described by `object`
     };
     Kind kind = Kind::Scalar;
     DType dtype = DType::I32;
     const Array* array = nullptr;
+    const Texture3D* texture = nullptr;
     uint64_t bits = 0;
     double value = 0;
     const frontend::TemplateInfo* object = nullptr;
@@ -80,7 +84,7 @@ private:
     std::shared_ptr<frontend::Resolver> resolver_;
     std::unique_ptr<syntax::FunctionDef> tree_;
     std::vector<std::string> param_names_;
-    std::map<std::vector<uint64_t>, std::unique_ptr<ir::Kernel>> templates_;
+    std::map<std::vector<frontend::ParamShape>, std::unique_ptr<ir::Kernel>> templates_;
     // Instance descriptions lowering reads, by signature id: copies whose
     // functions record what they resolve, for the disk cache.
     std::map<uint32_t, std::shared_ptr<frontend::TemplateInfo>> recording_templates_;

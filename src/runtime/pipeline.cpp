@@ -35,6 +35,8 @@ std::unique_ptr<ir::Kernel> specialize(const ir::Kernel& tmpl, const std::vector
         k->params[i].dtype = params[i].dtype;
         k->params[i].ndim = params[i].ndim;
         k->params[i].contiguous = params[i].contiguous;
+        k->params[i].element_shape = params[i].element_shape;
+        k->params[i].soa = params[i].soa;
     }
     analysis::infer_types(*k, float_precision);
     ir::verify(*k, ir::Stage::Typed, "infer_types");

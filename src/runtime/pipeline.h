@@ -29,6 +29,9 @@ struct ParamFacts {
     DType dtype = DType::I32;
     int ndim = 0;
     bool contiguous = true;
+    std::vector<int> element_shape;  // arrays of vector or matrix elements
+    bool soa = false;                // their layout: a structure of arrays
+    bool texture = false;            // a 3D texture's f32 snapshot, (depth, height, width)
 };
 
 // A typed copy of the template for these argument facts.

@@ -97,3 +97,114 @@ def test_atomics_on_scalars_are_refused():
 
         scalar_atomic(tack.zeros(2), 3)
     assert "not an array" in e.value.message
+
+
+# Arrays of vector and matrix elements: a value of the element's shape
+# updates every component with its own atomic; a number updates the one
+# component its flat index addresses, except in a structure of arrays.
+
+
+@tack.kernel
+def accumulate_points(points, bins):
+    for i in range(len(points)):
+        tack.atomic_add(bins, i % len(bins), points[i])
+
+
+@pytest.mark.parametrize("layout", ["aos", "soa"])
+@pytest.mark.parametrize("dtype", [tack.vec3f, tack.vec2d, tack.vec4i])
+def test_vector_values_update_every_component(backend, layout, dtype):
+    n = dtype.shape[0]
+    points = np.arange(4000 * n).reshape(4000, n).astype(dtype.numpy) % 97
+    bins = tack.zeros(5, dtype, layout=layout)
+    accumulate_points(tack.array(points, dtype=dtype), bins)
+    want = np.zeros((5, n), dtype.numpy)
+    np.add.at(want, np.arange(4000) % 5, points)  # integers below 2^24: exact in every type
+    np.testing.assert_array_equal(bins.numpy(), want)
+
+
+@tack.kernel
+def matrix_extrema(values, low, high):
+    for i in range(len(values)):
+        tack.atomic_min(low, 0, values[i])
+        tack.atomic_max(high, 0, values[i])
+
+
+@pytest.mark.parametrize("layout", ["aos", "soa"])
+def test_matrix_extrema_per_component(backend, layout):
+    values = np.random.default_rng(5).integers(-1000, 1000, size=(3000, 2, 2)).astype(np.float32)
+    low = tack.full(1, 1e9, tack.mat22f, layout=layout)
+    high = tack.full(1, -1e9, tack.mat22f, layout=layout)
+    matrix_extrema(tack.array(values, dtype=tack.mat22f), low, high)
+    np.testing.assert_array_equal(low.numpy()[0], values.min(axis=0))
+    np.testing.assert_array_equal(high.numpy()[0], values.max(axis=0))
+
+
+@tack.kernel
+def old_vectors(bins, adds, olds):
+    for i in range(len(bins)):
+        olds[i] = tack.atomic_add(bins, i, adds[i])
+
+
+@pytest.mark.parametrize("layout", ["aos", "soa"])
+def test_the_expression_value_is_the_vector_of_old_values(backend, layout):
+    start = np.arange(18, dtype=np.float32).reshape(6, 3)
+    adds = np.full((6, 3), 0.5, np.float32)
+    bins = tack.array(start, dtype=tack.vec3f, layout=layout)
+    olds = tack.zeros(6, tack.vec3f)
+    old_vectors(bins, tack.array(adds, dtype=tack.vec3f), olds)
+    np.testing.assert_array_equal(olds.numpy(), start)
+    np.testing.assert_array_equal(bins.numpy(), start + adds)
+
+
+@tack.kernel
+def count_components(bins, n, olds):
+    for i in range(n):
+        tack.atomic_add(bins, i % (len(bins) * 3), 1)
+        if i < len(olds):
+            olds[i] = tack.atomic_max(bins, 3 * len(bins) - 1, 0)
+
+
+def test_a_number_updates_the_component_its_flat_index_addresses(backend):
+    bins = tack.zeros(4, tack.vec3i)
+    olds = tack.zeros(2, tack.i32)
+    count_components(bins, 12 * 500, olds)
+    np.testing.assert_array_equal(bins.numpy(), np.full((4, 3), 500, np.int32))
+    assert 0 <= olds[0] <= 500 and 0 <= olds[1] <= 500
+
+
+def test_a_number_on_a_structure_of_arrays_is_refused():
+    with pytest.raises(tack.KernelTypeError) as e:
+
+        @tack.kernel
+        def soa_component(bins):
+            for i in range(6):
+                tack.atomic_add(bins, i, 1.0)
+
+        soa_component(tack.zeros(2, tack.vec3f, layout="soa"))
+    assert isinstance(e.value, TypeError)
+    assert e.value.function == "soa_component" and e.value.construct == "atomic_add"
+    assert "'bins'" in e.value.message and "layout='soa'" in e.value.message
+    assert "no common flat index" in e.value.message
+
+
+def test_a_value_of_another_shape_is_refused():
+    with pytest.raises(tack.KernelTypeError, match="takes a vec3 or a number, not a vec2") as e:
+
+        @tack.kernel
+        def wrong_shape_atomic(bins):
+            for i in range(6):
+                tack.atomic_add(bins, 0, tack.vec2(1.0, 2.0))
+
+        wrong_shape_atomic(tack.zeros(2, tack.vec3f))
+    assert e.value.function == "wrong_shape_atomic" and e.value.construct == "atomic_add"
+
+
+def test_a_number_with_one_index_per_dimension_is_refused():
+    with pytest.raises(tack.KernelTypeError, match="one flat index"):
+
+        @tack.kernel
+        def tuple_index_atomic(bins):
+            for i in range(2):
+                tack.atomic_add(bins, (i, 0), 1.0)
+
+        tuple_index_atomic(tack.zeros((2, 2), tack.vec3f))

@@ -1,6 +1,5 @@
 """The kernel language contract's regression baseline, LC1 to LC8, with its
-empty, single-iteration and distinct-buffer controls. LC3 needs vector
-arrays and is not in this file.
+empty, single-iteration and distinct-buffer controls.
 
 Expected values come from arithmetic, Python's own range or a Python loop
 over NumPy arrays that repeats the kernel's logic, never from Tack's output.
@@ -180,6 +179,71 @@ def test_lc2_loop_mutation_through_an_alias(backend, aliased):
     np.testing.assert_array_equal(seen.numpy(), expected_seen)
     np.testing.assert_array_equal(a.numpy(), expected_a)
     np.testing.assert_array_equal(b.numpy(), expected_b)
+
+
+# LC3: vector widths, matrix shapes and layouts specialize independently. A
+# cached variant for one element shape reused for another would index the
+# wrong components; every input has room for 4 components per element, so
+# even that wrong indexing would stay in bounds and give wrong numbers
+# rather than a crash.
+
+
+@tack.kernel
+def squared_norms(v, out):
+    for i in range(len(v)):
+        out[i] = v[i].norm_sqr()
+
+
+@tack.kernel
+def self_dots(v, out):
+    for i in range(len(v)):
+        out[i] = v[i].dot(v[i])
+
+
+def _vectors(width, layout="aos", n=6):
+    data = (np.arange(n * 4, dtype=np.float32).reshape(n, 4) - 7)[:, :width]
+    return data, tack.array(data, dtype=tack.vector(width, tack.f32), layout=layout)
+
+
+def _check_squared_norms(kernel, width, layout="aos"):
+    data, v = _vectors(width, layout)
+    out = tack.zeros(len(data))
+    kernel(v, out)
+    np.testing.assert_array_equal(out.numpy(), (data * data).sum(axis=1, dtype=np.float32))
+
+
+@pytest.mark.parametrize("kernel", [squared_norms, self_dots], ids=["norm_sqr", "dot"])
+@pytest.mark.parametrize("widths", [(2, 3), (3, 2), (2, 3, 4, 2)])
+def test_lc3_vector_widths_specialize_independently(backend, kernel, widths):
+    for width in widths:
+        _check_squared_norms(kernel, width)
+
+
+@tack.kernel
+def component_sums(v, out):
+    for i in range(len(v)):
+        out[i] = v[i].sum()
+
+
+@pytest.mark.parametrize("order", ["matrix first", "vector first"])
+def test_lc3_a_2x2_matrix_array_and_a_4_vector_array_compile_separately(backend, order):
+    data = np.arange(24, dtype=np.float32).reshape(6, 4) * np.float32(1.5)
+    m = tack.array(data.reshape(6, 2, 2), dtype=tack.mat22f)
+    v = tack.array(data, dtype=tack.vec4f)
+    for arg in ((m, v) if order == "matrix first" else (v, m)):
+        out = tack.zeros(6)
+        component_sums(arg, out)
+        np.testing.assert_array_equal(out.numpy(), data.sum(axis=1, dtype=np.float32))
+    both = component_sums.inspect("ir", m, tack.zeros(6)), component_sums.inspect("ir", v, tack.zeros(6))
+    assert "v: array[mat2x2 of f32, 1]" in both[0] and "v: array[vec4 of f32, 1]" in both[1]
+
+
+@pytest.mark.parametrize("layouts", [("aos", "soa"), ("soa", "aos")])
+def test_lc3_interleaved_and_soa_layouts_compile_separately(backend, layouts):
+    for layout in layouts:
+        _check_squared_norms(squared_norms, 3, layout)
+    seen = [squared_norms.inspect("ir", _vectors(3, layout)[1], tack.zeros(6)) for layout in layouts]
+    assert ("soa]" in seen[0]) == (layouts[0] == "soa") and ("soa]" in seen[1]) == (layouts[1] == "soa")
 
 
 # LC4 and the other rejections: the frontend refuses what it cannot

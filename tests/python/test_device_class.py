@@ -527,3 +527,46 @@ def test_a_non_instance_object_argument_names_what_kernels_accept():
 def test_device_class_decorates_classes_only():
     with pytest.raises(TypeError, match="decorates a class"):
         tack.device_class(double)
+
+
+# ------------------------------------------------------------ element arrays and textures
+
+
+@tack.device_class
+class Particles:
+    def __init__(self, positions, density):
+        self.positions = positions  # an array of vec3f
+        self.density = density  # a 3D texture
+
+    @tack.func
+    def energy(self, i):
+        return self.positions[i].norm_sqr()
+
+    @tack.func
+    def density_at_texel(self, x, y, z):
+        # Texel centres sample the texels exactly.
+        return self.density.sample((x + 0.5) / 2.0, (y + 0.5) / 2.0, (z + 0.5) / 2.0)
+
+
+@tack.kernel
+def particle_step(p, out):
+    for i in range(len(out)):
+        out[i] = p.energy(i) + p.density_at_texel(i % 2, (i // 2) % 2, 0)
+        p.positions[i].x = 0.0
+        p.positions[i] += tack.vec3(1.0, 2.0, 3.0)
+
+
+def test_instance_attributes_may_be_element_arrays_and_textures():
+    rng = np.random.default_rng(3)
+    points = rng.standard_normal((4, 3)).astype(np.float32)
+    texels = np.arange(8, dtype=np.float32) * np.float32(0.5)
+    positions = tack.array(points, dtype=tack.vec3f)
+    texture = tack.texture3d(tack.array(texels), shape=(2, 2, 2))
+    out = tack.zeros(4)
+    particle_step(Particles(positions, texture), out)
+    squared = (points[:, 0] * points[:, 0] + points[:, 1] * points[:, 1]) + points[:, 2] * points[:, 2]
+    at_texel = texels[[0, 1, 2, 3]]  # x fastest: (0,0,0), (1,0,0), (0,1,0), (1,1,0)
+    np.testing.assert_array_equal(out.numpy(), squared + at_texel)
+    moved = points.copy()
+    moved[:, 0] = 0
+    np.testing.assert_array_equal(positions.numpy(), moved + np.asarray([1, 2, 3], dtype=np.float32))

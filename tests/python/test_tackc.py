@@ -59,3 +59,32 @@ def test_diagnostics_name_file_line_and_kernel(tmp_path):
     line = SOURCE.splitlines().index("        assert x[i] > 0") + 1
     assert f"kernels.py:{line}:9 in kernel 'broken': assert is not supported" in r.stderr
     assert "^" in r.stderr
+
+
+NORMS = """
+import tack
+
+@tack.kernel
+def norms(v, out):
+    for i in range(len(v)):
+        out[i] = v[i].norm_sqr()
+"""
+
+
+@pytest.mark.parametrize("sig, header", [
+    ("vec3f[1],f32[1]", "v: array[vec3 of f32, 1]"),
+    ("mat22d[2]:soa,f64[2]", "v: array[mat2x2 of f64, 2, soa]"),
+])
+def test_signatures_with_vector_and_matrix_elements(tmp_path, sig, header):
+    f = tmp_path / "norms.py"
+    f.write_text(NORMS)
+    r = run(str(f), "--sig", sig, "--ir")
+    assert r.returncode == 0, r.stderr
+    assert header in r.stdout
+
+
+def test_unknown_element_types_are_refused(tmp_path):
+    f = tmp_path / "norms.py"
+    f.write_text(NORMS)
+    r = run(str(f), "--sig", "vec5f[1],f32[1]")
+    assert r.returncode == 2 and "cannot read the type 'vec5f[1]'" in r.stderr

@@ -4,7 +4,9 @@
 //   tackc FILE [--kernel NAME] [--sig TYPES] [--ir] [--llvm] [--llvm-unoptimized]
 //
 // TYPES gives each parameter's type, comma separated: a scalar dtype (f32,
-// i64, ...) or an array as dtype[ndim] (f32[1], f64[2]). Without --sig, a
+// i64, ...) or an array as dtype[ndim] (f32[1], f64[2]), whose dtype may be
+// a vector or matrix element type (vec3f[1], mat22d[2]; f = f32, d = f64,
+// i = i32) with an optional ":soa" layout (vec3f[1]:soa). Without --sig, a
 // parameter annotated with a scalar type (float, int, tack.f32 ...) is that
 // scalar and every other parameter is an f32[1] array.
 #include <fstream>
@@ -24,9 +26,27 @@ int usage() {
     return 2;
 }
 
+// vec3f, mat33d, ...: the element shape and the component dtype's name.
+bool parse_element(std::string& base, std::vector<int>* shape) {
+    bool vec = base.rfind("vec", 0) == 0 && base.size() == 5;
+    bool mat = base.rfind("mat", 0) == 0 && base.size() == 6;
+    if (!vec && !mat) return true;
+    for (size_t i = 3; i + 1 < base.size(); ++i) {
+        if (base[i] < '1' || base[i] > '4') return false;
+        shape->push_back(base[i] - '0');
+    }
+    char suffix = base.back();
+    base = suffix == 'f' ? "f32" : suffix == 'd' ? "f64" : suffix == 'i' ? "i32" : "";
+    return !base.empty();
+}
+
 bool parse_type(const std::string& s, runtime::ParamFacts* out) {
     auto open = s.find('[');
     std::string base = s.substr(0, open);
+    std::vector<int> element_shape;
+    if (!parse_element(base, &element_shape)) return false;
+    out->element_shape = element_shape;
+    out->soa = s.size() > 4 && s.compare(s.size() - 4, 4, ":soa") == 0;
     auto t = dtype_from_name(base);
     if (!t) {
         if (base == "float") t = DType::F32;
@@ -97,7 +117,7 @@ int main(int argc, char** argv) {
         std::vector<frontend::ParamShape> shapes;
         DType precision = DType::F32;
         for (auto& f : facts) {
-            shapes.push_back(frontend::ParamShape{f.is_array, f.ndim});
+            shapes.push_back(frontend::ParamShape{f.is_array, f.ndim, f.element_shape, f.soa});
             if (f.is_array && f.dtype == DType::F64) precision = DType::F64;
         }
         runtime::PassObserver observe;

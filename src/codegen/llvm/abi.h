@@ -2,8 +2,11 @@
 //
 // Every entry point takes `void** args`, one pointer per kernel parameter:
 // to an ArrayArg for an array, to the value (of the parameter's dtype) for a
-// scalar. Extents and strides count elements. Array data promise only byte
-// alignment.
+// scalar. Extents count elements; strides count scalars of the dtype, so an
+// element of an interleaved vec3 array is 3 apart from the next. Component k
+// of an element lies k * component_stride scalars past its first: 1 when
+// interleaved, the array's element count for a structure of arrays. Array
+// data promise only byte alignment.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +19,7 @@ struct ArrayArg {
     char* data;
     int64_t shape[kMaxDims];
     int64_t strides[kMaxDims];
+    int64_t component_stride;
 };
 
 // Runs the prologue and returns the number of parallel iterations (0 when

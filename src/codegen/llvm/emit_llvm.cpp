@@ -1,5 +1,7 @@
 #include "codegen/llvm/emit_llvm.h"
 
+#include <cstddef>
+
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Verifier.h>
@@ -159,20 +161,28 @@ void Emitter::begin_function(llvm::FunctionType* fty, const std::string& name) {
                 stride *= param.local_shape[d];
             }
             for (auto e : param.local_shape) a.shape.push_back(b_.getInt64(e));
+            a.component_stride = b_.getInt64(1);
             arrays_[p] = std::move(a);
             continue;
         }
         if (param.kind == ParamKind::Object) continue;  // no storage: its leaves follow
         Value* slot_ptr = b_.CreateLoad(ptr(), b_.CreateConstGEP1_64(ptr(), args, p), "arg." + std::to_string(p));
-        if (param.kind == ParamKind::Array) {
+        if (param.kind == ParamKind::Array || param.kind == ParamKind::Texture) {
             if (!param.used) continue;
             ArrayValues a;
             a.data = b_.CreateLoad(ptr(), slot_ptr, "data");
             for (int d = 0; d < param.ndim; ++d)
                 a.shape.push_back(b_.CreateLoad(i64(), b_.CreateConstGEP1_64(b_.getInt8Ty(), slot_ptr, 8 + 8 * d)));
+            // Interleaved elements are their components in a row; a
+            // structure of arrays reads its component stride.
+            a.element_stride = param.soa ? 1 : param.components();
+            a.component_stride = b_.getInt64(1);
+            if (param.soa)
+                a.component_stride = b_.CreateLoad(
+                    i64(), b_.CreateConstGEP1_64(b_.getInt8Ty(), slot_ptr, offsetof(ArrayArg, component_stride)));
             if (param.contiguous) {
                 a.strides.assign(param.ndim, nullptr);
-                Value* s = b_.getInt64(1);
+                Value* s = b_.getInt64(a.element_stride);
                 for (int d = param.ndim - 1; d >= 0; --d) {
                     a.strides[d] = s;
                     s = b_.CreateMul(s, a.shape[d]);
@@ -286,7 +296,7 @@ void Emitter::emit(const Stmt& s) {
         case StmtKind::Store: {
             auto& st = *s.as<Store>();
             Value* v = emit(*st.value);  // the value before the index
-            Access a = address(st.array, st.indices, st.span);
+            Access a = address(st.array, st.indices, st.component, st.span);
             guarded(a, nullptr, [&]() -> Value* {
                 tag(b_.CreateAlignedStore(v, a.ptr, llvm::Align(1)), st.array);
                 return nullptr;
@@ -411,7 +421,7 @@ Value* Emitter::index64(const Expr& e) {
     return is_signed_int(t) ? b_.CreateSExt(v, i64()) : b_.CreateZExt(v, i64());
 }
 
-Emitter::Access Emitter::address(int array, const std::vector<ExprPtr>& indices, Span span) {
+Emitter::Access Emitter::address(int array, const std::vector<ExprPtr>& indices, int component, Span span) {
     auto& param = k_.params[array];
     auto& a = arrays_[array];
     if (!a.data) syntax::internal_error(kEmitPass, "array '" + param.name + "' used but not loaded");
@@ -424,7 +434,7 @@ Emitter::Access Emitter::address(int array, const std::vector<ExprPtr>& indices,
         offset = b_.CreateMul(idx[0], a.strides[0]);
         for (size_t d = 1; d < idx.size(); ++d) offset = b_.CreateAdd(offset, b_.CreateMul(idx[d], a.strides[d]));
     } else if (param.contiguous) {
-        offset = idx[0];  // a flat row-major index
+        offset = b_.CreateMul(idx[0], b_.getInt64(a.element_stride));  // a flat row-major index
     } else {
         // A flat index into a strided view: unravel by the extents.
         Value* q = idx[0];
@@ -435,6 +445,7 @@ Emitter::Access Emitter::address(int array, const std::vector<ExprPtr>& indices,
             offset = b_.CreateAdd(offset, b_.CreateMul(i, a.strides[d]));
         }
     }
+    if (component != 0) offset = b_.CreateAdd(offset, b_.CreateMul(b_.getInt64(component), a.component_stride));
     out.ptr = b_.CreateGEP(ty(param.dtype), a.data, offset);
     return out;
 }
@@ -523,7 +534,7 @@ Value* Emitter::guarded(const Access& a, Type* result, const std::function<Value
 // which dispatch checks for imported storage). Floating extrema use a
 // compare-and-swap loop on the integer bits, contributing the value once.
 Value* Emitter::atomic(const Atomic& at) {
-    Access acc = address(at.array, at.indices, at.span);
+    Access acc = address(at.array, at.indices, at.component, at.span);
     Value* v = emit(*at.value);
     DType t = at.dtype();
     Type* vt = ty(t);
@@ -583,7 +594,7 @@ Value* Emitter::emit(const Expr& e) {
         }
         case ExprKind::Load: {
             auto& l = *e.as<Load>();
-            Access a = address(l.array, l.indices, l.span);
+            Access a = address(l.array, l.indices, l.component, l.span);
             return guarded(a, ty(e.dtype()),
                            [&] { return tag(b_.CreateAlignedLoad(ty(e.dtype()), a.ptr, llvm::Align(1)), l.array); });
         }

@@ -49,6 +49,8 @@ private:
     struct ArrayValues {
         Value* data = nullptr;
         std::vector<Value*> shape, strides;
+        Value* component_stride = nullptr;
+        int64_t element_stride = 1;  // scalars per element of a contiguous array
     };
 
     // ------------------------------------------------------------ types
@@ -93,7 +95,7 @@ private:
 
     Value* index64(const Expr& e);
 
-    Access address(int array, const std::vector<ExprPtr>& indices, Span span);
+    Access address(int array, const std::vector<ExprPtr>& indices, int component, Span span);
     Value* bounds_check(int array, const std::vector<Value*>& idx, Span span);
     Value* guarded(const Access& a, Type* result, const std::function<Value*()>& emit_access);
     Value* atomic(const Atomic& at);

@@ -1,0 +1,31 @@
+"""3D textures: tack.texture3d(array, shape=(W, H, D), interp='linear').
+
+A texture is a snapshot: it copies the array's data when it is made, and
+again at tex.update(); writes to the array in between are not visible to
+it. Kernels sample it with tex.sample(u, v, w) (or tex.sample(p) for a
+3-vector p) in normalized coordinates: texel i of an axis with N texels is
+centered at (i + 0.5) / N, addressing clamps to the edge texels, and the
+value is trilinear interpolation in f32 (docs/arrays.md gives the formula).
+"""
+
+from . import _core
+from ._arrays import Array
+
+Texture3D = _core.Texture3D
+
+_INTERPOLATIONS = ("linear",)
+
+
+def texture3d(array, shape, interp="linear"):
+    """A texture of shape (W, H, D) over a copy of `array`, an f32 tack.Array
+    of exactly W*H*D elements in which x varies fastest (element
+    x + W * (y + H * z) in row-major order)."""
+    if interp not in _INTERPOLATIONS:
+        raise ValueError(f"texture3d: interp={interp!r} is not implemented; only interp='linear' is")
+    if not isinstance(array, Array):
+        raise TypeError(f"texture3d: expected a tack.Array of f32, not {type(array).__name__}")
+    try:
+        width, height, depth = (int(e) for e in shape)
+    except (TypeError, ValueError):
+        raise ValueError(f"texture3d: shape must be three extents (W, H, D), not {shape!r}") from None
+    return Texture3D(array, width, height, depth)

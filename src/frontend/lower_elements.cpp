@@ -1,0 +1,263 @@
+// Arrays of vector and matrix elements. An element is a vector or matrix
+// value whose components are scalar loads of one element index; a store or
+// an atomic update writes each component with its own IR node. The element
+// index is evaluated once, into a temporary, so every component addresses
+// the same element.
+#include "frontend/lowerer.h"
+
+namespace tack::frontend {
+
+using namespace syntax;
+using ir::ExprPtr;
+
+namespace {
+
+// A literal component index (negative counts from the end); -1 for any
+// other expression. A literal outside [0, extent) is an error.
+int literal_component(Lowerer& l, const Expr& e, int extent, const std::string& shape) {
+    const Expr* x = &e;
+    bool negative = false;
+    if (auto* u = e.as<syntax::Unary>(); u && u->op == UnaryOp::Neg) {
+        x = u->operand.get();
+        negative = true;
+    }
+    auto* lit = x->as<IntLit>();
+    if (!lit) return -1;
+    int64_t k = negative ? -static_cast<int64_t>(lit->value) : static_cast<int64_t>(lit->value);
+    if (k < 0) k += extent;
+    if (lit->overflow || k < 0 || k >= extent)
+        l.fail(ErrorKind::Type, e.span, "component index " + to_source(e) + " is out of range for a " + shape,
+               "component index");
+    return static_cast<int>(k);
+}
+
+}  // namespace
+
+int Lowerer::element_array(const Expr& e) {
+    int array = -1;
+    if (auto* n = e.as<Name>()) {
+        auto it = frame().names.find(n->id);
+        if (it == frame().names.end() || it->second.kind != Binding::Kind::Array) return -1;
+        array = it->second.id;
+    } else if (auto* a = e.as<Attribute>(); a && global_path(*a).empty()) {
+        // An array attribute of a device-class instance: obj.values
+        Value owner = expr(*a->value);
+        if (owner.kind != Value::Kind::Object) return -1;
+        const TemplateMember* m = owner.object->find(a->attr);
+        if (!m || m->kind != TemplateMember::Kind::Array) return -1;
+        array = owner.array + m->leaf;
+    } else {
+        return -1;
+    }
+    return k_.params[array].element_shape.empty() ? -1 : array;
+}
+
+std::vector<ExprPtr> Lowerer::element_index(int array, const Expr& index, Span span, ir::Block& out) {
+    auto idx = indices(array, index, span);
+    for (auto& i : idx) i = reusable(std::move(i), out);
+    k_.params[array].used = true;
+    return idx;
+}
+
+ExprPtr Lowerer::component_load(int array, const std::vector<ExprPtr>& index, int component, Span span) {
+    auto load = std::make_unique<ir::Load>();
+    load->array = array;
+    for (auto& i : index) load->indices.push_back(ir::clone(*i));
+    load->component = component;
+    load->span = span;
+    return load;
+}
+
+void Lowerer::component_store(int array, const std::vector<ExprPtr>& index, int component, ExprPtr value,
+                              ir::Block& out, Span span) {
+    auto st = std::make_unique<ir::Store>();
+    st->array = array;
+    for (auto& i : index) st->indices.push_back(ir::clone(*i));
+    st->component = component;
+    st->value = std::move(value);
+    st->span = span;
+    out.push_back(std::move(st));
+}
+
+Value Lowerer::load_element(int array, const Expr& index, Span span) {
+    ir::Block pre;
+    auto idx = element_index(array, index, span, pre);
+    auto& p = k_.params[array];
+    std::vector<ExprPtr> comps;
+    for (int c = 0; c < p.components(); ++c) comps.push_back(component_load(array, idx, c, span));
+    return make_vector(std::move(comps), p.element_shape, std::move(pre), span);
+}
+
+// a[i] = v: every component of v is evaluated, then the index, then the
+// components are stored. A number is stored to every component.
+void Lowerer::store_element(int array, const Expr& index, Value v, ir::Block& out, Span span) {
+    auto& p = k_.params[array];
+    if (v.kind == Value::Kind::Vector && v.shape != p.element_shape)
+        fail(ErrorKind::Type, span,
+             "a " + shape_name(v.shape) + " cannot be stored into array '" + p.name + "', whose elements are " +
+                 shape_name(p.element_shape) + "s",
+             "array store");
+    if (v.kind != Value::Kind::Vector && v.kind != Value::Kind::Scalar)
+        fail(ErrorKind::Type, span, "an element of array '" + p.name + "' is assigned a " + shape_name(p.element_shape) +
+                                        " or a number", "array store");
+    auto comps = components(std::move(v), out, p.components());
+    auto idx = element_index(array, index, span, out);
+    for (int c = 0; c < p.components(); ++c) component_store(array, idx, c, std::move(comps[c]), out, span);
+}
+
+// a[i][k] = s, a[i].x = s, m[i][r, c] = s: the value, then the element
+// index, then the component. A runtime vector component outside [0, n)
+// stores nothing, as on a vector local.
+void Lowerer::store_element_component(int array, const Subscript& element, const Expr& target, Value v,
+                                      ir::Block& out, Span span) {
+    auto& p = k_.params[array];
+    const auto shape = p.element_shape;
+    std::string shape_text = shape_name(shape);
+    ExprPtr value = pure(scalar(std::move(v), "a number"), out);
+    auto idx = element_index(array, *element.index, element.span, out);
+    if (auto* a = target.as<Attribute>()) {
+        static const std::string names = "xyzw";
+        auto pos = names.find(a->attr);
+        if (a->attr.size() != 1 || pos == std::string::npos || shape.size() != 1 || static_cast<int>(pos) >= shape[0])
+            fail(ErrorKind::Type, target.span, "a " + shape_text + " has no component '" + a->attr + "'", "component");
+        component_store(array, idx, static_cast<int>(pos), std::move(value), out, span);
+        return;
+    }
+    auto& k = *target.as<Subscript>()->index;
+    if (shape.size() == 2) {
+        auto* t = k.as<syntax::Tuple>();
+        if (!t || t->elts.size() != 2)
+            fail(ErrorKind::Type, k.span, "a matrix entry of array '" + p.name + "' is assigned by a row and a column",
+                 "component assignment");
+        int r = literal_component(*this, *t->elts[0], shape[0], shape_text);
+        int c = literal_component(*this, *t->elts[1], shape[1], shape_text);
+        if (r < 0 || c < 0)
+            fail(ErrorKind::Type, k.span, "matrix entries of array elements are assigned by literal indices",
+                 "component assignment");
+        component_store(array, idx, r * shape[1] + c, std::move(value), out, span);
+        return;
+    }
+    int c = literal_component(*this, k, shape[0], shape_text);
+    if (c >= 0) {
+        component_store(array, idx, c, std::move(value), out, span);
+        return;
+    }
+    ExprPtr kv = pure(scalar(k, "a component index"), out);
+    for (int comp = 0; comp < shape[0]; ++comp) {
+        auto node = std::make_unique<ir::If>();
+        auto eq = std::make_unique<ir::Compare>();
+        eq->op = ir::CmpOp::Eq;
+        eq->lhs = ir::clone(*kv);
+        eq->rhs = int_const(comp, span);
+        eq->span = span;
+        node->cond = std::move(eq);
+        node->span = span;
+        component_store(array, idx, comp, ir::clone(*value), node->then_body, span);
+        out.push_back(std::move(node));
+    }
+}
+
+// a[i] op= v: the index once, the old element, the right side, then the
+// stores.
+void Lowerer::aug_assign_element(int array, const Subscript& target, const AugAssign& s, ir::Block& out) {
+    auto& p = k_.params[array];
+    auto idx = element_index(array, *target.index, target.span, out);
+    std::vector<ExprPtr> old;
+    for (int c = 0; c < p.components(); ++c) old.push_back(component_load(array, idx, c, target.span));
+    Value lhs = make_vector(std::move(old), p.element_shape, {}, target.span);
+    Value result = vector_binary(s.op, std::move(lhs), expr(*s.value), s.span);
+    if (result.kind != Value::Kind::Vector || result.shape != p.element_shape)
+        fail(ErrorKind::Type, s.span,
+             "the result is not a " + shape_name(p.element_shape) + " and cannot be stored into array '" + p.name + "'",
+             "augmented assignment");
+    auto comps = components(std::move(result), out);
+    for (int c = 0; c < p.components(); ++c) component_store(array, idx, c, std::move(comps[c]), out, s.span);
+}
+
+// tack.atomic_add(a, i, v) on an array of vector or matrix elements. A value
+// of the element's shape updates each component with its own atomic, after
+// the index and every component of the value are evaluated; the result is
+// the vector of old values. A number updates the one component its flat
+// index addresses in interleaved storage.
+Value Lowerer::atomic_element(ir::AtomicOp op, const std::string& bname, int array, const syntax::Call& c) {
+    auto& p = k_.params[array];
+    std::string shown = to_source(*c.args[0]);
+    std::string shape_text = shape_name(p.element_shape);
+    ir::Block pre;
+    auto idx = element_index(array, *c.args[1], c.args[1]->span, pre);
+    Value v = expr(*c.args[2]);
+    auto make = [&](std::vector<ExprPtr> index, int component, ExprPtr value) {
+        auto a = std::make_unique<ir::Atomic>();
+        a->op = op;
+        a->array = array;
+        a->indices = std::move(index);
+        a->component = component;
+        a->value = std::move(value);
+        a->span = c.span;
+        return a;
+    };
+    if (v.kind == Value::Kind::Vector) {
+        if (v.shape != p.element_shape)
+            fail(ErrorKind::Type, c.args[2]->span,
+                 bname + " on '" + shown + "', an array of " + shape_text + " elements, takes a " + shape_text +
+                     " or a number, not a " + shape_name(v.shape),
+                 bname);
+        auto comps = components(std::move(v), pre);
+        std::vector<ExprPtr> olds;
+        for (int k = 0; k < p.components(); ++k) {
+            std::vector<ExprPtr> index;
+            for (auto& i : idx) index.push_back(ir::clone(*i));
+            olds.push_back(make(std::move(index), k, std::move(comps[k])));
+        }
+        return make_vector(std::move(olds), p.element_shape, std::move(pre), c.span);
+    }
+    if (p.soa)
+        fail(ErrorKind::Type, c.args[2]->span,
+             bname + " on '" + shown + "' with a number: a number addresses one component by its flat index, but '" +
+                 shown + "' has layout='soa', whose components have no common flat index",
+             bname, "pass a " + shape_text + " to update every component, or use an interleaved array");
+    if (idx.size() != 1)
+        fail(ErrorKind::Type, c.args[1]->span,
+             bname + " on '" + shown + "' with a number takes one flat index over the components of its " +
+                 shape_text + " elements",
+             bname, "index component k of element i as i * " + std::to_string(p.components()) + " + k");
+    ExprPtr value = pure(scalar(std::move(v), "an atomic operand"), pre);
+    int n = p.components();
+    auto divmod = [&](ir::BinOp o) {
+        auto b = std::make_unique<ir::Binary>();
+        b->op = o;
+        b->lhs = ir::clone(*idx[0]);
+        b->rhs = int_const(n, c.span);
+        b->span = c.span;
+        return reusable(std::move(b), pre);
+    };
+    ExprPtr element = divmod(ir::BinOp::FloorDiv);
+    ExprPtr component = divmod(ir::BinOp::Mod);
+    // if component == 0: ... elif component == 1: ... else: (the last one)
+    int old = temp("old");
+    auto update = [&](int k, ir::Block& out) {
+        std::vector<ExprPtr> index;
+        index.push_back(ir::clone(*element));
+        out.push_back(assign_stmt(old, make(std::move(index), k, ir::clone(*value)), c.span));
+    };
+    ir::Block chain;
+    update(n - 1, chain);
+    for (int k = n - 2; k >= 0; --k) {
+        auto node = std::make_unique<ir::If>();
+        auto eq = std::make_unique<ir::Compare>();
+        eq->op = ir::CmpOp::Eq;
+        eq->lhs = ir::clone(*component);
+        eq->rhs = int_const(k, c.span);
+        eq->span = c.span;
+        node->cond = std::move(eq);
+        node->span = c.span;
+        update(k, node->then_body);
+        node->else_body = std::move(chain);
+        chain.clear();
+        chain.push_back(std::move(node));
+    }
+    for (auto& st : chain) pre.push_back(std::move(st));
+    return Value::scalar(with_prelude(std::move(pre), var_ref(old, c.span)), c.span);
+}
+
+}  // namespace tack::frontend
