@@ -148,13 +148,23 @@ Value Lowerer::builtin(const std::string& bname, const syntax::Call& c) {
     if (is_vector_builtin(bname)) return vector_builtin(bname, c);
     auto& table = math_functions();
     bool numeric = bname == "min" || bname == "max" || bname == "pow" || bname == "abs" || table.count(bname);
+    if (bname == "int" || bname == "float") {
+        need(1, 1);
+        auto cast = std::make_unique<ir::Cast>();
+        cast->to = bname == "int" ? DType::I32 : DType::F32;
+        cast->operand = scalar(*c.args[0]);
+        cast->span = c.span;
+        return Value::scalar(std::move(cast), c.span);
+    }
+    if (!numeric) fail(ErrorKind::Unsupported, c.span, bname + "() is not supported in kernels", bname);
+    // The arguments' values decide: any vector or matrix applies the
+    // function to each component, a scalar argument serving every component.
+    // (A value is code not yet placed, so lowering it first changes no order.)
+    std::vector<Value> args;
+    for (auto& a : c.args) args.push_back(expr(*a));
     bool vector_args = false;
-    if (numeric)
-        for (auto& a : c.args) vector_args = vector_args || looks_vector(*a);
+    for (auto& a : args) vector_args = vector_args || a.kind == Value::Kind::Vector;
     if (vector_args) {
-        // Applied to each component; a scalar argument serves every component.
-        std::vector<Value> args;
-        for (auto& a : c.args) args.push_back(expr(*a));
         auto make = [&](std::vector<ExprPtr> a) -> ExprPtr {
             if (bname == "min" || bname == "max" || bname == "pow") {
                 ExprPtr acc = std::move(a[0]);
@@ -178,12 +188,12 @@ Value Lowerer::builtin(const std::string& bname, const syntax::Call& c) {
     }
     if (bname == "min" || bname == "max") {
         if (nargs < 2) fail(ErrorKind::Type, c.span, bname + "() takes at least two numbers in a kernel");
-        ExprPtr acc = scalar(*c.args[0]);
+        ExprPtr acc = scalar(std::move(args[0]));
         for (size_t i = 1; i < nargs; ++i) {
             auto b = std::make_unique<ir::Binary>();
             b->op = bname == "min" ? ir::BinOp::Min : ir::BinOp::Max;
             b->lhs = std::move(acc);
-            b->rhs = scalar(*c.args[i]);
+            b->rhs = scalar(std::move(args[i]));
             b->span = c.span;
             acc = std::move(b);
         }
@@ -193,29 +203,21 @@ Value Lowerer::builtin(const std::string& bname, const syntax::Call& c) {
         need(2, 2);
         auto b = std::make_unique<ir::Binary>();
         b->op = ir::BinOp::Pow;
-        b->lhs = scalar(*c.args[0]);
-        b->rhs = scalar(*c.args[1]);
+        b->lhs = scalar(std::move(args[0]));
+        b->rhs = scalar(std::move(args[1]));
         b->span = c.span;
         return Value::scalar(std::move(b), c.span);
-    }
-    if (bname == "int" || bname == "float") {
-        need(1, 1);
-        auto cast = std::make_unique<ir::Cast>();
-        cast->to = bname == "int" ? DType::I32 : DType::F32;
-        cast->operand = scalar(*c.args[0]);
-        cast->span = c.span;
-        return Value::scalar(std::move(cast), c.span);
     }
     if (auto it = table.find(bname); it != table.end()) {
         int n = ir::arity(it->second);
         need(n, n);
         auto m = std::make_unique<ir::Math>();
         m->fn = it->second;
-        for (auto& a : c.args) m->args.push_back(scalar(*a));
+        for (auto& a : args) m->args.push_back(scalar(std::move(a)));
         m->span = c.span;
         return Value::scalar(std::move(m), c.span);
     }
-    fail(ErrorKind::Unsupported, c.span, bname + "() is not supported in kernels", bname);
+    internal_error("lower", "numeric builtin " + bname + " has no lowering");
 }
 
 Value Lowerer::inline_call(const DeviceFunctionRef& f, const syntax::Call& c) {

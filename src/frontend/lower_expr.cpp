@@ -149,20 +149,24 @@ Value Lowerer::expr(const Expr& e) {
         }
         case ExprKind::BoolOp: {
             auto& b = *e.as<BoolOp>();
+            // Masks combine per component (every operand evaluated); numbers
+            // short-circuit, as each operand's value is code placed under the
+            // previous one's test.
+            std::vector<Value> operands;
             bool vec = false;
-            for (auto& v : b.values) vec = vec || looks_vector(*v);
-            if (vec) {
-                std::vector<Value> operands;
-                for (auto& v : b.values) operands.push_back(expr(*v));
+            for (auto& v : b.values) {
+                operands.push_back(expr(*v));
+                vec = vec || operands.back().kind == Value::Kind::Vector;
+            }
+            if (vec)
                 return vector_logical(b.op == BoolOpKind::And ? ir::LogicOp::And : ir::LogicOp::Or,
                                       std::move(operands), e.span);
-            }
-            ExprPtr acc = scalar(*b.values[0]);
-            for (size_t i = 1; i < b.values.size(); ++i) {
+            ExprPtr acc = scalar(std::move(operands[0]));
+            for (size_t i = 1; i < operands.size(); ++i) {
                 auto n = std::make_unique<ir::Logical>();
                 n->op = b.op == BoolOpKind::And ? ir::LogicOp::And : ir::LogicOp::Or;
                 n->lhs = std::move(acc);
-                n->rhs = scalar(*b.values[i]);
+                n->rhs = scalar(std::move(operands[i]));
                 n->span = e.span;
                 acc = std::move(n);
             }
@@ -170,15 +174,13 @@ Value Lowerer::expr(const Expr& e) {
         }
         case ExprKind::Compare: {
             auto& c = *e.as<syntax::Compare>();
-            bool vec = looks_vector(*c.left);
-            for (auto& x : c.comparators) vec = vec || looks_vector(*x);
-            if (vec) {
-                std::vector<Value> operands;
-                operands.push_back(expr(*c.left));
-                for (auto& x : c.comparators) operands.push_back(expr(*x));
-                return vector_compare(c, std::move(operands));
-            }
-            return Value::scalar(compare(c), e.span);
+            std::vector<Value> operands;
+            operands.push_back(expr(*c.left));
+            for (auto& x : c.comparators) operands.push_back(expr(*x));
+            bool vec = false;
+            for (auto& o : operands) vec = vec || o.kind == Value::Kind::Vector;
+            if (vec) return vector_compare(c, std::move(operands));
+            return Value::scalar(compare(c, std::move(operands)), e.span);
         }
         case ExprKind::IfExp: {
             auto& i = *e.as<IfExp>();
@@ -445,7 +447,7 @@ Value Lowerer::subscript(const Subscript& s) {
 
 // a < b < c evaluates a, b, c once each, left to right, and stops at the
 // first false comparison.
-ExprPtr Lowerer::compare(const syntax::Compare& c) {
+ExprPtr Lowerer::compare(const syntax::Compare& c, std::vector<Value> operands) {
     auto make_cmp = [&](syntax::CmpOp op, ExprPtr l, ExprPtr r) {
         auto n = std::make_unique<ir::Compare>();
         n->op = cmpop(op);
@@ -463,12 +465,12 @@ ExprPtr Lowerer::compare(const syntax::Compare& c) {
         return se;
     };
     size_t n = c.ops.size();
-    ExprPtr left = scalar(*c.left);
-    if (n == 1) return make_cmp(c.ops[0], std::move(left), scalar(*c.comparators[0]));
+    ExprPtr left = scalar(std::move(operands[0]));
+    if (n == 1) return make_cmp(c.ops[0], std::move(left), scalar(std::move(operands[1])));
 
     std::function<ExprPtr(size_t, ExprPtr)> link = [&](size_t k, ExprPtr lhs) -> ExprPtr {
         ir::Block pre;
-        ExprPtr rhs = scalar(*c.comparators[k]);
+        ExprPtr rhs = scalar(std::move(operands[k + 1]));
         if (k + 1 == n) return make_cmp(c.ops[k], std::move(lhs), std::move(rhs));
         rhs = reusable(std::move(rhs), pre);
         ExprPtr again = ir::clone(*rhs);

@@ -91,7 +91,8 @@ public:
     Value attribute(const syntax::Attribute& a);
     Value subscript(const syntax::Subscript& s);
     std::vector<ir::ExprPtr> indices(int array, const syntax::Expr& index, syntax::Span span);
-    ir::ExprPtr compare(const syntax::Compare& c);
+    // A chain of comparisons of numbers, its operands already lowered.
+    ir::ExprPtr compare(const syntax::Compare& c, std::vector<Value> operands);
     // Binds `e` to a fresh temporary unless it is a constant or a variable.
     ir::ExprPtr reusable(ir::ExprPtr e, ir::Block& prelude);
 

@@ -570,3 +570,31 @@ def test_instance_attributes_may_be_element_arrays_and_textures():
     moved = points.copy()
     moved[:, 0] = 0
     np.testing.assert_array_equal(positions.numpy(), moved + np.asarray([1, 2, 3], dtype=np.float32))
+
+
+@tack.device_class
+class Rows:
+    def __init__(self, rows):
+        self.rows = rows  # an array of vec3f
+
+    @tack.func
+    def __getitem__(self, i):
+        return self.rows[i]
+
+    @tack.func
+    def shifted(self, i):
+        return self.rows[i] - 1.0
+
+
+@tack.kernel
+def row_masks(r, out):
+    for i in range(len(out)):
+        out[i] = tack.select(abs(r[i]) > r.shifted(i) + 2.0, r[i], r.shifted(i) * 10.0)
+
+
+def test_vector_results_of_methods_and_indexing_in_builtins_and_comparisons():
+    rows = np.array([[1.5, -2.0, 0.25], [-0.5, 3.0, -4.0]], dtype=np.float32)
+    out = tack.zeros(2, dtype=tack.vec3f)
+    row_masks(Rows(tack.array(rows, dtype=tack.vec3f)), out)
+    shifted = rows - np.float32(1)
+    np.testing.assert_array_equal(out.numpy(), np.where(np.abs(rows) > shifted + np.float32(2), rows, shifted * np.float32(10)))

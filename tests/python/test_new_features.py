@@ -138,3 +138,33 @@ def test_shapes_must_agree():
 
         mixed(tack.zeros(2))
     assert "shapes" in e.value.message
+
+
+# ------------------------------------------------ vectors returned by calls
+
+
+@tack.func
+def doubled_row(a, i):
+    return tack.vec3(a[i, 0], a[i, 1], a[i, 2]) * 2.0
+
+
+@tack.kernel
+def vector_results_in_builtins_and_masks(a, out):
+    for i in range(len(out)):
+        v = abs(doubled_row(a, i)) + max(doubled_row(a, i), 1.0)
+        mask = (doubled_row(a, i) > 0.0) and (doubled_row(a, i) < 5.0)
+        w = tack.select(mask, v, -v)
+        out[i, 0] = w[0]
+        out[i, 1] = w[1]
+        out[i, 2] = w[2]
+
+
+def test_device_function_vector_results_in_builtins_comparisons_and_masks():
+    # Whether a call gives a vector is known from its value, not its spelling.
+    a = np.array([[1.0, -2.0, 3.0], [-4.0, 2.0, 0.5]], dtype=np.float32)
+    out = tack.zeros((2, 3))
+    vector_results_in_builtins_and_masks(tack.array(a), out)
+    d = a * np.float32(2)
+    v = np.abs(d) + np.maximum(d, np.float32(1))
+    expected = np.where((d > 0) & (d < 5), v, -v)
+    np.testing.assert_array_equal(out.numpy(), expected)
