@@ -15,20 +15,8 @@ namespace {
 // A literal component index (negative counts from the end); -1 for any
 // other expression. A literal outside [0, extent) is an error.
 int literal_component(Lowerer& l, const Expr& e, int extent, const std::string& shape) {
-    const Expr* x = &e;
-    bool negative = false;
-    if (auto* u = e.as<syntax::Unary>(); u && u->op == UnaryOp::Neg) {
-        x = u->operand.get();
-        negative = true;
-    }
-    auto* lit = x->as<IntLit>();
-    if (!lit) return -1;
-    int64_t k = negative ? -static_cast<int64_t>(lit->value) : static_cast<int64_t>(lit->value);
-    if (k < 0) k += extent;
-    if (lit->overflow || k < 0 || k >= extent)
-        l.fail(ErrorKind::Type, e.span, "component index " + to_source(e) + " is out of range for a " + shape,
-               "component index");
-    return static_cast<int>(k);
+    return l.literal_position(e, extent, "component index " + to_source(e) + " is out of range for a " + shape,
+                              "component index");
 }
 
 }  // namespace

@@ -323,6 +323,21 @@ Value Lowerer::name(const Name& n) {
     internal_error("lower", "unknown resolution");
 }
 
+int Lowerer::literal_position(const Expr& e, int extent, const std::string& out_of_range, const char* construct) {
+    const Expr* x = &e;
+    bool negative = false;
+    if (auto* u = e.as<syntax::Unary>(); u && u->op == UnaryOp::Neg) {
+        x = u->operand.get();
+        negative = true;
+    }
+    auto* lit = x->as<IntLit>();
+    if (!lit) return -1;
+    int64_t k = negative ? -static_cast<int64_t>(lit->value) : static_cast<int64_t>(lit->value);
+    if (k < 0) k += extent;
+    if (lit->overflow || k < 0 || k >= extent) fail(ErrorKind::Type, e.span, out_of_range, construct);
+    return static_cast<int>(k);
+}
+
 std::vector<std::string> Lowerer::global_path(const Expr& e) {
     if (auto* n = e.as<Name>()) {
         Frame& f = frame();
@@ -404,27 +419,15 @@ Value Lowerer::subscript(const Subscript& s) {
         Value base = expr(*attr->value);
         if (base.kind == Value::Kind::Array) {
             refuse_texture(base.array, attr->span, "measured with .shape");
-            int64_t k = 0;
-            bool literal_k = false;
-            if (auto* l = s.index->as<IntLit>()) {
-                k = static_cast<int64_t>(l->value);
-                literal_k = !l->overflow;
-            } else if (auto* u = s.index->as<syntax::Unary>(); u && u->op == UnaryOp::Neg) {
-                if (auto* l2 = u->operand->as<IntLit>()) {
-                    k = -static_cast<int64_t>(l2->value);
-                    literal_k = !l2->overflow;
-                }
-            }
             int ndim = k_.params[base.array].ndim;
-            if (!literal_k) fail(ErrorKind::Type, s.index->span, "a.shape[k] needs a literal k", "shape index");
-            if (k < 0) k += ndim;
-            if (k < 0 || k >= ndim)
-                fail(ErrorKind::Type, s.index->span,
-                     "shape index out of range for array '" + k_.params[base.array].name + "' with " +
-                         std::to_string(ndim) + " dimensions");
+            int k = literal_position(*s.index, ndim,
+                                     "shape index out of range for array '" + k_.params[base.array].name + "' with " +
+                                         std::to_string(ndim) + " dimensions",
+                                     "shape index");
+            if (k < 0) fail(ErrorKind::Type, s.index->span, "a.shape[k] needs a literal k", "shape index");
             auto d = std::make_unique<ir::ArrayDim>();
             d->array = base.array;
-            d->dim = static_cast<int>(k);
+            d->dim = k;
             d->span = s.span;
             k_.params[base.array].used = true;
             return Value::scalar(std::move(d), s.span);

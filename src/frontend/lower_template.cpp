@@ -26,25 +26,13 @@ const TemplateMember& find_member(Lowerer& l, const Value& obj, const std::strin
 
 // The literal index k of obj.attr[k], counted from the end when negative.
 int literal_index(Lowerer& l, const Expr& index, int count, const std::string& shown) {
-    int64_t k = 0;
-    bool literal = false;
-    if (auto* i = index.as<IntLit>()) {
-        k = static_cast<int64_t>(i->value);
-        literal = !i->overflow;
-    } else if (auto* u = index.as<syntax::Unary>(); u && u->op == UnaryOp::Neg) {
-        if (auto* i = u->operand->as<IntLit>()) {
-            k = -static_cast<int64_t>(i->value);
-            literal = !i->overflow;
-        }
-    }
-    if (!literal)
+    int k = l.literal_position(index, count,
+                               "index out of range for '" + shown + "', a tuple of " + std::to_string(count) + " numbers",
+                               "tuple index");
+    if (k < 0)
         l.fail(ErrorKind::Type, index.span, "'" + shown + "' is a tuple; it is indexed with a literal integer",
                "tuple index", "write " + shown + "[0], " + shown + "[1], ...");
-    if (k < 0) k += count;
-    if (k < 0 || k >= count)
-        l.fail(ErrorKind::Type, index.span,
-               "index out of range for '" + shown + "', a tuple of " + std::to_string(count) + " numbers", "tuple index");
-    return static_cast<int>(k);
+    return k;
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 // The snapshot is a (depth, height, width) array, so a texel is loaded as
 // tex[z, y, x].
 #include "frontend/lowerer.h"
+#include "ir/build.h"
 
 namespace tack::frontend {
 
@@ -41,28 +42,9 @@ Value Lowerer::texture_sample(int texture, const syntax::Call& c) {
         fail(ErrorKind::Type, span, p.name + ".sample() takes three coordinates or one vec3", "sample");
     }
 
-    auto f32 = [&](ExprPtr e) {
-        auto cast = std::make_unique<ir::Cast>();
-        cast->to = DType::F32;
-        cast->operand = std::move(e);
-        cast->span = span;
-        return cast;
-    };
-    auto i64 = [&](ExprPtr e) {
-        auto cast = std::make_unique<ir::Cast>();
-        cast->to = DType::I64;
-        cast->operand = std::move(e);
-        cast->span = span;
-        return cast;
-    };
-    auto bin = [&](ir::BinOp op, ExprPtr a, ExprPtr b) {
-        auto n = std::make_unique<ir::Binary>();
-        n->op = op;
-        n->lhs = std::move(a);
-        n->rhs = std::move(b);
-        n->span = span;
-        return n;
-    };
+    auto f32 = [&](ExprPtr e) { return ir::cast(DType::F32, std::move(e), span); };
+    auto i64 = [&](ExprPtr e) { return ir::cast(DType::I64, std::move(e), span); };
+    auto bin = [&](ir::BinOp op, ExprPtr a, ExprPtr b) { return ir::binary(op, std::move(a), std::move(b), span); };
     auto real = [&](double v) {
         auto n = std::make_unique<ir::FloatConst>();
         n->value = v;
@@ -79,28 +61,10 @@ Value Lowerer::texture_sample(int texture, const syntax::Call& c) {
     // `a if a >= lo else lo`, then the same against hi: NaN goes to lo.
     auto clamp_real = [&](ExprPtr a, ExprPtr lo, ExprPtr hi) {
         ExprPtr held = pure(std::move(a), pre);
-        auto ge = std::make_unique<ir::Compare>();
-        ge->op = ir::CmpOp::Ge;
-        ge->lhs = ir::clone(*held);
-        ge->rhs = ir::clone(*lo);
-        ge->span = span;
-        auto low = std::make_unique<ir::Select>();
-        low->cond = std::move(ge);
-        low->if_true = std::move(held);
-        low->if_false = std::move(lo);
-        low->span = span;
-        ExprPtr l = pure(std::move(low), pre);
-        auto le = std::make_unique<ir::Compare>();
-        le->op = ir::CmpOp::Le;
-        le->lhs = ir::clone(*l);
-        le->rhs = ir::clone(*hi);
-        le->span = span;
-        auto high = std::make_unique<ir::Select>();
-        high->cond = std::move(le);
-        high->if_true = std::move(l);
-        high->if_false = std::move(hi);
-        high->span = span;
-        return pure(std::move(high), pre);
+        ExprPtr ge = ir::compare(ir::CmpOp::Ge, ir::clone(*held), ir::clone(*lo), span);
+        ExprPtr l = pure(ir::select(std::move(ge), std::move(held), std::move(lo), span), pre);
+        ExprPtr le = ir::compare(ir::CmpOp::Le, ir::clone(*l), ir::clone(*hi), span);
+        return pure(ir::select(std::move(le), std::move(l), std::move(hi), span), pre);
     };
 
     // Per axis (x, y, z are dimensions 2, 1, 0 of the snapshot): the two
@@ -114,11 +78,7 @@ Value Lowerer::texture_sample(int texture, const syntax::Call& c) {
                          pre);
         std::vector<ExprPtr> arg;
         arg.push_back(ir::clone(*t));
-        auto floor = std::make_unique<ir::Math>();
-        floor->fn = ir::MathFn::Floor;
-        floor->args = std::move(arg);
-        floor->span = span;
-        ExprPtr fl = pure(std::move(floor), pre);
+        ExprPtr fl = pure(ir::math(ir::MathFn::Floor, std::move(arg), span), pre);
         weight[axis] = pure(bin(ir::BinOp::Sub, std::move(t), ir::clone(*fl)), pre);
         // Converted to an integer only once inside [-1, N], where it is exact.
         ExprPtr i = pure(i64(clamp_real(std::move(fl), real(-1.0), f32(ir::clone(*n)))), pre);

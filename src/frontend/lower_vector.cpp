@@ -8,6 +8,7 @@
 // effect or a load, in source order. Consumers run the prelude first, so
 // operands evaluate once, left to right, whatever components they read.
 #include "frontend/lowerer.h"
+#include "ir/build.h"
 
 namespace tack::frontend {
 
@@ -36,23 +37,6 @@ int component_count(const std::vector<int>& shape) {
     int n = 1;
     for (int s : shape) n *= s;
     return n;
-}
-
-ExprPtr binop(ir::BinOp op, ExprPtr a, ExprPtr b, Span span) {
-    auto n = std::make_unique<ir::Binary>();
-    n->op = op;
-    n->lhs = std::move(a);
-    n->rhs = std::move(b);
-    n->span = span;
-    return n;
-}
-
-ExprPtr math(ir::MathFn fn, std::vector<ExprPtr> args, Span span) {
-    auto m = std::make_unique<ir::Math>();
-    m->fn = fn;
-    m->args = std::move(args);
-    m->span = span;
-    return m;
 }
 
 }  // namespace
@@ -132,7 +116,7 @@ Value Lowerer::vector_binary(syntax::BinaryOp op, Value a, Value b, Span span) {
     auto ac = components(std::move(a), pre, n);
     auto bc = components(std::move(b), pre, n);
     std::vector<ExprPtr> out;
-    for (int i = 0; i < n; ++i) out.push_back(binop(lower_binop(op), std::move(ac[i]), std::move(bc[i]), span));
+    for (int i = 0; i < n; ++i) out.push_back(ir::binary(lower_binop(op), std::move(ac[i]), std::move(bc[i]), span));
     return make_vector(std::move(out), shape, std::move(pre), span);
 }
 
@@ -165,7 +149,7 @@ Value Lowerer::vector_compare(const syntax::Compare& c, std::vector<Value> opera
             cmp->lhs = ir::clone(*comps[k][i]);
             cmp->rhs = ir::clone(*comps[k + 1][i]);
             cmp->span = c.span;
-            acc = acc ? binop(ir::BinOp::BitAnd, std::move(acc), std::move(cmp), c.span) : std::move(cmp);
+            acc = acc ? ir::binary(ir::BinOp::BitAnd, std::move(acc), std::move(cmp), c.span) : std::move(cmp);
         }
         out.push_back(std::move(acc));
     }
@@ -193,7 +177,7 @@ Value Lowerer::vector_logical(ir::LogicOp op, std::vector<Value> operands, Span 
         };
         ExprPtr acc = truth(std::move(comps[0][i]));
         for (size_t k = 1; k < comps.size(); ++k)
-            acc = binop(op == ir::LogicOp::And ? ir::BinOp::BitAnd : ir::BinOp::BitOr, std::move(acc),
+            acc = ir::binary(op == ir::LogicOp::And ? ir::BinOp::BitAnd : ir::BinOp::BitOr, std::move(acc),
                         truth(std::move(comps[k][i])), span);
         out.push_back(std::move(acc));
     }
@@ -242,8 +226,8 @@ Value Lowerer::matmul(Value a, Value b, Span span) {
         for (int j = 0; j < bcn; ++j) {
             ExprPtr acc;
             for (int k = 0; k < ak; ++k) {
-                ExprPtr p = binop(ir::BinOp::Mul, ir::clone(*ac[i * ak + k]), ir::clone(*bc[k * bcn + j]), span);
-                acc = acc ? binop(ir::BinOp::Add, std::move(acc), std::move(p), span) : std::move(p);
+                ExprPtr p = ir::binary(ir::BinOp::Mul, ir::clone(*ac[i * ak + k]), ir::clone(*bc[k * bcn + j]), span);
+                acc = acc ? ir::binary(ir::BinOp::Add, std::move(acc), std::move(p), span) : std::move(p);
             }
             out.push_back(std::move(acc));
         }
@@ -303,21 +287,10 @@ Value Lowerer::vector_component(Value v, const syntax::Expr& index, Span span) {
     ir::Block pre;
     auto comps = components(std::move(v), pre);
     auto literal = [&](const syntax::Expr& e, int extent, int64_t* out) -> bool {
-        const syntax::Expr* x = &e;
-        bool neg = false;
-        if (auto* u = e.as<syntax::Unary>(); u && u->op == UnaryOp::Neg) {
-            x = u->operand.get();
-            neg = true;
-        }
-        auto* l = x->as<IntLit>();
-        if (!l) return false;
-        int64_t k = neg ? -static_cast<int64_t>(l->value) : static_cast<int64_t>(l->value);
-        if (k < 0) k += extent;
-        if (k < 0 || k >= extent)
-            fail(ErrorKind::Type, e.span, "component index " + to_source(e) + " is out of range for a " +
-                                              shape_name(shape), "component index");
-        *out = k;
-        return true;
+        *out = literal_position(e, extent,
+                                "component index " + to_source(e) + " is out of range for a " + shape_name(shape),
+                                "component index");
+        return *out >= 0;
     };
     if (shape.size() == 2) {
         auto* t = index.as<syntax::Tuple>();
@@ -328,7 +301,7 @@ Value Lowerer::vector_component(Value v, const syntax::Expr& index, Span span) {
             // Runtime row and column: flatten and select below.
             ExprPtr row = pure(scalar(*t->elts[0], "a row index"), pre);
             ExprPtr col = pure(scalar(*t->elts[1], "a column index"), pre);
-            ExprPtr flat = binop(ir::BinOp::Add, binop(ir::BinOp::Mul, std::move(row), int_const(shape[1], span), span),
+            ExprPtr flat = ir::binary(ir::BinOp::Add, ir::binary(ir::BinOp::Mul, std::move(row), int_const(shape[1], span), span),
                                  std::move(col), span);
             ExprPtr k = pure(std::move(flat), pre);
             return Value::scalar(with_prelude(std::move(pre), select_by_index(std::move(comps), *k, span)), span);
@@ -417,18 +390,9 @@ void Lowerer::assign_component(const syntax::Expr& target, Value v, ir::Block& o
     } else {
         auto& idx = *target.as<Subscript>()->index;
         auto lit = [&](const syntax::Expr& e, int extent) -> int {
-            const syntax::Expr* x = &e;
-            bool neg = false;
-            if (auto* u = e.as<syntax::Unary>(); u && u->op == UnaryOp::Neg) {
-                x = u->operand.get();
-                neg = true;
-            }
-            auto* l = x->as<IntLit>();
-            if (!l) return -1;
-            int64_t c = neg ? -static_cast<int64_t>(l->value) : static_cast<int64_t>(l->value);
-            if (c < 0) c += extent;
-            if (c < 0 || c >= extent) fail(ErrorKind::Type, e.span, "component index out of range");
-            return static_cast<int>(c);
+            return literal_position(
+                e, extent, "component index " + to_source(e) + " is out of range for a " + shape_name(b.shape),
+                "component index");
         };
         if (b.shape.size() == 2) {
             auto* t = idx.as<syntax::Tuple>();
@@ -493,7 +457,7 @@ Value Lowerer::vector_builtin(const std::string& bname, const syntax::Call& c) {
             ne->lhs = std::move(x);
             ne->rhs = int_const(0, span);
             ne->span = span;
-            acc = acc ? binop(bname == "any" ? ir::BinOp::BitOr : ir::BinOp::BitAnd, std::move(acc), std::move(ne), span)
+            acc = acc ? ir::binary(bname == "any" ? ir::BinOp::BitOr : ir::BinOp::BitAnd, std::move(acc), std::move(ne), span)
                       : std::move(ne);
         }
         return Value::scalar(with_prelude(std::move(pre), std::move(acc)), span);
@@ -572,7 +536,7 @@ Value Lowerer::vector_method(Value obj, const std::string& name, const syntax::C
     auto comp = [&](int i) { return ir::clone(*comps[i]); };
     auto sum_of = [&](const std::function<ExprPtr(int)>& term, int count) {
         ExprPtr acc = term(0);
-        for (int i = 1; i < count; ++i) acc = binop(ir::BinOp::Add, std::move(acc), term(i), span);
+        for (int i = 1; i < count; ++i) acc = ir::binary(ir::BinOp::Add, std::move(acc), term(i), span);
         return acc;
     };
     auto scalar_result = [&](ExprPtr e) { return Value::scalar(with_prelude(std::move(pre), std::move(e)), span); };
@@ -585,29 +549,29 @@ Value Lowerer::vector_method(Value obj, const std::string& name, const syntax::C
     };
     bool is_vec = shape.size() == 1;
     if (name == "norm_sqr" || name == "norm") {
-        ExprPtr s = sum_of([&](int i) { return binop(ir::BinOp::Mul, comp(i), comp(i), span); }, n);
+        ExprPtr s = sum_of([&](int i) { return ir::binary(ir::BinOp::Mul, comp(i), comp(i), span); }, n);
         if (name == "norm_sqr") return scalar_result(std::move(s));
-        if (c.args.size() == 1) s = binop(ir::BinOp::Add, std::move(s), scalar(*c.args[0], "an epsilon"), span);
+        if (c.args.size() == 1) s = ir::binary(ir::BinOp::Add, std::move(s), scalar(*c.args[0], "an epsilon"), span);
         std::vector<ExprPtr> a;
         a.push_back(std::move(s));
-        return scalar_result(math(ir::MathFn::Sqrt, std::move(a), span));
+        return scalar_result(ir::math(ir::MathFn::Sqrt, std::move(a), span));
     }
     if (name == "sum") return scalar_result(sum_of(comp, n));
     if (name == "min" || name == "max") {
         ExprPtr acc = comp(0);
-        for (int i = 1; i < n; ++i) acc = binop(name == "min" ? ir::BinOp::Min : ir::BinOp::Max, std::move(acc), comp(i), span);
+        for (int i = 1; i < n; ++i) acc = ir::binary(name == "min" ? ir::BinOp::Min : ir::BinOp::Max, std::move(acc), comp(i), span);
         return scalar_result(std::move(acc));
     }
     if (is_vec && name == "dot") {
         auto o = other();
-        return scalar_result(sum_of([&](int i) { return binop(ir::BinOp::Mul, comp(i), ir::clone(*o[i]), span); }, n));
+        return scalar_result(sum_of([&](int i) { return ir::binary(ir::BinOp::Mul, comp(i), ir::clone(*o[i]), span); }, n));
     }
     if (is_vec && name == "cross") {
         if (n != 3) fail(ErrorKind::Type, span, "cross() takes 3-vectors");
         auto o = other();
         auto cr = [&](int a, int b) {
-            return binop(ir::BinOp::Sub, binop(ir::BinOp::Mul, comp(a), ir::clone(*o[b]), span),
-                         binop(ir::BinOp::Mul, comp(b), ir::clone(*o[a]), span), span);
+            return ir::binary(ir::BinOp::Sub, ir::binary(ir::BinOp::Mul, comp(a), ir::clone(*o[b]), span),
+                         ir::binary(ir::BinOp::Mul, comp(b), ir::clone(*o[a]), span), span);
         };
         std::vector<ExprPtr> out;
         out.push_back(cr(1, 2));
@@ -616,19 +580,19 @@ Value Lowerer::vector_method(Value obj, const std::string& name, const syntax::C
         return make_vector(std::move(out), {3}, std::move(pre), span);
     }
     if (is_vec && name == "normalized") {
-        ExprPtr s = sum_of([&](int i) { return binop(ir::BinOp::Mul, comp(i), comp(i), span); }, n);
+        ExprPtr s = sum_of([&](int i) { return ir::binary(ir::BinOp::Mul, comp(i), comp(i), span); }, n);
         std::vector<ExprPtr> a;
         a.push_back(std::move(s));
-        ExprPtr len = pure(math(ir::MathFn::Sqrt, std::move(a), span), pre);
+        ExprPtr len = pure(ir::math(ir::MathFn::Sqrt, std::move(a), span), pre);
         std::vector<ExprPtr> out;
-        for (int i = 0; i < n; ++i) out.push_back(binop(ir::BinOp::Div, comp(i), ir::clone(*len), span));
+        for (int i = 0; i < n; ++i) out.push_back(ir::binary(ir::BinOp::Div, comp(i), ir::clone(*len), span));
         return make_vector(std::move(out), shape, std::move(pre), span);
     }
     if (is_vec && name == "outer_product") {
         auto o = other();
         std::vector<ExprPtr> out;
         for (int i = 0; i < n; ++i)
-            for (int j = 0; j < n; ++j) out.push_back(binop(ir::BinOp::Mul, comp(i), ir::clone(*o[j]), span));
+            for (int j = 0; j < n; ++j) out.push_back(ir::binary(ir::BinOp::Mul, comp(i), ir::clone(*o[j]), span));
         return make_vector(std::move(out), {n, n}, std::move(pre), span);
     }
     if (!is_vec) {
@@ -642,8 +606,8 @@ Value Lowerer::vector_method(Value obj, const std::string& name, const syntax::C
         }
         if (r == cl && name == "trace") return scalar_result(sum_of([&](int i) { return at(i, i); }, r));
         auto det2 = [&](int a, int b, int c2, int d) {
-            return binop(ir::BinOp::Sub, binop(ir::BinOp::Mul, comp(a), comp(d), span),
-                         binop(ir::BinOp::Mul, comp(b), comp(c2), span), span);
+            return ir::binary(ir::BinOp::Sub, ir::binary(ir::BinOp::Mul, comp(a), comp(d), span),
+                         ir::binary(ir::BinOp::Mul, comp(b), comp(c2), span), span);
         };
         // 3x3 cofactor C(i, j) of entry (i, j), row-major indices.
         auto cof3 = [&](int i, int j) {
@@ -652,10 +616,10 @@ Value Lowerer::vector_method(Value obj, const std::string& name, const syntax::C
         };
         if (r == cl && (r == 2 || r == 3) && (name == "determinant" || name == "inverse")) {
             ExprPtr det = r == 2 ? det2(0, 1, 2, 3)
-                                 : binop(ir::BinOp::Add,
-                                         binop(ir::BinOp::Add, binop(ir::BinOp::Mul, at(0, 0), cof3(0, 0), span),
-                                               binop(ir::BinOp::Mul, at(0, 1), cof3(0, 1), span), span),
-                                         binop(ir::BinOp::Mul, at(0, 2), cof3(0, 2), span), span);
+                                 : ir::binary(ir::BinOp::Add,
+                                         ir::binary(ir::BinOp::Add, ir::binary(ir::BinOp::Mul, at(0, 0), cof3(0, 0), span),
+                                               ir::binary(ir::BinOp::Mul, at(0, 1), cof3(0, 1), span), span),
+                                         ir::binary(ir::BinOp::Mul, at(0, 2), cof3(0, 2), span), span);
             if (name == "determinant") return scalar_result(std::move(det));
             // The adjugate divided by the determinant, which is not tested.
             ExprPtr d = pure(std::move(det), pre);
@@ -675,7 +639,7 @@ Value Lowerer::vector_method(Value obj, const std::string& name, const syntax::C
                 for (int i = 0; i < 3; ++i)
                     for (int j = 0; j < 3; ++j) out.push_back(cof3(j, i));
             }
-            for (auto& e : out) e = binop(ir::BinOp::Div, std::move(e), ir::clone(*d), span);
+            for (auto& e : out) e = ir::binary(ir::BinOp::Div, std::move(e), ir::clone(*d), span);
             return make_vector(std::move(out), shape, std::move(pre), span);
         }
     }

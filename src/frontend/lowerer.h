@@ -169,6 +169,10 @@ public:
     const TemplateMember& special_method(const Value& obj, const char* name, const char* use, syntax::Span span);
 
     // ---- helpers
+    // A literal integer index into `extent` items, negative ones counting
+    // from the end: its position, or -1 when `e` is not a literal. A literal
+    // outside the items fails with `out_of_range` (a TypeError).
+    int literal_position(const syntax::Expr& e, int extent, const std::string& out_of_range, const char* construct);
     Frame& frame() { return *frames_.back(); }
     [[noreturn]] void fail(syntax::ErrorKind kind, syntax::Span span, std::string message, std::string construct = {},
                            std::string hint = {});
