@@ -370,3 +370,18 @@ def test_readonly_import_bound_to_a_stored_parameter_is_refused():
     out = tack.zeros(8)
     twice_plus_one(a, out)
     np.testing.assert_array_equal(out.numpy(), src * 2 + 1)
+
+
+def test_host_reads_one_element_and_may_not_write_one():
+    # Contract, Memory and aliasing: f[i, j] on the host is a Python number
+    # (a NumPy array for a vector or matrix element); writing one is refused.
+    grid = np.arange(12, dtype=np.int16).reshape(3, 4)
+    a = tack.array(grid)
+    assert a[2, 1] == int(grid[2, 1]) and type(a[2, 1]) is int
+    f = tack.array(np.array([0.1, -2.5], dtype=np.float64))
+    assert f[0] == 0.1 and type(f[0]) is float
+    v = tack.array(np.array([[1, 2, 3], [4, 5, 6]], dtype=np.float32), dtype=tack.vec3f)
+    np.testing.assert_array_equal(v[1], np.array([4, 5, 6], dtype=np.float32))
+    with pytest.raises(TypeError, match="may not write array elements"):
+        a[0, 0] = 1
+    assert a.numpy()[0, 0] == 0
