@@ -157,10 +157,30 @@ def _class_part(cls):
     return ident
 
 
-def _read(obj, leaves):
-    """The signature of one instance; appends its leaves."""
+def _attributes(obj):
+    """An instance's own attributes: its __dict__, then any __slots__."""
+    cls = type(obj)
+    slots = _slot_names.get(cls)
+    if slots is None:
+        slots = []
+        for klass in cls.__mro__:
+            declared = vars(klass).get("__slots__", ())
+            for name in (declared,) if isinstance(declared, str) else declared:
+                if name not in ("__dict__", "__weakref__") and name not in slots:
+                    slots.append(name)
+        _slot_names[cls] = slots = tuple(slots)
+    items = getattr(obj, "__dict__", _EMPTY).items()
+    if not slots:
+        return items
+    present = [(name, getattr(obj, name, _UNSET)) for name in slots]
+    return list(items) + [(name, value) for name, value in present if value is not _UNSET]
+
+
+def _read(obj, leaves, within=()):
+    """The signature of one instance; appends its leaves. `within` holds the
+    instances that contain this one, to refuse cycles."""
     sig = [_class_part(type(obj))]
-    for name, value in getattr(obj, "__dict__", _EMPTY).items():
+    for name, value in _attributes(obj):
         if isinstance(value, _Storage):  # an array or a texture: its own key word says which
             sig.append((name, "array"))
             leaves.append(value)
@@ -171,7 +191,13 @@ def _read(obj, leaves):
             sig.append((name, "tuple", len(value)))
             leaves.extend(value)
         elif is_instance(value):
-            sig.append((name, "object", _read(value, leaves)))
+            chain = within + (obj,)
+            if any(value is outer for outer in chain):
+                raise ValueError(
+                    f"a {type(obj).__qualname__} instance reaches itself through its attribute {name!r}; "
+                    "kernels take device-class instances that nest without cycles"
+                )
+            sig.append((name, "object", _read(value, leaves, chain)))
         elif isinstance(value, _DeviceFunction):
             sig.append((name, "function", value))
         else:
@@ -179,6 +205,8 @@ def _read(obj, leaves):
     return tuple(sig)
 
 
+_slot_names = {}
+_UNSET = object()
 _EMPTY = {}
 
 # Signatures seen in this process, and the ids the variant key uses. A

@@ -598,3 +598,30 @@ def test_vector_results_of_methods_and_indexing_in_builtins_and_comparisons():
     row_masks(Rows(tack.array(rows, dtype=tack.vec3f)), out)
     shifted = rows - np.float32(1)
     np.testing.assert_array_equal(out.numpy(), np.where(np.abs(rows) > shifted + np.float32(2), rows, shifted * np.float32(10)))
+
+
+@tack.device_class
+class Slotted:
+    __slots__ = ("values", "scale")
+
+    def __init__(self, values, scale):
+        self.values = values
+        self.scale = scale
+
+
+def test_slotted_instances_read_their_slots():
+    @tack.kernel
+    def scaled_slots(s, out):
+        for i in range(len(out)):
+            out[i] = s.values[i] * s.scale
+
+    out = tack.zeros(5)
+    scaled_slots(Slotted(f32(VALUES), 4.0), out)
+    np.testing.assert_array_equal(out.numpy(), np.asarray(VALUES, dtype=np.float32) * np.float32(4))
+
+
+def test_an_instance_that_contains_itself_is_refused():
+    pair = Pair(Field(f32(VALUES), 1.0), Combiner())
+    pair.left.back = pair  # pair -> left -> back -> pair
+    with pytest.raises(ValueError, match="reaches itself through its attribute 'back'"):
+        read_at(pair, tack.zeros(5))
