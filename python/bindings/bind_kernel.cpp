@@ -97,14 +97,16 @@ void read_instance(Kernel& k, size_t i, nb::handle h, std::vector<CallArg>& out,
     marker.kind = CallArg::Kind::Object;
     marker.object = flat.info;
     out.push_back(marker);
+    if (flat.leaves.size() != flat.info->leaf_names.size())
+        throw std::logic_error("an instance's leaves do not match its signature");
     size_t leaf = 0;
-    for (nb::handle value : flat.leaves) {
+    for (PyObject* value : flat.leaves) {
         CallArg a;
-        const std::string& name = flat.info->leaf_names.at(leaf++);
+        const std::string& name = flat.info->leaf_names[leaf++];
         if (!read_arg(k, i, value, a, name)) bad_argument(k, i, value, "not an array or a number", name);
         out.push_back(a);
     }
-    keep.push_back(std::move(flat.leaves));
+    for (auto& o : flat.keep) keep.push_back(std::move(o));
 }
 
 [[noreturn]] void not_an_argument(Kernel& k, size_t i, nb::handle h) {

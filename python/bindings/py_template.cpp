@@ -80,12 +80,196 @@ bool is_device_instance(nb::handle obj) {
     return yes;
 }
 
+namespace {
+
+// ---- The fast path
+//
+// tack/_templates.py defines an instance's signature. This reads the same
+// facts in C++ into a byte key, and asks Python for the signature id only
+// the first time a key is seen, so a cached call costs a walk over the
+// instance's attributes. The key holds pointers only of objects the Python
+// signature keeps alive (classes through their class part, held device
+// functions), so a pointer in a key never comes to mean another object.
+
+// A class as last seen: its MRO and, along it (without `object`), every
+// key and value of the class dictionaries, by identity; and the id of the
+// class-level part of signatures Python gave for them.
+struct ClassSnapshot {
+    nb::object mro;
+    std::vector<nb::object> entries;  // key, value, key, value ... class by class
+    std::vector<size_t> sizes;        // entries per class dictionary
+    uint32_t part = 0;
+    bool slots = false;               // some class declares __slots__: Python reads it
+};
+
+struct FastPath {
+    std::unordered_map<PyTypeObject*, ClassSnapshot> classes;  // types are kept alive by Python's class parts
+    std::unordered_map<std::string, uint32_t> ids;
+    nb::object device_function;  // tack._decorators.DeviceFunction
+    nb::object storage;          // (Array, Texture3D)
+    nb::object numpy_generic;
+    nb::object describe;         // tack._resolver.describe
+};
+
+FastPath& fast() {
+    static FastPath* f = [] {
+        auto* p = new FastPath();
+        p->device_function = nb::module_::import_("tack._decorators").attr("DeviceFunction");
+        nb::object core = nb::module_::import_("tack._core");
+        p->storage = nb::make_tuple(core.attr("Array"), core.attr("Texture3D"));
+        p->numpy_generic = nb::module_::import_("numpy").attr("generic");
+        p->describe = nb::module_::import_("tack._resolver").attr("describe");
+        return p;
+    }();
+    return *f;
+}
+
+bool same_class(const ClassSnapshot& s, PyTypeObject* type) {
+    PyObject* mro = type->tp_mro;
+    if (mro != s.mro.ptr()) return false;
+    Py_ssize_t classes = PyTuple_GET_SIZE(mro) - 1;
+    if (static_cast<size_t>(classes) != s.sizes.size()) return false;
+    size_t at = 0;
+    for (Py_ssize_t k = 0; k < classes; ++k) {
+        PyObject* dict = reinterpret_cast<PyTypeObject*>(PyTuple_GET_ITEM(mro, k))->tp_dict;
+        if (!dict || static_cast<size_t>(PyDict_GET_SIZE(dict)) != s.sizes[k]) return false;
+        Py_ssize_t pos = 0;
+        PyObject *key, *value;
+        while (PyDict_Next(dict, &pos, &key, &value)) {
+            if (key != s.entries[at].ptr() || value != s.entries[at + 1].ptr()) return false;
+            at += 2;
+        }
+    }
+    return true;
+}
+
+const ClassSnapshot& class_of(PyTypeObject* type) {
+    FastPath& f = fast();
+    auto it = f.classes.find(type);
+    if (it != f.classes.end() && same_class(it->second, type)) return it->second;
+    ClassSnapshot s;
+    s.mro = nb::borrow(type->tp_mro);
+    Py_ssize_t classes = PyTuple_GET_SIZE(type->tp_mro) - 1;
+    for (Py_ssize_t k = 0; k < classes; ++k) {
+        PyObject* dict = reinterpret_cast<PyTypeObject*>(PyTuple_GET_ITEM(type->tp_mro, k))->tp_dict;
+        Py_ssize_t pos = 0;
+        PyObject *key, *value;
+        size_t n = 0;
+        while (dict && PyDict_Next(dict, &pos, &key, &value)) {
+            s.entries.push_back(nb::borrow(key));
+            s.entries.push_back(nb::borrow(value));
+            ++n;
+            if (PyUnicode_Check(key) && PyUnicode_CompareWithASCIIString(key, "__slots__") == 0) s.slots = true;
+        }
+        s.sizes.push_back(n);
+    }
+    s.part = nb::cast<uint32_t>(templates_module().attr("_class_part")(nb::handle(reinterpret_cast<PyObject*>(type))));
+    return f.classes[type] = std::move(s);
+}
+
+bool is_number(PyObject* o) {
+    if (PyLong_Check(o) || PyFloat_Check(o)) return true;
+    FastPath& f = fast();
+    if (PyObject_IsInstance(o, f.numpy_generic.ptr()) != 1) return false;
+    nb::object kind = nb::handle(o).attr("dtype").attr("kind");
+    std::string k = nb::cast<std::string>(kind);
+    return k == "i" || k == "u" || k == "f";
+}
+
+bool all_numbers(PyObject* tuple) {
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(tuple); ++k)
+        if (!is_number(PyTuple_GET_ITEM(tuple, k))) return false;
+    return true;
+}
+
+void append(std::string& key, const void* data, size_t n) { key.append(static_cast<const char*>(data), n); }
+
+template <typename T>
+void append(std::string& key, T v) { append(key, &v, sizeof v); }
+
+void append_text(std::string& key, PyObject* text) {
+    Py_ssize_t n = 0;
+    const char* s = PyUnicode_AsUTF8AndSize(text, &n);
+    if (!s) throw nb::python_error();
+    append(key, static_cast<uint64_t>(n));
+    append(key, s, static_cast<size_t>(n));
+}
+
+// Appends one instance's key and leaves; false when Python must read it
+// (slots, a cycle, an attribute name that is not a string).
+bool read_fast(PyObject* obj, std::string& key, FlatInstance& out, std::vector<PyObject*>& within) {
+    FastPath& f = fast();
+    const ClassSnapshot& cls = class_of(Py_TYPE(obj));
+    if (cls.slots) return false;
+    append(key, cls.part);
+    PyObject* dict = PyObject_GenericGetDict(obj, nullptr);
+    if (!dict) {
+        PyErr_Clear();
+        return false;
+    }
+    out.keep.push_back(nb::steal(dict));
+    Py_ssize_t pos = 0;
+    PyObject *name, *value;
+    while (PyDict_Next(dict, &pos, &name, &value)) {
+        if (!PyUnicode_Check(name)) return false;
+        append_text(key, name);
+        if (PyObject_IsInstance(value, f.storage.ptr()) == 1) {
+            append(key, 'a');
+            out.leaves.push_back(value);
+        } else if (is_number(value)) {
+            append(key, 's');
+            out.leaves.push_back(value);
+        } else if (PyTuple_Check(value) && PyTuple_GET_SIZE(value) > 0 && all_numbers(value)) {
+            Py_ssize_t n = PyTuple_GET_SIZE(value);
+            append(key, 't');
+            append(key, static_cast<uint64_t>(n));
+            for (Py_ssize_t k = 0; k < n; ++k) out.leaves.push_back(PyTuple_GET_ITEM(value, k));
+        } else if (is_device_instance(value)) {
+            within.push_back(obj);
+            for (PyObject* outer : within)
+                if (outer == value) return false;  // Python reports the cycle
+            append(key, 'o');
+            if (!read_fast(value, key, out, within)) return false;
+            within.pop_back();
+            append(key, 'e');
+        } else if (PyObject_IsInstance(value, f.device_function.ptr()) == 1) {
+            append(key, 'f');
+            append(key, reinterpret_cast<uintptr_t>(value));
+        } else {
+            append(key, 'x');
+            nb::object text = f.describe(nb::handle(value));
+            append_text(key, text.ptr());
+        }
+    }
+    return true;
+}
+
+}  // namespace
+
 FlatInstance flatten_instance(nb::handle obj) {
-    nb::tuple r = nb::cast<nb::tuple>(templates_module().attr("flatten")(obj));
     FlatInstance out;
-    out.info = info_of(nb::cast<uint32_t>(r[0]));
-    out.leaves = nb::cast<nb::list>(r[1]);
-    return out;
+    std::string key;
+    std::vector<PyObject*> within;
+    bool read = read_fast(obj.ptr(), key, out, within);
+    if (read) {
+        auto& ids = fast().ids;
+        auto it = ids.find(key);
+        if (it != ids.end()) {
+            out.info = info_of(it->second);
+            return out;
+        }
+    }
+    // First sight of this signature (or an instance only Python reads):
+    // Python's reading is the definition.
+    nb::tuple r = nb::cast<nb::tuple>(templates_module().attr("flatten")(obj));
+    uint32_t id = nb::cast<uint32_t>(r[0]);
+    if (read) fast().ids.emplace(key, id);
+    FlatInstance slow;
+    slow.info = info_of(id);
+    nb::list leaves = nb::cast<nb::list>(r[1]);
+    for (nb::handle leaf : leaves) slow.leaves.push_back(leaf.ptr());
+    slow.keep.push_back(std::move(leaves));
+    return slow;
 }
 
 }  // namespace tack::python

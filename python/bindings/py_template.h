@@ -13,10 +13,12 @@ namespace tack::python {
 // Whether `obj` is an instance of a @tack.device_class.
 bool is_device_instance(nb::handle obj);
 
-// The signature id and leaves of an instance, for one call.
+// The signature id and leaves of an instance, for one call. The leaves are
+// borrowed from `keep`, which holds the containers they live in.
 struct FlatInstance {
     const frontend::TemplateInfo* info = nullptr;  // lives as long as the process
-    nb::list leaves;
+    std::vector<PyObject*> leaves;
+    std::vector<nb::object> keep;
 };
 FlatInstance flatten_instance(nb::handle obj);
 

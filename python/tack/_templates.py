@@ -3,8 +3,8 @@
 A kernel, device function or method that receives an instance sees two kinds
 of attribute. Class-level numbers and tack.constants (inherited ones too)
 are literals compiled into the code; instance attributes that are arrays,
-textures, numbers or tuples of numbers are runtime parameters, passed at each call
-like ordinary arguments. Methods are @tack.func functions inlined with
+textures, numbers or tuples of numbers are runtime parameters, passed at
+each call like ordinary arguments. Methods are @tack.func functions inlined with
 `self` bound to the instance; `__getitem__`, `__setitem__` and `__len__`
 give `obj[i]`, `obj[i] = v` and `len(obj)`.
 
@@ -14,6 +14,11 @@ names and categories of its attributes, the device functions it holds) and
 its leaves (the runtime values, in a fixed order). Equal signatures share
 one small integer id, which joins the variant key; the compiler asks for a
 signature's description by that id when it lowers a kernel.
+
+This module defines the reading. The bindings (python/bindings/
+py_template.cpp) repeat it in C++ for calls, keyed by what it reads, and
+come here for the id the first time a key is seen: a change to what counts
+here must be made there too.
 """
 
 import operator

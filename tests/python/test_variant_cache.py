@@ -360,3 +360,66 @@ def test_held_device_functions_are_part_of_the_identity():
     apply(Holder(plus_one), out)
     assert out.numpy().tolist() == [1, 2, 3]
     assert apply.compiled_variants == 2
+
+
+def test_rebinding_a_method_or_constant_on_the_class_after_cached_calls():
+    @tack.func
+    def triple(self, i):
+        return self.values[i] * 3
+
+    @tack.device_class
+    class Rebound:
+        bias = 0
+
+        def __init__(self, values):
+            self.values = values
+
+        @tack.func
+        def get(self, i):
+            return self.values[i] * 2 + self.bias
+
+    values = tack.array(np.arange(4, dtype=np.int32))
+    out = tack.zeros(4, dtype=tack.i32)
+    for _ in range(2):  # the second call takes the cached path
+        read_source(Rebound(values), out)
+        assert out.numpy().tolist() == [0, 2, 4, 6]
+    Rebound.get = triple
+    read_source(Rebound(values), out)
+    assert out.numpy().tolist() == [0, 3, 6, 9]
+    Rebound.bias = 100  # unused by triple, still a new signature
+    read_source(Rebound(values), out)
+    assert out.numpy().tolist() == [0, 3, 6, 9]
+    del Rebound.get  # the class no longer has the method
+    with pytest.raises(tack.KernelNameError, match="has no attribute 'get'"):
+        read_source(Rebound(values), out)
+
+
+def test_attribute_dtypes_and_kinds_alternating_between_calls():
+    @tack.device_class
+    class Holder:
+        def __init__(self, v):
+            self.v = v
+
+    @tack.kernel
+    def doubled(h, out):
+        for i in range(len(out)):
+            out[i] = tack.i64(h.v + h.v)  # in the attribute's own type
+
+    out = tack.zeros(2, dtype=tack.i64)
+    cases = [
+        (7, 14),
+        (np.int8(100), -56),  # i8 addition wraps
+        (np.uint8(200), 144),
+        (2**40, 2**41),
+        (np.int16(-300), -600),
+    ]
+    for _ in range(2):
+        for value, expected in cases:
+            doubled(Holder(value), out)
+            assert out.numpy().tolist() == [expected, expected], value
+    with pytest.raises(tack.KernelTypeError, match="is a tuple"):
+        doubled(Holder((1, 2)), out)
+    with pytest.raises(tack.KernelTypeError, match="is a str object"):
+        doubled(Holder("seven"), out)
+    doubled(Holder(7), out)
+    assert out.numpy().tolist() == [14, 14]
