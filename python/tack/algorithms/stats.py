@@ -44,17 +44,28 @@ def _precision(*arrays):
     return _dtypes.f64 if any(a.dtype == _dtypes.f64 for a in arrays) else _dtypes.f32
 
 
-@tack.kernel
-def _squared_deviations_f32(x, center, out):
-    for i in range(len(x)):
-        d = tack.f32(x[i]) - center
-        out[i] = d * d
+@tack.device_class
+class _InF32:
+    """Terms formed in f32: `to` is the cast kernels apply to each input."""
+
+    to = _dtypes.f32
+
+
+@tack.device_class
+class _InF64:
+    """Terms formed in f64."""
+
+    to = _dtypes.f64
+
+
+def _terms_in(precision):
+    return _InF64() if precision == _dtypes.f64 else _InF32()
 
 
 @tack.kernel
-def _squared_deviations_f64(x, center, out):
+def _squared_deviations(terms, x, center, out):
     for i in range(len(x)):
-        d = tack.f64(x[i]) - center
+        d = terms.to(x[i]) - center
         out[i] = d * d
 
 
@@ -62,24 +73,9 @@ def _squared_deviations_f64(x, center, out):
 # then one step down or up so that edges[b] <= v < edges[b + 1] holds against
 # the very edges returned (the last bin also takes its right edge).
 @tack.kernel
-def _histogram_f32(x, edges, counts, lo, hi, scale, last):
+def _histogram(terms, x, edges, counts, lo, hi, scale, last):
     for i in range(len(x)):
-        v = tack.f32(x[i])
-        if v >= lo and v <= hi:
-            b = tack.i32((v - lo) * scale)
-            if b > last:
-                b = last
-            if v < edges[b]:
-                b = b - 1
-            elif b != last and v >= edges[b + 1]:
-                b = b + 1
-            tack.atomic_add(counts, b, 1)
-
-
-@tack.kernel
-def _histogram_f64(x, edges, counts, lo, hi, scale, last):
-    for i in range(len(x)):
-        v = tack.f64(x[i])
+        v = terms.to(x[i])
         if v >= lo and v <= hi:
             b = tack.i32((v - lo) * scale)
             if b > last:
@@ -121,8 +117,7 @@ def variance(x, ddof=0):
     precision = _precision(a)
     center = a.mean()
     deviations = tack.empty(n, precision)
-    kernel = _squared_deviations_f64 if precision == _dtypes.f64 else _squared_deviations_f32
-    kernel(a, center, deviations)
+    _squared_deviations(_terms_in(precision), a, center, deviations)
     return deviations.sum() / (n - ddof)
 
 
@@ -173,7 +168,6 @@ def histogram(x, bins=10, range=None):
     counts = tack.zeros(bins, _dtypes.i32)
     edge_array = tack.array(edges)
     if a.size:
-        kernel = _histogram_f64 if precision == _dtypes.f64 else _histogram_f32
         scale = bins / (hi_p - lo_p)
-        kernel(a, edge_array, counts, lo_p, hi_p, scale, bins - 1)
+        _histogram(_terms_in(precision), a, edge_array, counts, lo_p, hi_p, scale, bins - 1)
     return counts, edge_array
