@@ -29,6 +29,39 @@ frontend::Resolution PyResolver::lookup(const std::vector<std::string>& path) {
     return resolution_from(obj_.attr("resolve")(nb::tuple(names)));
 }
 
+namespace {
+
+// A number constant: its value (an int of up to 64 bits, or a float) and
+// declared dtype, if any; for a vector, `value` is a tuple and is read by
+// the caller.
+frontend::Resolution constant_from(nb::handle v, nb::handle dtype) {
+    frontend::Resolution out;
+    out.kind = frontend::Resolution::Kind::Constant;
+    if (PyFloat_Check(v.ptr())) {
+        out.is_float = true;
+        out.float_value = nb::cast<double>(v);
+    } else if (PyLong_Check(v.ptr())) {
+        int overflow = 0;
+        long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+        if (overflow > 0) {
+            out.int_bits = PyLong_AsUnsignedLongLong(v.ptr());
+            if (PyErr_Occurred()) throw nb::python_error();
+        } else if (overflow < 0) {
+            throw nb::value_error("a tack.constant integer does not fit 64 bits");
+        } else {
+            out.int_bits = static_cast<uint64_t>(x);
+            out.int_negative = x < 0;
+        }
+    }
+    if (!dtype.is_none()) {
+        out.has_dtype = true;
+        out.dtype = dtype_from_object(dtype);
+    }
+    return out;
+}
+
+}  // namespace
+
 frontend::Resolution resolution_from(nb::handle answer) {
     using K = frontend::Resolution::Kind;
     nb::tuple r = nb::cast<nb::tuple>(answer);
@@ -45,27 +78,17 @@ frontend::Resolution resolution_from(nb::handle answer) {
     } else if (kind == "module") {
         out.kind = K::Module;
     } else if (kind == "constant") {
-        out.kind = K::Constant;
-        nb::handle v = r[1];
-        if (PyFloat_Check(v.ptr())) {
-            out.is_float = true;
-            out.float_value = nb::cast<double>(v);
-        } else {
-            int overflow = 0;
-            long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
-            if (overflow > 0) {
-                out.int_bits = PyLong_AsUnsignedLongLong(v.ptr());
-                if (PyErr_Occurred()) throw nb::python_error();
-            } else if (overflow < 0) {
-                throw nb::value_error("a tack.constant integer does not fit 64 bits");
-            } else {
-                out.int_bits = static_cast<uint64_t>(x);
-                out.int_negative = x < 0;
-            }
-        }
-        if (!r[2].is_none()) {
-            out.has_dtype = true;
-            out.dtype = dtype_from_object(r[2]);
+        out = constant_from(r[1], r[2]);
+        if (r.size() > 3 && !r[3].is_none()) {
+            // A vector or matrix: its components, row-major.
+            for (nb::handle e : nb::cast<nb::tuple>(r[3])) out.shape.push_back(nb::cast<int>(e));
+            frontend::Resolution vector;
+            vector.kind = K::Constant;
+            vector.has_dtype = out.has_dtype;
+            vector.dtype = out.dtype;
+            vector.shape = std::move(out.shape);
+            for (nb::handle c : r[1]) vector.components.push_back(constant_from(c, r[2]));
+            out = std::move(vector);
         }
     } else if (kind == "func") {
         out.kind = K::DeviceFunction;

@@ -106,7 +106,7 @@ class Resolver:
         if isinstance(obj, staticmethod) and isinstance(obj.__func__, DeviceFunction):
             return obj.__func__._resolution()
         if isinstance(obj, Constant):
-            return ("constant", obj.value, obj.dtype.name if obj.dtype is not None else None)
+            return ("constant", obj.value, obj.dtype.name if obj.dtype is not None else None, obj.shape)
         if isinstance(obj, _dtypes.DType):
             return ("dtype", obj.name)
         try:

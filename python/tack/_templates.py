@@ -98,7 +98,10 @@ def _class_entry(value):
             return ("function", inner)
         return ("other", f"the static method '{getattr(inner, '__qualname__', inner)}' (not a @tack.func)")
     if isinstance(value, Constant):
-        return ("constant",) + _constant_entry(value.value, value.dtype.name if value.dtype else None)
+        dtype = value.dtype.name if value.dtype else None
+        if value.shape is not None:
+            return ("vector", value.shape, tuple(_constant_entry(x, dtype) for x in value.value))
+        return ("constant",) + _constant_entry(value.value, dtype)
     if isinstance(value, (int, float)):
         return ("constant",) + _constant_entry(value, None)
     if isinstance(value, tuple) and value and all(isinstance(x, (int, float)) for x in value):
@@ -280,6 +283,10 @@ def _describe_members(sig, leaf_names, prefix):
             members.append((name, "static", _constant_resolution(entry[2:])))
         elif kind == "constants":
             members.append((name, "constants", [_constant_resolution(c) for c in entry[2]]))
+        elif kind == "vector":
+            parts = [_constant_resolution(c) for c in entry[3]]
+            dtype = parts[0][2]
+            members.append((name, "static", ("constant", tuple(p[1] for p in parts), dtype, entry[2])))
         elif kind == "dtype":
             members.append((name, "static", ("dtype", entry[2])))
         else:

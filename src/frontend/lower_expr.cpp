@@ -305,7 +305,7 @@ Value Lowerer::name(const Name& n) {
 
     Resolution r = f.resolver->resolve({n.id});
     switch (r.kind) {
-        case Resolution::Kind::Constant: return Value::scalar(constant_literal(r, n.span), n.span);
+        case Resolution::Kind::Constant: return constant_value(r, n.span);
         case Resolution::Kind::Unbound:
             fail(ErrorKind::Name, n.span, "name '" + n.id + "' is not defined", "",
                  "kernels read parameters, locals and tack.constant values; pass other values as arguments");
@@ -321,6 +321,13 @@ Value Lowerer::name(const Name& n) {
                  "pass numbers as arguments or declare them with tack.constant");
     }
     internal_error("lower", "unknown resolution");
+}
+
+Value Lowerer::constant_value(const Resolution& r, Span span) {
+    if (r.shape.empty()) return Value::scalar(constant_literal(r, span), span);
+    std::vector<ExprPtr> comps;
+    for (auto& c : r.components) comps.push_back(constant_literal(c, span));
+    return make_vector(std::move(comps), r.shape, {}, span);
 }
 
 int Lowerer::literal_position(const Expr& e, int extent, const std::string& out_of_range, const char* construct) {
@@ -367,7 +374,7 @@ Value Lowerer::attribute(const Attribute& a) {
     std::string dotted;
     for (auto& p : path) dotted += (dotted.empty() ? "" : ".") + p;
     switch (r.kind) {
-        case Resolution::Kind::Constant: return Value::scalar(constant_literal(r, a.span), a.span);
+        case Resolution::Kind::Constant: return constant_value(r, a.span);
         case Resolution::Kind::Unbound: fail(ErrorKind::Name, a.span, "name '" + dotted + "' is not defined");
         case Resolution::Kind::Other:
             fail(ErrorKind::Name, a.span, "'" + dotted + "' is " + r.description + ", which kernels cannot capture");

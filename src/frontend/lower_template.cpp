@@ -58,7 +58,7 @@ Value Lowerer::member(const Value& obj, const std::string& name, Span span) {
     }
     const Resolution& r = m.resolution;
     switch (r.kind) {
-        case Resolution::Kind::Constant: return Value::scalar(constant_literal(r, span), span);
+        case Resolution::Kind::Constant: return constant_value(r, span);
         case Resolution::Kind::DeviceFunction:
         case Resolution::Kind::DType:
         case Resolution::Kind::Builtin:

@@ -173,6 +173,8 @@ public:
     // from the end: its position, or -1 when `e` is not a literal. A literal
     // outside the items fails with `out_of_range` (a TypeError).
     int literal_position(const syntax::Expr& e, int extent, const std::string& out_of_range, const char* construct);
+    // A constant's value: a literal, or a vector or matrix of literals.
+    Value constant_value(const Resolution& r, syntax::Span span);
     Frame& frame() { return *frames_.back(); }
     [[noreturn]] void fail(syntax::ErrorKind kind, syntax::Span span, std::string message, std::string construct = {},
                            std::string hint = {});

@@ -48,6 +48,10 @@ struct Resolution {
     double float_value = 0;              // Constant
     uint64_t int_bits = 0;               // Constant (two's complement)
     bool int_negative = false;           // Constant
+    // A vector or matrix constant: its shape ({n} or {rows, cols}) and its
+    // components, row-major, each a number Constant (with the dtype above).
+    std::vector<int> shape;
+    std::vector<Resolution> components;
     std::shared_ptr<DeviceFunctionRef> function;  // DeviceFunction
     std::string description;             // Other: what the object is, for the message
 };

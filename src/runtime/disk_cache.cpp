@@ -140,6 +140,9 @@ std::string fingerprint(const Resolution& r) {
             if (r.is_float) std::memcpy(&bits, &r.float_value, sizeof bits);
             w.u64(bits);
             w.u8(r.is_float ? 0 : r.int_negative);
+            w.u32(static_cast<uint32_t>(r.shape.size()));
+            for (int e : r.shape) w.u32(static_cast<uint32_t>(e));
+            for (auto& c : r.components) w.str(fingerprint(c));
             break;
         }
         case K::DeviceFunction:

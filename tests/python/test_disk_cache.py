@@ -201,6 +201,31 @@ def test_a_same_named_function_from_another_module_is_not_reused(tmp_path):
         assert result == (np.arange(6) * factor).tolist()
 
 
+def test_a_changed_vector_constant_is_stale(tmp_path):
+    cache = tmp_path / "cache"
+    script_text = """
+        import json, sys
+        import numpy as np
+        import tack
+
+        D = tack.constant([{a}, {b}])
+
+        @tack.kernel
+        def dotted(x, out):
+            for i in range(len(out)):
+                out[i] = tack.vec2(x[i], 1.0).dot(D)
+
+        out = tack.zeros(3, dtype=tack.f64)
+        dotted(tack.array(np.arange(3, dtype=np.float64)), out)
+        print(json.dumps(out.numpy().tolist()))
+    """
+    for (a, b), event in (((1.5, 2.0), "miss"), ((1.5, -0.5), "stale"), ((1.5, -0.5), "hit")):
+        script = write(tmp_path / "vector_constant.py", script_text.format(a=a, b=b))
+        result, events = run(script, cache, env={"PYTHONDONTWRITEBYTECODE": "1"})
+        assert events["dotted"][0] == event
+        assert result == (np.arange(3.0) * a + b).tolist()
+
+
 def test_device_class_instances_are_cached_by_content_and_checked_by_their_methods(tmp_path):
     # The class lives in one module and its method calls `helpers.scale`,
     # found through the class's module: a change there must reach a cached

@@ -31,6 +31,8 @@ SMALL = tack.constant(0.1)
 SMALL_F32 = tack.constant(0.1, dtype=tack.f32)
 BIG_U64 = tack.constant(2**64 - 1, dtype=tack.u64)
 SHADOWED = tack.constant(1000)
+TILT = tack.constant([0.1, 2, -0.5])  # a vector: weak floats and an int literal
+SWAP = tack.constant(tack.mat2(0.0, 1.0, 1.0, 0.0), dtype=tack.f32)  # a typed matrix from the host's mat2
 
 
 def i32(n=4):
@@ -196,6 +198,47 @@ def test_typed_constant_is_the_literal_under_its_cast():
     out = f64()
     stores_small_f32(out)
     np.testing.assert_array_equal(out.numpy(), np.full(4, np.float64(np.float32(0.1))))
+
+
+def test_vector_constant_reads_as_a_vector_of_literals():
+    # Each component follows the literal rules: 0.1 meets the f64 operand as
+    # the f64 literal 0.1; the int component converts exactly.
+    @tack.kernel
+    def tilted(x, out):
+        for i in range(len(x)):
+            v = tack.vec3(x[i], x[i], x[i]) * TILT
+            out[i, 0] = v.x
+            out[i, 1] = v.y
+            out[i, 2] = v.z
+
+    x = np.arange(4, dtype=np.float64) + 0.25
+    out = tack.zeros((4, 3), dtype=tack.f64)
+    tilted(tack.array(x), out)
+    np.testing.assert_array_equal(out.numpy(), x[:, None] * np.array([0.1, 2.0, -0.5]))
+
+
+def test_typed_matrix_constant_is_its_literals_under_the_cast():
+    @tack.kernel
+    def swapped(x, out):
+        for i in range(len(x)):
+            w = SWAP @ tack.vec2(x[i], x[i] * 3.0)
+            out[i, 0] = w[0]
+            out[i, 1] = w[1]
+
+    x = np.arange(4, dtype=np.float32) + 1
+    out = tack.zeros((4, 2), dtype=tack.f32)
+    swapped(tack.array(x), out)
+    np.testing.assert_array_equal(out.numpy(), np.stack([x * np.float32(3), x], axis=1))
+
+
+@pytest.mark.parametrize(
+    "value, error",
+    [([1.0], ValueError), ([1, 2, 3, 4, 5], ValueError), ([[1, 2], [3]], ValueError), ([True, False], TypeError),
+     (["a", "b"], TypeError), ([[1] * 5] * 2, ValueError)],
+)
+def test_constant_shapes_and_components_are_checked(value, error):
+    with pytest.raises(error):
+        tack.constant(value)
 
 
 def test_typed_u64_constant_keeps_its_full_range():

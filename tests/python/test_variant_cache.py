@@ -423,3 +423,31 @@ def test_attribute_dtypes_and_kinds_alternating_between_calls():
         doubled(Holder("seven"), out)
     doubled(Holder(7), out)
     assert out.numpy().tolist() == [14, 14]
+
+
+def test_vector_class_constants_are_keyed_by_each_components_bits():
+    def make(x):
+        @tack.device_class
+        class Direction:
+            d = tack.constant([x, 1.0])
+
+            def __init__(self, values):
+                self.values = values
+
+        return Direction
+
+    @tack.kernel
+    def inverse_x(obj, out):
+        for i in range(len(out)):
+            out[i] = 1.0 / obj.d.x + obj.values[i]
+
+    values = tack.array(np.zeros(2, dtype=np.float64))
+    out = tack.zeros(2, dtype=tack.f64)
+    Positive, Negative = make(0.0), make(-0.0)
+    inverse_x(Positive(values), out)
+    assert out.numpy().tolist() == [math.inf, math.inf]
+    inverse_x(Negative(values), out)
+    assert out.numpy().tolist() == [-math.inf, -math.inf]
+    Positive.d = tack.constant([-0.0, 1.0])  # rebound on the class: a new signature
+    inverse_x(Positive(values), out)
+    assert out.numpy().tolist() == [-math.inf, -math.inf]
