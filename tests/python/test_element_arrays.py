@@ -307,3 +307,21 @@ def test_debug_mode_checks_element_indices(backend):
         np.testing.assert_array_equal(a.numpy(), [[0, 1, 0]] * 3)  # the in-bounds stores ran
     finally:
         tack.set_debug(was)
+
+
+@tack.kernel
+def cross_into(a, b):
+    for i in range(len(a)):
+        a[i] = b[i].cross(tack.vec3(1.0, 2.0, 3.0))
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("alias", ["same-array", "view"])
+def test_vector_store_evaluates_every_component_before_writing_aliased_storage(backend, layout, alias):
+    # b[i] is a[i]'s storage: the cross product must read b's old components
+    # for all three results before the first is stored.
+    x = grid((6, 3), start=1) * np.float32(0.5)
+    a = tack.array(x, dtype=tack.vec3f, layout=layout)
+    b = a if alias == "same-array" else a[0:6]
+    cross_into(a, b)
+    np.testing.assert_array_equal(a.numpy(), np.cross(x, np.array([1, 2, 3], dtype=np.float32)))
