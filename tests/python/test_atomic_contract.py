@@ -208,3 +208,28 @@ def test_a_number_with_one_index_per_dimension_is_refused():
                 tack.atomic_add(bins, (i, 0), 1.0)
 
         tuple_index_atomic(tack.zeros((2, 2), tack.vec3f))
+
+
+@tack.kernel
+def bin_points(xs, ys, grid, planes):
+    for i in range(len(xs)):
+        cell = tack.vec2(ys[i], xs[i])
+        tack.atomic_add(grid, cell, 1)  # a vector of integers: one index per dimension
+        tack.atomic_add(planes, (i % 2, cell), 1)  # a tuple whose vector supplies two of them
+        tack.atomic_add(grid, ys[i] * 4 + xs[i], 10)  # one flat, row-major index
+
+
+def test_index_forms_flat_per_dimension_and_vectors_of_integers(backend):
+    rng = np.random.default_rng(5)
+    n = 5000
+    xs = rng.integers(0, 4, n).astype(np.int32)
+    ys = rng.integers(0, 3, n).astype(np.int32)
+    grid = tack.zeros((3, 4), dtype=tack.i32)
+    planes = tack.zeros((2, 3, 4), dtype=tack.i32)
+    bin_points(tack.array(xs), tack.array(ys), grid, planes)
+    expected = np.zeros((3, 4), dtype=np.int64)
+    np.add.at(expected, (ys, xs), 11)
+    expected_planes = np.zeros((2, 3, 4), dtype=np.int64)
+    np.add.at(expected_planes, (np.arange(n) % 2, ys, xs), 1)
+    np.testing.assert_array_equal(grid.numpy(), expected)
+    np.testing.assert_array_equal(planes.numpy(), expected_planes)
