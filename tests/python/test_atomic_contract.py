@@ -233,3 +233,20 @@ def test_index_forms_flat_per_dimension_and_vectors_of_integers(backend):
     np.add.at(expected_planes, (np.arange(n) % 2, ys, xs), 1)
     np.testing.assert_array_equal(grid.numpy(), expected)
     np.testing.assert_array_equal(planes.numpy(), expected_planes)
+
+
+@tack.kernel
+def atomic_between_reads(a, out):
+    for i in range(len(a)):
+        out[i] = a[i] * 100 + tack.atomic_add(a, i, 5) * 10 + a[i]
+
+
+def test_an_atomic_takes_effect_in_source_order_among_operands(backend):
+    # The read on its left sees the old element, the atomic's value is the
+    # old element, the read on its right sees the updated one.
+    start = np.arange(1, 9, dtype=np.int32)
+    a = tack.array(start)
+    out = tack.zeros(8, dtype=tack.i32)
+    atomic_between_reads(a, out)
+    np.testing.assert_array_equal(out.numpy(), start * 100 + start * 10 + (start + 5))
+    np.testing.assert_array_equal(a.numpy(), start + 5)
