@@ -434,6 +434,26 @@ def test_lc5_range_of_a_scalar_count(backend, n):
     np.testing.assert_array_equal(a.numpy(), expected)
 
 
+@tack.kernel
+def record_indices(out, start, end, step):
+    for i in range(start, end, step):
+        out[(i - start) // step] = i
+
+
+@pytest.mark.parametrize(
+    "start, end, step",
+    [(2**33, 2**33 + 5, 1), (2**31 - 2, 2**31 + 3, 1), (0, 2**31 + 10, 2**28), (-(2**40), 2**40, 2**38)],
+    ids=["beyond-2^32", "across-2^31", "stepped-past-2^31", "negative-start"],
+)
+def test_every_index_of_a_wide_interval_executes(backend, start, end, step):
+    # Bounds and indices beyond 32 bits: the iteration count and each index
+    # are computed in 64 bits.
+    expected = list(range(start, end, step))
+    out = tack.full(len(expected) + 1, -7, dtype=tack.i64)
+    record_indices(out, start, end, step)
+    assert out.numpy().tolist() == expected + [-7]
+
+
 def test_lc5_stencil_starting_at_one_never_reads_before_the_buffer(backend):
     x = np.arange(9, dtype=np.float32) ** 2
     out = tack.full(9, -1.0, dtype=tack.f32)
