@@ -325,3 +325,18 @@ def test_vector_store_evaluates_every_component_before_writing_aliased_storage(b
     b = a if alias == "same-array" else a[0:6]
     cross_into(a, b)
     np.testing.assert_array_equal(a.numpy(), np.cross(x, np.array([1, 2, 3], dtype=np.float32)))
+
+
+@tack.kernel
+def swap_components(a):
+    for i in range(len(a)):
+        a[i].x, a[i].z = a[i].z, a[i].x
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_tuple_assignment_to_element_components(backend, layout):
+    # The whole right side first, then the targets from the left.
+    x = grid((4, 3), start=1)
+    a = tack.array(x, dtype=tack.vec3f, layout=layout)
+    swap_components(a)
+    np.testing.assert_array_equal(a.numpy(), x[:, [2, 1, 0]])
