@@ -89,6 +89,19 @@ std::vector<ExprPtr> Lowerer::components(Value v, ir::Block& prelude, int count)
     return out;
 }
 
+std::vector<int> Lowerer::common_shape(const std::vector<const Value*>& values, const char* what, Span span) {
+    std::vector<int> shape;
+    for (const Value* v : values) {
+        if (v->kind != Value::Kind::Vector) continue;
+        if (!shape.empty() && shape != v->shape)
+            fail(ErrorKind::Type, span,
+                 std::string(what) + " have different shapes: " + shape_name(shape) + " and " + shape_name(v->shape),
+                 "vector shape");
+        shape = v->shape;
+    }
+    return shape;
+}
+
 // ------------------------------------------------------------ operators
 
 Value Lowerer::vector_unary(ir::UnOp op, Value v, Span span) {
@@ -107,10 +120,7 @@ Value Lowerer::vector_unary(ir::UnOp op, Value v, Span span) {
 
 Value Lowerer::vector_binary(syntax::BinaryOp op, Value a, Value b, Span span) {
     if (op == syntax::BinaryOp::MatMul) return matmul(std::move(a), std::move(b), span);
-    std::vector<int> shape = a.kind == Value::Kind::Vector ? a.shape : b.shape;
-    if (a.kind == Value::Kind::Vector && b.kind == Value::Kind::Vector && a.shape != b.shape)
-        fail(ErrorKind::Type, span,
-             "operands have different shapes: " + shape_name(a.shape) + " and " + shape_name(b.shape), "vector shape");
+    std::vector<int> shape = common_shape({&a, &b}, "operands", span);
     int n = component_count(shape);
     ir::Block pre;
     auto ac = components(std::move(a), pre, n);
@@ -122,13 +132,9 @@ Value Lowerer::vector_binary(syntax::BinaryOp op, Value a, Value b, Span span) {
 
 // lo <= v < hi: every link is evaluated and combined per component with and.
 Value Lowerer::vector_compare(const syntax::Compare& c, std::vector<Value> operands) {
-    std::vector<int> shape;
-    for (auto& o : operands) {
-        if (o.kind != Value::Kind::Vector) continue;
-        if (!shape.empty() && shape != o.shape)
-            fail(ErrorKind::Type, c.span, "compared vectors have different shapes", "vector shape");
-        shape = o.shape;
-    }
+    std::vector<const Value*> all;
+    for (auto& o : operands) all.push_back(&o);
+    std::vector<int> shape = common_shape(all, "compared values", c.span);
     int n = component_count(shape);
     ir::Block pre;
     std::vector<std::vector<ExprPtr>> comps;
@@ -158,9 +164,9 @@ Value Lowerer::vector_compare(const syntax::Compare& c, std::vector<Value> opera
 
 // and / or over masks act per component and evaluate every operand.
 Value Lowerer::vector_logical(ir::LogicOp op, std::vector<Value> operands, Span span) {
-    std::vector<int> shape;
-    for (auto& o : operands)
-        if (o.kind == Value::Kind::Vector) shape = o.shape;
+    std::vector<const Value*> all;
+    for (auto& o : operands) all.push_back(&o);
+    std::vector<int> shape = common_shape(all, "masks", span);
     int n = component_count(shape);
     ir::Block pre;
     std::vector<std::vector<ExprPtr>> comps;
@@ -187,9 +193,7 @@ Value Lowerer::vector_logical(ir::LogicOp op, std::vector<Value> operands, Span 
 // `a if cond else b` with vector arms: the condition is evaluated once and
 // only the selected arm runs.
 Value Lowerer::vector_select(ExprPtr cond, Value a, Value b, Span span) {
-    std::vector<int> shape = a.kind == Value::Kind::Vector ? a.shape : b.shape;
-    if (a.kind == Value::Kind::Vector && b.kind == Value::Kind::Vector && a.shape != b.shape)
-        fail(ErrorKind::Type, span, "the arms have different shapes", "vector shape");
+    std::vector<int> shape = common_shape({&a, &b}, "the arms", span);
     int n = component_count(shape);
     std::vector<int> result;
     for (int i = 0; i < n; ++i) result.push_back(temp("sel"));
@@ -241,14 +245,9 @@ Value Lowerer::matmul(Value a, Value b, Span span) {
 // Applies `make` to each component; scalar arguments serve every component.
 Value Lowerer::componentwise(std::vector<Value> args, const std::function<ExprPtr(std::vector<ExprPtr>)>& make,
                              Span span) {
-    std::vector<int> shape;
-    for (auto& a : args) {
-        if (a.kind != Value::Kind::Vector) continue;
-        if (!shape.empty() && shape != a.shape)
-            fail(ErrorKind::Type, span, "arguments have different shapes: " + shape_name(shape) + " and " +
-                                            shape_name(a.shape), "vector shape");
-        shape = a.shape;
-    }
+    std::vector<const Value*> all;
+    for (auto& a : args) all.push_back(&a);
+    std::vector<int> shape = common_shape(all, "arguments", span);
     int n = component_count(shape);
     ir::Block pre;
     std::vector<std::vector<ExprPtr>> comps;
@@ -464,9 +463,7 @@ Value Lowerer::vector_builtin(const std::string& bname, const syntax::Call& c) {
     }
     if (bname == "select") {
         if (args.size() != 3) fail(ErrorKind::Type, span, "tack.select(mask, a, b) takes three arguments", bname);
-        std::vector<int> shape;
-        for (auto& a : args)
-            if (a.kind == Value::Kind::Vector) shape = a.shape;
+        std::vector<int> shape = common_shape({&args[0], &args[1], &args[2]}, "tack.select()'s mask and values", span);
         if (shape.empty()) fail(ErrorKind::Type, span, "tack.select() needs a vector mask or vector values", bname);
         int n = component_count(shape);
         ir::Block pre;

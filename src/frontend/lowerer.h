@@ -119,6 +119,9 @@ public:
     void assign_vector(const std::string& name, Value v, ir::Block& out, syntax::Span span);
     void assign_component(const syntax::Expr& target, Value v, ir::Block& out, syntax::Span span);
     static std::string shape_name(const std::vector<int>& shape);
+    // The shape the vector and matrix values share (numbers serve every
+    // component); `what` names them when two differ ("operands have ...").
+    std::vector<int> common_shape(const std::vector<const Value*>& values, const char* what, syntax::Span span);
 
     // ---- lower_elements.cpp: arrays of vector and matrix elements
     // The array parameter `e` names when it has vector or matrix elements; -1 otherwise.

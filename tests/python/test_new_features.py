@@ -168,3 +168,51 @@ def test_device_function_vector_results_in_builtins_comparisons_and_masks():
     v = np.abs(d) + np.maximum(d, np.float32(1))
     expected = np.where((d > 0) & (d < 5), v, -v)
     np.testing.assert_array_equal(out.numpy(), expected)
+
+
+@tack.kernel
+def mixed_shape_mask(out):
+    for i in range(len(out)):
+        m = (tack.vec3(1.0, 2.0, 3.0) > 0.0) and (tack.vec2(1.0, 2.0) > 0.0)
+        out[i] = m.x
+
+
+@tack.kernel
+def mixed_shape_select(out):
+    for i in range(len(out)):
+        out[i] = tack.select(tack.vec2(1.0, 0.0) > 0.5, tack.vec3(1.0, 2.0, 3.0), 0.0).x
+
+
+@tack.kernel
+def mixed_shape_compare(out):
+    for i in range(len(out)):
+        out[i] = tack.select(tack.vec2(1.0, 0.0) < tack.vec3(1.0, 2.0, 3.0), 1.0, 0.0).x
+
+
+@tack.kernel
+def mixed_shape_arms(out):
+    for i in range(len(out)):
+        out[i] = (tack.vec2(1.0, 0.0) if i > 0 else tack.vec3(1.0, 2.0, 3.0)).x
+
+
+@tack.kernel
+def mixed_shape_arguments(out):
+    for i in range(len(out)):
+        out[i] = max(tack.vec2(1.0, 0.0), tack.vec3(1.0, 2.0, 3.0)).x
+
+
+@pytest.mark.parametrize(
+    "kernel, what",
+    [
+        (mixed_shape_mask, "masks"),
+        (mixed_shape_select, "tack.select()'s mask and values"),
+        (mixed_shape_compare, "compared values"),
+        (mixed_shape_arms, "the arms"),
+        (mixed_shape_arguments, "arguments"),
+    ],
+)
+def test_values_of_different_shapes_are_rejected_wherever_they_meet(kernel, what):
+    with pytest.raises(tack.KernelTypeError) as e:
+        kernel(tack.zeros(2))
+    assert f"{what} have different shapes: vec" in str(e.value)
+    assert "vec2" in str(e.value) and "vec3" in str(e.value)
