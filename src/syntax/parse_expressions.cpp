@@ -79,17 +79,11 @@ ExprPtr Parser::star_expressions() {
     return finish(std::move(t));
 }
 
-ExprPtr Parser::star_expression() {
-    if (!at(TokenKind::Star)) return expression();
-    const Token& star = advance();
-    auto s = node_at<Starred>(star);
-    s->value = bitwise(0);
-    s->span = span_from(star);
-    return finish(std::move(s));
-}
+ExprPtr Parser::star_expression() { return at(TokenKind::Star) ? starred() : expression(); }
 
-ExprPtr Parser::star_named_expression() {
-    if (!at(TokenKind::Star)) return named_expression();
+ExprPtr Parser::star_named_expression() { return at(TokenKind::Star) ? starred() : named_expression(); }
+
+ExprPtr Parser::starred() {
     const Token& star = advance();
     auto s = node_at<Starred>(star);
     s->value = bitwise(0);

@@ -85,6 +85,7 @@ public:
     ExprPtr star_expressions();        // a, *b  (bare tuple allowed)
     ExprPtr star_expression();         // *a | expression
     ExprPtr star_named_expression();   // *a | named_expression
+    ExprPtr starred();                 // *a, at the star
     ExprPtr named_expression();        // x := v | expression
     ExprPtr expression();              // lambda | a if c else b
     ExprPtr disjunction();
