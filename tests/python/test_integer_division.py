@@ -12,24 +12,7 @@ import numpy as np
 import pytest
 import tack
 
-INT_NAMES = ["i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"]
-NP = {name: np.dtype(getattr(tack, name).numpy) for name in INT_NAMES}
-
-
-def bits(name):
-    return NP[name].itemsize * 8
-
-
-def signed(name):
-    return name.startswith("i")
-
-
-def lo(name):
-    return -(1 << (bits(name) - 1)) if signed(name) else 0
-
-
-def hi(name):
-    return (1 << (bits(name) - 1)) - 1 if signed(name) else (1 << bits(name)) - 1
+from integer_types import INT_NAMES, NP, bits, hi, lo, signed  # noqa: E402,F401
 
 
 def arr(values, name):
