@@ -16,11 +16,11 @@ namespace tack::python {
 using runtime::CallArg;
 using runtime::Kernel;
 
-namespace {
-
-// numpy.generic, for NumPy scalars; never destroyed, as Python may be
-// finalized before static destructors run.
+// numpy.generic, for NumPy scalars (unset if NumPy cannot be imported);
+// never destroyed, as Python may be finalized before static destructors run.
 nb::object& numpy_generic = *new nb::object();
+
+namespace {
 
 [[noreturn]] void bad_argument(Kernel& k, size_t i, nb::handle h, const std::string& why, const std::string& leaf = {}) {
     auto& names = k.param_names();

@@ -18,6 +18,9 @@ void bind_errors(nb::module_& m);
 nb::object dtype_object(DType t);
 DType dtype_from_object(nb::handle h);  // a tack dtype, a NumPy dtype or a name; throws TypeError
 
+// numpy.generic, set when tack._core is imported; invalid without NumPy.
+extern nb::object& numpy_generic;
+
 // Raises the Python exception for a C++ error (CompileError, ArgumentError).
 [[noreturn]] void raise_compile_error(const std::exception_ptr& e);
 void translate_exceptions();

@@ -107,7 +107,6 @@ struct FastPath {
     std::unordered_map<std::string, uint32_t> ids;
     nb::object device_function;  // tack._decorators.DeviceFunction
     nb::object storage;          // (Array, Texture3D)
-    nb::object numpy_generic;
     nb::object describe;         // tack._resolver.describe
 };
 
@@ -117,7 +116,6 @@ FastPath& fast() {
         p->device_function = nb::module_::import_("tack._decorators").attr("DeviceFunction");
         nb::object core = nb::module_::import_("tack._core");
         p->storage = nb::make_tuple(core.attr("Array"), core.attr("Texture3D"));
-        p->numpy_generic = nb::module_::import_("numpy").attr("generic");
         p->describe = nb::module_::import_("tack._resolver").attr("describe");
         return p;
     }();
@@ -169,8 +167,7 @@ const ClassSnapshot& class_of(PyTypeObject* type) {
 
 bool is_number(PyObject* o) {
     if (PyLong_Check(o) || PyFloat_Check(o)) return true;
-    FastPath& f = fast();
-    if (PyObject_IsInstance(o, f.numpy_generic.ptr()) != 1) return false;
+    if (!numpy_generic.is_valid() || PyObject_IsInstance(o, numpy_generic.ptr()) != 1) return false;
     nb::object kind = nb::handle(o).attr("dtype").attr("kind");
     std::string k = nb::cast<std::string>(kind);
     return k == "i" || k == "u" || k == "f";

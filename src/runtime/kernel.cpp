@@ -137,7 +137,7 @@ Effects effects_of(const ir::Kernel& k) {
 }  // namespace
 
 struct Kernel::Variant {
-    std::vector<uint32_t> key;  // one entry per argument, then the debug flag
+    std::vector<uint32_t> key;  // each argument's words (append_key), then the flags
     std::vector<frontend::ParamShape> shapes;
     std::vector<ParamFacts> facts;
     std::vector<std::string> arg_names;  // instance leaves by path: "grid.values"
@@ -263,7 +263,10 @@ Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n) {
             i += args[i].kind == CallArg::Kind::Object ? 1 + args[i].object->leaf_count() : 1;
         }
     }
-    std::vector<size_t> object_words;  // where instances' ids are in the key
+    // Instances: where their process-local ids are in the key, their
+    // descriptions, and the recording copies lowering reads.
+    std::vector<size_t> object_words;
+    std::vector<const frontend::TemplateInfo*> instances, recorded;
     for (size_t i = 0; i < n; ++i) {
         if (args[i].kind == CallArg::Kind::Object) object_words.push_back(v->key.size());
         append_key(args[i], precision, v->key);
@@ -272,6 +275,8 @@ Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n) {
             v->facts.push_back(f);
             auto& recording = recording_templates_[args[i].object->id];
             if (!recording) recording = recording_template(*args[i].object);
+            instances.push_back(args[i].object);
+            recorded.push_back(recording.get());
             frontend::ParamShape marker;
             marker.object = recording.get();
             shapes.push_back(marker);
@@ -309,12 +314,6 @@ Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n) {
     // Instances join the disk key by content: their ids are process-local.
     std::vector<uint32_t> disk_key = v->key;
     for (size_t word : object_words) disk_key[word] = kObjectTag;
-    std::vector<const frontend::TemplateInfo*> instances, recorded;
-    for (size_t i = 0; i < n; ++i) {
-        if (args[i].kind != CallArg::Kind::Object) continue;
-        instances.push_back(args[i].object);
-        recorded.push_back(shapes[i].object);
-    }
     DiskCacheSlot disk_slot = v->debug ? DiskCacheSlot{} : disk_cache_slot(name_, *source_, disk_key, instances);
     if (auto cached = disk_cache_load(disk_slot, *resolver_, instances)) {
         v->code = std::move(cached->code);
