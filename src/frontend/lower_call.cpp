@@ -1,6 +1,7 @@
 #include <unordered_map>
 
 #include "frontend/lowerer.h"
+#include "ir/build.h"
 
 namespace tack::frontend {
 
@@ -74,19 +75,11 @@ Value Lowerer::call(const syntax::Call& c) {
 
 Value Lowerer::cast_call(DType to, const syntax::Call& c) {
     if (c.args.size() != 1) fail(ErrorKind::Type, c.span, "a cast to " + std::string(name_of(to)) + " takes one argument");
-    auto make = [&](std::vector<ExprPtr> a) -> ExprPtr {
-        auto cast = std::make_unique<ir::Cast>();
-        cast->to = to;
-        cast->operand = std::move(a[0]);
-        cast->span = c.span;
-        return cast;
-    };
+    auto make = [&](std::vector<ExprPtr> a) { return ir::cast(to, std::move(a[0]), c.span); };
     std::vector<Value> args;
     args.push_back(expr(*c.args[0]));
     if (args[0].kind == Value::Kind::Vector) return componentwise(std::move(args), make, c.span);
-    std::vector<ExprPtr> one;
-    one.push_back(scalar(std::move(args[0])));
-    return Value::scalar(make(std::move(one)), c.span);
+    return Value::scalar(ir::cast(to, scalar(std::move(args[0])), c.span), c.span);
 }
 
 Value Lowerer::builtin(const std::string& bname, const syntax::Call& c) {
@@ -150,11 +143,7 @@ Value Lowerer::builtin(const std::string& bname, const syntax::Call& c) {
     bool numeric = bname == "min" || bname == "max" || bname == "pow" || bname == "abs" || table.count(bname);
     if (bname == "int" || bname == "float") {
         need(1, 1);
-        auto cast = std::make_unique<ir::Cast>();
-        cast->to = bname == "int" ? DType::I32 : DType::F32;
-        cast->operand = scalar(*c.args[0]);
-        cast->span = c.span;
-        return Value::scalar(std::move(cast), c.span);
+        return Value::scalar(ir::cast(bname == "int" ? DType::I32 : DType::F32, scalar(*c.args[0]), c.span), c.span);
     }
     if (!numeric) fail(ErrorKind::Unsupported, c.span, bname + "() is not supported in kernels", bname);
     // The arguments' values decide: any vector or matrix applies the

@@ -4,6 +4,7 @@
 // index is evaluated once, into a temporary, so every component addresses
 // the same element.
 #include "frontend/lowerer.h"
+#include "ir/build.h"
 
 namespace tack::frontend {
 
@@ -133,12 +134,7 @@ void Lowerer::store_element_component(int array, const Subscript& element, const
     ExprPtr kv = pure(scalar(k, "a component index"), out);
     for (int comp = 0; comp < shape[0]; ++comp) {
         auto node = std::make_unique<ir::If>();
-        auto eq = std::make_unique<ir::Compare>();
-        eq->op = ir::CmpOp::Eq;
-        eq->lhs = ir::clone(*kv);
-        eq->rhs = int_const(comp, span);
-        eq->span = span;
-        node->cond = std::move(eq);
+        node->cond = ir::compare(ir::CmpOp::Eq, ir::clone(*kv), int_const(comp, span), span);
         node->span = span;
         component_store(array, idx, comp, ir::clone(*value), node->then_body, span);
         out.push_back(std::move(node));
@@ -212,12 +208,7 @@ Value Lowerer::atomic_element(ir::AtomicOp op, const std::string& bname, int arr
     ExprPtr value = pure(scalar(std::move(v), "an atomic operand"), pre);
     int n = p.components();
     auto divmod = [&](ir::BinOp o) {
-        auto b = std::make_unique<ir::Binary>();
-        b->op = o;
-        b->lhs = ir::clone(*idx[0]);
-        b->rhs = int_const(n, c.span);
-        b->span = c.span;
-        return reusable(std::move(b), pre);
+        return reusable(ir::binary(o, ir::clone(*idx[0]), int_const(n, c.span), c.span), pre);
     };
     ExprPtr element = divmod(ir::BinOp::FloorDiv);
     ExprPtr component = divmod(ir::BinOp::Mod);
@@ -232,12 +223,7 @@ Value Lowerer::atomic_element(ir::AtomicOp op, const std::string& bname, int arr
     update(n - 1, chain);
     for (int k = n - 2; k >= 0; --k) {
         auto node = std::make_unique<ir::If>();
-        auto eq = std::make_unique<ir::Compare>();
-        eq->op = ir::CmpOp::Eq;
-        eq->lhs = ir::clone(*component);
-        eq->rhs = int_const(k, c.span);
-        eq->span = c.span;
-        node->cond = std::move(eq);
+        node->cond = ir::compare(ir::CmpOp::Eq, ir::clone(*component), int_const(k, c.span), c.span);
         node->span = c.span;
         update(k, node->then_body);
         node->else_body = std::move(chain);

@@ -31,9 +31,7 @@ ExprPtr constant_literal(const Resolution& r, Span span) {
     return c;
 }
 
-namespace {
-
-ir::CmpOp cmpop(syntax::CmpOp op) {
+ir::CmpOp lower_cmpop(syntax::CmpOp op) {
     switch (op) {
         case syntax::CmpOp::Lt: return ir::CmpOp::Lt;
         case syntax::CmpOp::Le: return ir::CmpOp::Le;
@@ -45,8 +43,6 @@ ir::CmpOp cmpop(syntax::CmpOp op) {
     }
     internal_error("lower", "comparison operator passed validation");
 }
-
-}  // namespace
 
 ExprPtr Lowerer::scalar(const Expr& e, const char* what) { return scalar(expr(e), what); }
 
@@ -460,7 +456,7 @@ Value Lowerer::subscript(const Subscript& s) {
 ExprPtr Lowerer::compare(const syntax::Compare& c, std::vector<Value> operands) {
     auto make_cmp = [&](syntax::CmpOp op, ExprPtr l, ExprPtr r) {
         auto n = std::make_unique<ir::Compare>();
-        n->op = cmpop(op);
+        n->op = lower_cmpop(op);
         n->lhs = std::move(l);
         n->rhs = std::move(r);
         n->span = c.span;

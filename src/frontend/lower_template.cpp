@@ -6,6 +6,7 @@
 // constant; a method is inlined like any @tack.func, with `self` bound to the
 // instance, and resolves its own names in the module that defines it.
 #include "frontend/lowerer.h"
+#include "ir/build.h"
 
 namespace tack::frontend {
 
@@ -207,12 +208,8 @@ void Lowerer::object_aug_store(const Value& obj, const syntax::AugAssign& s, ir:
     } else {
         if (s.op == syntax::BinaryOp::MatMul)
             fail(ErrorKind::Unsupported, s.span, "'@=' on numbers", "@ operator", "@ multiplies vectors and matrices");
-        auto b = std::make_unique<ir::Binary>();
-        b->op = lower_binop(s.op);
-        b->span = s.span;
-        b->lhs = scalar(std::move(old));
-        b->rhs = scalar(std::move(rhs));
-        result = Value::scalar(std::move(b), s.span);
+        ExprPtr lhs = scalar(std::move(old));
+        result = Value::scalar(ir::binary(lower_binop(s.op), std::move(lhs), scalar(std::move(rhs)), s.span), s.span);
     }
     std::vector<Value> set_args;
     set_args.push_back(Value::of_object(obj.object, obj.array, obj.span));

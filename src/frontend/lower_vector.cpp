@@ -143,18 +143,7 @@ Value Lowerer::vector_compare(const syntax::Compare& c, std::vector<Value> opera
     for (int i = 0; i < n; ++i) {
         ExprPtr acc;
         for (size_t k = 0; k < c.ops.size(); ++k) {
-            auto cmp = std::make_unique<ir::Compare>();
-            switch (c.ops[k]) {
-                case syntax::CmpOp::Lt: cmp->op = ir::CmpOp::Lt; break;
-                case syntax::CmpOp::Le: cmp->op = ir::CmpOp::Le; break;
-                case syntax::CmpOp::Gt: cmp->op = ir::CmpOp::Gt; break;
-                case syntax::CmpOp::Ge: cmp->op = ir::CmpOp::Ge; break;
-                case syntax::CmpOp::Eq: cmp->op = ir::CmpOp::Eq; break;
-                default: cmp->op = ir::CmpOp::Ne; break;
-            }
-            cmp->lhs = ir::clone(*comps[k][i]);
-            cmp->rhs = ir::clone(*comps[k + 1][i]);
-            cmp->span = c.span;
+            ExprPtr cmp = ir::compare(lower_cmpop(c.ops[k]), ir::clone(*comps[k][i]), ir::clone(*comps[k + 1][i]), c.span);
             acc = acc ? ir::binary(ir::BinOp::BitAnd, std::move(acc), std::move(cmp), c.span) : std::move(cmp);
         }
         out.push_back(std::move(acc));
@@ -173,14 +162,7 @@ Value Lowerer::vector_logical(ir::LogicOp op, std::vector<Value> operands, Span 
     for (auto& o : operands) comps.push_back(components(std::move(o), pre, n));
     std::vector<ExprPtr> out;
     for (int i = 0; i < n; ++i) {
-        auto truth = [&](ExprPtr e) {
-            auto ne = std::make_unique<ir::Compare>();
-            ne->op = ir::CmpOp::Ne;
-            ne->lhs = std::move(e);
-            ne->rhs = int_const(0, span);
-            ne->span = span;
-            return ne;
-        };
+        auto truth = [&](ExprPtr e) { return ir::compare(ir::CmpOp::Ne, std::move(e), int_const(0, span), span); };
         ExprPtr acc = truth(std::move(comps[0][i]));
         for (size_t k = 1; k < comps.size(); ++k)
             acc = ir::binary(op == ir::LogicOp::And ? ir::BinOp::BitAnd : ir::BinOp::BitOr, std::move(acc),
@@ -451,11 +433,7 @@ Value Lowerer::vector_builtin(const std::string& bname, const syntax::Call& c) {
         auto comps = components(std::move(args[0]), pre);
         ExprPtr acc;
         for (auto& x : comps) {
-            auto ne = std::make_unique<ir::Compare>();
-            ne->op = ir::CmpOp::Ne;
-            ne->lhs = std::move(x);
-            ne->rhs = int_const(0, span);
-            ne->span = span;
+            ExprPtr ne = ir::compare(ir::CmpOp::Ne, std::move(x), int_const(0, span), span);
             acc = acc ? ir::binary(bname == "any" ? ir::BinOp::BitOr : ir::BinOp::BitAnd, std::move(acc), std::move(ne), span)
                       : std::move(ne);
         }
@@ -472,12 +450,7 @@ Value Lowerer::vector_builtin(const std::string& bname, const syntax::Call& c) {
         auto b = components(std::move(args[2]), pre, n);
         std::vector<ExprPtr> out;
         for (int i = 0; i < n; ++i) {
-            auto sel = std::make_unique<ir::Select>();
-            sel->cond = std::move(m[i]);
-            sel->if_true = std::move(a[i]);
-            sel->if_false = std::move(b[i]);
-            sel->span = span;
-            out.push_back(std::move(sel));
+            out.push_back(ir::select(std::move(m[i]), std::move(a[i]), std::move(b[i]), span));
         }
         return make_vector(std::move(out), shape, std::move(pre), span);
     }

@@ -200,6 +200,7 @@ public:
 };
 
 ir::BinOp lower_binop(syntax::BinaryOp op);
+ir::CmpOp lower_cmpop(syntax::CmpOp op);
 
 // A constant's literal (a tack.constant, math.pi, a device-class constant),
 // under its dtype's cast when it has one.
