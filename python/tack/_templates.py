@@ -86,15 +86,11 @@ def _constant_entry(value, dtype):
 
 def _class_entry(value):
     """What a class attribute contributes to the signature."""
-    from ._core import Kernel
-    from ._decorators import DeviceFunction
-    from ._resolver import describe
-
-    if isinstance(value, DeviceFunction):
+    if isinstance(value, _DeviceFunction):
         return ("method", value)
     if isinstance(value, staticmethod):
         inner = value.__func__
-        if isinstance(inner, DeviceFunction):
+        if isinstance(inner, _DeviceFunction):
             return ("function", inner)
         return ("other", f"the static method '{getattr(inner, '__qualname__', inner)}' (not a @tack.func)")
     if isinstance(value, Constant):
@@ -108,9 +104,9 @@ def _class_entry(value):
         return ("constants", tuple(_constant_entry(x, None) for x in value))
     if isinstance(value, _dtypes.DType):
         return ("dtype", value.name)
-    if isinstance(value, Kernel):
+    if isinstance(value, _Kernel):
         return ("other", f"the kernel '{value.name}' (kernels are launched from the host)")
-    return ("other", describe(value))
+    return ("other", _describe(value))
 
 
 # The class-level part of signatures, by class: the class dictionaries along
@@ -192,7 +188,7 @@ def _read(obj, leaves, within=()):
         if isinstance(value, _Storage):  # an array or a texture: its own key word says which
             sig.append((name, "array"))
             leaves.append(value)
-        elif isinstance(value, (int, float)) or (isinstance(value, np.generic) and value.dtype.kind in "iuf"):
+        elif _is_number(value):
             sig.append((name, "scalar"))
             leaves.append(value)
         elif isinstance(value, tuple) and value and all(_is_number(x) for x in value):
@@ -238,12 +234,12 @@ def flatten(obj):
 
 def _bind_package_types():
     # Names from modules that import this one, bound once they exist.
-    global _Storage, _DeviceFunction, _describe
-    from ._core import Array, Texture3D
+    global _Storage, _Kernel, _DeviceFunction, _describe
+    from ._core import Array, Kernel, Texture3D
     from ._decorators import DeviceFunction
     from ._resolver import describe
 
-    _Storage, _DeviceFunction, _describe = (Array, Texture3D), DeviceFunction, describe
+    _Storage, _Kernel, _DeviceFunction, _describe = (Array, Texture3D), Kernel, DeviceFunction, describe
 
 
 # ---- Descriptions for the compiler
