@@ -31,9 +31,8 @@ frontend::Resolution PyResolver::lookup(const std::vector<std::string>& path) {
 
 namespace {
 
-// A number constant: its value (an int of up to 64 bits, or a float) and
-// declared dtype, if any; for a vector, `value` is a tuple and is read by
-// the caller.
+// A number constant: its value (an int of up to 64 bits, or a float; None
+// for a vector's own entry) and declared dtype, if any.
 frontend::Resolution constant_from(nb::handle v, nb::handle dtype) {
     frontend::Resolution out;
     out.kind = frontend::Resolution::Kind::Constant;
@@ -77,19 +76,14 @@ frontend::Resolution resolution_from(nb::handle answer) {
         out.dtype = dtype_from_object(r[1]);
     } else if (kind == "module") {
         out.kind = K::Module;
-    } else if (kind == "constant") {
+    } else if (kind == "constant" && (r.size() < 4 || r[3].is_none())) {
         out = constant_from(r[1], r[2]);
-        if (r.size() > 3 && !r[3].is_none()) {
-            // A vector or matrix: its components, row-major.
-            for (nb::handle e : nb::cast<nb::tuple>(r[3])) out.shape.push_back(nb::cast<int>(e));
-            frontend::Resolution vector;
-            vector.kind = K::Constant;
-            vector.has_dtype = out.has_dtype;
-            vector.dtype = out.dtype;
-            vector.shape = std::move(out.shape);
-            for (nb::handle c : r[1]) vector.components.push_back(constant_from(c, r[2]));
-            out = std::move(vector);
-        }
+    } else if (kind == "constant") {
+        // A vector or matrix: its shape, and its components row-major, each
+        // a number constant of the declared dtype.
+        out = constant_from(nb::none(), r[2]);
+        for (nb::handle e : r[3]) out.shape.push_back(nb::cast<int>(e));
+        for (nb::handle c : r[1]) out.components.push_back(constant_from(c, r[2]));
     } else if (kind == "func") {
         out.kind = K::DeviceFunction;
         auto f = std::make_shared<frontend::DeviceFunctionRef>();
