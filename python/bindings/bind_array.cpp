@@ -114,7 +114,16 @@ nb::object getitem(nb::handle self, nb::handle key) {
     return nb::cast(std::move(view));
 }
 
-void fill(Array& a, nb::handle v) {
+bool is_number(nb::handle v) {
+    PyObject* o = v.ptr();
+    return PyLong_Check(o) || PyFloat_Check(o) ||
+           (numpy_generic.is_valid() && PyObject_IsInstance(o, numpy_generic.ptr()) == 1 &&
+            nb::cast<int>(v.attr("ndim")) == 0);
+}
+
+// One number into every scalar of `a`, converted as a cast would.
+void fill_number(Array& a, nb::handle v) {
+    if (!PyLong_Check(v.ptr()) && !PyFloat_Check(v.ptr())) v = v.attr("item")();  // a NumPy scalar
     if (is_float(a.dtype())) {
         a.fill_float(nb::cast<double>(v));
     } else if (PyLong_Check(v.ptr())) {
@@ -128,6 +137,51 @@ void fill(Array& a, nb::handle v) {
         if (d != static_cast<double>(static_cast<int64_t>(d)))
             throw nb::type_error(("cannot fill an integer array with " + std::to_string(d)).c_str());
         a.fill_int(static_cast<int64_t>(d));
+    }
+}
+
+// A number sets every scalar; an array of vector or matrix elements also
+// takes one element's value (a list, tuple or NumPy array of its shape).
+void fill(Array& a, nb::handle v) {
+    const auto& shape = a.element().shape;
+    if (is_number(v)) {
+        fill_number(a, v);
+        return;
+    }
+    std::string type_name = nb::cast<std::string>(nb::handle(reinterpret_cast<PyObject*>(Py_TYPE(v.ptr()))).attr("__name__"));
+    if (shape.empty())
+        throw nb::type_error(("fill() of " + a.describe() + " takes a number, not " + type_name).c_str());
+    nb::object value;
+    try {
+        value = nb::module_::import_("numpy").attr("asarray")(v);
+    } catch (nb::python_error&) {
+        throw nb::type_error(("fill() of " + a.describe() + " takes a number or one element's value, not " + type_name).c_str());
+    }
+    auto value_shape = nb::cast<std::vector<int64_t>>(value.attr("shape"));
+    std::string kind = nb::cast<std::string>(value.attr("dtype").attr("kind"));
+    if (kind != "i" && kind != "u" && kind != "f" && kind != "b")
+        throw nb::type_error(("fill() of " + a.describe() + " takes numbers, not " + nb::cast<std::string>(nb::repr(v))).c_str());
+    if (value_shape != std::vector<int64_t>(shape.begin(), shape.end())) {
+        std::string want = "(";
+        for (size_t d = 0; d < shape.size(); ++d) want += (d ? ", " : "") + std::to_string(shape[d]);
+        want += shape.size() == 1 ? ",)" : ")";
+        throw nb::value_error(("fill() of " + a.describe() + " takes a number or numbers of shape " + want + ", not " +
+                               nb::cast<std::string>(nb::repr(v)))
+                                  .c_str());
+    }
+    nb::object flat = value.attr("reshape")(-1);
+    Array all = a.scalars();  // the element grid, then the element's own dimensions
+    int grid = all.ndim() - static_cast<int>(shape.size());
+    for (int k = 0; k < a.components(); ++k) {
+        Array component = all;
+        int rest = k;
+        for (size_t d = 0; d < shape.size(); ++d) {
+            int below = 1;
+            for (size_t e = d + 1; e < shape.size(); ++e) below *= shape[e];
+            component = component.select(grid, rest / below);
+            rest %= below;
+        }
+        fill_number(component, flat[k]);
     }
 }
 

@@ -131,6 +131,29 @@ nb::object to_python(const runtime::CallResult& r) {
     return nb::none();
 }
 
+// Python's side of a call: the interpreter lock is released while compiled
+// code runs (other Python threads keep running) and while this thread waits
+// for another's compile; Ctrl-C is noticed between chunks of a launch.
+class PythonCaller : public runtime::Caller {
+public:
+    void release() override { saved_ = PyEval_SaveThread(); }
+    void reacquire() override {
+        PyEval_RestoreThread(saved_);
+        saved_ = nullptr;
+    }
+    bool interrupted() override {
+        // Signal handlers run on the main thread, with the lock held; a
+        // handler that raises (SIGINT's does) leaves its exception set.
+        PyEval_RestoreThread(saved_);
+        bool raised = PyErr_CheckSignals() != 0;
+        saved_ = PyEval_SaveThread();
+        return raised;
+    }
+
+private:
+    PyThreadState* saved_ = nullptr;
+};
+
 template <typename F>
 auto with_args(Kernel& k, nb::args args, F&& f) {
     size_t n = args.size();
@@ -178,11 +201,17 @@ void bind_kernel(nb::module_& m) {
                               std::make_shared<PyResolver>(std::move(resolver)));
         })
         .def("__call__", [](Kernel& k, nb::args args) {
-            auto r = with_args(k, args, [&](const CallArg* a, size_t n) { return k.call(a, n); });
-            return to_python(r);
+            PythonCaller caller;
+            try {
+                auto r = with_args(k, args, [&](const CallArg* a, size_t n) { return k.call(a, n, &caller); });
+                return to_python(r);
+            } catch (const runtime::Interrupted&) {
+                throw nb::python_error();  // the exception the signal handler raised
+            }
         })
         .def("inspect", [](Kernel& k, const std::string& what, nb::args args) {
-            return with_args(k, args, [&](const CallArg* a, size_t n) { return k.inspect(what, a, n); });
+            PythonCaller caller;
+            return with_args(k, args, [&](const CallArg* a, size_t n) { return k.inspect(what, a, n, &caller); });
         },
            "The IR after each pass (\"ir\") or the optimized LLVM IR (\"llvm\") of the variant the given "
            "arguments select (or of the last compiled one).")

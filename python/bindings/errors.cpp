@@ -61,6 +61,9 @@ void translate_exceptions() {
                 case runtime::ArgumentError::Kind::Type: PyErr_SetString(PyExc_TypeError, e.what()); break;
                 case runtime::ArgumentError::Kind::Value: PyErr_SetString(PyExc_ValueError, e.what()); break;
                 case runtime::ArgumentError::Kind::Index: PyErr_SetString(PyExc_IndexError, e.what()); break;
+                case runtime::ArgumentError::Kind::ZeroDivision:
+                    PyErr_SetString(PyExc_ZeroDivisionError, e.what());
+                    break;
                 case runtime::ArgumentError::Kind::Runtime: PyErr_SetString(PyExc_RuntimeError, e.what()); break;
             }
         }

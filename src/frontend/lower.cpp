@@ -96,6 +96,15 @@ void collect_targets(const Expr& t, std::unordered_set<std::string>& out) {
 
 }  // namespace
 
+bool Lowerer::always_returns(const Body& b) {
+    for (auto& s : b) {
+        if (s->as<syntax::Return>()) return true;
+        if (auto* i = s->as<syntax::If>())
+            if (always_returns(i->body) && always_returns(i->orelse)) return true;
+    }
+    return false;
+}
+
 bool Lowerer::contains_return(const Body& b) {
     for (auto& s : b) {
         if (s->as<syntax::Return>()) return true;
@@ -339,7 +348,10 @@ void Lowerer::body(const Body& b, ir::Block& out) {
 void Lowerer::stmt(const Stmt& s, ir::Block& out) {
     switch (s.kind) {
         case StmtKind::ExprStmt: {
-            discard(expr(*s.as<ExprStmt>()->value), out, s.span);
+            discarded_ = s.as<ExprStmt>()->value.get();
+            Value v = expr(*s.as<ExprStmt>()->value);
+            discarded_ = nullptr;
+            discard(std::move(v), out, s.span);
             break;
         }
         case StmtKind::Assign: {
@@ -408,6 +420,7 @@ void Lowerer::stmt(const Stmt& s, ir::Block& out) {
             }
             std::vector<std::vector<int>> shapes;
             for (auto& p : parts) {
+                if (p.is_void) scalar(std::move(p), "a returned value");
                 if (p.kind == Value::Kind::Array || p.kind == Value::Kind::Tuple || p.kind == Value::Kind::Object)
                     fail(ErrorKind::Unsupported, p.span, "a device function returns numbers, vectors and matrices only",
                          "returned value");
@@ -479,6 +492,7 @@ void Lowerer::discard(Value v, ir::Block& out, Span span) {
 }
 
 void Lowerer::assign(const Expr& target, Value v, ir::Block& out, Span span) {
+    if (v.is_void) scalar(std::move(v), "a value to assign");
     if (auto* n = target.as<Name>()) {
         if (v.kind == Value::Kind::Array && v.fresh_local_array) {
             auto it = frame().names.find(n->id);
@@ -567,18 +581,11 @@ void Lowerer::assign(const Expr& target, Value v, ir::Block& out, Span span) {
         if (v.elts.size() != elts->size())
             fail(ErrorKind::Type, span, "cannot unpack " + std::to_string(v.elts.size()) + " values into " +
                                             std::to_string(elts->size()) + " targets");
-        // Evaluate the whole right side first, then assign from the left.
-        std::vector<Value> held;
-        for (auto& e : v.elts) {
-            if (e.kind == Value::Kind::Scalar) {
-                int t = temp();
-                out.push_back(assign_stmt(t, std::move(e.expr), span));
-                held.push_back(Value::scalar(var_ref(t, span), e.span));
-            } else {
-                held.push_back(std::move(e));
-            }
-        }
-        for (size_t i = 0; i < elts->size(); ++i) assign(*(*elts)[i], std::move(held[i]), out, span);
+        // Evaluate the whole right side first, left to right, into
+        // temporaries (vector components too), then assign from the left.
+        std::vector<Value> values;
+        for (auto& e : v.elts) values.push_back(held(std::move(e), out));
+        for (size_t i = 0; i < elts->size(); ++i) assign(*(*elts)[i], std::move(values[i]), out, span);
         return;
     }
     if (auto* a = target.as<Attribute>()) {

@@ -212,12 +212,13 @@ Value Lowerer::builtin(const std::string& bname, const syntax::Call& c) {
 Value Lowerer::inline_call(const DeviceFunctionRef& f, const syntax::Call& c) {
     // Arguments are evaluated in the caller's namespace; the values below
     // run, left to right, as the callee's parameters are assigned.
+    bool value_used = !is_discarded(c);
     std::vector<Value> args;
     for (auto& a : c.args) args.push_back(expr(*a));
-    return inline_call(f, std::move(args), c.span);
+    return inline_call(f, std::move(args), c.span, value_used);
 }
 
-Value Lowerer::inline_call(const DeviceFunctionRef& f, std::vector<Value> args, Span call_span) {
+Value Lowerer::inline_call(const DeviceFunctionRef& f, std::vector<Value> args, Span call_span, bool value_used) {
     for (auto* fr : frames_) {
         if (fr->identity == f.identity && f.identity != 0)
             fail(ErrorKind::Unsupported, call_span, "recursive call of device function '" + f.name + "'", "recursion",
@@ -296,6 +297,12 @@ Value Lowerer::inline_call(const DeviceFunctionRef& f, std::vector<Value> args, 
               [&](ir::Stmt& s) { if (s.span.origin == 0) s.span.origin = origin; });
     for (size_t i = first_body_stmt; i < se->stmts.size(); ++i) se->stmts[i] = std::move(body_part[i - first_body_stmt]);
 
+    // A function that can reach its end without a return has no value
+    // there (Python's None), which a kernel cannot store or compute with.
+    if (value_used && callee_frame.returns_value && !always_returns(callee.body))
+        fail(ErrorKind::Type, call_span,
+             "device function '" + f.name + "' returns a value on some paths only, and its value is used here",
+             "missing return", "end every path of '" + f.name + "' with a return");
     if (!callee_frame.returns_value) {
         se->value = int_const(0, call_span);
         Value v = Value::scalar(std::move(se), call_span);
@@ -409,11 +416,20 @@ Value Lowerer::local_array(const std::string& bname, const syntax::Call& c) {
         dtype = k_.params[model.array].dtype;
     }
     if (shape.size() > 8) fail(ErrorKind::Type, c.span, "local arrays have at most 8 dimensions", bname);
+    // Every extent is at least 1, so the byte count only grows: stop once it
+    // passes the limit, before a product of up to eight extents can wrap.
+    constexpr int64_t kLimit = 64 * 1024;
     int64_t bytes = size_of(dtype);
-    for (auto e : shape) bytes *= e;
-    if (bytes > 64 * 1024)
-        fail(ErrorKind::Value, c.span, "local array of " + std::to_string(bytes) + " bytes exceeds the 64 KiB limit", bname,
-             "local arrays live on each worker's stack; use a global array for larger scratch");
+    for (auto e : shape)
+        if (bytes <= kLimit) bytes *= e;
+    if (bytes > kLimit) {
+        std::string extents;
+        for (size_t d = 0; d < shape.size(); ++d) extents += (d ? ", " : "") + std::to_string(shape[d]);
+        fail(ErrorKind::Value, c.span,
+             "local array of shape (" + extents + (shape.size() == 1 ? ",)" : ")") + " and dtype " + std::string(name_of(dtype)) +
+                 " exceeds the 64 KiB limit",
+             bname, "local arrays live on each worker's stack; use a global array for larger scratch");
+    }
     ir::Param p;
     p.kind = ir::ParamKind::LocalArray;
     p.dtype = dtype;

@@ -15,10 +15,6 @@ namespace {
 
 // A literal component index (negative counts from the end); -1 for any
 // other expression. A literal outside [0, extent) is an error.
-int literal_component(Lowerer& l, const Expr& e, int extent, const std::string& shape) {
-    return l.literal_position(e, extent, "component index " + to_source(e) + " is out of range for a " + shape,
-                              "component index");
-}
 
 }  // namespace
 
@@ -112,33 +108,9 @@ void Lowerer::store_element_component(int array, const Subscript& element, const
         component_store(array, idx, static_cast<int>(pos), std::move(value), out, span);
         return;
     }
-    auto& k = *target.as<Subscript>()->index;
-    if (shape.size() == 2) {
-        auto* t = k.as<syntax::Tuple>();
-        if (!t || t->elts.size() != 2)
-            fail(ErrorKind::Type, k.span, "a matrix entry of array '" + p.name + "' is assigned by a row and a column",
-                 "component assignment");
-        int r = literal_component(*this, *t->elts[0], shape[0], shape_text);
-        int c = literal_component(*this, *t->elts[1], shape[1], shape_text);
-        if (r < 0 || c < 0)
-            fail(ErrorKind::Type, k.span, "matrix entries of array elements are assigned by literal indices",
-                 "component assignment");
-        component_store(array, idx, r * shape[1] + c, std::move(value), out, span);
-        return;
-    }
-    int c = literal_component(*this, k, shape[0], shape_text);
-    if (c >= 0) {
-        component_store(array, idx, c, std::move(value), out, span);
-        return;
-    }
-    ExprPtr kv = pure(scalar(k, "a component index"), out);
-    for (int comp = 0; comp < shape[0]; ++comp) {
-        auto node = std::make_unique<ir::If>();
-        node->cond = ir::compare(ir::CmpOp::Eq, ir::clone(*kv), int_const(comp, span), span);
-        node->span = span;
-        component_store(array, idx, comp, ir::clone(*value), node->then_body, span);
-        out.push_back(std::move(node));
-    }
+    store_component(*target.as<Subscript>()->index, shape, out, span, [&](int k, ir::Block& at) {
+        component_store(array, idx, k, ir::clone(*value), at, span);
+    });
 }
 
 // a[i] op= v: the index once, the old element, the right side, then the

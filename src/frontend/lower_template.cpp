@@ -75,10 +75,11 @@ Value Lowerer::method_call(const Value& obj, const std::string& name, const synt
     const TemplateMember& m = find_member(*this, obj, name, c.func->span);
     std::string shown = qualified(obj, name);
     if (m.kind == TemplateMember::Kind::Method) {
+        bool value_used = !is_discarded(c);
         std::vector<Value> args;
         args.push_back(Value::of_object(obj.object, obj.array, obj.span));
         for (auto& a : c.args) args.push_back(expr(*a));
-        return inline_call(*m.resolution.function, std::move(args), c.span);
+        return inline_call(*m.resolution.function, std::move(args), c.span, value_used);
     }
     if (m.kind == TemplateMember::Kind::Static) {
         const Resolution& r = m.resolution;
@@ -111,6 +112,10 @@ Value Lowerer::index_value(const Expr& index, ir::Block& out) {
 }
 
 Value Lowerer::held(Value v, ir::Block& out) {
+    if (v.kind == Value::Kind::Tuple) {
+        for (auto& e : v.elts) e = held(std::move(e), out);
+        return v;
+    }
     if (v.kind == Value::Kind::Scalar) {
         if (v.is_void) scalar(std::move(v), "a value");
         Span span = v.span;
@@ -187,7 +192,7 @@ void Lowerer::object_store(const Value& obj, const syntax::Subscript& s, Value v
     Value value = held(std::move(v), out);
     args.push_back(index_value(*s.index, out));
     args.push_back(std::move(value));
-    discard(inline_call(*set.resolution.function, std::move(args), span), out, span);
+    discard(inline_call(*set.resolution.function, std::move(args), span, false), out, span);
 }
 
 void Lowerer::object_aug_store(const Value& obj, const syntax::AugAssign& s, ir::Block& out) {
@@ -215,7 +220,7 @@ void Lowerer::object_aug_store(const Value& obj, const syntax::AugAssign& s, ir:
     set_args.push_back(Value::of_object(obj.object, obj.array, obj.span));
     set_args.push_back(std::move(index));
     set_args.push_back(std::move(result));
-    discard(inline_call(*set.resolution.function, std::move(set_args), s.span), out, s.span);
+    discard(inline_call(*set.resolution.function, std::move(set_args), s.span, false), out, s.span);
 }
 
 Value Lowerer::object_len(const Value& obj, Span span) {

@@ -7,6 +7,8 @@
 // and operators over them) and a prelude holding every evaluation with an
 // effect or a load, in source order. Consumers run the prelude first, so
 // operands evaluate once, left to right, whatever components they read.
+#include <map>
+
 #include "frontend/lowerer.h"
 #include "ir/build.h"
 
@@ -361,49 +363,66 @@ void Lowerer::assign_component(const syntax::Expr& target, Value v, ir::Block& o
              "component assignment");
     Binding b = it->second;
     ExprPtr value = scalar(std::move(v), "a number");
-    int k = -1;
     if (auto* a = target.as<Attribute>()) {
         static const std::string names = "xyzw";
         auto pos = names.find(a->attr);
         if (a->attr.size() != 1 || pos == std::string::npos || b.shape.size() != 1 || static_cast<int>(pos) >= b.shape[0])
             fail(ErrorKind::Type, target.span, "a " + shape_name(b.shape) + " has no component '" + a->attr + "'");
-        k = static_cast<int>(pos);
-    } else {
-        auto& idx = *target.as<Subscript>()->index;
-        auto lit = [&](const syntax::Expr& e, int extent) -> int {
-            return literal_position(
-                e, extent, "component index " + to_source(e) + " is out of range for a " + shape_name(b.shape),
-                "component index");
-        };
-        if (b.shape.size() == 2) {
-            auto* t = idx.as<syntax::Tuple>();
-            if (!t || t->elts.size() != 2) fail(ErrorKind::Type, idx.span, "a matrix entry takes a row and a column");
-            int r = lit(*t->elts[0], b.shape[0]), c = lit(*t->elts[1], b.shape[1]);
-            if (r < 0 || c < 0) fail(ErrorKind::Type, idx.span, "matrix entries are assigned by literal indices");
-            k = r * b.shape[1] + c;
-        } else {
-            k = lit(idx, b.shape[0]);
-            if (k < 0) {
-                // A runtime index: a store outside [0, n) has no effect.
-                int t = temp();
-                out.push_back(assign_stmt(t, std::move(value), span));
-                ExprPtr i = pure(scalar(idx, "a component index"), out);
-                for (int c = 0; c < b.shape[0]; ++c) {
-                    auto node = std::make_unique<ir::If>();
-                    auto eq = std::make_unique<ir::Compare>();
-                    eq->op = ir::CmpOp::Eq;
-                    eq->lhs = ir::clone(*i);
-                    eq->rhs = int_const(c, span);
-                    node->cond = std::move(eq);
-                    node->then_body.push_back(assign_stmt(b.ids[c], var_ref(t, span), span));
-                    node->span = span;
-                    out.push_back(std::move(node));
-                }
-                return;
-            }
-        }
+        out.push_back(assign_stmt(b.ids[pos], std::move(value), span));
+        return;
     }
-    out.push_back(assign_stmt(b.ids[k], std::move(value), span));
+    // The value is evaluated before the index.
+    int t = temp();
+    out.push_back(assign_stmt(t, std::move(value), span));
+    store_component(*target.as<Subscript>()->index, b.shape, out, span,
+                    [&](int k, ir::Block& at) { at.push_back(assign_stmt(b.ids[k], var_ref(t, span), span)); });
+}
+
+void Lowerer::store_component(const syntax::Expr& index, const std::vector<int>& shape, ir::Block& out, Span span,
+                              const std::function<void(int, ir::Block&)>& store) {
+    auto literal = [&](const syntax::Expr& e, int extent) {
+        return literal_position(e, extent, "component index " + to_source(e) + " is out of range for a " + shape_name(shape),
+                                "component index");
+    };
+    std::vector<const syntax::Expr*> parts;
+    if (shape.size() == 2) {
+        auto* t = index.as<syntax::Tuple>();
+        if (!t || t->elts.size() != 2) fail(ErrorKind::Type, index.span, "a matrix entry takes a row and a column");
+        parts = {t->elts[0].get(), t->elts[1].get()};
+    } else {
+        parts = {&index};
+    }
+    // Each index is a literal position or a runtime value; a runtime one
+    // outside the value's extent matches no component, so nothing is stored.
+    std::vector<int> fixed;
+    std::vector<ExprPtr> runtime;
+    for (size_t d = 0; d < parts.size(); ++d) {
+        fixed.push_back(literal(*parts[d], shape[d]));
+        runtime.push_back(fixed[d] < 0 ? pure(scalar(*parts[d], d == 0 && parts.size() == 2 ? "a row index"
+                                                                : parts.size() == 2   ? "a column index"
+                                                                                      : "a component index"),
+                                              out)
+                                       : nullptr);
+    }
+    std::function<void(size_t, int, ir::Block&)> select = [&](size_t d, int flat, ir::Block& at) {
+        if (d == parts.size()) {
+            store(flat, at);
+            return;
+        }
+        int stride = d + 1 < shape.size() ? shape[d + 1] : 1;
+        if (fixed[d] >= 0) {
+            select(d + 1, flat + fixed[d] * stride, at);
+            return;
+        }
+        for (int i = 0; i < shape[d]; ++i) {
+            auto node = std::make_unique<ir::If>();
+            node->cond = ir::compare(ir::CmpOp::Eq, ir::clone(*runtime[d]), int_const(i, span), span);
+            node->span = span;
+            select(d + 1, flat + i * stride, node->then_body);
+            at.push_back(std::move(node));
+        }
+    };
+    select(0, 0, out);
 }
 
 // --------------------------------------------------- constructors, methods
@@ -497,9 +516,39 @@ Value Lowerer::vector_builtin(const std::string& bname, const syntax::Call& c) {
     return make_vector(std::move(comps), {rows, cols}, std::move(pre), span);
 }
 
+namespace {
+
+// How many arguments each vector and matrix method takes: {fewest, most}.
+const std::map<std::string, std::pair<size_t, size_t>>& method_arity() {
+    static const std::map<std::string, std::pair<size_t, size_t>> arity = {
+        {"norm", {0, 1}},      {"norm_sqr", {0, 0}},      {"sum", {0, 0}},       {"min", {0, 0}},
+        {"max", {0, 0}},       {"dot", {1, 1}},           {"cross", {1, 1}},     {"normalized", {0, 0}},
+        {"outer_product", {1, 1}}, {"transpose", {0, 0}}, {"trace", {0, 0}},     {"determinant", {0, 0}},
+        {"inverse", {0, 0}},
+    };
+    return arity;
+}
+
+}  // namespace
+
 Value Lowerer::vector_method(Value obj, const std::string& name, const syntax::Call& c) {
     Span span = c.span;
     auto shape = obj.shape;
+    if (auto it = method_arity().find(name); it != method_arity().end()) {
+        auto [fewest, most] = it->second;
+        size_t given = c.args.size();
+        if (given < fewest || given > most) {
+            auto count = [](size_t n) {
+                return n == 0 ? std::string("no arguments") : std::to_string(n) + (n == 1 ? " argument" : " arguments");
+            };
+            std::string takes = fewest == most ? count(most)
+                                               : std::to_string(fewest) + " or " + std::to_string(most) + " arguments";
+            fail(ErrorKind::Type, span,
+                 "method '" + name + "' of a " + shape_name(shape) + " takes " + takes + ", " +
+                     std::to_string(given) + " given",
+                 "method arguments");
+        }
+    }
     ir::Block pre;
     auto comps = components(std::move(obj), pre);
     int n = static_cast<int>(comps.size());

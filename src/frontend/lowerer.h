@@ -118,6 +118,12 @@ public:
                         syntax::Span span);
     void assign_vector(const std::string& name, Value v, ir::Block& out, syntax::Span span);
     void assign_component(const syntax::Expr& target, Value v, ir::Block& out, syntax::Span span);
+    // Runs `store(k, block)` for the component `index` selects in a value
+    // of `shape` (a matrix takes a row and a column): directly for literal
+    // indices, under a test of each position for runtime ones, so a runtime
+    // index outside the value stores nothing.
+    void store_component(const syntax::Expr& index, const std::vector<int>& shape, ir::Block& out, syntax::Span span,
+                         const std::function<void(int, ir::Block&)>& store);
     static std::string shape_name(const std::vector<int>& shape);
     // The shape the vector and matrix values share (numbers serve every
     // component); `what` names them when two differ ("operands have ...").
@@ -149,8 +155,14 @@ public:
     Value atomic(const std::string& name, const syntax::Call& c);
     Value local_array(const std::string& name, const syntax::Call& c);
     Value inline_call(const DeviceFunctionRef& f, const syntax::Call& c);
-    // Inlines `f` with arguments already evaluated, left to right.
-    Value inline_call(const DeviceFunctionRef& f, std::vector<Value> args, syntax::Span span);
+    // Inlines `f` with arguments already evaluated, left to right;
+    // `value_used` is false where the call is a statement of its own.
+    Value inline_call(const DeviceFunctionRef& f, std::vector<Value> args, syntax::Span span, bool value_used = true);
+    // Whether `c` is an expression statement's whole value, so its result
+    // is thrown away.
+    bool is_discarded(const syntax::Call& c) const { return static_cast<const syntax::Expr*>(&c) == discarded_; }
+    // Whether every path through `b` ends in a return.
+    static bool always_returns(const syntax::Body& b);
     const syntax::FunctionDef& parsed_function(const DeviceFunctionRef& f);
     Resolution resolve_callee(const syntax::Expr& func);
     // A dotted name path (a.b.c) whose root is not a local; empty otherwise.
@@ -194,6 +206,7 @@ public:
     Region region_ = Region::Prologue;
     int parallel_depth_ = 0;  // sequential loops inside the parallel body
     int temp_counter_ = 0;
+    const syntax::Expr* discarded_ = nullptr;  // the value of the expression statement being lowered
     std::vector<int> param_vars_;  // each scalar parameter's variable; -1 for others
     // Device functions parsed and validated for this kernel, by identity.
     std::unordered_map<uintptr_t, std::unique_ptr<syntax::FunctionDef>> parsed_;

@@ -6,6 +6,32 @@
 
 namespace tack::runtime {
 
+namespace {
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+    std::string s = "(";
+    for (size_t d = 0; d < shape.size(); ++d) s += (d ? ", " : "") + std::to_string(shape[d]);
+    return s + (shape.size() == 1 ? ",)" : ")");
+}
+
+// The elements of `shape` times `scalars_per_element` scalars of
+// `scalar_bytes` each, refused when a count does not fit 64 bits (a wrapped
+// count would allocate too little and let accesses run past it).
+int64_t checked_elements(const std::vector<int64_t>& shape, int64_t scalars_per_element, int64_t scalar_bytes) {
+    int64_t n = 1, bytes = 0;
+    for (auto e : shape) {
+        if (e < 0) throw std::invalid_argument("array extents must be nonnegative, not " + shape_text(shape));
+        if (__builtin_mul_overflow(n, e, &n)) n = -1;
+        if (n < 0) break;
+    }
+    if (n < 0 || __builtin_mul_overflow(n, scalars_per_element * scalar_bytes, &bytes))
+        throw std::invalid_argument("an array of shape " + shape_text(shape) +
+                                    " has more elements or bytes than a 64-bit count can hold");
+    return n;
+}
+
+}  // namespace
+
 std::shared_ptr<Storage> Storage::allocate(size_t bytes) {
     auto s = std::make_shared<Storage>();
     size_t rounded = ((bytes + 63) / 64) * 64;
@@ -51,13 +77,9 @@ Array::Array(std::shared_ptr<Storage> storage, int64_t byte_offset, DType dtype,
 }
 
 Array Array::empty(std::vector<int64_t> shape, DType dtype, std::vector<int> element_shape, Layout layout) {
-    int64_t n = 1;
-    for (auto e : shape) {
-        if (e < 0) throw std::invalid_argument("array extents must be nonnegative");
-        n *= e;
-    }
     Element element{std::move(element_shape), layout, 1};
     int64_t components = element.components();
+    int64_t n = checked_elements(shape, components, size_of(dtype));
     auto st = row_major_strides(shape);
     if (layout == Layout::Interleaved) {
         for (auto& s : st) s *= components;
@@ -86,8 +108,7 @@ Array Array::scalars() const {
 
 Array Array::external(char* first, DType dtype, std::vector<int64_t> shape, std::vector<int64_t> strides,
                       bool readonly, std::shared_ptr<void> owner) {
-    for (auto e : shape)
-        if (e < 0) throw std::invalid_argument("array extents must be nonnegative");
+    checked_elements(shape, 1, size_of(dtype));
     if (strides.empty()) strides = row_major_strides(shape);
     if (strides.size() != shape.size())
         throw std::invalid_argument("an external array needs one stride per dimension: " +
@@ -103,8 +124,12 @@ Array Array::external(char* first, DType dtype, std::vector<int64_t> shape, std:
     for (size_t d = 0; d < shape.size(); ++d) {
         n *= shape[d];
         if (shape[d] == 0) continue;
-        int64_t reach = (shape[d] - 1) * strides[d];
-        if (reach < 0) lo += reach; else hi += reach;
+        int64_t reach;
+        if (__builtin_mul_overflow(shape[d] - 1, strides[d], &reach) ||
+            __builtin_add_overflow(reach < 0 ? lo : hi, reach, reach < 0 ? &lo : &hi) ||
+            __builtin_mul_overflow(hi - lo + 1, size_of(dtype), &reach))
+            throw std::invalid_argument("an external array of shape " + shape_text(shape) +
+                                        " reaches more bytes than a 64-bit count can hold");
     }
     int64_t es = size_of(dtype);
     size_t bytes = n == 0 ? 0 : static_cast<size_t>((hi - lo + 1) * es);
@@ -145,6 +170,10 @@ Array Array::reshape(std::vector<int64_t> shape) const {
             n *= shape[d];
         }
     }
+    std::vector<int64_t> known;
+    for (auto e : shape)
+        if (e != -1) known.push_back(e);
+    checked_elements(known, components(), size_of(dtype_));
     if (infer >= 0) {
         if (n == 0 || size() % n != 0) throw std::invalid_argument("reshape: cannot infer the extent of -1");
         shape[infer] = size() / n;

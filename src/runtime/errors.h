@@ -1,5 +1,6 @@
 // Errors about call arguments, raised before anything runs. The binding
-// maps them to TypeError, ValueError and RuntimeError.
+// maps them to TypeError, ValueError, IndexError, ZeroDivisionError and
+// RuntimeError.
 #pragma once
 
 #include <stdexcept>
@@ -9,7 +10,7 @@ namespace tack::runtime {
 
 class ArgumentError : public std::runtime_error {
 public:
-    enum class Kind { Type, Value, Index, Runtime };
+    enum class Kind { Type, Value, Index, ZeroDivision, Runtime };
     ArgumentError(Kind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
     Kind kind() const { return kind_; }
 

@@ -223,7 +223,7 @@ bool written_disjoint(const std::vector<int>& written, const CallArg* args, size
 
 }  // namespace
 
-Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n) {
+Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n, Caller* caller) {
     DType precision = float_precision_of(args, n);
     uint32_t debug = debug_mode.load(std::memory_order_relaxed) ? 1 : 0;
     auto facts_match = [&](const Variant& v) {
@@ -247,6 +247,19 @@ Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n) {
             last_ = v.get();
             return *v;
         }
+    }
+
+    // One thread compiles at a time. Lowering calls into Python, which can
+    // let another thread run and arrive here for the same variant: it waits,
+    // with the caller released (the compiling thread may need the lock the
+    // caller holds), and then finds the variant compiled.
+    std::unique_lock<std::recursive_mutex> compiling(compile_mutex_, std::try_to_lock);
+    if (!compiling.owns_lock()) {
+        {
+            Released waiting(caller);
+            compiling.lock();
+        }
+        return variant_for(args, n, caller);
     }
 
     check_arity(args, n);
@@ -341,8 +354,8 @@ Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n) {
     return *last_;
 }
 
-CallResult Kernel::call(const CallArg* args, size_t n) {
-    Variant& v = variant_for(args, n);
+CallResult Kernel::call(const CallArg* args, size_t n, Caller* caller) {
+    Variant& v = variant_for(args, n, caller);
     DType precision = precision_of(v.facts);
 
     constexpr size_t kInline = 16;
@@ -425,19 +438,60 @@ CallResult Kernel::call(const CallArg* args, size_t n) {
         argv = with_state;
     }
 
-    int64_t count = v.code.count(argv);
-    if (count > 0) {
-        Launch launch{v.code.body, argv};
-        parallel_for(count, run_chunk, &launch);
-    }
+    // Compiled code touches nothing of the caller's: the arguments are
+    // packed, and the caller keeps their objects alive.
     CallResult r;
-    if (v.code.result) {
-        r.has_value = true;
-        r.dtype = *v.code.result_type;
-        v.code.result(argv, &r.bits);
+    {
+        Released running(caller);
+        codegen::LaunchRefusal refusal;
+        int64_t count = v.code.count(argv, &refusal);
+        if (count < 0) refuse_launch(refusal);
+        if (count > 0) {
+            Launch launch{v.code.body, argv};
+            StopCheck stop{[](void* c) { return static_cast<Caller*>(c)->interrupted(); }, caller};
+            if (!parallel_for(count, run_chunk, &launch, caller ? &stop : nullptr)) throw Interrupted();
+        }
+        if (v.code.result) {
+            r.has_value = true;
+            r.dtype = *v.code.result_type;
+            v.code.result(argv, &r.bits);
+        }
     }
-    if (v.debug && debug_state.failed.load()) report_bounds_failure(v, debug_state);
+    if (v.debug && debug_state.failed.load()) report_debug_failure(v, debug_state);
     return r;
+}
+
+namespace {
+
+std::string decimal(unsigned __int128 x) {
+    std::string s;
+    do {
+        s.insert(s.begin(), static_cast<char>('0' + static_cast<int>(x % 10)));
+        x /= 10;
+    } while (x != 0);
+    return s;
+}
+
+}  // namespace
+
+void Kernel::refuse_launch(const codegen::LaunchRefusal& r) {
+    if (r.reason == codegen::LaunchRefusal::StepNotPositive)
+        throw ArgumentError(ArgumentError::Kind::Value, "kernel '" + name_ + "': the parallel loop's range step is " +
+                                                            std::to_string(r.step) + "; it must be positive");
+    // The exact count, in 128 bits where it fits.
+    unsigned __int128 total = 1;
+    bool beyond = false;
+    std::string factors;
+    for (int64_t d = 0; d < r.ndims; ++d) {
+        unsigned __int128 c = (static_cast<unsigned __int128>(r.counts[d][1]) << 64) | r.counts[d][0];
+        beyond = beyond || __builtin_mul_overflow(total, c, &total);
+        factors += (d ? " x " : "") + decimal(c);
+    }
+    std::string count = beyond ? "more than 2^128" : decimal(total);
+    throw ArgumentError(ArgumentError::Kind::Value,
+                        "kernel '" + name_ + "': the launch has " + count + " iterations" +
+                            (r.ndims > 1 ? " (" + factors + ")" : "") + ", more than the limit of " +
+                            std::to_string(INT64_MAX) + " (2^63 - 1) iterations of one CPU launch");
 }
 
 void Kernel::check_effects(const Variant& v, const CallArg* args) {
@@ -461,8 +515,21 @@ void Kernel::check_effects(const Variant& v, const CallArg* args) {
     }
 }
 
-void Kernel::report_bounds_failure(const Variant& v, const DebugState& s) {
+void Kernel::report_debug_failure(const Variant& v, const DebugState& s) {
     const codegen::DebugAccess& a = v.debug_accesses.at(s.access);
+    const auto& origins = v.typed->origins;
+    auto where = [&] {
+        std::string at;
+        if (a.span.origin >= 0 && a.span.origin < static_cast<int>(origins.size()) && origins[a.span.origin].source) {
+            auto& src = *origins[a.span.origin].source;
+            at += " at " + src.filename + ":" + std::to_string(src.first_line + a.span.line - 1);
+            if (!origins[a.span.origin].is_kernel) at += " in device function '" + origins[a.span.origin].function + "'";
+        }
+        return at;
+    };
+    if (a.check == codegen::DebugAccess::Check::ZeroDivisor)
+        throw ArgumentError(ArgumentError::Kind::ZeroDivision,
+                            "kernel '" + name_ + "': integer division or remainder by zero" + where());
     const ir::Param& p = v.typed->params[a.array];
     auto list = [](const int64_t* xs, int n) {
         std::string t = "(";
@@ -482,16 +549,10 @@ void Kernel::report_bounds_failure(const Variant& v, const DebugState& s) {
     } else {
         msg += " of " + std::to_string(s.values[8]) + " elements (flat index)";
     }
-    const auto& origins = v.typed->origins;
-    if (a.span.origin >= 0 && a.span.origin < static_cast<int>(origins.size()) && origins[a.span.origin].source) {
-        auto& src = *origins[a.span.origin].source;
-        msg += " at " + src.filename + ":" + std::to_string(src.first_line + a.span.line - 1);
-        if (!origins[a.span.origin].is_kernel) msg += " in device function '" + origins[a.span.origin].function + "'";
-    }
-    throw ArgumentError(ArgumentError::Kind::Index, msg);
+    throw ArgumentError(ArgumentError::Kind::Index, msg + where());
 }
 
-std::string Kernel::inspect(const std::string& what, const CallArg* args, size_t n) {
+std::string Kernel::inspect(const std::string& what, const CallArg* args, size_t n, Caller* caller) {
     if (what != "ir" && what != "llvm" && what != "llvm-unoptimized")
         throw ArgumentError(ArgumentError::Kind::Value,
                             "inspect() takes \"ir\", \"llvm\" or \"llvm-unoptimized\", not \"" + what + "\"");
@@ -504,7 +565,7 @@ std::string Kernel::inspect(const std::string& what, const CallArg* args, size_t
                                                                 "example arguments to inspect()");
     } else {
         check_arity(args, n);
-        v = &variant_for(args, n);
+        v = &variant_for(args, n, caller);
     }
     if (!v->typed) {
         // A variant from the disk cache has no IR until it is asked for.

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "frontend/resolver.h"
 #include "frontend/template.h"
 #include "runtime/array.h"
+#include "runtime/caller.h"
 #include "runtime/pipeline.h"
 #include "runtime/texture.h"
 
@@ -60,12 +62,15 @@ public:
     ~Kernel();
 
     const std::string& name() const { return name_; }
-    // Compiles (once per variant) and runs. Throws syntax::CompileError for
-    // source problems and std::invalid_argument for bad arguments.
-    CallResult call(const CallArg* args, size_t n);  // n counts leaves too
+    // Compiles (once per variant, whichever threads ask) and runs. Throws
+    // syntax::CompileError for source problems, ArgumentError for bad
+    // arguments and Interrupted when `caller` stopped the launch. `caller`
+    // (optional) is released while compiled code runs or while this thread
+    // waits for another's compile.
+    CallResult call(const CallArg* args, size_t n, Caller* caller = nullptr);  // n counts leaves too
     // "ir": the IR after each pass; "llvm": LLVM IR; "asm"-free. For the
     // variant these arguments select.
-    std::string inspect(const std::string& what, const CallArg* args, size_t n);
+    std::string inspect(const std::string& what, const CallArg* args, size_t n, Caller* caller = nullptr);
     int compiled_variants() const { return static_cast<int>(variants_.size()); }
     size_t param_count();
     const std::vector<std::string>& param_names();
@@ -73,10 +78,11 @@ public:
 private:
     struct Variant;
     void check_effects(const Variant& v, const CallArg* args);
-    [[noreturn]] void report_bounds_failure(const Variant& v, const DebugState& s);
+    [[noreturn]] void refuse_launch(const codegen::LaunchRefusal& r);
+    [[noreturn]] void report_debug_failure(const Variant& v, const DebugState& s);
     const syntax::FunctionDef& syntax_tree();
     void check_arity(const CallArg* args, size_t n);
-    Variant& variant_for(const CallArg* args, size_t n);
+    Variant& variant_for(const CallArg* args, size_t n, Caller* caller);
     const ir::Kernel& template_for(const std::vector<frontend::ParamShape>& shapes);
 
     std::string name_;
@@ -90,6 +96,7 @@ private:
     std::map<uint32_t, std::shared_ptr<frontend::TemplateInfo>> recording_templates_;
     std::vector<std::unique_ptr<Variant>> variants_;
     Variant* last_ = nullptr;
+    std::recursive_mutex compile_mutex_;  // held while a variant is built
     uint64_t id_;
 };
 

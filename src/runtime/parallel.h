@@ -7,9 +7,17 @@ namespace tack::runtime {
 
 using ChunkFn = void (*)(void* ctx, int64_t begin, int64_t end);
 
+// Asked on the calling thread between its chunks, at most every few
+// milliseconds once the launch has run that long: true stops the launch.
+struct StopCheck {
+    bool (*poll)(void* ctx) = nullptr;
+    void* ctx = nullptr;
+};
+
 // Runs fn over [0, n) in chunks, on the calling thread alone when one chunk
-// suffices. Returns after every chunk has run.
-void parallel_for(int64_t n, ChunkFn fn, void* ctx);
+// suffices. Returns after every chunk that started has finished: true when
+// all of [0, n) ran, false when `stop` ended the launch early.
+bool parallel_for(int64_t n, ChunkFn fn, void* ctx, const StopCheck* stop = nullptr);
 
 int worker_count();
 

@@ -385,3 +385,18 @@ def test_host_reads_one_element_and_may_not_write_one():
     with pytest.raises(TypeError, match="may not write array elements"):
         a[0, 0] = 1
     assert a.numpy()[0, 0] == 0
+
+
+@pytest.mark.parametrize("make", [tack.empty, tack.zeros])
+@pytest.mark.parametrize("shape,dtype", [((2**32, 2**32), tack.f32), ((2**62, 4), tack.u8), ((2**61,), tack.vec4f),
+                                         ((2**31, 2**31, 4), tack.f64)])
+def test_shapes_whose_counts_overflow_are_refused(make, shape, dtype):
+    with pytest.raises(ValueError) as e:
+        make(shape, dtype=dtype)
+    assert str(shape[0]) in str(e.value)
+
+
+def test_reshape_to_an_overflowing_shape_is_refused():
+    a = tack.zeros(0, dtype=tack.f32)
+    with pytest.raises(ValueError):
+        a.reshape((2**32, 2**32, 0, 2**40))

@@ -739,3 +739,87 @@ def test_break_in_a_sequential_loop_control(backend):
             total += k
         expected.append(total)
     np.testing.assert_array_equal(out.numpy(), expected)
+
+
+# ------------------------------------------- launches too long to index
+
+
+@tack.kernel
+def count_ndindex(counter, n, m):
+    for i, j in tack.ndindex(n, m):
+        tack.atomic_add(counter, 0, 1)
+
+
+@pytest.mark.parametrize("n,m", [(2**32, 2**32), (3, 2**62), (2**33 + 1, 2**31), (2**62, 2**62)])
+def test_an_iteration_space_beyond_64_bits_is_refused(backend, n, m):
+    counter = tack.zeros(1, dtype=tack.i64)
+    with pytest.raises(ValueError) as e:
+        count_ndindex(counter, n, m)
+    text = str(e.value)
+    assert "count_ndindex" in text
+    assert str(n * m) in text  # the exact count, as Python's integers give it
+    assert str(2**63 - 1) in text  # the limit
+    assert counter.numpy()[0] == 0  # refused before anything ran
+
+
+@pytest.mark.parametrize("n,m", [(0, 2**62), (2**62, 0), (3, 4)])
+def test_empty_or_small_products_still_run_every_index(backend, n, m):
+    counter = tack.zeros(1, dtype=tack.i64)
+    count_ndindex(counter, n, m)
+    assert counter.numpy()[0] == n * m
+
+
+@tack.kernel
+def count_u64_range(counter, lo, n, step):
+    for i in range(lo, n, step):
+        tack.atomic_add(counter, 0, 1)
+
+
+def test_a_u64_range_longer_than_2_to_63_is_refused(backend):
+    counter = tack.zeros(1, dtype=tack.i64)
+    with pytest.raises(ValueError, match=str(2**64 - 1)):
+        count_u64_range(counter, np.uint64(0), np.uint64(2**64 - 1), np.uint64(1))
+    count_u64_range(counter, np.uint64(2**64 - 5), np.uint64(2**64 - 1), np.uint64(1))
+    assert counter.numpy()[0] == 4
+
+
+# ------------------------------------------------ runtime range steps
+
+
+@tack.kernel
+def stepped_parallel(a, s):
+    for i in range(0, len(a), s):
+        a[i] = 1
+
+
+@pytest.mark.parametrize("step", [0, -1, -3])
+def test_a_parallel_step_that_is_not_positive_is_refused(backend, step):
+    a = tack.zeros(8, dtype=tack.i32)
+    with pytest.raises(ValueError) as e:
+        stepped_parallel(a, step)
+    assert "stepped_parallel" in str(e.value) and f"step is {step}" in str(e.value)
+    assert (a.numpy() == 0).all()
+    stepped_parallel(a, 3)  # the kernel stays usable
+    np.testing.assert_array_equal(a.numpy(), [1 if i in range(0, 8, 3) else 0 for i in range(8)])
+
+
+@tack.kernel
+def stepped_sequential(a, s):
+    for i in range(1):
+        for j in range(0, len(a), s):
+            a[j] += 1
+        for j in range(len(a) - 1, -1, s):
+            a[j] += 10
+
+
+@pytest.mark.parametrize("step", [0, 2, -2])
+def test_a_sequential_zero_step_runs_nothing_and_others_follow_python(backend, step):
+    a = tack.zeros(6, dtype=tack.i32)
+    stepped_sequential(a, step)
+    expected = [0] * 6
+    if step != 0:  # Python raises for a zero step; Tack's loop is empty
+        for j in range(0, 6, step):
+            expected[j] += 1
+        for j in range(5, -1, step):
+            expected[j] += 10
+    assert a.numpy().tolist() == expected

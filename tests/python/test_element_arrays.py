@@ -340,3 +340,51 @@ def test_tuple_assignment_to_element_components(backend, layout):
     a = tack.array(x, dtype=tack.vec3f, layout=layout)
     swap_components(a)
     np.testing.assert_array_equal(a.numpy(), x[:, [2, 1, 0]])
+
+
+@tack.kernel
+def store_element_entry(m, r, c, v):
+    for i in range(len(m)):
+        m[i][r, c] = v + i
+
+
+@pytest.mark.parametrize("layout", ["aos", "soa"])
+@pytest.mark.parametrize("r,c", [(0, 1), (1, 0), (2, 0), (0, 2)])
+def test_runtime_entry_stores_into_matrix_elements(backend, layout, r, c):
+    m = tack.zeros(3, dtype=tack.mat22f, layout=layout)
+    store_element_entry(m, r, c, 5.0)
+    expected = np.zeros((3, 2, 2), dtype=np.float32)
+    if r < 2 and c < 2:
+        expected[:, r, c] = 5.0 + np.arange(3)
+    np.testing.assert_array_equal(m.numpy(), expected)
+
+
+@pytest.mark.parametrize("layout", ["aos", "soa"])
+def test_fill_takes_one_element_value(layout):
+    v = tack.empty(5, dtype=tack.vec2f, layout=layout)
+    v.fill([0, -1])
+    np.testing.assert_array_equal(v.numpy(), np.tile(np.float32([0, -1]), (5, 1)))
+    m = tack.empty((2, 3), dtype=tack.matrix(2, 2, tack.i32), layout=layout)
+    m.fill(np.array([[1, 2], [3, 4]]))
+    np.testing.assert_array_equal(m.numpy(), np.broadcast_to(np.int32([[1, 2], [3, 4]]), (2, 3, 2, 2)))
+    m.fill(7)
+    assert (m.numpy() == 7).all()
+    view = v[1:3]
+    view.fill((4.5, 2.5))
+    np.testing.assert_array_equal(v.numpy()[1:3], np.float32([[4.5, 2.5]] * 2))
+    np.testing.assert_array_equal(v.numpy()[[0, 3, 4]], np.float32([[0, -1]] * 3))
+
+
+def test_fill_refuses_values_of_another_shape_or_kind():
+    v = tack.zeros(3, dtype=tack.vec2f)
+    with pytest.raises(ValueError, match=r"shape \(2,\)"):
+        v.fill([1, 2, 3])
+    with pytest.raises(TypeError, match="numbers"):
+        v.fill(["a", "b"])
+    with pytest.raises(TypeError, match="takes a number"):
+        tack.zeros(3, dtype=tack.f32).fill([1.0])
+    with pytest.raises(TypeError):
+        tack.zeros(3, dtype=tack.i32).fill([1, 2])
+    with pytest.raises(TypeError):
+        tack.zeros(3, dtype=tack.vec2i).fill([0.5, 1])
+    np.testing.assert_array_equal(v.numpy(), np.zeros((3, 2), dtype=np.float32))

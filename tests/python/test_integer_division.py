@@ -6,6 +6,7 @@ backend.
 """
 
 import itertools
+from pathlib import Path
 import random
 
 import numpy as np
@@ -213,3 +214,47 @@ def test_scalar_divisors(backend, d):
     scalar_divisor(arr(xs, "i64"), d, q, r)
     assert py(q) == [x // d for x in xs]
     assert py(r) == [x % d for x in xs]
+
+
+@tack.kernel
+def unguarded(a, b, q, r):
+    for i in range(len(a)):
+        q[i] = a[i] // b[i]
+        r[i] = a[i] % b[i]
+
+
+@pytest.mark.parametrize("dtype", ["i8", "i32", "i64", "u32", "u64"])
+def test_broken_divisor_promises_do_not_crash(backend, dtype):
+    # A zero divisor, or the signed minimum by -1, breaks the caller's
+    # promise: no result is promised, but the process survives. Tack gives
+    # what NumPy gives (0 for a zero divisor, the wrapped quotient for
+    # MIN // -1); valid pairs beside them keep Python's results.
+    info = np.iinfo(NP[dtype])
+    is_signed = info.min < 0
+    xs = [7, info.max, info.min, info.min, 5, info.max]
+    ys = [0, 0, -1 if is_signed else 1, 0, 2, 3]
+    q, r = tack.zeros(len(xs), dtype=getattr(tack, dtype)), tack.zeros(len(xs), dtype=getattr(tack, dtype))
+    unguarded(arr(xs, dtype), arr(ys, dtype), q, r)
+    a, b = arr(xs, dtype).numpy(), arr(ys, dtype).numpy()
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(q.numpy(), a // b)
+        np.testing.assert_array_equal(r.numpy(), a % b)
+    assert py(q)[4:] == [5 // 2, info.max // 3]
+
+
+def test_debug_mode_raises_zero_division_error_naming_kernel_and_line(backend):
+    xs, ys = [1, 2, 3, 4], [1, 1, 0, 1]
+    q, r = tack.zeros(4, dtype=tack.i32), tack.zeros(4, dtype=tack.i32)
+    tack.set_debug(True)
+    try:
+        with pytest.raises(ZeroDivisionError) as e:
+            unguarded(arr(xs, "i32"), arr(ys, "i32"), q, r)
+    finally:
+        tack.set_debug(False)
+    source = Path(__file__).read_text().split("\n")
+    line = source.index("def unguarded(a, b, q, r):") + 3  # the // line, 1-based
+    assert "kernel 'unguarded'" in str(e.value)
+    assert "by zero" in str(e.value)
+    assert str(e.value).endswith(f"test_integer_division.py:{line}")
+    # Without debug mode the same call returns.
+    unguarded(arr(xs, "i32"), arr(ys, "i32"), q, r)

@@ -4,6 +4,7 @@ transpose, trace, determinant and inverse, against NumPy and fractions."""
 from fractions import Fraction
 
 import numpy as np
+import pytest
 import tack
 
 
@@ -44,3 +45,27 @@ def test_matrix_operations_follow_the_definitions(backend):
         got = out.numpy()[i]
         for g, w in zip(got, want):
             assert abs(Fraction(float(g)) - w) <= abs(w) * Fraction(1, 2**50) + Fraction(1, 2**60), (got, want)
+
+
+@tack.kernel
+def store_entry_at_runtime_indices(out, r, c):
+    for i in range(1):
+        m = tack.mat3(1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0)
+        m[r, c] = -1.0
+        m[r, 2] = m[r, 2] + 100.0
+        for k in range(9):
+            out[k] = m[k // 3, k % 3]
+
+
+@pytest.mark.parametrize("r,c", [(0, 0), (1, 2), (2, 1), (2, 2), (3, 0), (0, 3), (-1, 1)])
+def test_runtime_row_and_column_stores(backend, r, c):
+    out = tack.zeros(9, dtype=tack.f32)
+    store_entry_at_runtime_indices(out, r, c)
+    m = np.arange(1, 10, dtype=np.float32).reshape(3, 3)
+    # In range: the entry is set (NumPy's assignment); outside: nothing is
+    # stored, the contract's rule for runtime component stores.
+    if 0 <= r < 3 and 0 <= c < 3:
+        m[r, c] = -1.0
+    if 0 <= r < 3:
+        m[r, 2] += 100.0
+    np.testing.assert_array_equal(out.numpy(), m.reshape(-1))

@@ -1609,3 +1609,194 @@ def test_errors_are_raised_again_on_every_call():
     for _ in range(2):
         with pytest.raises(tack.UnsupportedError, match="lambda"):
             kernel_failing_twice(i32())
+
+
+# ------------------------------------------- values of calls with no value
+
+
+@tack.func
+def returns_nothing(x):
+    x = x + 1.0
+
+
+@tack.func
+def returns_on_one_path(x):
+    if x > 0.0:
+        return x
+
+
+@tack.func
+def returns_on_every_path(x):
+    if x > 0.0:
+        return x
+    else:
+        return -x
+
+
+def f32s(n=4):
+    return tack.zeros(n, dtype=tack.f32)
+
+
+def test_storing_the_value_of_a_function_that_returns_nothing_is_rejected():
+    with pytest.raises(tack.KernelTypeError) as error:
+
+        @tack.kernel
+        def kernel_storing_nothing(a):
+            for i in range(len(a)):
+                a[i] = returns_nothing(a[i])  # V-store-nothing
+
+        kernel_storing_nothing(f32s())
+    check_diagnostic(error, tack.KernelTypeError, construct="returns nothing", function="kernel_storing_nothing",
+                     marker="V-store-nothing", at="returns_nothing(")
+
+
+def test_binding_the_value_of_a_function_that_returns_nothing_is_rejected():
+    with pytest.raises(tack.KernelTypeError) as error:
+
+        @tack.kernel
+        def kernel_binding_nothing(a):
+            for i in range(len(a)):
+                y = returns_nothing(a[i])  # V-bind-nothing
+                a[i] = 1.0
+
+        kernel_binding_nothing(f32s())
+    check_diagnostic(error, tack.KernelTypeError, construct="returns nothing", function="kernel_binding_nothing",
+                     marker="V-bind-nothing", at="returns_nothing(")
+
+
+def test_returning_the_value_of_a_function_that_returns_nothing_is_rejected():
+    @tack.func
+    def forwards_nothing(x):
+        return returns_nothing(x)  # V-forward-nothing
+
+    with pytest.raises(tack.KernelTypeError) as error:
+
+        @tack.kernel
+        def kernel_forwarding_nothing(a):
+            for i in range(len(a)):
+                a[i] = forwards_nothing(a[i])
+
+        kernel_forwarding_nothing(f32s())
+    check_diagnostic(error, tack.KernelTypeError, construct="returns nothing", function="forwards_nothing",
+                     kind="device function", marker="V-forward-nothing", at="returns_nothing(")
+
+
+@pytest.mark.parametrize("use", ["store", "local", "tuple"])
+def test_using_the_value_of_a_function_that_returns_on_some_paths_only_is_rejected(use):
+    with pytest.raises(tack.KernelTypeError) as error:
+        if use == "store":
+
+            @tack.kernel
+            def kernel_some_paths(a):
+                for i in range(len(a)):
+                    a[i] = returns_on_one_path(a[i])  # V-some-paths-store
+
+            marker = "V-some-paths-store"
+        elif use == "local":
+
+            @tack.kernel
+            def kernel_some_paths(a):
+                for i in range(len(a)):
+                    y = returns_on_one_path(a[i])  # V-some-paths-local
+                    a[i] = y
+
+            marker = "V-some-paths-local"
+        else:
+
+            @tack.kernel
+            def kernel_some_paths(a):
+                for i in range(len(a)):
+                    y, z = returns_on_one_path(a[i]), 1.0  # V-some-paths-tuple
+                    a[i] = y + z
+
+            marker = "V-some-paths-tuple"
+        kernel_some_paths(f32s())
+    e = check_diagnostic(error, tack.KernelTypeError, construct="missing return", function="kernel_some_paths",
+                         marker=marker, at="returns_on_one_path(", hint="every path")
+    assert "returns_on_one_path" in e.message and "some paths" in e.message
+
+
+@tack.kernel
+def kernel_calling_for_effect(a, out):
+    for i in range(len(a)):
+        returns_on_one_path(a[i])
+        out[i] = returns_on_every_path(a[i])
+
+
+def test_functions_returning_on_some_paths_run_as_statements_and_every_path_returns_count():
+    xs = np.array([-2.0, 3.0, 0.0, 5.5], dtype=np.float32)
+    out = f32s()
+    kernel_calling_for_effect(tack.array(xs), out)
+    np.testing.assert_array_equal(out.numpy(), np.abs(xs))
+
+
+# ------------------------------------------------ vector method arities
+
+
+@pytest.mark.parametrize(
+    "call",
+    ["v.normalized(1e-3)", "v.norm_sqr(1.0)", "v.sum(1.0)", "v.min(0.0)", "v.max(0.0)", "v.norm(1.0, 2.0)",
+     "v.dot()", "v.dot(v, v)", "v.cross()", "v.outer_product()"],
+)
+def test_vector_methods_check_their_arity(tmp_path, call):
+    # The kernel's text carries the call, so each case is written to a file.
+    path = tmp_path / "arity_case.py"
+    path.write_text(
+        "import tack\n"
+        "@tack.kernel\n"
+        "def kernel_with_method(a):\n"
+        "    for i in range(len(a)):\n"
+        "        v = tack.vec3(a[i], 1.0, 2.0)\n"
+        f"        r = {call}\n"
+        "        a[i] = 1.0\n"
+    )
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("arity_case", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with pytest.raises(tack.KernelTypeError) as e:
+        module.kernel_with_method(f32s())
+    name = call.split(".")[1].split("(")[0]
+    assert f"method '{name}'" in e.value.message and "given" in e.value.message
+    assert (e.value.line, e.value.column) == (6, 13)
+
+
+@tack.kernel
+def kernel_norm_with_eps(a, out):
+    for i in range(len(a)):
+        v = tack.vec2(a[i], 0.0)
+        out[i] = v.norm(9.0)
+
+
+def test_norm_takes_one_epsilon():
+    xs = np.array([0.0, 4.0], dtype=np.float32)
+    out = f32s(2)
+    kernel_norm_with_eps(tack.array(xs), out)
+    np.testing.assert_array_equal(out.numpy(), np.sqrt(xs * xs + np.float32(9.0)))
+
+
+# ------------------------------------------------ local array sizes
+
+
+@pytest.mark.parametrize("shape", ["(1048576, 1048576, 1048576, 16)", "(1048576, 1048576, 1048576, 1048576)",
+                                   "(65536, 65536)", "(16385,)"])
+def test_local_arrays_past_64_kib_are_rejected_however_large(tmp_path, shape):
+    # A byte count that wraps 64 bits must not slip under the limit.
+    path = tmp_path / "local_case.py"
+    path.write_text(
+        "import tack\n"
+        "@tack.kernel\n"
+        "def kernel_with_scratch(a):\n"
+        "    for i in range(len(a)):\n"
+        f"        tmp = tack.local_array({shape}, tack.f32)\n"
+        "        a[i] = 1.0\n"
+    )
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("local_case", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with pytest.raises(tack.KernelValueError) as e:
+        module.kernel_with_scratch(f32s())
+    assert "64 KiB" in e.value.message and e.value.line == 5

@@ -22,9 +22,22 @@ struct ArrayArg {
     int64_t component_stride;
 };
 
+// Why count() refused a launch: a parallel range whose step is not
+// positive, or more iterations than the 64-bit flat index counts. Every
+// field is 64 bits wide, so generated code addresses them as words.
+struct LaunchRefusal {
+    enum Reason : int64_t { None = 0, StepNotPositive = 1, TooManyIterations = 2 };
+    int64_t reason = None;
+    int64_t dim = 0;                // StepNotPositive: the dimension, and its step
+    int64_t step = 0;
+    int64_t ndims = 0;              // TooManyIterations: each dimension's trip count,
+    uint64_t counts[kMaxDims][2]{};  // low and high 64 bits
+};
+static_assert(sizeof(LaunchRefusal) == (4 + 2 * kMaxDims) * sizeof(int64_t));
+
 // Runs the prologue and returns the number of parallel iterations (0 when
-// the interval is empty or reversed).
-using CountFn = int64_t (*)(void** args);
+// the interval is empty or reversed), or -1 after filling `refusal`.
+using CountFn = int64_t (*)(void** args, LaunchRefusal* refusal);
 // Runs parallel iterations [begin, end) of the flat iteration space.
 using BodyFn = void (*)(void** args, int64_t begin, int64_t end);
 // Runs the prologue and epilogue once and stores the return value to `out`.

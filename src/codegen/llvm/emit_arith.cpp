@@ -29,14 +29,33 @@ Value* Emitter::binary(const Binary& bin) {
         case BinOp::Mod: {
             bool want_div = bin.op == BinOp::FloorDiv;
             if (f) return b_.CreateCall(float_divmod(t, want_div), {l, r});
-            if (!s) return want_div ? b_.CreateUDiv(l, r) : b_.CreateURem(l, r);
-            // Truncating division corrected towards negative infinity.
-            Value* q = b_.CreateSDiv(l, r);
-            Value* m = b_.CreateSRem(l, r);
+            // The caller promises a nonzero divisor (and no signed minimum
+            // by -1), but a broken promise must not kill the process with
+            // SIGFPE: those divisors are replaced by 1, and a zero divisor
+            // gives 0, as NumPy does. Debug mode reports the zero divisor.
             Value* zero = llvm::ConstantInt::get(l->getType(), 0);
-            Value* adjust = b_.CreateAnd(b_.CreateICmpNE(m, zero), b_.CreateICmpSLT(b_.CreateXor(m, r), zero));
-            if (want_div) return b_.CreateSub(q, b_.CreateZExt(adjust, l->getType()));
-            return b_.CreateAdd(m, b_.CreateSelect(adjust, r, zero));
+            Value* one = llvm::ConstantInt::get(l->getType(), 1);
+            Value* by_zero = b_.CreateICmpEQ(r, zero);
+            if (debug_) check_divisor(by_zero, bin.span);
+            Value* unsafe = by_zero;
+            if (s) {
+                Value* min = llvm::ConstantInt::get(l->getType(), llvm::APInt::getSignedMinValue(bits_of(t)));
+                Value* minus_one = llvm::ConstantInt::getSigned(l->getType(), -1);
+                unsafe = b_.CreateOr(unsafe, b_.CreateAnd(b_.CreateICmpEQ(l, min), b_.CreateICmpEQ(r, minus_one)));
+            }
+            Value* d = b_.CreateSelect(unsafe, one, r);
+            Value* result;
+            if (!s) {
+                result = want_div ? b_.CreateUDiv(l, d) : b_.CreateURem(l, d);
+            } else {
+                // Truncating division corrected towards negative infinity.
+                Value* q = b_.CreateSDiv(l, d);
+                Value* m = b_.CreateSRem(l, d);
+                Value* adjust = b_.CreateAnd(b_.CreateICmpNE(m, zero), b_.CreateICmpSLT(b_.CreateXor(m, d), zero));
+                result = want_div ? b_.CreateSub(q, b_.CreateZExt(adjust, l->getType()))
+                                  : b_.CreateAdd(m, b_.CreateSelect(adjust, d, zero));
+            }
+            return b_.CreateSelect(by_zero, zero, result);
         }
         case BinOp::Pow:
             if (f) return b_.CreateCall(libm(t, "pow", 2), {l, r});

@@ -13,13 +13,61 @@
 namespace tack::codegen {
 
 void Emitter::emit_count(const std::string& name) {
-    auto* fty = llvm::FunctionType::get(i64(), {ptr()}, false);
+    auto* fty = llvm::FunctionType::get(i64(), {ptr(), ptr()}, false);
     begin_function(fty, name);
+    Value* refusal = fn_->getArg(1);
+    auto word = [&](int64_t k) { return b_.CreateConstInBoundsGEP1_64(i64(), refusal, k); };
+    auto refuse = [&](codegen::LaunchRefusal::Reason why) {
+        b_.CreateStore(b_.getInt64(why), word(0));
+        b_.CreateRet(b_.getInt64(-1));
+    };
     emit_block(k_.prologue);
     std::vector<Value*> counts = dim_counts();
-    Value* total = b_.getInt64(1);
-    for (auto* c : counts) total = b_.CreateMul(total, c);
-    b_.CreateRet(total);
+
+    // A step that is not positive is refused rather than run (a zero step
+    // would divide by zero; Python raises ValueError for it too).
+    for (size_t d = 0; d < k_.dims.size(); ++d) {
+        if (!k_.dims[d].step) continue;
+        DType t = *k_.vars[k_.dims[d].var].type;
+        Value* step = dim_step_[d];
+        Value* zero = llvm::ConstantInt::get(step->getType(), 0);
+        Value* bad = is_signed_int(t) ? b_.CreateICmpSLE(step, zero) : b_.CreateICmpEQ(step, zero);
+        auto* refused = block("step.refused");
+        auto* fine = block("step.ok");
+        b_.CreateCondBr(bad, refused, fine);
+        b_.SetInsertPoint(refused);
+        b_.CreateStore(b_.getInt64(static_cast<int64_t>(d)), word(1));
+        b_.CreateStore(is_signed_int(t) ? b_.CreateSExt(step, i64()) : b_.CreateZExt(step, i64()), word(2));
+        refuse(codegen::LaunchRefusal::StepNotPositive);
+        b_.SetInsertPoint(fine);
+    }
+
+    // The product of the trip counts, refused when it passes 2^63 - 1 (the
+    // flat index is an int64) unless some dimension is empty.
+    Type* wide = b_.getInt128Ty();
+    Value* total = llvm::ConstantInt::get(wide, 1);
+    Value* overflow = b_.getFalse();
+    Value* empty = b_.getFalse();
+    for (auto* c : counts) {
+        Value* product = b_.CreateBinaryIntrinsic(llvm::Intrinsic::umul_with_overflow, total, c);
+        total = b_.CreateExtractValue(product, 0);
+        overflow = b_.CreateOr(overflow, b_.CreateExtractValue(product, 1));
+        empty = b_.CreateOr(empty, b_.CreateICmpEQ(c, llvm::ConstantInt::get(wide, 0)));
+    }
+    Value* too_many = b_.CreateOr(overflow, b_.CreateICmpUGT(total, llvm::ConstantInt::get(wide, INT64_MAX)));
+    too_many = b_.CreateAnd(too_many, b_.CreateNot(empty));
+    auto* refused = block("count.refused");
+    auto* fine = block("count.ok");
+    b_.CreateCondBr(too_many, refused, fine);
+    b_.SetInsertPoint(refused);
+    b_.CreateStore(b_.getInt64(static_cast<int64_t>(counts.size())), word(3));
+    for (size_t d = 0; d < counts.size(); ++d) {
+        b_.CreateStore(b_.CreateTrunc(counts[d], i64()), word(4 + 2 * static_cast<int64_t>(d)));
+        b_.CreateStore(b_.CreateTrunc(b_.CreateLShr(counts[d], 64), i64()), word(5 + 2 * static_cast<int64_t>(d)));
+    }
+    refuse(codegen::LaunchRefusal::TooManyIterations);
+    b_.SetInsertPoint(fine);
+    b_.CreateRet(b_.CreateSelect(empty, b_.getInt64(0), b_.CreateTrunc(total, i64())));
     end_function();
 }
 
@@ -29,7 +77,9 @@ void Emitter::emit_body(const std::string& name) {
     Value* begin = fn_->getArg(1);
     Value* end = fn_->getArg(2);
     emit_block(k_.prologue);
+    // count() has refused any launch whose counts do not fit 64 bits.
     std::vector<Value*> counts = dim_counts();
+    for (auto& c : counts) c = b_.CreateTrunc(c, i64());
     size_t nd = k_.dims.size();
     std::vector<Value*> starts(nd), steps(nd);
     for (size_t d = 0; d < nd; ++d) {
@@ -233,27 +283,30 @@ void Emitter::branch_if_open(BasicBlock* to) {
     if (open()) b_.CreateBr(to);
 }
 
-// The number of values of start, start + step, ... below end, computed
-// in 128 bits so no bound overflows; 0 for an empty or reversed interval
-// or a step that is not positive.
-Value* Emitter::trip_count(Value* start, Value* end, Value* step, DType t) {
+Value* Emitter::trip_count_wide(Value* start, Value* end, Value* step, DType t) {
     Type* wide = b_.getInt128Ty();
     bool s = is_signed_int(t);
     auto ext = [&](Value* v) { return s ? b_.CreateSExt(v, wide) : b_.CreateZExt(v, wide); };
     Value* ws = ext(start);
     Value* we = ext(end);
-    Value* wst = ext(step);
     Value* zero = llvm::ConstantInt::get(wide, 0);
     Value* one = llvm::ConstantInt::get(wide, 1);
-    Value* up = b_.CreateICmpSGT(wst, zero);
-    Value* down = b_.CreateICmpSLT(wst, zero);
+    Value* given = ext(step);
+    // A zero step selects no iteration; dividing by it would trap.
+    Value* wst = b_.CreateSelect(b_.CreateICmpEQ(given, zero), one, given);
+    Value* up = b_.CreateICmpSGT(given, zero);
+    Value* down = b_.CreateICmpSLT(given, zero);
     // Upward: ceil((e - s) / st) when e > s; downward: ceil((s - e) / -st) when s > e.
     Value* up_n = b_.CreateSDiv(b_.CreateAdd(b_.CreateSub(we, ws), b_.CreateSub(wst, one)), wst);
     Value* neg = b_.CreateNeg(wst);
     Value* down_n = b_.CreateSDiv(b_.CreateAdd(b_.CreateSub(ws, we), b_.CreateSub(neg, one)), neg);
     Value* n = b_.CreateSelect(b_.CreateAnd(up, b_.CreateICmpSGT(we, ws)), up_n, zero);
-    n = b_.CreateSelect(b_.CreateAnd(down, b_.CreateICmpSGT(ws, we)), down_n, n);
-    Value* cap = llvm::ConstantInt::get(wide, INT64_MAX);
+    return b_.CreateSelect(b_.CreateAnd(down, b_.CreateICmpSGT(ws, we)), down_n, n);
+}
+
+Value* Emitter::trip_count(Value* start, Value* end, Value* step, DType t) {
+    Value* n = trip_count_wide(start, end, step, t);
+    Value* cap = llvm::ConstantInt::get(n->getType(), INT64_MAX);
     n = b_.CreateSelect(b_.CreateICmpSGT(n, cap), cap, n);
     return b_.CreateTrunc(n, i64());
 }
@@ -267,7 +320,7 @@ std::vector<Value*> Emitter::dim_counts() {
         Value* step = d.step ? emit(*d.step) : llvm::ConstantInt::get(ty(t), 1);
         dim_start_.push_back(start);
         dim_step_.push_back(step);
-        counts.push_back(trip_count(start, end, step, t));
+        counts.push_back(trip_count_wide(start, end, step, t));
     }
     return counts;
 }
@@ -508,6 +561,21 @@ Value* Emitter::bounds_check(int array, const std::vector<Value*>& idx, Span spa
     b_.CreateBr(cont);
     b_.SetInsertPoint(cont);
     return ok;
+}
+
+void Emitter::check_divisor(Value* by_zero, Span span) {
+    auto* fail_bb = block("divisor.zero");
+    auto* cont = block("divisor.ok");
+    b_.CreateCondBr(by_zero, fail_bb, cont);
+    b_.SetInsertPoint(fail_bb);
+    int id = static_cast<int>(debug_accesses_->size());
+    debug_accesses_->push_back(DebugAccess{-1, span, 0, DebugAccess::Check::ZeroDivisor});
+    auto* values = entry_alloca(llvm::ArrayType::get(i64(), 16), "bounds.values");
+    auto callee = m_.getOrInsertFunction(
+        "tack_rt_bounds_failure", llvm::FunctionType::get(b_.getVoidTy(), {ptr(), b_.getInt32Ty(), ptr()}, false));
+    b_.CreateCall(callee, {debug_state_, b_.getInt32(id), values});
+    b_.CreateBr(cont);
+    b_.SetInsertPoint(cont);
 }
 
 // Runs `emit_access` only where the access is in bounds (always outside

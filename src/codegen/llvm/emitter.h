@@ -76,8 +76,16 @@ private:
 
     // ---------------------------------------------------- iteration space
 
+    // The number of values start, start + step, ... below end, in 128 bits
+    // (a 64-bit interval can hold 2^64 values); 0 for an empty or reversed
+    // interval or a zero step.
+    // Debug mode: reports a division by zero (`by_zero` true) at `span`.
+    void check_divisor(Value* by_zero, Span span);
+    Value* trip_count_wide(Value* start, Value* end, Value* step, DType t);
+    // The same, capped at 2^63 - 1, for a sequential loop's 64-bit counter.
     Value* trip_count(Value* start, Value* end, Value* step, DType t);
 
+    // Each parallel dimension's trip count, in 128 bits.
     std::vector<Value*> dim_counts();
 
     void set_dim_var(size_t d, Value* idx, Value* start, Value* step);
