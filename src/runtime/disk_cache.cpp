@@ -104,6 +104,7 @@ public:
     }
     bool ok() const { return ok_; }
     bool at_end() const { return pos_ == in_.size(); }
+    size_t pos() const { return pos_; }
 
 private:
     template <typename T>
@@ -340,43 +341,115 @@ const std::string& identity() {
     return id;
 }
 
+constexpr uint64_t kDefaultCap = uint64_t{256} << 20;
+
+// A byte count: decimal digits, optionally followed by K, M or G (binary
+// multiples, either case). No sign, spaces, fractions or "B", so that a
+// typo never passes for a cap.
+std::optional<uint64_t> parse_byte_count(const char* text) {
+    const char* p = text;
+    if (*p < '0' || *p > '9') return std::nullopt;
+    uint64_t value = 0;
+    for (; *p >= '0' && *p <= '9'; ++p) {
+        uint64_t digit = static_cast<uint64_t>(*p - '0');
+        if (value > (UINT64_MAX - digit) / 10) return std::nullopt;
+        value = value * 10 + digit;
+    }
+    int shift = 0;
+    switch (*p) {
+        case 'k': case 'K': shift = 10; ++p; break;
+        case 'm': case 'M': shift = 20; ++p; break;
+        case 'g': case 'G': shift = 30; ++p; break;
+        default: break;
+    }
+    if (*p != '\0' || value > (UINT64_MAX >> shift)) return std::nullopt;
+    return value << shift;
+}
+
+// TACK_CACHE_MAX_BYTES, read at every store since the environment may
+// change. Unset or empty means the default; anything that is not a byte
+// count is warned about (once per value) and means the default too.
 uint64_t size_cap() {
     const char* v = std::getenv("TACK_CACHE_MAX_BYTES");
-    if (v && *v) {
-        char* end = nullptr;
-        unsigned long long cap = std::strtoull(v, &end, 10);
-        if (end && *end == '\0') return cap;
+    if (!v || !*v) return kDefaultCap;
+    if (auto cap = parse_byte_count(v)) return *cap;
+    static std::mutex mutex;
+    static std::string warned;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (warned != v) {
+        warned = v;
+        std::fprintf(stderr,
+                     "tack: TACK_CACHE_MAX_BYTES='%s' is not a byte count (digits, optionally followed by K, M "
+                     "or G); using the default, %llu bytes\n",
+                     v, static_cast<unsigned long long>(kDefaultCap));
     }
-    return uint64_t{256} << 20;
+    return kDefaultCap;
 }
 
 // ---- Files
 
 constexpr char kMagic[8] = {'T', 'A', 'C', 'K', 'V', 'A', 'R', '\n'};
 constexpr uint32_t kFormat = 1;
-// magic, format, unused, payload size, payload checksum, key
+// magic, format, bindings, payload size, payload checksum, key. Every format
+// keeps the magic, the format and the key where they are, so that eviction
+// and clear_cache() recognise entries of any format.
 constexpr size_t kHeaderSize = 8 + 4 + 4 + 8 + 8 + 16;
+constexpr size_t kKeyOffset = kHeaderSize - 16;
+// Far beyond any entry; a header that promises more is not an entry's, and
+// nothing that large is ever read into memory.
+constexpr uint64_t kMaxPayload = uint64_t{1} << 30;
+// Names one key's entries may take: closures of one kernel text share the
+// key but resolve names differently, and each keeps an entry of its own.
+constexpr int kCandidates = 8;
+// The marker that makes a version folder Tack's (the Cache Directory
+// Tagging format, so backup tools skip it too). Only marked folders are
+// ever evicted from or cleared.
+constexpr char kMarkerName[] = "CACHEDIR.TAG";
 
-bool read_file(const std::string& path, std::string* out) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return false;
-    struct stat st;
-    bool ok = fstat(fd, &st) == 0 && st.st_size >= 0;
-    if (ok) {
-        out->resize(static_cast<size_t>(st.st_size));
-        size_t done = 0;
-        while (ok && done < out->size()) {
-            ssize_t got = ::read(fd, out->data() + done, out->size() - done);
-            if (got < 0 && errno == EINTR) continue;
-            if (got <= 0) {
-                out->resize(done);  // shorter than it said: the checks below reject it
-                break;
-            }
-            done += static_cast<size_t>(got);
-        }
+std::string marker_head(uint32_t format) {
+    return "Signature: 8a477f597d28d172789f06886806bc55\n# Tack disk cache, entry format " + std::to_string(format) +
+           "\n";
+}
+
+std::string marker_text() {
+    return marker_head(kFormat) +
+           "# Tack wrote this folder's entries and deletes only those (docs/caching.md).\n";
+}
+
+// Opens `path` for reading if it is a regular file; -1 otherwise. Without
+// O_NONBLOCK a FIFO in its place would block open() until some writer came.
+int open_regular(const std::string& path, struct stat* st) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return -1;
+    if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
+        ::close(fd);
+        return -1;
     }
+    return fd;
+}
+
+bool read_exact(int fd, char* out, size_t n) {
+    size_t done = 0;
+    while (done < n) {
+        ssize_t got = ::read(fd, out + done, n - done);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return false;
+        done += static_cast<size_t>(got);
+    }
+    return true;
+}
+
+// The first `n` bytes of a regular file, or fewer if it is shorter; nullopt
+// if `path` is not a regular file.
+std::optional<std::string> read_head(const std::string& path, size_t n) {
+    struct stat st;
+    int fd = open_regular(path, &st);
+    if (fd < 0) return std::nullopt;
+    std::string head(std::min<uint64_t>(n, static_cast<uint64_t>(st.st_size)), '\0');
+    bool ok = read_exact(fd, head.data(), head.size());
     ::close(fd);
-    return ok;
+    if (!ok) return std::nullopt;
+    return head;
 }
 
 bool write_all(int fd, const std::string& bytes) {
@@ -399,20 +472,211 @@ bool make_folders(const std::string& path) {
     return true;
 }
 
-bool is_entry(const char* name) {
-    size_t n = std::strlen(name);
-    return n > 3 && name[0] != '.' && std::strcmp(name + n - 3, ".tk") == 0;
+// Writes `bytes` to a private temporary in `folder` and renames it to
+// `path`: readers see the old file or the new one, never a part of either.
+bool replace_file(const std::string& folder, const std::string& path, const std::string& bytes, std::string* error) {
+    static std::atomic<uint64_t> counter{0};
+    std::string temporary = folder + "/." + path.substr(path.rfind('/') + 1) + ".tmp." + std::to_string(::getpid()) +
+                            "." + std::to_string(counter++);
+    int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        *error = temporary + ": " + std::strerror(errno);
+        return false;
+    }
+    bool written = write_all(fd, bytes);
+    written = ::close(fd) == 0 && written;
+    if (!written || ::rename(temporary.c_str(), path.c_str()) != 0) {
+        *error = path + ": " + std::strerror(errno);
+        ::unlink(temporary.c_str());
+        return false;
+    }
+    return true;
 }
 
-// Deletes the least recently used entries of every version's folder until
-// the cache fits its cap, never `keep`. Temporary files of writers that died
-// are removed once they are an hour old.
-// Returns the cache's size afterwards.
-uint64_t evict(const DiskCacheSlot& slot, const std::string& root, uint64_t cap) {
+// The format of a version folder's name ("v1-0.1.0-llvm19"), if it is one.
+std::optional<uint32_t> folder_format(const char* name) {
+    if (name[0] != 'v' || name[1] < '0' || name[1] > '9') return std::nullopt;
+    uint64_t format = 0;
+    const char* p = name + 1;
+    for (; *p >= '0' && *p <= '9' && format <= UINT32_MAX; ++p) format = format * 10 + static_cast<uint64_t>(*p - '0');
+    if (*p != '-' || format > UINT32_MAX) return std::nullopt;
+    return static_cast<uint32_t>(format);
+}
+
+bool marked(const std::string& folder, uint32_t format) {
+    std::string head = marker_head(format);
+    auto text = read_head(folder + "/" + kMarkerName, head.size());
+    return text && *text == head;
+}
+
+// Marks `folder` as Tack's unless it is already; false if it carries a
+// marker that is not Tack's, or none can be written.
+bool ensure_marker(const std::string& folder, std::string* error) {
+    std::string path = folder + "/" + kMarkerName;
+    struct stat st;
+    if (::lstat(path.c_str(), &st) != 0) return errno == ENOENT && replace_file(folder, path, marker_text(), error);
+    if (marked(folder, kFormat)) return true;
+    *error = path + ": not Tack's marker";
+    return false;
+}
+
+int hex_digit(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+}
+
+// "<32 hex digits>.tk" or "<32 hex digits>-<n>.tk": an entry's name, whose
+// digits are its key.
+bool entry_name(const char* name, std::array<uint8_t, 16>* key) {
+    for (size_t i = 0; i < 16; ++i) {
+        int high = hex_digit(name[2 * i]);
+        int low = high < 0 ? -1 : hex_digit(name[2 * i + 1]);
+        if (low < 0) return false;
+        (*key)[i] = static_cast<uint8_t>(high * 16 + low);
+    }
+    const char* p = name + 32;
+    if (*p == '-') {
+        if (p[1] < '0' || p[1] > '9') return false;
+        for (++p; *p >= '0' && *p <= '9'; ++p) {
+        }
+    }
+    return std::strcmp(p, ".tk") == 0;
+}
+
+// "." + an entry's name + ".tmp.<pid>.<n>": replace_file's temporaries
+// (earlier builds left out the ".tk").
+bool temporary_name(const char* name) {
+    std::array<uint8_t, 16> key;
+    if (name[0] != '.') return false;
+    const char* tmp = std::strstr(name, ".tmp.");
+    if (!tmp) return false;
+    std::string entry(name + 1, tmp);
+    if (entry.size() == 32) entry += ".tk";
+    return entry_name(entry.c_str(), &key);
+}
+
+// Whether the file at `path` is an entry of `format` with `key` as its
+// header says: the check before eviction deletes anything.
+bool tacks_entry(const std::string& path, uint32_t format, const std::array<uint8_t, 16>& key) {
+    auto head = read_head(path, kHeaderSize);
+    if (!head || head->size() < kHeaderSize || std::memcmp(head->data(), kMagic, sizeof kMagic) != 0) return false;
+    uint32_t f;
+    std::memcpy(&f, head->data() + sizeof kMagic, sizeof f);
+    return f == format && std::memcmp(head->data() + kKeyOffset, key.data(), key.size()) == 0;
+}
+
+// A temporary is written header first: Tack's holds a prefix of the magic.
+bool tacks_temporary(const std::string& path) {
+    auto head = read_head(path, sizeof kMagic);
+    return head && std::memcmp(head->data(), kMagic, head->size()) == 0;
+}
+
+struct Header {
+    uint32_t bindings = 0;
+    uint64_t size = 0;
+    uint64_t checksum = 0;
+};
+
+// Checks the first kHeaderSize bytes of a file of `file_size` bytes: an
+// entry of this format, as long as its header says, holding `key`. Returns
+// why not, or null.
+const char* check_header(std::string_view head, uint64_t file_size, const std::array<uint8_t, 16>& key,
+                         Header* out) {
+    if (head.size() < kHeaderSize || std::memcmp(head.data(), kMagic, sizeof kMagic) != 0) return "no entry header";
+    Reader fields(head.substr(sizeof kMagic, kHeaderSize - sizeof kMagic));
+    uint32_t format = fields.u32();
+    out->bindings = fields.u32();
+    out->size = fields.u64();
+    out->checksum = fields.u64();
+    if (format != kFormat) return "another entry format";
+    if (out->size > kMaxPayload) return "larger than any entry";
+    if (out->size != file_size - kHeaderSize) return "truncated or extended";
+    if (std::memcmp(head.data() + kKeyOffset, key.data(), key.size()) != 0) return "another entry's key";
+    return nullptr;
+}
+
+std::string candidate_path(const DiskCacheSlot& slot, int i) {
+    if (i == 0) return slot.path;
+    return slot.path.substr(0, slot.path.size() - 3) + "-" + std::to_string(i) + ".tk";
+}
+
+// The bindings (a hash of the recorded names and their answers) of every
+// entry this process has used or stored, by key. An entry holding one of
+// them serves a kernel alive here, such as another closure of the same
+// text, so storing a sibling leaves it in place.
+std::mutex served_mutex;
+std::map<std::array<uint8_t, 16>, std::vector<uint32_t>> served;
+
+void remember_served(const std::array<uint8_t, 16>& key, uint32_t bindings) {
+    std::lock_guard<std::mutex> lock(served_mutex);
+    auto& list = served[key];
+    if (std::find(list.begin(), list.end(), bindings) == list.end()) list.push_back(bindings);
+}
+
+bool served_here(const std::array<uint8_t, 16>& key, uint32_t bindings) {
+    std::lock_guard<std::mutex> lock(served_mutex);
+    auto it = served.find(key);
+    return it != served.end() && std::find(it->second.begin(), it->second.end(), bindings) != it->second.end();
+}
+
+// Where an entry with `bindings` is stored, in order of preference: the
+// name that holds the same bindings, a damaged entry, an entry whose
+// bindings no kernel of this process uses (most likely outdated by an edit),
+// a free name, and last the least recently used sibling. A name taken by
+// anything but a regular file (a user's folder, a FIFO, a link) is never
+// replaced. Empty when every name is taken so.
+std::string choose_candidate(const DiskCacheSlot& slot, uint32_t bindings) {
+    enum Rank { Same, Damaged, Unused, Free, Sibling, None };
+    Rank best = None;
+    std::string chosen;
+    timespec oldest{};
+    for (int i = 0; i < kCandidates; ++i) {
+        std::string path = candidate_path(slot, i);
+        struct stat st;
+        Rank rank;
+        if (::lstat(path.c_str(), &st) != 0) {
+            if (errno != ENOENT) continue;
+            rank = Free;
+        } else if (!S_ISREG(st.st_mode)) {
+            continue;
+        } else {
+            auto head = read_head(path, kHeaderSize);
+            Header theirs;
+            if (!head || check_header(*head, static_cast<uint64_t>(st.st_size), slot.key, &theirs))
+                rank = Damaged;
+            else if (theirs.bindings == bindings)
+                rank = Same;
+            else if (!served_here(slot.key, theirs.bindings))
+                rank = Unused;
+            else
+                rank = Sibling;
+        }
+        bool older = rank == Sibling && best == Sibling &&
+                     (st.st_mtim.tv_sec != oldest.tv_sec ? st.st_mtim.tv_sec < oldest.tv_sec
+                                                         : st.st_mtim.tv_nsec < oldest.tv_nsec);
+        if (rank < best || older) {
+            best = rank;
+            chosen = path;
+            if (rank == Sibling) oldest = st.st_mtim;
+        }
+        if (best == Same) break;
+    }
+    return chosen;
+}
+
+// Deletes the least recently used entries of every marked version folder
+// until the cache fits its cap, never `keep`. Temporary files of writers
+// that died are removed once they are an hour old. Nothing is deleted that
+// the cache did not write: files are entries by their name and header, in
+// folders that carry Tack's marker. Returns the cache's size afterwards.
+uint64_t evict(const DiskCacheSlot& slot, const std::string& root, uint64_t cap, const std::string& keep) {
     struct File {
         std::string path;
         uint64_t size;
         timespec used;
+        uint32_t format;
+        std::array<uint8_t, 16> key;
     };
     std::vector<File> entries;
     uint64_t total = 0;
@@ -420,32 +684,44 @@ uint64_t evict(const DiskCacheSlot& slot, const std::string& root, uint64_t cap)
     DIR* top = ::opendir(root.c_str());
     if (!top) return 0;
     while (dirent* d = ::readdir(top)) {
-        if (d->d_name[0] != 'v') continue;
+        auto format = folder_format(d->d_name);
         std::string folder = root + "/" + d->d_name;
+        if (!format || !marked(folder, *format)) continue;
         DIR* sub = ::opendir(folder.c_str());
         if (!sub) continue;
         while (dirent* f = ::readdir(sub)) {
             std::string path = folder + "/" + f->d_name;
             struct stat st;
-            if (f->d_name[0] == '.' && std::strstr(f->d_name, ".tmp.")) {
-                if (::stat(path.c_str(), &st) == 0 && now - st.st_mtim.tv_sec > 3600) ::unlink(path.c_str());
+            if (temporary_name(f->d_name)) {
+                if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && now - st.st_mtim.tv_sec > 3600 &&
+                    tacks_temporary(path))
+                    ::unlink(path.c_str());
                 continue;
             }
-            if (!is_entry(f->d_name) || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
-            entries.push_back(File{path, static_cast<uint64_t>(st.st_size), st.st_mtim});
+            std::array<uint8_t, 16> key;
+            if (!entry_name(f->d_name, &key) || ::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+            entries.push_back(File{path, static_cast<uint64_t>(st.st_size), st.st_mtim, *format, key});
             total += static_cast<uint64_t>(st.st_size);
         }
         ::closedir(sub);
     }
     ::closedir(top);
     if (total <= cap) return total;
-    std::sort(entries.begin(), entries.end(), [](const File& a, const File& b) {
+    // Reading headers costs a file each, so only once something must go.
+    std::vector<File> ours;
+    for (auto& e : entries) {
+        if (tacks_entry(e.path, e.format, e.key))
+            ours.push_back(std::move(e));
+        else
+            total -= e.size;
+    }
+    std::sort(ours.begin(), ours.end(), [](const File& a, const File& b) {
         if (a.used.tv_sec != b.used.tv_sec) return a.used.tv_sec < b.used.tv_sec;
         return a.used.tv_nsec < b.used.tv_nsec;
     });
-    for (auto& e : entries) {
+    for (auto& e : ours) {
         if (total <= cap) break;
-        if (e.path == slot.path) continue;
+        if (e.path == keep) continue;
         // Another process may have evicted it already.
         if (::unlink(e.path.c_str()) == 0) log("evicted", slot, e.path);
         total -= e.size;
@@ -458,7 +734,8 @@ uint64_t evict(const DiskCacheSlot& slot, const std::string& root, uint64_t cap)
 // store, then keeps a running total of what it adds, and lists it again
 // when that total passes the cap or after many stores (other processes
 // write too).
-void evict_if_needed(const DiskCacheSlot& slot, const std::string& root, uint64_t cap, uint64_t written) {
+void evict_if_needed(const DiskCacheSlot& slot, const std::string& root, uint64_t cap, uint64_t written,
+                     const std::string& keep) {
     static std::mutex mutex;
     static bool listed = false;
     static uint64_t estimate = 0;
@@ -466,12 +743,11 @@ void evict_if_needed(const DiskCacheSlot& slot, const std::string& root, uint64_
     std::lock_guard<std::mutex> lock(mutex);
     estimate += written;
     if (!listed || estimate > cap || ++stores >= 256) {
-        estimate = evict(slot, root, cap);
+        estimate = evict(slot, root, cap, keep);
         listed = true;
         stores = 0;
     }
 }
-
 }  // namespace
 
 std::shared_ptr<frontend::Resolver> recording_resolver(std::shared_ptr<frontend::Resolver> inner) {
@@ -491,16 +767,23 @@ std::shared_ptr<frontend::TemplateInfo> recording_template(const frontend::Templ
     return copy;
 }
 
+// The root folder's rule, which python/tack/_cache.py's cache_dir() repeats:
+// TACK_CACHE_DIR as given; else the first absolute one of XDG_CACHE_HOME,
+// HOME and the password database's home directory (a relative or empty
+// variable is skipped, so the cache never lands in the working folder);
+// else none, and the cache is off.
 std::string disk_cache_root() {
     if (const char* dir = std::getenv("TACK_CACHE_DIR"); dir && *dir) return dir;
-    // The XDG base directory rules ignore a relative XDG_CACHE_HOME.
-    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && xdg[0] == '/') return std::string(xdg) + "/tack";
-    const char* home = std::getenv("HOME");
-    if (!home || !*home) {
-        if (passwd* pw = getpwuid(getuid())) home = pw->pw_dir;
-    }
-    if (!home || !*home) return {};
-    return std::string(home) + "/.cache/tack";
+    // Trailing slashes go, so the folder is spelled as os.path.join spells it.
+    auto under = [](std::string base, const char* rest) {
+        while (!base.empty() && base.back() == '/') base.pop_back();
+        return base + rest;
+    };
+    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && xdg[0] == '/') return under(xdg, "/tack");
+    if (const char* home = std::getenv("HOME"); home && home[0] == '/') return under(home, "/.cache/tack");
+    if (passwd* pw = getpwuid(getuid()); pw && pw->pw_dir && pw->pw_dir[0] == '/')
+        return under(pw->pw_dir, "/.cache/tack");
+    return {};
 }
 
 std::string disk_cache_folder() {
@@ -544,57 +827,72 @@ DiskCacheSlot disk_cache_slot(const std::string& kernel, const syntax::Source& s
     return slot;
 }
 
-std::optional<CachedVariant> disk_cache_load(const DiskCacheSlot& slot, frontend::Resolver& resolver,
-                                             const std::vector<const frontend::TemplateInfo*>& templates) {
-    if (slot.path.empty()) return std::nullopt;
-    std::string bytes;
-    if (!read_file(slot.path, &bytes)) {
-        log("miss", slot);
-        return std::nullopt;
-    }
-    auto corrupt = [&](const char* why) -> std::optional<CachedVariant> {
-        log("corrupt", slot, why);
-        return std::nullopt;
-    };
-    if (bytes.size() < kHeaderSize || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
-        return corrupt("no entry header");
-    Reader header(std::string_view(bytes).substr(sizeof kMagic, kHeaderSize - sizeof kMagic));
-    uint32_t format = header.u32();
-    header.u32();
-    uint64_t size = header.u64();
-    uint64_t checksum = header.u64();
-    if (format != kFormat) return corrupt("another entry format");
-    if (size != bytes.size() - kHeaderSize) return corrupt("truncated or extended");
-    if (std::memcmp(bytes.data() + kHeaderSize - 16, slot.key.data(), 16) != 0) return corrupt("another entry's key");
-    std::string_view payload = std::string_view(bytes).substr(kHeaderSize);
-    if (XXH3_64bits(payload.data(), payload.size()) != checksum) return corrupt("checksum mismatch");
+namespace {
 
+enum class Found { Absent, Corrupt, Stale, Unlinkable, Hit };
+
+// Reads the entry at `path` into `payload`, checking its header before
+// reading anything else: a file that is not regular (a FIFO, a folder) is
+// absent, and one whose size is not what its header promises is corrupt
+// however large it is.
+Found read_entry(const std::string& path, const DiskCacheSlot& slot, std::string* payload, uint64_t* checksum,
+                 std::string* why) {
+    struct stat st;
+    int fd = open_regular(path, &st);
+    if (fd < 0) return Found::Absent;
+    uint64_t file_size = static_cast<uint64_t>(st.st_size);
+    char head[kHeaderSize];
+    size_t got = file_size < kHeaderSize || !read_exact(fd, head, kHeaderSize) ? 0 : kHeaderSize;
+    Header header;
+    const char* reason = check_header(std::string_view(head, got), file_size, slot.key, &header);
+    if (!reason) {
+        payload->resize(static_cast<size_t>(header.size));
+        if (!read_exact(fd, payload->data(), payload->size())) reason = "truncated or extended";
+    }
+    ::close(fd);
+    *checksum = header.checksum;
+    if (reason) *why = reason;
+    return reason ? Found::Corrupt : Found::Hit;
+}
+
+// Checks an intact payload's names against `resolver` and links its code.
+Found use_entry(std::string_view payload, uint64_t checksum, frontend::Resolver& resolver,
+                const std::vector<const frontend::TemplateInfo*>& templates, CachedVariant* out, uint32_t* bindings,
+                std::string* why) {
+    if (XXH3_64bits(payload.data(), payload.size()) != checksum) {
+        *why = "checksum mismatch";
+        return Found::Corrupt;
+    }
+    auto corrupt = [&](const char* reason) {
+        *why = reason;
+        return Found::Corrupt;
+    };
     Reader in(payload);
-    std::string why;
-    switch (check_names(in, resolver, 0, &why)) {
+    switch (check_names(in, resolver, 0, why)) {
         case Check::Same: break;
-        case Check::Different: log("stale", slot, why); return std::nullopt;
+        case Check::Different: return Found::Stale;
         case Check::Corrupt: return corrupt("unreadable names");
     }
     for (auto* t : templates) {
-        switch (check_template_names(in, *t, 0, &why)) {
+        switch (check_template_names(in, *t, 0, why)) {
             case Check::Same: break;
-            case Check::Different: log("stale", slot, why); return std::nullopt;
+            case Check::Different: return Found::Stale;
             case Check::Corrupt: return corrupt("unreadable method names");
         }
     }
-    CachedVariant out;
+    // What disk_cache_store hashed: the names and their answers.
+    *bindings = static_cast<uint32_t>(XXH3_64bits(payload.data(), in.pos()));
     if (in.u8()) {
         uint8_t t = in.u8();
         if (t >= kNumDTypes) return corrupt("unknown result type");
-        out.facts.result_type = static_cast<DType>(t);
+        out->facts.result_type = static_cast<DType>(t);
     }
     uint32_t count = in.u32();
-    for (uint32_t i = 0; i < count && in.ok(); ++i) out.facts.written.push_back(static_cast<int>(in.u32()));
+    for (uint32_t i = 0; i < count && in.ok(); ++i) out->facts.written.push_back(static_cast<int>(in.u32()));
     count = in.u32();
     for (uint32_t i = 0; i < count && in.ok(); ++i) {
         int param = static_cast<int>(in.u32());
-        out.facts.atomic_targets.emplace_back(param, static_cast<int>(in.u32()));
+        out->facts.atomic_targets.emplace_back(param, static_cast<int>(in.u32()));
     }
     codegen::EntryNames names;
     names.count = in.str();
@@ -603,18 +901,43 @@ std::optional<CachedVariant> disk_cache_load(const DiskCacheSlot& slot, frontend
     std::string object = in.str();
     if (!in.ok() || !in.at_end()) return corrupt("malformed payload");
 
-    std::string error;
-    auto code = codegen::load_object(std::move(object), names, &error);
-    if (!code) {
-        log("unlinkable", slot, error);
-        return std::nullopt;
+    auto code = codegen::load_object(std::move(object), names, why);
+    if (!code) return Found::Unlinkable;
+    out->code = std::move(*code);
+    out->code.result_type = out->facts.result_type;
+    return Found::Hit;
+}
+
+}  // namespace
+
+std::optional<CachedVariant> disk_cache_load(const DiskCacheSlot& slot, frontend::Resolver& resolver,
+                                             const std::vector<const frontend::TemplateInfo*>& templates) {
+    if (slot.path.empty()) return std::nullopt;
+    // One log line per lookup: the hit, else the first candidate's failure,
+    // else a miss.
+    const char* event = nullptr;
+    std::string detail;
+    for (int i = 0; i < kCandidates; ++i) {
+        std::string path = candidate_path(slot, i);
+        std::string payload, why;
+        uint64_t checksum = 0;
+        uint32_t bindings = 0;
+        CachedVariant out;
+        Found found = read_entry(path, slot, &payload, &checksum, &why);
+        if (found == Found::Hit) found = use_entry(payload, checksum, resolver, templates, &out, &bindings, &why);
+        if (found == Found::Hit) {
+            // The modification time orders eviction: a hit makes the entry the newest.
+            ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);
+            remember_served(slot.key, bindings);
+            log("hit", slot);
+            return out;
+        }
+        if (event || found == Found::Absent) continue;
+        event = found == Found::Stale ? "stale" : found == Found::Unlinkable ? "unlinkable" : "corrupt";
+        detail = std::move(why);
     }
-    out.code = std::move(*code);
-    out.code.result_type = out.facts.result_type;
-    // The modification time orders eviction: a hit makes the entry the newest.
-    ::utimensat(AT_FDCWD, slot.path.c_str(), nullptr, 0);
-    log("hit", slot);
-    return out;
+    log(event ? event : "miss", slot, detail);
+    return std::nullopt;
 }
 
 void disk_cache_store(const DiskCacheSlot& slot, const frontend::Resolver& resolver,
@@ -627,6 +950,8 @@ void disk_cache_store(const DiskCacheSlot& slot, const frontend::Resolver& resol
     if (!write_names(payload, *recorded)) return;
     for (auto* t : recorded_templates)
         if (!write_template_names(payload, *t)) return;
+    // Entries of one key differ by these bindings (closures of one text).
+    uint32_t bindings = static_cast<uint32_t>(XXH3_64bits(payload.bytes().data(), payload.bytes().size()));
     payload.u8(facts.result_type.has_value());
     if (facts.result_type) payload.u8(static_cast<uint8_t>(*facts.result_type));
     payload.u32(static_cast<uint32_t>(facts.written.size()));
@@ -645,7 +970,7 @@ void disk_cache_store(const DiskCacheSlot& slot, const frontend::Resolver& resol
     std::string file(kMagic, sizeof kMagic);
     Writer header;
     header.u32(kFormat);
-    header.u32(0);
+    header.u32(bindings);
     header.u64(body.size());
     header.u64(XXH3_64bits(body.data(), body.size()));
     file += header.bytes();
@@ -653,29 +978,27 @@ void disk_cache_store(const DiskCacheSlot& slot, const frontend::Resolver& resol
     file += body;
 
     std::string folder = slot.path.substr(0, slot.path.rfind('/'));
+    std::string error;
     if (!make_folders(folder)) {
         log("unwritable", slot, folder + ": " + std::strerror(errno));
         return;
     }
-    // A private temporary in the same folder, renamed over the entry: readers
-    // see the old entry or the new one, never a part of either.
-    static std::atomic<uint64_t> counter{0};
-    std::string temporary = folder + "/." + hex(slot.key.data(), slot.key.size()) + ".tmp." +
-                            std::to_string(::getpid()) + "." + std::to_string(counter++);
-    int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        log("unwritable", slot, temporary + ": " + std::strerror(errno));
+    if (!ensure_marker(folder, &error)) {
+        log("unwritable", slot, error);
         return;
     }
-    bool written = write_all(fd, file);
-    written = ::close(fd) == 0 && written;
-    if (!written || ::rename(temporary.c_str(), slot.path.c_str()) != 0) {
-        log("unwritable", slot, slot.path + ": " + std::strerror(errno));
-        ::unlink(temporary.c_str());
+    remember_served(slot.key, bindings);
+    std::string path = choose_candidate(slot, bindings);
+    if (path.empty()) {
+        log("unwritable", slot, slot.path + ": every name is taken by something other than an entry");
+        return;
+    }
+    if (!replace_file(folder, path, file, &error)) {
+        log("unwritable", slot, error);
         return;
     }
     log("stored", slot);
-    evict_if_needed(slot, folder.substr(0, folder.rfind('/')), size_cap(), file.size());
+    evict_if_needed(slot, folder.substr(0, folder.rfind('/')), size_cap(), file.size(), path);
 }
 
 #else

@@ -10,7 +10,10 @@
 //
 // An entry is used only if every recorded name still resolves to the same
 // answer through the kernel's resolver, so a changed tack.constant, device
-// function or import compiles afresh and overwrites the entry.
+// function or import compiles afresh and replaces the entry. Closures of one
+// kernel text share a key but not those answers: a key has several names
+// (<key>.tk, <key>-1.tk, ...), and entries whose answers a kernel of this
+// process uses are kept when a sibling is stored.
 //
 // A device-class instance argument joins the key by its signature's content
 // (TemplateInfo::content: classes by module and qualified name, attribute
@@ -21,10 +24,18 @@
 // catches corruption and truncation, and are evicted least recently used
 // first once the folder passes its size cap. Every failure of the cache
 // (unreadable folder, corrupt entry, full disk) falls back to compiling.
+// Anything but a regular file in an entry's place counts as absent and is
+// left alone, and a file is read only as far as its header promises.
+//
+// The root folder may be shared with the user's files: each version folder
+// carries a marker (CACHEDIR.TAG naming Tack and the entry format), and
+// eviction deletes only files whose name and header are an entry's, in
+// marked folders (python/tack/_cache.py's clear_cache() too).
 //
 // Environment: TACK_CACHE_DIR (the root folder), TACK_CACHE_MAX_BYTES (the
-// cap, default 256 MiB), TACK_DISABLE_DISK_CACHE=1, TACK_CACHE_LOG=1 (one
-// line per lookup, store and eviction on stderr). docs/caching.md has more.
+// cap: bytes, optionally with a K, M or G suffix; default 256 MiB),
+// TACK_DISABLE_DISK_CACHE=1, TACK_CACHE_LOG=1 (one line per lookup, store
+// and eviction on stderr). docs/caching.md has more.
 #pragma once
 
 #include <array>
@@ -63,7 +74,7 @@ struct DispatchFacts {
 // One variant's place in the cache.
 struct DiskCacheSlot {
     std::string kernel;  // the kernel's name, for the log
-    std::string path;    // the entry's file; empty when the cache is off
+    std::string path;    // the key's first entry name; empty when the cache is off
     std::array<uint8_t, 16> key{};
 };
 
@@ -94,9 +105,11 @@ void disk_cache_store(const DiskCacheSlot& slot, const frontend::Resolver& resol
                       const std::vector<const frontend::TemplateInfo*>& recorded_templates,
                       const codegen::CompiledCpuKernel& code, const DispatchFacts& facts);
 
-// $TACK_CACHE_DIR, else $XDG_CACHE_HOME/tack, else ~/.cache/tack; empty
-// when none can be found. Entries live in one subfolder per entry format,
-// Tack version and LLVM major version (disk_cache_folder()).
+// $TACK_CACHE_DIR, else the first absolute one of $XDG_CACHE_HOME/tack,
+// $HOME/.cache/tack and the password database's home/.cache/tack; empty
+// (the cache is off) when there is none. tack.cache_dir() follows the same
+// rule. Entries live in one subfolder per entry format, Tack version and
+// LLVM major version (disk_cache_folder()).
 std::string disk_cache_root();
 std::string disk_cache_folder();
 
