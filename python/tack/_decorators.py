@@ -14,7 +14,13 @@ class DeviceFunction:
     def __init__(self, fn):
         self.fn = fn
         self._resolver = Resolver(fn)
-        self._captured = None
+        # The source is read now, as Python has just compiled it: a file
+        # edited later must not change what kernels inline. A function without
+        # source still runs on the host; only compiling it fails.
+        try:
+            self._captured = capture(fn)
+        except OSError as e:
+            self._captured = e
         functools.update_wrapper(self, fn)
 
     def __call__(self, *args):
@@ -26,8 +32,8 @@ class DeviceFunction:
         return self if obj is None else types.MethodType(self, obj)
 
     def _resolution(self):
-        if self._captured is None:
-            self._captured = capture(self.fn)
+        if isinstance(self._captured, OSError):
+            raise OSError(str(self._captured)) from self._captured.__cause__
         text, filename, first_line, indent = self._captured
         # The closure may gain bindings after decoration; read it afresh.
         self._resolver = Resolver(self.fn)
@@ -48,7 +54,8 @@ def func(fn):
 
 def kernel(fn):
     """Declares a kernel: one top-level parallel `for` loop, compiled at its
-    first call for the argument types it receives."""
+    first call for the argument types it receives. Its source is read here,
+    at decoration."""
     text, filename, first_line, indent = capture(fn)
     k = _core.Kernel(fn.__name__, text, filename, first_line, indent, Resolver(fn))
     return k

@@ -1,7 +1,7 @@
 """Captures a function's source text as the compiler reads it."""
 
 import inspect
-import io
+import re
 import textwrap
 import tokenize
 import unicodedata
@@ -19,7 +19,7 @@ def capture(fn):
     raw = "".join(lines)
     text = textwrap.dedent(raw)
     indent = 0
-    for a, b in zip(raw.splitlines(), text.splitlines()):
+    for a, b in zip(split_lines(raw), split_lines(text)):
         if b.strip():
             indent = len(a) - len(b)
             break
@@ -30,15 +30,31 @@ def capture(fn):
     return _nfkc_identifiers(text), filename, max(first_line, 1), indent
 
 
+# Python's tokenizer, and Tack's lexer, end lines at these and nothing else;
+# str.splitlines() also breaks at \x0c, \x0b, \x1c-\x1e, \x85, U+2028 and
+# U+2029, which may sit inside a comment or a string.
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")
+
+
+def split_lines(text, keepends=False):
+    """`text`'s lines as Python's tokenizer counts them: broken at "\\n",
+    "\\r\\n" and "\\r" only."""
+    lines = [m.group() for m in _LINE.finditer(text) if m.group()]
+    return lines if keepends else [line.rstrip("\r\n") for line in lines]
+
+
 def _nfkc_identifiers(text):
     """Python reads identifiers in NFKC form (`xᵢ` is `xi`); the compiler sees
     the names Python binds. ASCII source needs nothing."""
     if text.isascii():
         return text
-    lines = text.splitlines(keepends=True)
+    lines = split_lines(text, keepends=True)
+    # Token rows must count these lines: the tokenizer reads one line per
+    # call, each ending in "\n" (a "\r" ending keeps its columns).
+    feed = iter([line.rstrip("\r\n") + "\n" if line.endswith(("\r", "\n")) else line for line in lines])
     edits = []
     try:
-        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        for tok in tokenize.generate_tokens(lambda: next(feed, "")):
             if tok.type == tokenize.NAME and not tok.string.isascii():
                 normal = unicodedata.normalize("NFKC", tok.string)
                 if normal != tok.string:

@@ -296,6 +296,104 @@ def test_device_class_instances_are_cached_by_content_and_checked_by_their_metho
         assert result == (np.arange(6) * factor + offset).tolist()
 
 
+# Kernels, a device function and a device-class method whose bodies a test
+# rewrites after import. Each kernel body is also a plain function (`*_py`)
+# of the same text: CPython running the imported module is the oracle.
+EDITED = """
+    import numpy as np
+    import tack
+
+    @tack.func
+    def helper(v):
+        return v * {helper_factor}
+
+    @tack.device_class
+    class Shift:
+        def __init__(self, offset):
+            self.offset = offset
+
+        @tack.func
+        def apply(self, v):
+            return v + self.offset * {method_factor}
+
+    def through_func_py(x, out):
+        for i in range(len(out)):
+            out[i] = helper(x[i]) + 1.0
+
+    def through_method_py(s, x, out):
+        for i in range(len(out)):
+            out[i] = s.apply(x[i])
+
+    def direct_py(x, out):
+        for i in range(len(out)):
+            out[i] = x[i] * {kernel_factor}
+
+    through_func = tack.kernel(through_func_py)
+    through_method = tack.kernel(through_method_py)
+    direct = tack.kernel(direct_py)
+"""
+
+RUN_EDITED = """
+    import importlib.util, json, os, sys
+    import numpy as np
+    import tack
+
+    path, replacement = sys.argv[1], sys.argv[2]
+    spec = importlib.util.spec_from_file_location("edited_kernels", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["edited_kernels"] = mod
+    spec.loader.exec_module(mod)
+    if replacement != "-":
+        # Edited after import, as by an editor: new text and a newer mtime.
+        before = os.stat(path).st_mtime
+        with open(replacement) as new, open(path, "w") as f:
+            f.write(new.read())
+        os.utime(path, (before + 10, before + 10))
+
+    x = np.arange(6, dtype=np.float32) - 2
+    results = {}
+    for name, leading in [("through_func", ()), ("through_method", (mod.Shift(2.0),)), ("direct", ())]:
+        out = tack.zeros(6, dtype=tack.f32)
+        getattr(mod, name)(*leading, tack.array(x), out)
+        expected = np.zeros(6, dtype=np.float32)
+        getattr(mod, name + "_py")(*leading, x, expected)  # the module's code, run by CPython
+        results[name] = [out.numpy().tolist(), expected.tolist()]
+    print(json.dumps(results))
+"""
+
+
+def test_source_is_captured_at_decoration_and_keys_the_cache(tmp_path):
+    cache = tmp_path / "cache"
+    script = write(tmp_path / "run_edited.py", RUN_EDITED)
+    (tmp_path / "mod").mkdir()
+    original = EDITED.format(helper_factor=2.0, method_factor=3.0, kernel_factor=4.0)
+    module = write(tmp_path / "mod" / "edited_kernels.py", original)
+    edited = write(tmp_path / "edited_text.py", EDITED.format(helper_factor=5.0, method_factor=7.0, kernel_factor=-1.5))
+    no_bytecode = {"PYTHONDONTWRITEBYTECODE": "1"}
+
+    # Imported, then edited before the first call: the imported code runs.
+    first, events = run(script, cache, module, edited, env=no_bytecode)
+    assert module.read_text() == edited.read_text()
+    assert {name: got for name, (got, _) in first.items()} == {name: oracle for name, (_, oracle) in first.items()}
+    assert all(e == ["miss", "stored"] for e in events.values()), events
+
+    # A new process imports the edited file: its text runs, not the entries
+    # compiled from the old one.
+    second, events = run(script, cache, module, "-", env=no_bytecode)
+    assert {name: got for name, (got, _) in second.items()} == {name: oracle for name, (_, oracle) in second.items()}
+    for name, (_, oracle) in second.items():
+        assert oracle != first[name][1], name  # the edit changed what CPython computes
+    assert events == {
+        "through_func_py": ["stale", "stored"],  # the same kernel text, another helper text
+        "through_method_py": ["miss", "stored"],  # the method's text is in the key
+        "direct_py": ["miss", "stored"],
+    }
+
+    third, events = run(script, cache, module, "-", env=no_bytecode)
+    assert third == second
+    assert all(e == ["hit"] for e in events.values()), events
+
+
 @pytest.mark.parametrize("damage", ["flip-payload", "flip-header", "truncate", "empty"])
 def test_a_damaged_entry_is_detected_and_replaced(tmp_path, damage):
     cache = tmp_path / "cache"

@@ -9,6 +9,7 @@ The per-name kernels are generated into one module file (Tack reads kernel
 source through inspect) and imported once.
 """
 
+import ast
 import importlib.util
 import sys
 import unicodedata
@@ -398,3 +399,121 @@ def test_device_class_attribute_and_method_names_keep_their_identity():
     out = tack.zeros(4, dtype=tack.i32)
     through_named_instance(Named(tack.array(values), 5, (7, 11)), 100, out)
     assert out.numpy().tolist() == (values * 5 + 11 + 3 + 100).tolist()
+
+
+# ------------------------------------- characters that are not line breaks
+# str.splitlines() breaks at these; Python's tokenizer does not (it ends lines
+# at \n, \r\n and \r only). In a docstring or comment they must leave the
+# NFKC reading of the names after them where Python puts it. The module is
+# run twice: imported with Tack, and executed by CPython with decorators that
+# do nothing, which is the oracle.
+
+NOT_LINE_BREAKS = {
+    "form-feed": "\x0c",
+    "vertical-tab": "\x0b",
+    "file-separator": "\x1c",
+    "group-separator": "\x1d",
+    "record-separator": "\x1e",
+    "next-line": "\x85",
+    "line-separator": "\u2028",
+    "paragraph-separator": "\u2029",
+}
+
+# ℌ, ℍ and H are one name to Python, as are ﬁ and fi; the docstrings and
+# comments spell them too, where they must stay as written.
+BREAKER_CASES = '''
+@tack.func
+def scaled_{id}(v):
+    """Scales v{c}by ℌ (which Python reads as H)."""
+    ℌ = 3.0
+    # a comment{c}ﬁ = 100.0 that stays a comment
+    ﬁ = v * H
+    return fi + ℍ
+
+@tack.kernel
+def in_docstring_{id}(x, out):
+    """Fills out{c}from x and ℌ."""
+    ℌ = 2.0
+    for i in range(len(out)):
+        ﬁ = x[i] * H
+        out[i] = fi + scaled_{id}(x[i])
+
+@tack.kernel
+def in_comment_{id}(x, out):
+    ℌ = 4.0  # four{c}ℌ
+    # {c}
+    for i in range(len(out)):
+        # x[i]{c}times H, then ﬁ
+        ﬁ = x[i] - H
+        out[i] = ℍ * fi
+
+@tack.kernel
+def same_line_{id}(x, out):
+    """One{c}line."""; ℌ = 5.0
+    for i in range(len(out)):
+        out[i] = x[i] + H
+
+@tack.kernel
+def reports_{id}(x, out):
+    """Docs{c}more docs, ℌ."""
+    ℌ = 1.0
+    # a note{c}here
+    for i in range(len(out)):
+        assert x[i] > ℌ
+'''
+
+BREAKER_KERNELS = ["in_docstring", "in_comment", "same_line"]
+
+
+class _PlainPython:
+    """`tack` for the CPython run: decorators that leave functions as written."""
+
+    @staticmethod
+    def kernel(fn):
+        return fn
+
+    @staticmethod
+    def func(fn):
+        return fn
+
+
+@pytest.fixture(scope="module")
+def breakers(tmp_path_factory):
+    text = "import tack\n" + "".join(
+        BREAKER_CASES.format(id=name.replace("-", "_"), c=c) for name, c in NOT_LINE_BREAKS.items()
+    )
+    mod = _import_generated(tmp_path_factory, "tack_not_line_breaks", text)
+    python = {"tack": _PlainPython}
+    exec(compile(text.replace("import tack\n", "\n", 1), mod.__file__, "exec"), python)
+    yield mod, python, text
+    sys.modules.pop("tack_not_line_breaks", None)
+
+
+@pytest.mark.parametrize("name", NOT_LINE_BREAKS)
+def test_characters_that_are_not_line_breaks_keep_names_in_place(breakers, name):
+    mod, python, _ = breakers
+    id = name.replace("-", "_")
+    x = np.arange(N, dtype=np.float32) - 1
+    for kernel in BREAKER_KERNELS:
+        out = tack.zeros(N, dtype=tack.f32)
+        getattr(mod, f"{kernel}_{id}")(tack.array(x), out)
+        expected = np.zeros(N, dtype=np.float32)
+        python[f"{kernel}_{id}"](x, expected)
+        np.testing.assert_array_equal(out.numpy(), expected, err_msg=kernel)
+    # The device function itself, run by CPython on the host.
+    f = getattr(mod, f"scaled_{id}")
+    assert [f(float(v)) for v in x] == [python[f"scaled_{id}"](float(v)) for v in x]
+
+
+@pytest.mark.parametrize("name", NOT_LINE_BREAKS)
+def test_diagnostics_after_characters_that_are_not_line_breaks(breakers, name):
+    mod, _, text = breakers
+    id = name.replace("-", "_")
+    with pytest.raises(tack.UnsupportedError) as error:
+        getattr(mod, f"reports_{id}")(tack.zeros(N, dtype=tack.f32), tack.zeros(N, dtype=tack.f32))
+    # CPython's own parser says where the assert is.
+    tree = ast.parse(text)
+    kernel = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == f"reports_{id}")
+    statement = next(n for n in ast.walk(kernel) if isinstance(n, ast.Assert))
+    assert (error.value.line, error.value.column) == (statement.lineno, statement.col_offset + 1)
+    assert error.value.filename == mod.__file__

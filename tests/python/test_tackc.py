@@ -88,3 +88,73 @@ def test_unknown_element_types_are_refused(tmp_path):
     f.write_text(NORMS)
     r = run(str(f), "--sig", "vec5f[1],f32[1]")
     assert r.returncode == 2 and "cannot read the type 'vec5f[1]'" in r.stderr
+
+
+# Each malformed --sig, for NORMS (two parameters), and the part of the
+# one-line message that says what is wrong.
+MALFORMED_SIGNATURES = [
+    ("f32[x],f32[1]", "the number of dimensions 'x' is not a whole number from 1 to 8"),
+    ("f32[99999999999],f32[1]", "the number of dimensions '99999999999' is not a whole number"),
+    ("f32[-1],f32[1]", "the number of dimensions '-1' is not a whole number"),
+    ("f32[0],f32[1]", "the number of dimensions '0' is not a whole number"),
+    ("f32[9],f32[1]", "the number of dimensions '9' is not a whole number"),
+    ("f32[],f32[1]", "the number of dimensions '' is not a whole number"),
+    ("f32[+1],f32[1]", "the number of dimensions '+1' is not a whole number"),
+    ("f32[1e3],f32[1]", "the number of dimensions '1e3' is not a whole number"),
+    ("f32[ 1],f32[1]", "the number of dimensions ' 1' is not a whole number"),
+    ("f32[1,f32[1]", "'[' without a ']'"),
+    ("f32],f32[1]", "']' without a '['"),
+    ("f32[[1]],f32[1]", "a '[' inside the brackets"),
+    ("f32[1]],f32[1]", "unexpected ']' after the ']'"),
+    ("f32[1]x,f32[1]", "unexpected 'x' after the ']'"),
+    ("f33[1],f32[1]", "unknown dtype 'f33'"),
+    ("F32[1],f32[1]", "unknown dtype 'F32'"),
+    ("vec5f[1],f32[1]", "unknown element type 'vec5f'"),
+    ("vec3q[1],f32[1]", "unknown element type 'vec3q'"),
+    ("vec3f,f32[1]", "the element type 'vec3f' is for arrays"),
+    ("f32[1]:soa,f32[1]", "':soa' is the layout of an array of vector or matrix elements"),
+    ("vec3f[1]:aos,f32[1]", "unknown layout ':aos'"),
+    ("vec3f[1]:,f32[1]", "unknown layout ':'"),
+    ("f32[1],", "a type is missing"),
+    (",f32[1]", "a type is missing"),
+    ("f32[1],,f32[1]", "a type is missing"),
+    ("f32[1],f32[1],f32[1]", "gives 3 types for the 2 parameters of kernel 'norms'"),
+]
+
+
+@pytest.mark.parametrize("sig, why", MALFORMED_SIGNATURES, ids=[s for s, _ in MALFORMED_SIGNATURES])
+def test_malformed_signatures_are_usage_errors(tmp_path, sig, why):
+    f = tmp_path / "norms.py"
+    f.write_text(NORMS)
+    r = run(str(f), "--sig", sig, "--ir")
+    # 2 is a usage error; a negative code would be a signal (an abort on an
+    # uncaught exception), which is what some of these used to give.
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1, r.stderr
+    assert lines[0].startswith(f"tackc: --sig '{sig}': ") and why in lines[0], lines[0]
+    assert r.stdout == ""  # refused before any pass ran
+
+
+def test_spaces_around_signature_types_are_allowed(tmp_path):
+    f = tmp_path / "norms.py"
+    f.write_text(NORMS)
+    r = run(str(f), "--sig", " vec3f[1] , f32[1] ", "--ir")
+    assert r.returncode == 0, r.stderr
+    assert "v: array[vec3 of f32, 1]" in r.stdout
+
+
+def test_annotations_that_are_not_types_leave_the_default(tmp_path):
+    # Annotations go through the same reader as --sig; one it cannot read
+    # leaves the parameter an f32[1] array instead of aborting tackc.
+    f = tmp_path / "annotated.py"
+    f.write_text(
+        "import tack\n\n"
+        "@tack.kernel\n"
+        "def copy(v: tack.f32[99999999999], out: f32[x]):\n"
+        "    for i in range(len(out)):\n"
+        "        out[i] = v[i]\n"
+    )
+    r = run(str(f), "--ir")
+    assert r.returncode == 0, (r.returncode, r.stderr)
+    assert "v: array[f32, 1]" in r.stdout and "out: array[f32, 1]" in r.stdout

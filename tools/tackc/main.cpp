@@ -8,11 +8,19 @@
 // a vector or matrix element type (vec3f[1], mat22d[2]; f = f32, d = f64,
 // i = i32) with an optional ":soa" layout (vec3f[1]:soa). Without --sig, a
 // parameter annotated with a scalar type (float, int, tack.f32 ...) is that
-// scalar and every other parameter is an f32[1] array.
+// scalar and every other parameter is an f32[1] array; so is every
+// parameter past the last type --sig gives. Spaces around a type are
+// allowed; anything else that does not fit this grammar (an unknown dtype,
+// a rank outside 1..8, an unbalanced bracket, an empty entry, a trailing
+// character, more types than parameters) is a usage error.
+//
+// Exit status: 0 valid, 1 a diagnostic in the kernel, 2 a usage error (the
+// arguments, the file, a malformed --sig), 3 an internal error.
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
+#include "codegen/llvm/abi.h"
 #include "runtime/pipeline.h"
 #include "static_resolver.h"
 #include "syntax/ast.h"
@@ -26,7 +34,11 @@ int usage() {
     return 2;
 }
 
+// The most array dimensions a kernel parameter may have, as at run time.
+constexpr int kMaxRank = codegen::kMaxDims;
+
 // vec3f, mat33d, ...: the element shape and the component dtype's name.
+// False for a malformed element type; `base` is left alone for any other name.
 bool parse_element(std::string& base, std::vector<int>* shape) {
     bool vec = base.rfind("vec", 0) == 0 && base.size() == 5;
     bool mat = base.rfind("mat", 0) == 0 && base.size() == 6;
@@ -40,28 +52,84 @@ bool parse_element(std::string& base, std::vector<int>* shape) {
     return !base.empty();
 }
 
-bool parse_type(const std::string& s, runtime::ParamFacts* out) {
-    auto open = s.find('[');
-    std::string base = s.substr(0, open);
+// Reads one type of a signature, checking all of it: dtype or element type,
+// then "[ndim]" with 1 <= ndim <= kMaxRank, then ":soa", nothing else.
+// Returns what is wrong, or "" when `s` is well formed.
+std::string parse_type(const std::string& s, runtime::ParamFacts* out) {
+    if (s.empty()) return "a type is missing (an empty entry between commas or at either end)";
+    std::string body = s;
+    bool soa = false;
+    if (auto colon = body.find(':'); colon != std::string::npos) {
+        std::string layout = body.substr(colon + 1);
+        if (layout != "soa") return "unknown layout ':" + layout + "' (the only layout is ':soa')";
+        soa = true;
+        body.erase(colon);
+    }
+    auto open = body.find('[');
+    std::string base = body.substr(0, open);
+    if (base.find(']') != std::string::npos) return "']' without a '['";
+    int ndim = 0;
+    if (open != std::string::npos) {
+        auto close = body.find(']', open);
+        if (close == std::string::npos) return "'[' without a ']'";
+        if (body.find('[', open + 1) < close) return "a '[' inside the brackets";
+        if (close + 1 != body.size()) return "unexpected '" + body.substr(close + 1) + "' after the ']'";
+        std::string rank = body.substr(open + 1, close - open - 1);
+        bool digits = !rank.empty() && rank.find_first_not_of("0123456789") == std::string::npos;
+        // Read digit by digit, stopping once past the limit: no length overflows.
+        for (size_t k = 0; digits && k < rank.size() && ndim <= kMaxRank; ++k) ndim = ndim * 10 + (rank[k] - '0');
+        if (!digits || ndim < 1 || ndim > kMaxRank)
+            return "the number of dimensions '" + rank + "' is not a whole number from 1 to " +
+                   std::to_string(kMaxRank);
+    }
     std::vector<int> element_shape;
-    if (!parse_element(base, &element_shape)) return false;
-    out->element_shape = element_shape;
-    out->soa = s.size() > 4 && s.compare(s.size() - 4, 4, ":soa") == 0;
+    std::string element = base;
+    if (!parse_element(base, &element_shape))
+        return "unknown element type '" + element +
+               "' (vecNx or matNMx, N and M from 1 to 4, x one of f, d, i)";
     auto t = dtype_from_name(base);
     if (!t) {
         if (base == "float") t = DType::F32;
         else if (base == "int") t = DType::I32;
-        else return false;
+        else return "unknown dtype '" + base + "'";
     }
+    if (!element_shape.empty() && open == std::string::npos)
+        return "the element type '" + element + "' is for arrays: give its dimensions, as in " + element + "[1]";
+    if (soa && element_shape.empty())
+        return "':soa' is the layout of an array of vector or matrix elements";
     out->dtype = *t;
     out->is_array = open != std::string::npos;
-    out->ndim = out->is_array ? std::stoi(s.substr(open + 1)) : 0;
-    return true;
+    out->ndim = ndim;
+    out->element_shape = element_shape;
+    out->soa = soa;
+    return "";
 }
 
-}  // namespace
+// Splits --sig at its commas and reads each type, spaces around it allowed.
+// Returns what is wrong with the first malformed type, or "".
+std::string parse_signature(const std::string& sig, std::vector<runtime::ParamFacts>* out) {
+    if (sig.empty()) return "";
+    size_t start = 0;
+    while (true) {
+        size_t comma = sig.find(',', start);
+        std::string part = sig.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        auto first = part.find_first_not_of(" \t");
+        part = first == std::string::npos ? "" : part.substr(first, part.find_last_not_of(" \t") - first + 1);
+        runtime::ParamFacts f;
+        std::string why = parse_type(part, &f);
+        if (!why.empty()) return part.empty() ? why : "cannot read the type '" + part + "': " + why;
+        out->push_back(f);
+        if (comma == std::string::npos) return "";
+        start = comma + 1;
+    }
+}
 
-int main(int argc, char** argv) {
+int sig_error(const std::string& sig, const std::string& why) {
+    std::cerr << "tackc: --sig '" << sig << "': " << why << "\n";
+    return 2;
+}
+
+int run(int argc, char** argv) {
     std::string file, kernel_name, sig;
     bool want_ir = false, want_llvm = false, want_llvm_raw = false;
     for (int i = 1; i < argc; ++i) {
@@ -75,6 +143,10 @@ int main(int argc, char** argv) {
         else file = a;
     }
     if (file.empty()) return usage();
+    // The signature is read whole before the file: a malformed one is a
+    // usage error whatever the kernel.
+    std::vector<runtime::ParamFacts> sig_facts;
+    if (std::string why = parse_signature(sig, &sig_facts); !why.empty()) return sig_error(sig, why);
     std::ifstream in(file);
     if (!in) {
         std::cerr << "tackc: cannot read " << file << "\n";
@@ -95,22 +167,21 @@ int main(int argc, char** argv) {
     }
     try {
         auto tree = syntax::parse_function(found->second);
+        if (sig_facts.size() > tree->params.size())
+            return sig_error(sig, "gives " + std::to_string(sig_facts.size()) + " types for the " +
+                                      std::to_string(tree->params.size()) + " parameters of kernel '" +
+                                      kernel_name + "'");
         std::vector<runtime::ParamFacts> facts;
-        std::vector<std::string> sig_parts;
-        std::stringstream ss(sig);
-        for (std::string p; std::getline(ss, p, ',');) sig_parts.push_back(p);
         for (size_t i = 0; i < tree->params.size(); ++i) {
-            runtime::ParamFacts f{true, DType::F32, 1, true};
-            if (i < sig_parts.size()) {
-                if (!parse_type(sig_parts[i], &f)) {
-                    std::cerr << "tackc: cannot read the type '" << sig_parts[i] << "'\n";
-                    return 2;
-                }
+            runtime::ParamFacts f{true, DType::F32, 1, true, {}, false, false};
+            if (i < sig_facts.size()) {
+                f = sig_facts[i];
             } else if (auto& ann = tree->params[i].annotation) {
+                // An annotation Tack cannot read as a type leaves the default.
                 std::string shown = syntax::to_source(*ann);
                 std::string last = shown.substr(shown.rfind('.') == std::string::npos ? 0 : shown.rfind('.') + 1);
                 runtime::ParamFacts g{};
-                if (parse_type(last, &g)) f = g;
+                if (parse_type(last, &g).empty()) f = g;
             }
             facts.push_back(f);
         }
@@ -139,4 +210,19 @@ int main(int argc, char** argv) {
         return 1;
     }
     return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    // Anything else thrown is a bug in tackc or the compiler: report it
+    // rather than abort.
+    try {
+        return run(argc, argv);
+    } catch (const std::exception& e) {
+        std::cerr << "tackc: internal error: " << e.what() << "\n";
+    } catch (...) {
+        std::cerr << "tackc: internal error: an unknown exception\n";
+    }
+    return 3;
 }
