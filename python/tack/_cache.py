@@ -2,7 +2,8 @@
 
 The runtime (src/runtime/disk_cache.cpp) reads and writes the entries; the
 root folder rule and the marks of Tack's own files below are the same as
-its disk_cache_root(), marked() and tacks_entry(). See docs/caching.md.
+disk_cache_root(), marked() and tacks_entry() in src/runtime/cache_folder.cpp.
+See docs/caching.md.
 """
 
 import os
