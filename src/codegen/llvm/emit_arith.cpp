@@ -2,6 +2,7 @@
 // numerical rules at the annotated type. No fast-math flags; integer
 // arithmetic wraps (no nsw/nuw).
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/MDBuilder.h>
 
 #include "codegen/llvm/emitter.h"
 
@@ -31,31 +32,41 @@ Value* Emitter::binary(const Binary& bin) {
             if (f) return b_.CreateCall(float_divmod(t, want_div), {l, r});
             // The caller promises a nonzero divisor (and no signed minimum
             // by -1), but a broken promise must not kill the process with
-            // SIGFPE: those divisors are replaced by 1, and a zero divisor
-            // gives 0, as NumPy does. Debug mode reports the zero divisor.
+            // SIGFPE. Divisors that can trap (0, and -1 when signed) take a
+            // branch, marked unlikely so the division itself stays as fast
+            // as before: there the quotient is the operands' product (0 for
+            // a zero divisor, as NumPy gives, and the exact, wrapped -l for
+            // -1) and the remainder 0. Debug mode reports a zero divisor.
             Value* zero = llvm::ConstantInt::get(l->getType(), 0);
             Value* one = llvm::ConstantInt::get(l->getType(), 1);
-            Value* by_zero = b_.CreateICmpEQ(r, zero);
-            if (debug_) check_divisor(by_zero, bin.span);
-            Value* unsafe = by_zero;
-            if (s) {
-                Value* min = llvm::ConstantInt::get(l->getType(), llvm::APInt::getSignedMinValue(bits_of(t)));
-                Value* minus_one = llvm::ConstantInt::getSigned(l->getType(), -1);
-                unsafe = b_.CreateOr(unsafe, b_.CreateAnd(b_.CreateICmpEQ(l, min), b_.CreateICmpEQ(r, minus_one)));
-            }
-            Value* d = b_.CreateSelect(unsafe, one, r);
-            Value* result;
+            if (debug_) check_divisor(b_.CreateICmpEQ(r, zero), bin.span);
+            Value* unsafe = s ? b_.CreateICmpULE(b_.CreateAdd(r, one), one) : b_.CreateICmpEQ(r, zero);
+            auto* divide = block("div");
+            auto* special = block("div.special");
+            auto* join = block("div.join");
+            b_.CreateCondBr(unsafe, special, divide, llvm::MDBuilder(ctx_).createBranchWeights(1, 1 << 20));
+            b_.SetInsertPoint(special);
+            Value* special_value = want_div ? b_.CreateMul(l, r) : zero;
+            b_.CreateBr(join);
+            b_.SetInsertPoint(divide);
+            Value* value;
             if (!s) {
-                result = want_div ? b_.CreateUDiv(l, d) : b_.CreateURem(l, d);
+                value = want_div ? b_.CreateUDiv(l, r) : b_.CreateURem(l, r);
             } else {
                 // Truncating division corrected towards negative infinity.
-                Value* q = b_.CreateSDiv(l, d);
-                Value* m = b_.CreateSRem(l, d);
-                Value* adjust = b_.CreateAnd(b_.CreateICmpNE(m, zero), b_.CreateICmpSLT(b_.CreateXor(m, d), zero));
-                result = want_div ? b_.CreateSub(q, b_.CreateZExt(adjust, l->getType()))
-                                  : b_.CreateAdd(m, b_.CreateSelect(adjust, d, zero));
+                Value* q = b_.CreateSDiv(l, r);
+                Value* m = b_.CreateSRem(l, r);
+                Value* adjust = b_.CreateAnd(b_.CreateICmpNE(m, zero), b_.CreateICmpSLT(b_.CreateXor(m, r), zero));
+                value = want_div ? b_.CreateSub(q, b_.CreateZExt(adjust, l->getType()))
+                                 : b_.CreateAdd(m, b_.CreateSelect(adjust, r, zero));
             }
-            return b_.CreateSelect(by_zero, zero, result);
+            BasicBlock* divided = b_.GetInsertBlock();
+            b_.CreateBr(join);
+            b_.SetInsertPoint(join);
+            auto* phi = b_.CreatePHI(l->getType(), 2);
+            phi->addIncoming(special_value, special);
+            phi->addIncoming(value, divided);
+            return phi;
         }
         case BinOp::Pow:
             if (f) return b_.CreateCall(libm(t, "pow", 2), {l, r});
