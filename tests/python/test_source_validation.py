@@ -1733,6 +1733,17 @@ def test_functions_returning_on_some_paths_run_as_statements_and_every_path_retu
 # ------------------------------------------------ vector method arities
 
 
+def imported(path):
+    """The module written at `path`: cases whose kernel text varies are
+    written to files, since kernels compile from their source."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 @pytest.mark.parametrize(
     "call",
     ["v.normalized(1e-3)", "v.norm_sqr(1.0)", "v.sum(1.0)", "v.min(0.0)", "v.max(0.0)", "v.norm(1.0, 2.0)",
@@ -1750,13 +1761,8 @@ def test_vector_methods_check_their_arity(tmp_path, call):
         f"        r = {call}\n"
         "        a[i] = 1.0\n"
     )
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("arity_case", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
     with pytest.raises(tack.KernelTypeError) as e:
-        module.kernel_with_method(f32s())
+        imported(path).kernel_with_method(f32s())
     name = call.split(".")[1].split("(")[0]
     assert f"method '{name}'" in e.value.message and "given" in e.value.message
     assert (e.value.line, e.value.column) == (6, 13)
@@ -1792,11 +1798,6 @@ def test_local_arrays_past_64_kib_are_rejected_however_large(tmp_path, shape):
         f"        tmp = tack.local_array({shape}, tack.f32)\n"
         "        a[i] = 1.0\n"
     )
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("local_case", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
     with pytest.raises(tack.KernelValueError) as e:
-        module.kernel_with_scratch(f32s())
+        imported(path).kernel_with_scratch(f32s())
     assert "64 KiB" in e.value.message and e.value.line == 5
