@@ -6,15 +6,15 @@
 #include <cstring>
 
 #include "bindings.h"
+#include "driver/kernel.h"
 #include "py_resolver.h"
 #include "py_template.h"
 #include "runtime/errors.h"
-#include "runtime/kernel.h"
 
 namespace tack::python {
 
-using runtime::CallArg;
-using runtime::Kernel;
+using driver::CallArg;
+using driver::Kernel;
 
 // numpy.generic, for NumPy scalars (unset if NumPy cannot be imported);
 // never destroyed, as Python may be finalized before static destructors run.
@@ -113,7 +113,7 @@ void read_instance(Kernel& k, size_t i, nb::handle h, std::vector<CallArg>& out,
     bad_argument(k, i, h, "expected a tack.Array, a texture, an int, a float or a @tack.device_class instance");
 }
 
-nb::object to_python(const runtime::CallResult& r) {
+nb::object to_python(const driver::CallResult& r) {
     if (!r.has_value) return nb::none();
     switch (r.dtype) {
 #define X(E, name, ctype, size)                                   \
@@ -191,8 +191,8 @@ void bind_kernel(nb::module_& m) {
         PyErr_Clear();
     }
 
-    m.def("set_debug", &runtime::set_debug, "Compile bounds-checked variants from now on (or stop).");
-    m.def("debug_enabled", &runtime::debug_enabled);
+    m.def("set_debug", &driver::set_debug, "Compile bounds-checked variants from now on (or stop).");
+    m.def("debug_enabled", &driver::debug_enabled);
 
     nb::class_<Kernel>(m, "Kernel")
         .def("__init__", [](Kernel* self, std::string name, nb::handle text, nb::handle filename, int first_line,

@@ -1,8 +1,8 @@
 """The disk cache of compiled kernels: where it lives, and clearing it.
 
-The runtime (src/runtime/disk_cache.cpp) reads and writes the entries; the
+The driver (src/driver/disk_cache.cpp) reads and writes the entries; the
 root folder rule and the marks of Tack's own files below are the same as
-disk_cache_root(), marked() and tacks_entry() in src/runtime/cache_folder.cpp.
+disk_cache_root(), marked() and tacks_entry() in src/driver/cache_folder.cpp.
 See docs/caching.md.
 """
 

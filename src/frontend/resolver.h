@@ -28,7 +28,7 @@ struct DeviceFunctionRef {
 };
 
 // The disk cache compares answers across processes by everything lowering
-// reads from them (runtime/disk_cache.cpp, fingerprint()): a new field that
+// reads from them (driver/disk_cache.cpp, fingerprint()): a new field that
 // lowering reads must join that fingerprint.
 struct Resolution {
     enum class Kind {

@@ -21,7 +21,7 @@
 #include <sstream>
 
 #include "codegen/llvm/abi.h"
-#include "runtime/pipeline.h"
+#include "driver/pipeline.h"
 #include "static_resolver.h"
 #include "syntax/ast.h"
 
@@ -55,7 +55,7 @@ bool parse_element(std::string& base, std::vector<int>* shape) {
 // Reads one type of a signature, checking all of it: dtype or element type,
 // then "[ndim]" with 1 <= ndim <= kMaxRank, then ":soa", nothing else.
 // Returns what is wrong, or "" when `s` is well formed.
-std::string parse_type(const std::string& s, runtime::ParamFacts* out) {
+std::string parse_type(const std::string& s, driver::ParamFacts* out) {
     if (s.empty()) return "a type is missing (an empty entry between commas or at either end)";
     std::string body = s;
     bool soa = false;
@@ -107,7 +107,7 @@ std::string parse_type(const std::string& s, runtime::ParamFacts* out) {
 
 // Splits --sig at its commas and reads each type, spaces around it allowed.
 // Returns what is wrong with the first malformed type, or "".
-std::string parse_signature(const std::string& sig, std::vector<runtime::ParamFacts>* out) {
+std::string parse_signature(const std::string& sig, std::vector<driver::ParamFacts>* out) {
     if (sig.empty()) return "";
     size_t start = 0;
     while (true) {
@@ -115,7 +115,7 @@ std::string parse_signature(const std::string& sig, std::vector<runtime::ParamFa
         std::string part = sig.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
         auto first = part.find_first_not_of(" \t");
         part = first == std::string::npos ? "" : part.substr(first, part.find_last_not_of(" \t") - first + 1);
-        runtime::ParamFacts f;
+        driver::ParamFacts f;
         std::string why = parse_type(part, &f);
         if (!why.empty()) return part.empty() ? why : "cannot read the type '" + part + "': " + why;
         out->push_back(f);
@@ -145,7 +145,7 @@ int run(int argc, char** argv) {
     if (file.empty()) return usage();
     // The signature is read whole before the file: a malformed one is a
     // usage error whatever the kernel.
-    std::vector<runtime::ParamFacts> sig_facts;
+    std::vector<driver::ParamFacts> sig_facts;
     if (std::string why = parse_signature(sig, &sig_facts); !why.empty()) return sig_error(sig, why);
     std::ifstream in(file);
     if (!in) {
@@ -171,16 +171,16 @@ int run(int argc, char** argv) {
             return sig_error(sig, "gives " + std::to_string(sig_facts.size()) + " types for the " +
                                       std::to_string(tree->params.size()) + " parameters of kernel '" +
                                       kernel_name + "'");
-        std::vector<runtime::ParamFacts> facts;
+        std::vector<driver::ParamFacts> facts;
         for (size_t i = 0; i < tree->params.size(); ++i) {
-            runtime::ParamFacts f{true, DType::F32, 1, true, {}, false, false};
+            driver::ParamFacts f{true, DType::F32, 1, true, {}, false, false};
             if (i < sig_facts.size()) {
                 f = sig_facts[i];
             } else if (auto& ann = tree->params[i].annotation) {
                 // An annotation Tack cannot read as a type leaves the default.
                 std::string shown = syntax::to_source(*ann);
                 std::string last = shown.substr(shown.rfind('.') == std::string::npos ? 0 : shown.rfind('.') + 1);
-                runtime::ParamFacts g{};
+                driver::ParamFacts g{};
                 if (parse_type(last, &g).empty()) f = g;
             }
             facts.push_back(f);
@@ -191,16 +191,16 @@ int run(int argc, char** argv) {
             shapes.push_back(frontend::ParamShape{f.is_array, f.ndim, f.element_shape, f.soa});
             if (f.is_array && f.dtype == DType::F64) precision = DType::F64;
         }
-        runtime::PassObserver observe;
+        driver::PassObserver observe;
         if (want_ir)
             observe = [](const char* pass, const ir::Kernel& k) {
                 std::cout << "# after " << pass << "\n" << ir::print(k) << "\n";
             };
         auto resolver = std::make_shared<tools::StaticResolver>(functions);
-        auto tmpl = runtime::build_template(*tree, resolver, shapes, observe);
-        auto typed = runtime::specialize(*tmpl, facts, precision, observe);
+        auto tmpl = driver::build_template(*tree, resolver, shapes, observe);
+        auto typed = driver::specialize(*tmpl, facts, precision, observe);
 #ifdef TACK_WITH_LLVM
-        if (want_llvm || want_llvm_raw) std::cout << runtime::llvm_ir(*typed, !want_llvm_raw);
+        if (want_llvm || want_llvm_raw) std::cout << driver::llvm_ir(*typed, !want_llvm_raw);
 #else
         if (want_llvm || want_llvm_raw) std::cerr << "tackc: built without LLVM\n";
 #endif

@@ -35,7 +35,7 @@ TEST(PromoteInt, SignedWithU64HasNoCommonType) {
 
 // The type the kernel's only store computes, before its conversion to the
 // array's dtype.
-DType stored_type(const std::string& expr, std::vector<runtime::ParamFacts> params) {
+DType stored_type(const std::string& expr, std::vector<driver::ParamFacts> params) {
     std::string text = "def k(out, a, b):\n    for i in range(len(out)):\n        out[i] = " + expr + "\n";
     auto k = typed_kernel(text, params);
     auto* st = k->body.back()->as<ir::Store>();

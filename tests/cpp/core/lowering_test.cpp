@@ -12,7 +12,7 @@ using testing::array_of;
 using testing::scalar_of;
 using testing::typed_kernel;
 
-syntax::Diagnostic diagnostic_of(const std::string& text, std::vector<runtime::ParamFacts> params,
+syntax::Diagnostic diagnostic_of(const std::string& text, std::vector<driver::ParamFacts> params,
                                  std::shared_ptr<testing::TestResolver> r = nullptr) {
     try {
         typed_kernel(text, params, r);

@@ -58,7 +58,7 @@ std::unique_ptr<ir::Kernel> lowered(const std::string& text, const TemplateInfo&
     shapes[3] = frontend::ParamShape{false, 0};  // g.shape[0]
     shapes[4] = frontend::ParamShape{false, 0};  // g.shape[1]
     shapes[5] = frontend::ParamShape{true, 1};   // out
-    return runtime::build_template(*tree, std::make_shared<testing::TestResolver>(), shapes);
+    return driver::build_template(*tree, std::make_shared<testing::TestResolver>(), shapes);
 }
 
 syntax::Diagnostic diagnostic_of(const std::string& text, const TemplateInfo& info) {

@@ -51,7 +51,7 @@ frontend::Resolution TestResolver::resolve(const std::vector<std::string>& path)
     return r;
 }
 
-std::unique_ptr<ir::Kernel> typed_kernel(const std::string& text, const std::vector<runtime::ParamFacts>& params,
+std::unique_ptr<ir::Kernel> typed_kernel(const std::string& text, const std::vector<driver::ParamFacts>& params,
                                          std::shared_ptr<TestResolver> resolver) {
     if (!resolver) resolver = std::make_shared<TestResolver>();
     auto tree = syntax::parse_function(source(text));
@@ -61,11 +61,11 @@ std::unique_ptr<ir::Kernel> typed_kernel(const std::string& text, const std::vec
         shapes.push_back(frontend::ParamShape{p.is_array, p.ndim});
         if (p.is_array && p.dtype == DType::F64) precision = DType::F64;
     }
-    auto tmpl = runtime::build_template(*tree, resolver, shapes);
-    return runtime::specialize(*tmpl, params, precision);
+    auto tmpl = driver::build_template(*tree, resolver, shapes);
+    return driver::specialize(*tmpl, params, precision);
 }
 
-runtime::ParamFacts array_of(DType t, int ndim) { return runtime::ParamFacts{true, t, ndim, true}; }
-runtime::ParamFacts scalar_of(DType t) { return runtime::ParamFacts{false, t, 0, true}; }
+driver::ParamFacts array_of(DType t, int ndim) { return driver::ParamFacts{true, t, ndim, true}; }
+driver::ParamFacts scalar_of(DType t) { return driver::ParamFacts{false, t, 0, true}; }
 
 }  // namespace tack::testing

@@ -7,9 +7,9 @@
 #include <memory>
 #include <string>
 
+#include "driver/pipeline.h"
 #include "frontend/resolver.h"
 #include "ir/ir.h"
-#include "runtime/pipeline.h"
 
 namespace tack::testing {
 
@@ -22,10 +22,10 @@ public:
 std::shared_ptr<const syntax::Source> source(const std::string& text);
 
 // Lowers `text` for the given parameter facts and settles types.
-std::unique_ptr<ir::Kernel> typed_kernel(const std::string& text, const std::vector<runtime::ParamFacts>& params,
+std::unique_ptr<ir::Kernel> typed_kernel(const std::string& text, const std::vector<driver::ParamFacts>& params,
                                          std::shared_ptr<TestResolver> resolver = nullptr);
 
-runtime::ParamFacts array_of(DType t, int ndim = 1);
-runtime::ParamFacts scalar_of(DType t);
+driver::ParamFacts array_of(DType t, int ndim = 1);
+driver::ParamFacts scalar_of(DType t);
 
 }  // namespace tack::testing

@@ -13,7 +13,7 @@
 #include "ir/ir.h"
 #include "syntax/ast.h"
 
-namespace tack::runtime {
+namespace tack::driver {
 
 using PassObserver = std::function<void(const char* pass, const ir::Kernel& k)>;
 
@@ -47,4 +47,4 @@ codegen::CompiledCpuKernel compile_cpu(const ir::Kernel& typed, const std::strin
 std::string llvm_ir(const ir::Kernel& typed, bool optimized, const codegen::EmitOptions& options = {});
 #endif
 
-}  // namespace tack::runtime
+}  // namespace tack::driver

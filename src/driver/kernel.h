@@ -1,4 +1,4 @@
-// A kernel as the runtime holds it: its source, its resolver, cached IR
+// A kernel as the driver holds it: its source, its resolver, cached IR
 // templates and compiled variants, and the dispatch path.
 //
 // Every fact baked into compiled code is in the variant key: each
@@ -15,14 +15,18 @@
 #include <vector>
 
 #include "codegen/llvm/abi.h"
+#include "driver/pipeline.h"
 #include "frontend/resolver.h"
 #include "frontend/template.h"
 #include "runtime/array.h"
 #include "runtime/caller.h"
-#include "runtime/pipeline.h"
 #include "runtime/texture.h"
 
 namespace tack::runtime {
+struct DebugState;
+}  // namespace tack::runtime
+
+namespace tack::driver {
 
 // One call argument as the binding read it. A device-class instance is an
 // Object followed by its leaves (`object->leaf_count()` more arguments).
@@ -36,8 +40,8 @@ struct CallArg {
     };
     Kind kind = Kind::Scalar;
     DType dtype = DType::I32;
-    const Array* array = nullptr;
-    const Texture3D* texture = nullptr;
+    const runtime::Array* array = nullptr;
+    const runtime::Texture3D* texture = nullptr;
     uint64_t bits = 0;
     double value = 0;
     const frontend::TemplateInfo* object = nullptr;
@@ -54,8 +58,6 @@ struct CallResult {
 void set_debug(bool on);
 bool debug_enabled();
 
-struct DebugState;
-
 class Kernel {
 public:
     Kernel(std::string name, std::shared_ptr<const syntax::Source> source, std::shared_ptr<frontend::Resolver> resolver);
@@ -67,10 +69,10 @@ public:
     // arguments and Interrupted when `caller` stopped the launch. `caller`
     // (optional) is released while compiled code runs or while this thread
     // waits for another's compile.
-    CallResult call(const CallArg* args, size_t n, Caller* caller = nullptr);  // n counts leaves too
+    CallResult call(const CallArg* args, size_t n, runtime::Caller* caller = nullptr);  // n counts leaves too
     // "ir": the IR after each pass; "llvm": LLVM IR; "asm"-free. For the
     // variant these arguments select.
-    std::string inspect(const std::string& what, const CallArg* args, size_t n, Caller* caller = nullptr);
+    std::string inspect(const std::string& what, const CallArg* args, size_t n, runtime::Caller* caller = nullptr);
     int compiled_variants() const { return static_cast<int>(variants_.size()); }
     size_t param_count();
     const std::vector<std::string>& param_names();
@@ -79,10 +81,10 @@ private:
     struct Variant;
     void check_effects(const Variant& v, const CallArg* args);
     [[noreturn]] void refuse_launch(const codegen::LaunchRefusal& r);
-    [[noreturn]] void report_debug_failure(const Variant& v, const DebugState& s);
+    [[noreturn]] void report_debug_failure(const Variant& v, const runtime::DebugState& s);
     const syntax::FunctionDef& syntax_tree();
     void check_arity(const CallArg* args, size_t n);
-    Variant& variant_for(const CallArg* args, size_t n, Caller* caller);
+    Variant& variant_for(const CallArg* args, size_t n, runtime::Caller* caller);
     const ir::Kernel& template_for(const std::vector<frontend::ParamShape>& shapes);
 
     std::string name_;
@@ -100,4 +102,4 @@ private:
     uint64_t id_;
 };
 
-}  // namespace tack::runtime
+}  // namespace tack::driver

@@ -51,7 +51,7 @@
 #include "frontend/template.h"
 #include "syntax/source.h"
 
-namespace tack::runtime {
+namespace tack::driver {
 
 // Wraps a kernel's resolver so that the disk cache learns every name it
 // answers, and the answer. Device functions it returns carry recording
@@ -113,4 +113,4 @@ void disk_cache_store(const DiskCacheSlot& slot, const frontend::Resolver& resol
 std::string disk_cache_root();
 std::string disk_cache_folder();
 
-}  // namespace tack::runtime
+}  // namespace tack::driver

@@ -1,17 +1,28 @@
-#include "runtime/kernel.h"
+#include "driver/kernel.h"
 
 #include <atomic>
 #include <cstring>
 #include <sstream>
 #include <stdexcept>
 
+#include "analysis/effects.h"
+#include "driver/disk_cache.h"
 #include "frontend/validate.h"
 #include "runtime/debug_checks.h"
-#include "runtime/disk_cache.h"
 #include "runtime/errors.h"
 #include "runtime/parallel.h"
 
-namespace tack::runtime {
+namespace tack::driver {
+
+using runtime::ArgumentError;
+using runtime::Array;
+using runtime::Caller;
+using runtime::DebugState;
+using runtime::Interrupted;
+using runtime::Layout;
+using runtime::Released;
+using runtime::StopCheck;
+using runtime::Texture3D;
 
 namespace {
 
@@ -99,43 +110,6 @@ void run_chunk(void* ctx, int64_t begin, int64_t end) {
 void set_debug(bool on) { debug_mode = on; }
 bool debug_enabled() { return debug_mode; }
 
-namespace {
-
-// What dispatch checks of each call beyond the key: arrays the kernel may
-// write (refused when read-only) and atomic targets (refused when
-// misaligned).
-struct Effects {
-    std::vector<int> written;
-    std::vector<std::pair<int, int>> atomic_targets;  // parameter, element size
-};
-
-Effects effects_of(const ir::Kernel& k) {
-    Effects e;
-    std::vector<bool> written(k.params.size()), atomic(k.params.size());
-    auto mark = [&](int a, bool is_atomic) {
-        if (k.params[a].kind != ir::ParamKind::Array) return;
-        written[a] = true;
-        if (is_atomic) atomic[a] = true;
-    };
-    auto on_expr = [&](ir::Expr& x) {
-        if (auto* at = x.as<ir::Atomic>()) mark(at->array, true);
-    };
-    auto on_stmt = [&](ir::Stmt& s) {
-        if (auto* st = s.as<ir::Store>()) mark(st->array, false);
-    };
-    auto& mk = const_cast<ir::Kernel&>(k);
-    ir::visit(mk.prologue, on_expr, on_stmt);
-    ir::visit(mk.body, on_expr, on_stmt);
-    ir::visit(mk.epilogue, on_expr, on_stmt);
-    for (size_t i = 0; i < k.params.size(); ++i) {
-        if (written[i]) e.written.push_back(static_cast<int>(i));
-        if (atomic[i]) e.atomic_targets.emplace_back(static_cast<int>(i), size_of(k.params[i].dtype));
-    }
-    return e;
-}
-
-}  // namespace
-
 struct Kernel::Variant {
     std::vector<uint32_t> key;  // each argument's words (append_key), then the flags
     std::vector<frontend::ParamShape> shapes;
@@ -143,7 +117,7 @@ struct Kernel::Variant {
     std::vector<std::string> arg_names;  // instance leaves by path: "grid.values"
     std::unique_ptr<ir::Kernel> typed;
     codegen::CompiledCpuKernel code;
-    Effects effects;
+    analysis::Effects effects;
     bool debug = false;
     bool disjoint = false;  // compiled with noalias array parameters
     std::vector<codegen::DebugAccess> debug_accesses;
@@ -315,7 +289,7 @@ Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n, Caller* call
     if (!base && !disjoint) {
         // Overlapping arrays on a first call: which of them the kernel writes
         // decides (lowering alone tells, without compiling).
-        disjoint = written_disjoint(effects_of(template_for(shapes)).written, args, n);
+        disjoint = written_disjoint(analysis::effects_of(template_for(shapes)).written, args, n);
     }
     v->key.push_back(debug | (disjoint ? kDisjointFlag : 0));
     v->debug = debug != 0;
@@ -334,7 +308,7 @@ Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n, Caller* call
         v->effects.atomic_targets = std::move(cached->facts.atomic_targets);
     } else {
         v->typed = specialize(template_for(shapes), v->facts, precision);
-        v->effects = effects_of(*v->typed);
+        v->effects = analysis::effects_of(*v->typed);
         codegen::EmitOptions options;
         options.debug = v->debug;
         options.noalias = v->disjoint;
@@ -449,7 +423,7 @@ CallResult Kernel::call(const CallArg* args, size_t n, Caller* caller) {
         if (count > 0) {
             Launch launch{v.code.body, argv};
             StopCheck stop{[](void* c) { return static_cast<Caller*>(c)->interrupted(); }, caller};
-            if (!parallel_for(count, run_chunk, &launch, caller ? &stop : nullptr)) throw Interrupted();
+            if (!runtime::parallel_for(count, run_chunk, &launch, caller ? &stop : nullptr)) throw Interrupted();
         }
         if (v.code.result) {
             r.has_value = true;
@@ -591,4 +565,4 @@ std::string Kernel::inspect(const std::string& what, const CallArg* args, size_t
 #endif
 }
 
-}  // namespace tack::runtime
+}  // namespace tack::driver

@@ -4,7 +4,7 @@
 // the choice among a key's names for closures of one text; and the
 // TACK_CACHE_LOG lines. The folders and files that hold entries are
 // cache_folder.cpp's; disk_cache.h describes the whole cache.
-#include "runtime/disk_cache.h"
+#include "driver/disk_cache.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -20,7 +20,7 @@
 #include <mutex>
 #include <map>
 
-#include "runtime/cache_folder.h"
+#include "driver/cache_folder.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -29,7 +29,7 @@
 #define TACK_VERSION "unknown"
 #endif
 
-namespace tack::runtime {
+namespace tack::driver {
 
 namespace {
 
@@ -693,4 +693,4 @@ void disk_cache_store(const DiskCacheSlot&, const frontend::Resolver&, const std
 
 #endif
 
-}  // namespace tack::runtime
+}  // namespace tack::driver

@@ -11,7 +11,7 @@
 #include <optional>
 #include <string>
 
-namespace tack::runtime {
+namespace tack::driver {
 
 constexpr char kMagic[8] = {'T', 'A', 'C', 'K', 'V', 'A', 'R', '\n'};
 constexpr uint32_t kFormat = 1;
@@ -53,4 +53,4 @@ bool ensure_marker(const std::string& folder, std::string* error);
 void evict_if_needed(const std::string& root, uint64_t written, const std::string& keep,
                      const std::function<void(const std::string& path)>& evicted);
 
-}  // namespace tack::runtime
+}  // namespace tack::driver

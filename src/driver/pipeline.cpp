@@ -1,4 +1,4 @@
-#include "runtime/pipeline.h"
+#include "driver/pipeline.h"
 
 #include "analysis/infer_types.h"
 #include "ir/verify.h"
@@ -12,7 +12,7 @@
 #include "codegen/llvm/emit_llvm.h"
 #endif
 
-namespace tack::runtime {
+namespace tack::driver {
 
 std::unique_ptr<ir::Kernel> build_template(const syntax::FunctionDef& fn, std::shared_ptr<frontend::Resolver> resolver,
                                            const std::vector<frontend::ParamShape>& shapes,
@@ -66,4 +66,4 @@ std::string llvm_ir(const ir::Kernel& typed, bool optimized, const codegen::Emit
 }
 #endif
 
-}  // namespace tack::runtime
+}  // namespace tack::driver

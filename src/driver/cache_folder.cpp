@@ -4,7 +4,7 @@
 // temporaries by name and header, and evicting least recently used entries
 // under the size cap (TACK_CACHE_MAX_BYTES). What an entry holds is
 // disk_cache.cpp's.
-#include "runtime/cache_folder.h"
+#include "driver/cache_folder.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -23,7 +23,7 @@
 #include <mutex>
 #include <vector>
 
-#include "runtime/disk_cache.h"
+#include "driver/disk_cache.h"
 
 #ifdef TACK_WITH_LLVM
 #include <llvm/Config/llvm-config.h>
@@ -33,7 +33,7 @@
 #define TACK_VERSION "unknown"
 #endif
 
-namespace tack::runtime {
+namespace tack::driver {
 
 namespace {
 
@@ -362,4 +362,4 @@ std::string disk_cache_folder() {
 #endif
 }
 
-}  // namespace tack::runtime
+}  // namespace tack::driver

@@ -1,0 +1,30 @@
+#include "analysis/effects.h"
+
+namespace tack::analysis {
+
+Effects effects_of(const ir::Kernel& k) {
+    Effects e;
+    std::vector<bool> written(k.params.size()), atomic(k.params.size());
+    auto mark = [&](int a, bool is_atomic) {
+        if (k.params[a].kind != ir::ParamKind::Array) return;
+        written[a] = true;
+        if (is_atomic) atomic[a] = true;
+    };
+    auto on_expr = [&](ir::Expr& x) {
+        if (auto* at = x.as<ir::Atomic>()) mark(at->array, true);
+    };
+    auto on_stmt = [&](ir::Stmt& s) {
+        if (auto* st = s.as<ir::Store>()) mark(st->array, false);
+    };
+    auto& mk = const_cast<ir::Kernel&>(k);
+    ir::visit(mk.prologue, on_expr, on_stmt);
+    ir::visit(mk.body, on_expr, on_stmt);
+    ir::visit(mk.epilogue, on_expr, on_stmt);
+    for (size_t i = 0; i < k.params.size(); ++i) {
+        if (written[i]) e.written.push_back(static_cast<int>(i));
+        if (atomic[i]) e.atomic_targets.emplace_back(static_cast<int>(i), size_of(k.params[i].dtype));
+    }
+    return e;
+}
+
+}  // namespace tack::analysis
