@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <functional>
 
+#include "ir/traverse.h"
+
 namespace tack::analysis {
 
 using namespace ir;
@@ -63,70 +65,11 @@ template <typename F> void each_slot(Block& b, F&& f) {
 }
 
 template <typename F> void each_slot(Expr& e, F&& f) {
-    switch (e.kind) {
-        case ExprKind::Load: for (auto& i : e.as<Load>()->indices) f(i); break;
-        case ExprKind::Unary: f(e.as<Unary>()->operand); break;
-        case ExprKind::Binary: f(e.as<Binary>()->lhs); f(e.as<Binary>()->rhs); break;
-        case ExprKind::Compare: f(e.as<Compare>()->lhs); f(e.as<Compare>()->rhs); break;
-        case ExprKind::Logical: f(e.as<Logical>()->lhs); f(e.as<Logical>()->rhs); break;
-        case ExprKind::Select: {
-            auto& x = *e.as<Select>();
-            f(x.cond);
-            f(x.if_true);
-            f(x.if_false);
-            break;
-        }
-        case ExprKind::Cast: f(e.as<Cast>()->operand); break;
-        case ExprKind::Math: for (auto& a : e.as<Math>()->args) f(a); break;
-        case ExprKind::Atomic: {
-            auto& x = *e.as<Atomic>();
-            for (auto& i : x.indices) f(i);
-            f(x.value);
-            break;
-        }
-        case ExprKind::StmtExpr:
-            each_slot(e.as<StmtExpr>()->stmts, f);
-            f(e.as<StmtExpr>()->value);
-            break;
-        default: break;
-    }
+    for_each_child(e, f, [&](Block& b) { each_slot(b, f); });
 }
 
 template <typename F> void each_slot(Stmt& s, F&& f) {
-    switch (s.kind) {
-        case StmtKind::Assign: f(s.as<Assign>()->value); break;
-        case StmtKind::Store: {
-            auto& x = *s.as<Store>();
-            f(x.value);
-            for (auto& i : x.indices) f(i);
-            break;
-        }
-        case StmtKind::Eval: f(s.as<Eval>()->value); break;
-        case StmtKind::If: {
-            auto& x = *s.as<If>();
-            f(x.cond);
-            each_slot(x.then_body, f);
-            each_slot(x.else_body, f);
-            break;
-        }
-        case StmtKind::For: {
-            auto& x = *s.as<For>();
-            f(x.start);
-            f(x.end);
-            f(x.step);
-            each_slot(x.body, f);
-            break;
-        }
-        case StmtKind::While:
-            f(s.as<While>()->cond);
-            each_slot(s.as<While>()->body, f);
-            break;
-        case StmtKind::Print:
-            for (auto& a : s.as<Print>()->args) f(a);
-            break;
-        case StmtKind::Break:
-        case StmtKind::Continue: break;
-    }
+    for_each_child(s, f, [&](Block& b) { each_slot(b, f); });
 }
 
 template <typename F> void each_slot(Kernel& k, F&& f) {

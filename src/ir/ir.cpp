@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "ir/traverse.h"
+
 namespace tack::ir {
 
 const char* to_string(UnOp op) {
@@ -132,75 +134,15 @@ void Kernel::fail(syntax::ErrorKind kind, Span span, std::string message, std::s
 
 void visit(Expr& e, const std::function<void(Expr&)>& on_expr, const std::function<void(Stmt&)>& on_stmt) {
     on_expr(e);
-    switch (e.kind) {
-        case ExprKind::Load:
-            for (auto& i : e.as<Load>()->indices) visit(*i, on_expr, on_stmt);
-            break;
-        case ExprKind::Unary: visit(*e.as<Unary>()->operand, on_expr, on_stmt); break;
-        case ExprKind::Binary:
-            visit(*e.as<Binary>()->lhs, on_expr, on_stmt);
-            visit(*e.as<Binary>()->rhs, on_expr, on_stmt);
-            break;
-        case ExprKind::Compare:
-            visit(*e.as<Compare>()->lhs, on_expr, on_stmt);
-            visit(*e.as<Compare>()->rhs, on_expr, on_stmt);
-            break;
-        case ExprKind::Logical:
-            visit(*e.as<Logical>()->lhs, on_expr, on_stmt);
-            visit(*e.as<Logical>()->rhs, on_expr, on_stmt);
-            break;
-        case ExprKind::Select:
-            visit(*e.as<Select>()->cond, on_expr, on_stmt);
-            visit(*e.as<Select>()->if_true, on_expr, on_stmt);
-            visit(*e.as<Select>()->if_false, on_expr, on_stmt);
-            break;
-        case ExprKind::Cast: visit(*e.as<Cast>()->operand, on_expr, on_stmt); break;
-        case ExprKind::Math:
-            for (auto& a : e.as<Math>()->args) visit(*a, on_expr, on_stmt);
-            break;
-        case ExprKind::Atomic:
-            for (auto& i : e.as<Atomic>()->indices) visit(*i, on_expr, on_stmt);
-            visit(*e.as<Atomic>()->value, on_expr, on_stmt);
-            break;
-        case ExprKind::StmtExpr:
-            visit(e.as<StmtExpr>()->stmts, on_expr, on_stmt);
-            visit(*e.as<StmtExpr>()->value, on_expr, on_stmt);
-            break;
-        default: break;
-    }
+    for_each_child(
+        e, [&](ExprPtr& c) { visit(*c, on_expr, on_stmt); }, [&](Block& b) { visit(b, on_expr, on_stmt); });
 }
 
 void visit(Block& b, const std::function<void(Expr&)>& on_expr, const std::function<void(Stmt&)>& on_stmt) {
     for (auto& sp : b) {
-        Stmt& s = *sp;
-        on_stmt(s);
-        switch (s.kind) {
-            case StmtKind::Assign: visit(*s.as<Assign>()->value, on_expr, on_stmt); break;
-            case StmtKind::Store:
-                visit(*s.as<Store>()->value, on_expr, on_stmt);
-                for (auto& i : s.as<Store>()->indices) visit(*i, on_expr, on_stmt);
-                break;
-            case StmtKind::Eval: visit(*s.as<Eval>()->value, on_expr, on_stmt); break;
-            case StmtKind::Print:
-                for (auto& a : s.as<Print>()->args) visit(*a, on_expr, on_stmt);
-                break;
-            case StmtKind::If:
-                visit(*s.as<If>()->cond, on_expr, on_stmt);
-                visit(s.as<If>()->then_body, on_expr, on_stmt);
-                visit(s.as<If>()->else_body, on_expr, on_stmt);
-                break;
-            case StmtKind::For:
-                visit(*s.as<For>()->start, on_expr, on_stmt);
-                visit(*s.as<For>()->end, on_expr, on_stmt);
-                visit(*s.as<For>()->step, on_expr, on_stmt);
-                visit(s.as<For>()->body, on_expr, on_stmt);
-                break;
-            case StmtKind::While:
-                visit(*s.as<While>()->cond, on_expr, on_stmt);
-                visit(s.as<While>()->body, on_expr, on_stmt);
-                break;
-            default: break;
-        }
+        on_stmt(*sp);
+        for_each_child(
+            *sp, [&](ExprPtr& c) { visit(*c, on_expr, on_stmt); }, [&](Block& inner) { visit(inner, on_expr, on_stmt); });
     }
 }
 

@@ -1,5 +1,7 @@
 #include "ir/verify.h"
 
+#include "ir/traverse.h"
+
 namespace tack::ir {
 
 namespace {
@@ -69,131 +71,133 @@ private:
         for (auto& s : b) stmt(*s, loops);
     }
 
+    // A statement's own rules, then its children through the one child
+    // list; a loop's body is one loop deeper.
     void stmt(const Stmt& s, int loops) {
         switch (s.kind) {
-            case StmtKind::Assign: {
-                auto& a = *s.as<Assign>();
-                var(a.var);
-                expr(*a.value);
-                if (typed()) same(*a.value, *k_.vars[a.var].type, "assigned value");
-                break;
-            }
+            case StmtKind::Assign: var(s.as<Assign>()->var); break;
             case StmtKind::Store: {
                 auto& st = *s.as<Store>();
                 access(st.array, st.component, "store");
                 if (k_.params[st.array].kind == ParamKind::Texture) fail("store to a texture");
-                expr(*st.value);
-                for (auto& i : st.indices) index(*i);
-                if (typed()) same(*st.value, k_.params[st.array].dtype, "stored value");
                 break;
             }
-            case StmtKind::Eval: expr(*s.as<Eval>()->value); break;
-            case StmtKind::Print:
-                for (auto& a : s.as<Print>()->args) expr(*a);
-                break;
-            case StmtKind::If:
-                expr(*s.as<If>()->cond);
-                block(s.as<If>()->then_body, loops);
-                block(s.as<If>()->else_body, loops);
-                break;
-            case StmtKind::For: {
-                auto& f = *s.as<For>();
-                var(f.var);
-                expr(*f.start);
-                expr(*f.end);
-                expr(*f.step);
-                if (typed()) {
-                    DType t = *k_.vars[f.var].type;
-                    same(*f.start, t, "range start");
-                    same(*f.end, t, "range end");
-                    same(*f.step, t, "range step");
-                }
-                block(f.body, loops + 1);
-                break;
-            }
-            case StmtKind::While:
-                expr(*s.as<While>()->cond);
-                block(s.as<While>()->body, loops + 1);
-                break;
+            case StmtKind::For: var(s.as<For>()->var); break;
             case StmtKind::Break:
                 if (loops == 0) fail("Break outside a loop");
                 break;
             case StmtKind::Continue:
                 if (loops == 0 && !in_parallel_) fail("Continue outside a loop");
                 break;
+            case StmtKind::Eval:
+            case StmtKind::Print:
+            case StmtKind::If:
+            case StmtKind::While: break;
+        }
+        bool loop = s.kind == StmtKind::For || s.kind == StmtKind::While;
+        for_each_child(
+            s, [&](const ExprPtr& c) { expr(*c); }, [&](const Block& b) { block(b, loop ? loops + 1 : loops); });
+        if (typed()) typed_stmt(s);
+    }
+
+    // The types a typed statement's children must have.
+    void typed_stmt(const Stmt& s) {
+        switch (s.kind) {
+            case StmtKind::Assign: same(*s.as<Assign>()->value, *k_.vars[s.as<Assign>()->var].type, "assigned value"); break;
+            case StmtKind::Store: {
+                auto& st = *s.as<Store>();
+                same(*st.value, k_.params[st.array].dtype, "stored value");
+                for (auto& i : st.indices) integer_index(*i);
+                break;
+            }
+            case StmtKind::For: {
+                auto& f = *s.as<For>();
+                DType t = *k_.vars[f.var].type;
+                same(*f.start, t, "range start");
+                same(*f.end, t, "range end");
+                same(*f.step, t, "range step");
+                break;
+            }
+            case StmtKind::Eval:
+            case StmtKind::Print:
+            case StmtKind::If:
+            case StmtKind::While:
+            case StmtKind::Break:
+            case StmtKind::Continue: break;
         }
     }
 
-    void index(const Expr& e) {
-        expr(e);
-        if (typed() && !is_int(e.dtype())) fail("non-integer index: " + print(e, k_));
+    void integer_index(const Expr& e) {
+        if (!is_int(e.dtype())) fail("non-integer index: " + print(e, k_));
     }
 
+    // An expression's own rules, then its children through the one child
+    // list. Loop control inside an inlined body (a StmtExpr) is checked by
+    // the loops in that body.
     void expr(const Expr& e) {
         if (typed() && !e.type) fail(std::string("untyped ") + to_string(e.kind) + ": " + print(e, k_));
         switch (e.kind) {
             case ExprKind::VarRef: var(e.as<VarRef>()->var); break;
-            case ExprKind::Load:
-                access(e.as<Load>()->array, e.as<Load>()->component, "load");
-                for (auto& i : e.as<Load>()->indices) index(*i);
-                break;
+            case ExprKind::Load: access(e.as<Load>()->array, e.as<Load>()->component, "load"); break;
             case ExprKind::ArrayDim: array(e.as<ArrayDim>()->array, "extent"); break;
-            case ExprKind::Unary:
-                expr(*e.as<Unary>()->operand);
-                if (typed() && e.as<Unary>()->op != UnOp::Not) same(*e.as<Unary>()->operand, e.dtype(), "operand");
-                break;
-            case ExprKind::Binary: {
-                auto& b = *e.as<Binary>();
-                expr(*b.lhs);
-                expr(*b.rhs);
-                if (typed()) {
-                    same(*b.lhs, e.dtype(), "left operand");
-                    if (!(b.op == BinOp::Pow && is_int(e.dtype()))) same(*b.rhs, e.dtype(), "right operand");
-                }
-                break;
-            }
-            case ExprKind::Compare:
-                expr(*e.as<Compare>()->lhs);
-                expr(*e.as<Compare>()->rhs);
-                if (typed()) same(*e.as<Compare>()->rhs, e.as<Compare>()->lhs->dtype(), "compared operand");
-                break;
-            case ExprKind::Logical:
-                expr(*e.as<Logical>()->lhs);
-                expr(*e.as<Logical>()->rhs);
-                break;
-            case ExprKind::Select:
-                expr(*e.as<Select>()->cond);
-                expr(*e.as<Select>()->if_true);
-                expr(*e.as<Select>()->if_false);
-                if (typed()) {
-                    same(*e.as<Select>()->if_true, e.dtype(), "selected value");
-                    same(*e.as<Select>()->if_false, e.dtype(), "selected value");
-                }
-                break;
-            case ExprKind::Cast: expr(*e.as<Cast>()->operand); break;
-            case ExprKind::Math:
-                for (auto& a : e.as<Math>()->args) {
-                    expr(*a);
-                    if (typed()) same(*a, e.dtype(), "math argument");
-                }
-                break;
             case ExprKind::Atomic: {
                 auto& a = *e.as<Atomic>();
                 access(a.array, a.component, "atomic");
                 if (k_.params[a.array].kind != ParamKind::Array) fail("atomic on an array that is not a parameter");
-                for (auto& i : a.indices) index(*i);
-                expr(*a.value);
-                if (typed()) {
-                    same(*a.value, k_.params[a.array].dtype, "atomic operand");
-                    same(e, k_.params[a.array].dtype, "atomic result");
-                }
                 break;
             }
-            case ExprKind::StmtExpr:
-                block(e.as<StmtExpr>()->stmts, 0x1000);  // loop control inside inlined bodies is checked by their loops
-                expr(*e.as<StmtExpr>()->value);
+            case ExprKind::IntConst:
+            case ExprKind::FloatConst:
+            case ExprKind::Unary:
+            case ExprKind::Binary:
+            case ExprKind::Compare:
+            case ExprKind::Logical:
+            case ExprKind::Select:
+            case ExprKind::Cast:
+            case ExprKind::Math:
+            case ExprKind::StmtExpr: break;
+        }
+        for_each_child(e, [&](const ExprPtr& c) { expr(*c); }, [&](const Block& b) { block(b, 0x1000); });
+        if (typed()) typed_expr(e);
+    }
+
+    // The types a typed expression's children must have.
+    void typed_expr(const Expr& e) {
+        switch (e.kind) {
+            case ExprKind::Load:
+                for (auto& i : e.as<Load>()->indices) integer_index(*i);
                 break;
-            default: break;
+            case ExprKind::Unary:
+                if (e.as<Unary>()->op != UnOp::Not) same(*e.as<Unary>()->operand, e.dtype(), "operand");
+                break;
+            case ExprKind::Binary: {
+                auto& b = *e.as<Binary>();
+                same(*b.lhs, e.dtype(), "left operand");
+                if (!(b.op == BinOp::Pow && is_int(e.dtype()))) same(*b.rhs, e.dtype(), "right operand");
+                break;
+            }
+            case ExprKind::Compare: same(*e.as<Compare>()->rhs, e.as<Compare>()->lhs->dtype(), "compared operand"); break;
+            case ExprKind::Select:
+                same(*e.as<Select>()->if_true, e.dtype(), "selected value");
+                same(*e.as<Select>()->if_false, e.dtype(), "selected value");
+                break;
+            case ExprKind::Math:
+                for (auto& a : e.as<Math>()->args) same(*a, e.dtype(), "math argument");
+                break;
+            case ExprKind::Atomic: {
+                auto& a = *e.as<Atomic>();
+                for (auto& i : a.indices) integer_index(*i);
+                same(*a.value, k_.params[a.array].dtype, "atomic operand");
+                same(e, k_.params[a.array].dtype, "atomic result");
+                break;
+            }
+            case ExprKind::IntConst:
+            case ExprKind::FloatConst:
+            case ExprKind::VarRef:
+            case ExprKind::ArrayDim:
+            case ExprKind::Logical:
+            case ExprKind::Cast:
+            case ExprKind::StmtExpr: break;
         }
     }
 
