@@ -21,6 +21,7 @@
 #include <map>
 
 #include "driver/cache_folder.h"
+#include "driver/pipeline.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -573,7 +574,7 @@ Found use_entry(std::string_view payload, uint64_t checksum, frontend::Resolver&
     std::string object = in.str();
     if (!in.ok() || !in.at_end()) return corrupt("malformed payload");
 
-    auto code = codegen::load_object(std::move(object), names, why);
+    auto code = codegen::load_object(std::move(object), names, host_symbols(), why);
     if (!code) return Found::Unlinkable;
     out->code = std::move(*code);
     out->code.result_type = out->facts.result_type;

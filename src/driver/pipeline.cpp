@@ -10,6 +10,8 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include "codegen/llvm/emit_llvm.h"
+#include "runtime/debug_checks.h"
+#include "runtime/print.h"
 #endif
 
 namespace tack::driver {
@@ -45,13 +47,21 @@ std::unique_ptr<ir::Kernel> specialize(const ir::Kernel& tmpl, const std::vector
 }
 
 #ifdef TACK_WITH_LLVM
+const codegen::HostSymbols& host_symbols() {
+    static const codegen::HostSymbols symbols = {
+        {"tack_rt_print", reinterpret_cast<void*>(&tack_rt_print)},
+        {"tack_rt_bounds_failure", reinterpret_cast<void*>(&tack_rt_bounds_failure)},
+    };
+    return symbols;
+}
+
 codegen::CompiledCpuKernel compile_cpu(const ir::Kernel& typed, const std::string& unique_prefix, bool keep_ir,
                                        const codegen::EmitOptions& options,
                                        std::vector<codegen::DebugAccess>* debug_accesses) {
     auto ctx = std::make_unique<llvm::LLVMContext>();
     codegen::EntryNames names;
     auto m = codegen::emit_llvm(typed, *ctx, unique_prefix, options, &names, debug_accesses);
-    return codegen::jit_compile(std::move(m), std::move(ctx), names, keep_ir);
+    return codegen::jit_compile(std::move(m), std::move(ctx), names, host_symbols(), keep_ir);
 }
 
 std::string llvm_ir(const ir::Kernel& typed, bool optimized, const codegen::EmitOptions& options) {

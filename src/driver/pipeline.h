@@ -43,6 +43,10 @@ std::unique_ptr<ir::Kernel> specialize(const ir::Kernel& tmpl, const std::vector
 codegen::CompiledCpuKernel compile_cpu(const ir::Kernel& typed, const std::string& unique_prefix, bool keep_ir,
                                        const codegen::EmitOptions& options = {},
                                        std::vector<codegen::DebugAccess>* debug_accesses = nullptr);
+// The runtime's functions that CPU kernels call (print, debug reports),
+// for the JIT to link them.
+const codegen::HostSymbols& host_symbols();
+
 // The LLVM IR of a typed kernel, optimized as compile_cpu would.
 std::string llvm_ir(const ir::Kernel& typed, bool optimized, const codegen::EmitOptions& options = {});
 #endif

@@ -16,8 +16,6 @@
 
 #include <mutex>
 
-#include "runtime/debug_checks.h"
-#include "runtime/print.h"
 #include "syntax/source.h"
 
 #ifdef __SIZEOF_INT128__
@@ -59,6 +57,7 @@ struct Jit {
     std::optional<llvm::orc::JITTargetMachineBuilder> jtmb;
     std::mutex mutex;
     uint64_t next_dylib = 0;  // names each object's private JITDylib
+    bool host_defined = false;  // the driver's host symbols, defined at the first link
 
     // Made on first use: a process that only links cached objects never
     // needs LLVM's code generator.
@@ -106,12 +105,7 @@ Jit& jit() {
             j->lljit->getDataLayout().getGlobalPrefix());
         if (!gen) syntax::internal_error(kPass, "no process symbol generator: " + to_string(gen.takeError()));
         j->lljit->getMainJITDylib().addGenerator(std::move(*gen));
-        // The runtime's helpers, which the extension module does not export.
-        llvm::orc::SymbolMap runtime_symbols;
-        runtime_symbols[j->lljit->mangleAndIntern("tack_rt_print")] = {
-            llvm::orc::ExecutorAddr::fromPtr(&tack_rt_print), llvm::JITSymbolFlags::Exported};
-        runtime_symbols[j->lljit->mangleAndIntern("tack_rt_bounds_failure")] = {
-            llvm::orc::ExecutorAddr::fromPtr(&tack_rt_bounds_failure), llvm::JITSymbolFlags::Exported};
+        llvm::orc::SymbolMap support_symbols;
 #ifdef __SIZEOF_INT128__
         // 128-bit division (trip counts are computed in 128 bits) lowers to
         // calls into the compiler's support library, which this module links
@@ -120,11 +114,11 @@ Jit& jit() {
                                      {"__modti3", reinterpret_cast<void*>(&__modti3)},
                                      {"__udivti3", reinterpret_cast<void*>(&__udivti3)},
                                      {"__umodti3", reinterpret_cast<void*>(&__umodti3)}})
-            runtime_symbols[j->lljit->mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+            support_symbols[j->lljit->mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
                                                                llvm::JITSymbolFlags::Exported};
 #endif
-        if (auto err = j->lljit->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(runtime_symbols))))
-            syntax::internal_error(kPass, "cannot define runtime symbols: " + to_string(std::move(err)));
+        if (auto err = j->lljit->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(support_symbols))))
+            syntax::internal_error(kPass, "cannot define support symbols: " + to_string(std::move(err)));
         return j;
     }();
     return *instance;
@@ -201,7 +195,7 @@ std::string optimize_and_print(llvm::Module& m) {
 }
 
 CompiledCpuKernel jit_compile(std::unique_ptr<llvm::Module> m, std::unique_ptr<llvm::LLVMContext> ctx,
-                              const EntryNames& names, bool keep_ir) {
+                              const EntryNames& names, const HostSymbols& host, bool keep_ir) {
     Jit& j = jit();
     std::string object, ir;
     {
@@ -216,15 +210,25 @@ CompiledCpuKernel jit_compile(std::unique_ptr<llvm::Module> m, std::unique_ptr<l
     m.reset();
     ctx.reset();
     std::string error;
-    auto out = load_object(std::move(object), names, &error);
+    auto out = load_object(std::move(object), names, host, &error);
     if (!out) syntax::internal_error(kPass, "cannot link a freshly compiled kernel: " + error);
     out->optimized_ir = std::move(ir);
     return std::move(*out);
 }
 
-std::optional<CompiledCpuKernel> load_object(std::string object, const EntryNames& names, std::string* error) {
+std::optional<CompiledCpuKernel> load_object(std::string object, const EntryNames& names, const HostSymbols& host,
+                                             std::string* error) {
     Jit& j = jit();
     std::lock_guard<std::mutex> lock(j.mutex);
+    if (!j.host_defined) {
+        llvm::orc::SymbolMap symbols;
+        for (auto& h : host)
+            symbols[j.lljit->mangleAndIntern(h.name)] = {llvm::orc::ExecutorAddr::fromPtr(h.address),
+                                                        llvm::JITSymbolFlags::Exported};
+        if (auto err = j.lljit->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(symbols))))
+            syntax::internal_error(kPass, "cannot define host symbols: " + to_string(std::move(err)));
+        j.host_defined = true;
+    }
     auto& session = j.lljit->getExecutionSession();
     auto dylib = j.lljit->createJITDylib("tack.object." + std::to_string(j.next_dylib++));
     if (!dylib) {

@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "codegen/llvm/abi.h"
 #include "codegen/llvm/emit_llvm.h"
@@ -48,14 +49,25 @@ std::string host_cpu_description();
 // where the description is the same.
 const std::string& target_description();
 
+// Functions of the host process that compiled code calls by name (print,
+// debug reports), which the extension module does not export. The driver
+// names them: codegen never includes the runtime. Every call passes the same
+// list; the JIT defines it when it first links an object.
+struct HostSymbol {
+    const char* name;
+    void* address;
+};
+using HostSymbols = std::vector<HostSymbol>;
+
 // Optimizes and compiles `m`. `keep_ir` keeps the optimized IR text.
 CompiledCpuKernel jit_compile(std::unique_ptr<llvm::Module> m, std::unique_ptr<llvm::LLVMContext> ctx,
-                              const EntryNames& names, bool keep_ir);
+                              const EntryNames& names, const HostSymbols& host, bool keep_ir);
 
 // Links an object made by jit_compile, in this process or another, and looks
 // up its entry points. Returns nothing and sets `error` when the object
 // cannot be linked; the caller then compiles afresh.
-std::optional<CompiledCpuKernel> load_object(std::string object, const EntryNames& names, std::string* error);
+std::optional<CompiledCpuKernel> load_object(std::string object, const EntryNames& names, const HostSymbols& host,
+                                             std::string* error);
 
 // Optimizes `m` in place as jit_compile would and prints it.
 std::string optimize_and_print(llvm::Module& m);
