@@ -545,7 +545,6 @@ std::string Kernel::inspect(const std::string& what, const CallArg* args, size_t
         // A variant from the disk cache has no IR until it is asked for.
         v->typed = specialize(template_for(v->shapes), v->facts, precision_of(v->facts));
     }
-    const ir::Kernel* typed = v->typed.get();
     if (what == "ir") {
         // Re-run the pipeline with an observer to show each pass.
         PassObserver observe = [&](const char* pass, const ir::Kernel& k) {
@@ -559,7 +558,7 @@ std::string Kernel::inspect(const std::string& what, const CallArg* args, size_t
     codegen::EmitOptions options;
     options.debug = v->debug;
     options.noalias = v->disjoint;
-    return llvm_ir(*typed, what == "llvm", options);
+    return llvm_ir(*v->typed, what == "llvm", options);
 #else
     throw ArgumentError(ArgumentError::Kind::Runtime, "this build of Tack has no LLVM backend");
 #endif
