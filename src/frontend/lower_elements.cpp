@@ -11,13 +11,6 @@ namespace tack::frontend {
 using namespace syntax;
 using ir::ExprPtr;
 
-namespace {
-
-// A literal component index (negative counts from the end); -1 for any
-// other expression. A literal outside [0, extent) is an error.
-
-}  // namespace
-
 int Lowerer::element_array(const Expr& e) {
     int array = -1;
     if (auto* n = e.as<Name>()) {

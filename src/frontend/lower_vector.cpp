@@ -398,11 +398,8 @@ void Lowerer::store_component(const syntax::Expr& index, const std::vector<int>&
     std::vector<ExprPtr> runtime;
     for (size_t d = 0; d < parts.size(); ++d) {
         fixed.push_back(literal(*parts[d], shape[d]));
-        runtime.push_back(fixed[d] < 0 ? pure(scalar(*parts[d], d == 0 && parts.size() == 2 ? "a row index"
-                                                                : parts.size() == 2   ? "a column index"
-                                                                                      : "a component index"),
-                                              out)
-                                       : nullptr);
+        const char* what = parts.size() == 1 ? "a component index" : d == 0 ? "a row index" : "a column index";
+        runtime.push_back(fixed[d] < 0 ? pure(scalar(*parts[d], what), out) : nullptr);
     }
     std::function<void(size_t, int, ir::Block&)> select = [&](size_t d, int flat, ir::Block& at) {
         if (d == parts.size()) {

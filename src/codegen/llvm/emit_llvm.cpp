@@ -546,8 +546,6 @@ Value* Emitter::bounds_check(int array, const std::vector<Value*>& idx, Span spa
     auto* cont = block("bounds.ok");
     b_.CreateCondBr(ok, cont, fail_bb);
     b_.SetInsertPoint(fail_bb);
-    int id = static_cast<int>(debug_accesses_->size());
-    debug_accesses_->push_back(DebugAccess{array, span, static_cast<int>(idx.size())});
     auto* values = entry_alloca(llvm::ArrayType::get(i64(), 16), "bounds.values");
     for (size_t d = 0; d < idx.size(); ++d) b_.CreateStore(idx[d], b_.CreateConstGEP1_64(i64(), values, d));
     if (extent_total) {
@@ -555,9 +553,7 @@ Value* Emitter::bounds_check(int array, const std::vector<Value*>& idx, Span spa
     } else {
         for (size_t d = 0; d < a.shape.size(); ++d) b_.CreateStore(a.shape[d], b_.CreateConstGEP1_64(i64(), values, 8 + d));
     }
-    auto callee = m_.getOrInsertFunction(
-        "tack_rt_bounds_failure", llvm::FunctionType::get(b_.getVoidTy(), {ptr(), b_.getInt32Ty(), ptr()}, false));
-    b_.CreateCall(callee, {debug_state_, b_.getInt32(id), values});
+    report_failure(DebugAccess{array, span, static_cast<int>(idx.size())}, values);
     b_.CreateBr(cont);
     b_.SetInsertPoint(cont);
     return ok;
@@ -568,14 +564,20 @@ void Emitter::check_divisor(Value* by_zero, Span span) {
     auto* cont = block("divisor.ok");
     b_.CreateCondBr(by_zero, fail_bb, cont);
     b_.SetInsertPoint(fail_bb);
+    report_failure(DebugAccess{-1, span, 0, DebugAccess::Check::ZeroDivisor},
+                   entry_alloca(llvm::ArrayType::get(i64(), 16), "bounds.values"));
+    b_.CreateBr(cont);
+    b_.SetInsertPoint(cont);
+}
+
+// Records `check` and reports it, with the 16 words at `values`, to the
+// runtime, which keeps the first report of a launch.
+void Emitter::report_failure(DebugAccess check, Value* values) {
     int id = static_cast<int>(debug_accesses_->size());
-    debug_accesses_->push_back(DebugAccess{-1, span, 0, DebugAccess::Check::ZeroDivisor});
-    auto* values = entry_alloca(llvm::ArrayType::get(i64(), 16), "bounds.values");
+    debug_accesses_->push_back(check);
     auto callee = m_.getOrInsertFunction(
         "tack_rt_bounds_failure", llvm::FunctionType::get(b_.getVoidTy(), {ptr(), b_.getInt32Ty(), ptr()}, false));
     b_.CreateCall(callee, {debug_state_, b_.getInt32(id), values});
-    b_.CreateBr(cont);
-    b_.SetInsertPoint(cont);
 }
 
 // Runs `emit_access` only where the access is in bounds (always outside

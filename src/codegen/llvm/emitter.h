@@ -81,6 +81,7 @@ private:
     // interval or a zero step.
     // Debug mode: reports a division by zero (`by_zero` true) at `span`.
     void check_divisor(Value* by_zero, Span span);
+    void report_failure(DebugAccess check, Value* values);
     Value* trip_count_wide(Value* start, Value* end, Value* step, DType t);
     // The same, capped at 2^63 - 1, for a sequential loop's 64-bit counter.
     Value* trip_count(Value* start, Value* end, Value* step, DType t);
