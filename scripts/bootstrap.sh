@@ -11,7 +11,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-examples}"
 
-apt_packages=(cmake ninja-build g++ llvm-19-dev clang-19 libclang-rt-19-dev libgtest-dev libtbb-dev zlib1g-dev libzstd-dev libxxhash-dev)
+# OpenCL: the ICD loader, headers and PoCL, which runs the OpenCL backend on
+# the CPU. hipcc and the ROCm device libraries compile generated HIP source
+# to AMD code objects in the compile checks (nothing runs it here).
+apt_packages=(cmake ninja-build g++ llvm-19-dev clang-19 libclang-rt-19-dev libgtest-dev libtbb-dev zlib1g-dev libzstd-dev
+  libxxhash-dev ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo)
+if [ "$mode" = test ]; then
+  apt_packages+=(hipcc libamdhip64-dev rocm-device-libs)
+fi
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -44,6 +51,8 @@ case "$mode" in
     "$python" examples/run_all.py
     ;;
   test)
+    # PoCL's own kernel cache, fresh for this run.
+    export POCL_CACHE_DIR="${POCL_CACHE_DIR:-$(mktemp -d -t tack-pocl-XXXXXX)}"
     echo "== C++ tests"
     (cd build && ctest --output-on-failure -j"$(nproc)")
     echo "== parser fuzzing (bounded)"

@@ -404,16 +404,20 @@ void bind_array(nb::module_& m) {
     nb::class_<Array>(m, "Array",
                       "Typed, shaped storage on a device. Create arrays with tack.zeros, tack.array and friends.")
         .def_static("_empty", [](nb::handle shape, nb::handle dtype, std::vector<int> element_shape,
-                                 const std::string& layout) {
-            return Array::empty(shape_arg(shape), dtype_from_object(dtype), std::move(element_shape), layout_arg(layout));
+                                 const std::string& layout, const std::string& device) {
+            Array a = Array::empty(shape_arg(shape), dtype_from_object(dtype), std::move(element_shape),
+                                   layout_arg(layout));
+            place_on(a, device);
+            return a;
         })
-        .def_static("_copy_of", [](nb::ndarray<nb::ro, nb::c_contig> src) {
+        .def_static("_copy_of", [](nb::ndarray<nb::ro, nb::c_contig> src, const std::string& device) {
             auto t = from_dlpack_dtype(src.dtype());
             if (!t) throw nb::type_error("unsupported NumPy dtype; Tack arrays hold i8..i64, u8..u64, f32, f64");
             std::vector<int64_t> shape;
             for (size_t d = 0; d < src.ndim(); ++d) shape.push_back(static_cast<int64_t>(src.shape(d)));
             Array a = Array::empty(shape, *t);
             if (src.nbytes()) std::memcpy(a.data(), src.data(), src.nbytes());
+            place_on(a, device);
             return a;
         })
         .def_prop_ro("shape", [](const Array& a) {
@@ -440,6 +444,8 @@ void bind_array(nb::module_& m) {
         }, "Byte strides, as NumPy reports them.")
         .def_prop_ro("is_contiguous", &Array::contiguous)
         .def_prop_ro("readonly", &Array::readonly)
+        .def_prop_ro("device", [](const Array& a) { return a.storage()->device_name(); },
+                     "The backend the array belongs to: \"cpu\", \"opencl\".")
         .def_prop_ro("ptr", [](const Array& a) { return reinterpret_cast<uintptr_t>(a.data()); })
         .def("__len__", [](const Array& a) {
             if (a.ndim() == 0) throw nb::type_error("len() of a 0-d array");

@@ -18,6 +18,8 @@ void bind_texture(nb::module_& m) {
         .def("__init__", [](Texture3D* self, const Array& source, int64_t width, int64_t height, int64_t depth) {
             try {
                 new (self) Texture3D(source, width, height, depth);
+                // The snapshot lives where the array does.
+                place_on(self->storage(), source.storage()->device_name());
             } catch (const std::domain_error& e) {
                 throw nb::type_error(e.what());
             } catch (const std::invalid_argument& e) {

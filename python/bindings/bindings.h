@@ -3,6 +3,8 @@
 
 #include <nanobind/nanobind.h>
 
+#include <string>
+
 #include "runtime/array.h"
 
 namespace nb = nanobind;
@@ -13,6 +15,11 @@ void bind_array(nb::module_& m);
 void bind_kernel(nb::module_& m);
 void bind_texture(nb::module_& m);
 void bind_errors(nb::module_& m);
+void bind_device(nb::module_& m);
+
+// New storage on `device` ("cpu", "opencl"): attaches the backend's device
+// copy; raises RuntimeError naming what is missing when it cannot start.
+void place_on(const runtime::Array& a, const std::string& device);
 
 // The tack.<dtype> objects the Python package registered, by DType index.
 nb::object dtype_object(DType t);

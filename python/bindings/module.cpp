@@ -6,6 +6,7 @@ NB_MODULE(_core, m) {
     // which hold the kernel: such cycles live until exit by design.
     nb::set_leak_warnings(false);
     tack::python::bind_errors(m);
+    tack::python::bind_device(m);
     tack::python::bind_array(m);
     tack::python::bind_texture(m);
     tack::python::bind_kernel(m);

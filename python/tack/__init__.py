@@ -106,9 +106,6 @@ _core._set_exception_types(
     }
 )
 
-_default_device = "cpu"
-
-
 def set_debug(on=True):
     """Debug mode: kernels compiled from now on check every array index
     against its extent, skip an out-of-range access (a load gives 0) and make
@@ -128,22 +125,25 @@ if _os.environ.get("TACK_DEBUG", "") not in ("", "0"):
 
 
 def available_devices():
-    """The backends this build can run on this machine."""
-    return ["cpu"]
+    """The backends that start on this machine: "cpu" first (in a build with
+    LLVM), then "opencl" when an OpenCL platform with a device is found."""
+    return _core.available_devices()
 
 
 def set_default_device(name):
-    """Selects the backend kernels run on. Only "cpu" exists in this build."""
-    global _default_device
-    if name not in available_devices():
-        raise RuntimeError(
-            f"device {name!r} is not available; this build runs on {', '.join(available_devices())}"
-        )
-    _default_device = name
+    """Selects the device new arrays are created on (unless `device=` says
+    otherwise) and kernels without array arguments run on. TACK_DEVICE sets
+    it at import. A device that cannot start raises RuntimeError naming what
+    is missing."""
+    _core.set_default_device(str(name))
 
 
 def get_default_device():
-    return _default_device
+    return _core.default_device()
+
+
+if _os.environ.get("TACK_DEVICE"):
+    set_default_device(_os.environ["TACK_DEVICE"])
 
 
 from . import algorithms  # noqa: E402  (its kernels need the names above)

@@ -24,20 +24,26 @@ def _element(dtype, layout):
     return _dtypes.as_dtype(dtype), (), "aos"
 
 
-def empty(shape, dtype=_dtypes.f32, layout="aos"):
+def _device(device):
+    return _core.default_device() if device is None else str(device)
+
+
+def empty(shape, dtype=_dtypes.f32, layout="aos", device=None):
     """A new array with unspecified contents. `dtype` is a scalar type or a
     vector or matrix element type (tack.vec3f, tack.mat33d, tack.vector(n,
     dtype), ...), whose components are interleaved ("aos", one element after
-    another) or, with layout="soa", stored as a structure of arrays."""
+    another) or, with layout="soa", stored as a structure of arrays. The
+    array is on `device` ("cpu", "opencl"), by default the default device
+    (tack.set_default_device)."""
     scalar, element_shape, layout = _element(dtype, layout)
-    return Array._empty(_shape(shape), scalar.name, list(element_shape), layout)
+    return Array._empty(_shape(shape), scalar.name, list(element_shape), layout, _device(device))
 
 
-def full(shape, value, dtype=_dtypes.f32, layout="aos"):
+def full(shape, value, dtype=_dtypes.f32, layout="aos", device=None):
     """A new array with every element `value`: a number, or for vector and
     matrix elements also one element's components (a sequence or NumPy
     array of the element's shape)."""
-    a = empty(shape, dtype, layout)
+    a = empty(shape, dtype, layout, device)
     if a.element_shape and not isinstance(value, (int, float, np.number)):
         np.copyto(a.numpy(), np.asarray(value, dtype=a.dtype.numpy), casting="same_kind")
     else:
@@ -45,15 +51,15 @@ def full(shape, value, dtype=_dtypes.f32, layout="aos"):
     return a
 
 
-def zeros(shape, dtype=_dtypes.f32, layout="aos"):
-    return full(shape, 0, dtype, layout)
+def zeros(shape, dtype=_dtypes.f32, layout="aos", device=None):
+    return full(shape, 0, dtype, layout, device)
 
 
-def ones(shape, dtype=_dtypes.f32, layout="aos"):
-    return full(shape, 1, dtype, layout)
+def ones(shape, dtype=_dtypes.f32, layout="aos", device=None):
+    return full(shape, 1, dtype, layout, device)
 
 
-def array(data, dtype=None, layout="aos"):
+def array(data, dtype=None, layout="aos", device=None):
     """A new array holding a copy of `data` (a NumPy array or anything
     numpy.asarray accepts). Without `dtype`, NumPy's dtype is kept; it must be
     one of Tack's ten. With a vector or matrix element type, the last
@@ -65,7 +71,7 @@ def array(data, dtype=None, layout="aos"):
             raise ValueError(
                 f"tack.array: data of shape {src.shape} does not end in the {dtype!r} element shape {dtype.shape}"
             )
-        a = empty(src.shape[: src.ndim - k], dtype, layout)
+        a = empty(src.shape[: src.ndim - k], dtype, layout, device)
         np.copyto(a.numpy(), src.astype(dtype.numpy, copy=False))
         return a
     _element(dtype if dtype is not None else _dtypes.f32, layout)
@@ -73,7 +79,7 @@ def array(data, dtype=None, layout="aos"):
         src = src.astype(_dtypes.as_dtype(dtype).numpy, copy=False)
     else:
         _dtypes.as_dtype(src.dtype)
-    return Array._copy_of(np.ascontiguousarray(src))
+    return Array._copy_of(np.ascontiguousarray(src), _device(device))
 
 
 def copyto(dst, src):
@@ -91,8 +97,10 @@ def copyto(dst, src):
 
 
 def sync():
-    """Waits for queued launches. CPU launches are synchronous, so this
-    returns at once there."""
+    """Waits for queued launches on every device. CPU launches are
+    synchronous; reading an array on another device waits for the launches
+    queued before it."""
+    _core.sync()
 
 
 def array_from_ptr(address, shape, dtype, strides=None, readonly=True, owner=None):

@@ -12,7 +12,7 @@ import re
 import stat
 import sys
 
-# One subfolder per entry format, Tack version and LLVM version: "v1-0.1.0-llvm19".
+# One subfolder per entry format, Tack version and LLVM version: "v2-0.1.0-llvm19".
 _VERSION_FOLDER = re.compile(r"v(\d+)-")
 # The marker a version folder carries when Tack made it; only marked folders are cleared.
 _MARKER = "CACHEDIR.TAG"

@@ -8,6 +8,20 @@ from tack._arrays import (
 )
 
 
+def available_devices() -> list[str]:
+    """The backends that start on this machine, CPU first."""
+
+def known_devices() -> list[str]:
+    """Every backend name this build knows."""
+
+def set_default_device(arg: str, /) -> None: ...
+
+def default_device() -> str: ...
+
+def device_unavailable_reason(arg: str, /) -> str: ...
+
+def sync() -> None: ...
+
 def array_from_ptr(address: int, shape: object, dtype: object, strides: object | None = None, readonly: bool = True, owner: object | None = None) -> Array:
     """
     An array viewing external host memory at `address` (no copy). Strides are in bytes, row-major when omitted. The caller keeps the memory alive, or passes `owner`, an object the array keeps referenced.
@@ -57,6 +71,10 @@ class Array:
 
     @property
     def readonly(self) -> bool: ...
+
+    @property
+    def device(self) -> str:
+        """The backend the array belongs to: "cpu", "opencl"."""
 
     @property
     def ptr(self) -> int: ...

@@ -88,8 +88,6 @@ std::shared_ptr<frontend::TemplateInfo> recording_template(const frontend::Templ
     return copy;
 }
 
-#ifdef TACK_WITH_LLVM
-
 namespace {
 
 // ---- Byte strings
@@ -469,7 +467,7 @@ std::string choose_candidate(const DiskCacheSlot& slot, uint32_t bindings) {
 
 }  // namespace
 
-DiskCacheSlot disk_cache_slot(const std::string& kernel, const syntax::Source& source,
+DiskCacheSlot disk_cache_slot(backends::Backend& backend, const std::string& kernel, const syntax::Source& source,
                               const std::vector<uint32_t>& variant_key,
                               const std::vector<const frontend::TemplateInfo*>& templates) {
     DiskCacheSlot slot;
@@ -483,7 +481,8 @@ DiskCacheSlot disk_cache_slot(const std::string& kernel, const syntax::Source& s
     w.str("tack disk cache key");
     w.u32(kFormat);
     w.str(identity());
-    w.str(codegen::target_description());
+    w.str(backend.name());
+    w.str(backend.target_description());
     w.str(kernel);
     w.str(source.text);
     w.str(source.filename);
@@ -529,7 +528,7 @@ Found read_entry(const std::string& path, const DiskCacheSlot& slot, std::string
 }
 
 // Checks an intact payload's names against `resolver` and links its code.
-Found use_entry(std::string_view payload, uint64_t checksum, frontend::Resolver& resolver,
+Found use_entry(std::string_view payload, uint64_t checksum, backends::Backend& backend, frontend::Resolver& resolver,
                 const std::vector<const frontend::TemplateInfo*>& templates, CachedVariant* out, uint32_t* bindings,
                 std::string* why) {
     if (XXH3_64bits(payload.data(), payload.size()) != checksum) {
@@ -567,23 +566,19 @@ Found use_entry(std::string_view payload, uint64_t checksum, frontend::Resolver&
         int param = static_cast<int>(in.u32());
         out->facts.atomic_targets.emplace_back(param, static_cast<int>(in.u32()));
     }
-    codegen::EntryNames names;
-    names.count = in.str();
-    names.body = in.str();
-    names.result = in.str();
-    std::string object = in.str();
+    std::string backend_name = in.str();
+    std::string code = in.str();
     if (!in.ok() || !in.at_end()) return corrupt("malformed payload");
+    if (backend_name != backend.name()) return corrupt("another backend's code");
 
-    auto code = codegen::load_object(std::move(object), names, host_symbols(), why);
-    if (!code) return Found::Unlinkable;
-    out->code = std::move(*code);
-    out->code.result_type = out->facts.result_type;
-    return Found::Hit;
+    out->code = backend.load(code, why);
+    return out->code ? Found::Hit : Found::Unlinkable;
 }
 
 }  // namespace
 
-std::optional<CachedVariant> disk_cache_load(const DiskCacheSlot& slot, frontend::Resolver& resolver,
+std::optional<CachedVariant> disk_cache_load(const DiskCacheSlot& slot, backends::Backend& backend,
+                                             frontend::Resolver& resolver,
                                              const std::vector<const frontend::TemplateInfo*>& templates) {
     if (slot.path.empty()) return std::nullopt;
     // One log line per lookup: the hit, else the first candidate's failure,
@@ -597,7 +592,7 @@ std::optional<CachedVariant> disk_cache_load(const DiskCacheSlot& slot, frontend
         uint32_t bindings = 0;
         CachedVariant out;
         Found found = read_entry(path, slot, &payload, &checksum, &why);
-        if (found == Found::Hit) found = use_entry(payload, checksum, resolver, templates, &out, &bindings, &why);
+        if (found == Found::Hit) found = use_entry(payload, checksum, backend, resolver, templates, &out, &bindings, &why);
         if (found == Found::Hit) {
             // The modification time orders eviction: a hit makes the entry the newest.
             ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);
@@ -615,8 +610,11 @@ std::optional<CachedVariant> disk_cache_load(const DiskCacheSlot& slot, frontend
 
 void disk_cache_store(const DiskCacheSlot& slot, const frontend::Resolver& resolver,
                       const std::vector<const frontend::TemplateInfo*>& recorded_templates,
-                      const codegen::CompiledCpuKernel& code, const DispatchFacts& facts) {
-    if (slot.path.empty() || code.object.empty()) return;
+                      const backends::Backend& backend, const backends::Executable& code,
+                      const DispatchFacts& facts) {
+    if (slot.path.empty()) return;
+    std::string bytes = code.serialize();
+    if (bytes.empty()) return;
     auto* recorded = dynamic_cast<const RecordingResolver*>(&resolver);
     if (!recorded) return;
     Writer payload;
@@ -634,10 +632,8 @@ void disk_cache_store(const DiskCacheSlot& slot, const frontend::Resolver& resol
         payload.u32(static_cast<uint32_t>(p));
         payload.u32(static_cast<uint32_t>(size));
     }
-    payload.str(code.entry_names.count);
-    payload.str(code.entry_names.body);
-    payload.str(code.entry_names.result);
-    payload.str(code.object);
+    payload.str(backend.name());
+    payload.str(bytes);
 
     const std::string& body = payload.bytes();
     std::string file(kMagic, sizeof kMagic);
@@ -675,23 +671,5 @@ void disk_cache_store(const DiskCacheSlot& slot, const frontend::Resolver& resol
                     [&](const std::string& evicted) { log("evicted", slot, evicted); });
 }
 
-#else
-
-DiskCacheSlot disk_cache_slot(const std::string& kernel, const syntax::Source&, const std::vector<uint32_t>&,
-                              const std::vector<const frontend::TemplateInfo*>&) {
-    DiskCacheSlot slot;
-    slot.kernel = kernel;
-    return slot;
-}
-
-std::optional<CachedVariant> disk_cache_load(const DiskCacheSlot&, frontend::Resolver&,
-                                             const std::vector<const frontend::TemplateInfo*>&) {
-    return std::nullopt;
-}
-
-void disk_cache_store(const DiskCacheSlot&, const frontend::Resolver&, const std::vector<const frontend::TemplateInfo*>&,
-                      const codegen::CompiledCpuKernel&, const DispatchFacts&) {}
-
-#endif
 
 }  // namespace tack::driver

@@ -1,10 +1,11 @@
 // The disk cache: compiled kernel variants shared across processes.
 //
-// One entry holds one variant: its object code, the facts dispatch reads
+// One entry holds one variant: its backend's name and compiled code, the facts dispatch reads
 // from the typed IR, and every name lowering resolved with the answer it got
 // (device functions' own names too, recursively). Its key is a 128-bit
 // XXH3 hash of what the code depends on besides those answers: Tack's
-// version and build, the target (codegen::target_description), the kernel's
+// version and build, the backend and its target (Backend::target_description),
+// the kernel's
 // name, source text and position in its file, and the variant key (each
 // argument's facts, debug mode, and whatever joins the key later).
 //
@@ -46,7 +47,7 @@
 #include <utility>
 #include <vector>
 
-#include "codegen/llvm/jit.h"
+#include "backends/backend.h"
 #include "frontend/resolver.h"
 #include "frontend/template.h"
 #include "syntax/source.h"
@@ -82,28 +83,30 @@ struct DiskCacheSlot {
 // every fact that selects a variant selects an entry too; `templates` are
 // the instance arguments in order, whose ids in the key are process-local
 // and are replaced by their contents.
-DiskCacheSlot disk_cache_slot(const std::string& kernel, const syntax::Source& source,
+DiskCacheSlot disk_cache_slot(backends::Backend& backend, const std::string& kernel, const syntax::Source& source,
                               const std::vector<uint32_t>& variant_key,
                               const std::vector<const frontend::TemplateInfo*>& templates = {});
 
 struct CachedVariant {
-    codegen::CompiledCpuKernel code;  // linked, with its result type set
+    std::unique_ptr<backends::Executable> code;  // loaded by the slot's backend
     DispatchFacts facts;
 };
 
-// The slot's entry, linked into this process, if it is intact and every
+// The slot's entry, loaded by `backend`, if it is intact and every
 // name it recorded resolves through `resolver` (and the instances' methods)
 // as it did when it was stored.
-std::optional<CachedVariant> disk_cache_load(const DiskCacheSlot& slot, frontend::Resolver& resolver,
+std::optional<CachedVariant> disk_cache_load(const DiskCacheSlot& slot, backends::Backend& backend,
+                                             frontend::Resolver& resolver,
                                              const std::vector<const frontend::TemplateInfo*>& templates = {});
 
-// Stores freshly compiled code with every name `resolver` (made by
+// Stores freshly compiled code (the backend's serialized executable) with every name `resolver` (made by
 // recording_resolver) and the instances' methods (made by
 // recording_template) have answered. Failures are silent: the cache only
 // saves time.
 void disk_cache_store(const DiskCacheSlot& slot, const frontend::Resolver& resolver,
                       const std::vector<const frontend::TemplateInfo*>& recorded_templates,
-                      const codegen::CompiledCpuKernel& code, const DispatchFacts& facts);
+                      const backends::Backend& backend, const backends::Executable& code,
+                      const DispatchFacts& facts);
 
 // $TACK_CACHE_DIR, else the first absolute one of $XDG_CACHE_HOME/tack,
 // $HOME/.cache/tack and the password database's home/.cache/tack; empty

@@ -6,22 +6,20 @@
 #include <stdexcept>
 
 #include "analysis/effects.h"
+#include "backends/registry.h"
+#include "codegen/cfamily/emit_c.h"
 #include "driver/disk_cache.h"
 #include "frontend/validate.h"
-#include "runtime/debug_checks.h"
 #include "runtime/errors.h"
-#include "runtime/parallel.h"
 
 namespace tack::driver {
 
 using runtime::ArgumentError;
 using runtime::Array;
 using runtime::Caller;
-using runtime::DebugState;
 using runtime::Interrupted;
 using runtime::Layout;
 using runtime::Released;
-using runtime::StopCheck;
 using runtime::Texture3D;
 
 namespace {
@@ -37,6 +35,7 @@ constexpr uint32_t kTextureTag = 3u << 28;
 constexpr uint32_t kDebugFlag = 1;
 constexpr uint32_t kDisjointFlag = 2;
 constexpr uint32_t kObjectTag = 4u << 28;  // | the instance's signature id
+constexpr int kBackendShift = 8;           // flags: the backend's index in known_backends()
 
 // Bits 20-27 dtype, 12-19 rank, 5-10 the element's shape (rows or length,
 // then columns: a 2x2 matrix and a 4-vector differ), 1 a structure of
@@ -95,20 +94,25 @@ bool key_matches(const CallArg& a, DType precision, const std::vector<uint32_t>&
     return same;
 }
 
-struct Launch {
-    codegen::BodyFn body;
-    void** argv;
-};
-
-void run_chunk(void* ctx, int64_t begin, int64_t end) {
-    auto* l = static_cast<Launch*>(ctx);
-    l->body(l->argv, begin, end);
-}
-
 }  // namespace
 
 void set_debug(bool on) { debug_mode = on; }
 bool debug_enabled() { return debug_mode; }
+
+namespace {
+std::mutex default_device_mutex;
+std::string default_device_name = "cpu";
+}  // namespace
+
+void set_default_device(const std::string& name) {
+    std::lock_guard<std::mutex> hold(default_device_mutex);
+    default_device_name = name;
+}
+
+std::string default_device() {
+    std::lock_guard<std::mutex> hold(default_device_mutex);
+    return default_device_name;
+}
 
 struct Kernel::Variant {
     std::vector<uint32_t> key;  // each argument's words (append_key), then the flags
@@ -116,7 +120,9 @@ struct Kernel::Variant {
     std::vector<ParamFacts> facts;
     std::vector<std::string> arg_names;  // instance leaves by path: "grid.values"
     std::unique_ptr<ir::Kernel> typed;
-    codegen::CompiledCpuKernel code;
+    backends::Backend* backend = nullptr;
+    std::unique_ptr<backends::Executable> code;
+    std::optional<DType> result_type;
     analysis::Effects effects;
     bool debug = false;
     bool disjoint = false;  // compiled with noalias array parameters
@@ -197,14 +203,65 @@ bool written_disjoint(const std::vector<int>& written, const CallArg* args, size
 
 }  // namespace
 
+namespace {
+
+const std::string& device_of(const CallArg& a) {
+    return a.kind == CallArg::Kind::Array ? a.array->storage()->device_name()
+                                          : a.texture->storage().storage()->device_name();
+}
+
+size_t index_of(const std::string& backend) {
+    auto& names = backends::known_backends();
+    for (size_t i = 0; i < names.size(); ++i)
+        if (names[i] == backend) return i;
+    throw ArgumentError(ArgumentError::Kind::Value, "Tack has no backend named '" + backend + "'");
+}
+
+}  // namespace
+
+std::string Kernel::arg_name(const CallArg* args, size_t n, size_t at) {
+    const auto& names = param_names();
+    for (size_t i = 0, user = 0; i < n && user < names.size(); ++user) {
+        if (i == at) return names[user];
+        if (args[i].kind == CallArg::Kind::Object) {
+            const auto& leaves = args[i].object->leaf_names;
+            if (at > i && at <= i + leaves.size()) return names[user] + "." + leaves[at - i - 1];
+            i += leaves.size();
+        }
+        ++i;
+    }
+    return "#" + std::to_string(at);
+}
+
+size_t Kernel::backend_index(const CallArg* args, size_t n) {
+    // The arrays' device; every array of a launch must be on the same one.
+    const CallArg* first = nullptr;
+    for (size_t i = 0; i < n; ++i) {
+        const CallArg& a = args[i];
+        if (a.kind != CallArg::Kind::Array && a.kind != CallArg::Kind::Texture) continue;
+        if (!first) {
+            first = &a;
+        } else if (device_of(a) != device_of(*first)) {
+            auto name = [&](const CallArg& x) { return "'" + arg_name(args, n, static_cast<size_t>(&x - args)) + "'"; };
+            throw ArgumentError(ArgumentError::Kind::Value,
+                                "kernel '" + name_ + "': arguments on two devices: " + name(*first) + " is on " +
+                                    device_of(*first) + " and " + name(a) + " on " + device_of(a) +
+                                    "; one launch runs on one device (copy an array across with tack.array(x, "
+                                    "device=...))");
+        }
+    }
+    return index_of(first ? device_of(*first) : default_device());
+}
+
 Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n, Caller* caller) {
     DType precision = float_precision_of(args, n);
     uint32_t debug = debug_mode.load(std::memory_order_relaxed) ? 1 : 0;
+    uint32_t backend = static_cast<uint32_t>(backend_index(args, n)) << kBackendShift;
     auto facts_match = [&](const Variant& v) {
         size_t at = 0;
         for (size_t i = 0; i < n; ++i)
             if (!key_matches(args[i], precision, v.key, at)) return false;
-        return at + 1 == v.key.size() && (v.key[at] & kDebugFlag) == debug;
+        return at + 1 == v.key.size() && (v.key[at] & ~kDisjointFlag) == (debug | backend);
     };
     // The cached path: compare keys in place, newest variant first; then the
     // disjointness of this call's storage picks between the two variants.
@@ -291,147 +348,108 @@ Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n, Caller* call
         // decides (lowering alone tells, without compiling).
         disjoint = written_disjoint(analysis::effects_of(template_for(shapes)).written, args, n);
     }
-    v->key.push_back(debug | (disjoint ? kDisjointFlag : 0));
+    v->key.push_back(debug | backend | (disjoint ? kDisjointFlag : 0));
     v->debug = debug != 0;
     v->disjoint = disjoint;
-#ifdef TACK_WITH_LLVM
-    // The disk cache stands in for lowering, typing and LLVM, so whatever a
-    // variant reads from its typed IR travels in the entry (DispatchFacts).
-    // Debug variants report failures from their IR and always compile.
-    // Instances join the disk key by content: their ids are process-local.
+    std::string why_not;
+    const std::string& backend_name = backends::known_backends()[backend >> kBackendShift];
+    v->backend = backends::find_backend(backend_name, &why_not);
+    if (!v->backend) throw ArgumentError(ArgumentError::Kind::Runtime, "kernel '" + name_ + "': " + why_not);
+    // The disk cache stands in for lowering, typing and compiling, so
+    // whatever a variant reads from its typed IR travels in the entry
+    // (DispatchFacts). Debug variants report failures from their IR and
+    // always compile. Instances join the disk key by content: their ids are
+    // process-local.
     std::vector<uint32_t> disk_key = v->key;
     for (size_t word : object_words) disk_key[word] = kObjectTag;
-    DiskCacheSlot disk_slot = v->debug ? DiskCacheSlot{} : disk_cache_slot(name_, *source_, disk_key, instances);
-    if (auto cached = disk_cache_load(disk_slot, *resolver_, instances)) {
+    DiskCacheSlot disk_slot =
+        v->debug ? DiskCacheSlot{} : disk_cache_slot(*v->backend, name_, *source_, disk_key, instances);
+    if (auto cached = disk_cache_load(disk_slot, *v->backend, *resolver_, instances)) {
         v->code = std::move(cached->code);
+        v->result_type = cached->facts.result_type;
         v->effects.written = std::move(cached->facts.written);
         v->effects.atomic_targets = std::move(cached->facts.atomic_targets);
     } else {
         v->typed = specialize(template_for(shapes), v->facts, precision);
         v->effects = analysis::effects_of(*v->typed);
-        codegen::EmitOptions options;
-        options.debug = v->debug;
-        options.noalias = v->disjoint;
-        v->code = compile_cpu(*v->typed, "tack.k" + std::to_string(id_) + ".v" + std::to_string(variants_.size()),
-                              false, options, &v->debug_accesses);
-        v->code.result_type = v->typed->result_type;
-        disk_cache_store(disk_slot, *resolver_, recorded, v->code,
-                         DispatchFacts{v->code.result_type, v->effects.written, v->effects.atomic_targets});
+        v->result_type = v->typed->result_type;
+        backends::Compiled compiled = v->backend->compile(*v->typed, compile_options(*v));
+        v->code = std::move(compiled.code);
+        v->debug_accesses = std::move(compiled.debug_accesses);
+        disk_cache_store(disk_slot, *resolver_, recorded, *v->backend, *v->code,
+                         DispatchFacts{v->result_type, v->effects.written, v->effects.atomic_targets});
     }
-#else
-    v->typed = specialize(template_for(shapes), v->facts, precision);
-    throw ArgumentError(ArgumentError::Kind::Runtime,
-                        "kernel '" + name_ + "': this build of Tack has no CPU backend (built without LLVM)");
-#endif
     variants_.push_back(std::move(v));
     last_ = variants_.back().get();
     return *last_;
+}
+
+backends::CompileOptions Kernel::compile_options(const Variant& v) const {
+    backends::CompileOptions o;
+    o.symbol_prefix = "tack.k" + std::to_string(id_) + ".v" + std::to_string(variants_.size());
+    o.debug = v.debug;
+    o.noalias = v.disjoint;
+    return o;
 }
 
 CallResult Kernel::call(const CallArg* args, size_t n, Caller* caller) {
     Variant& v = variant_for(args, n, caller);
     DType precision = precision_of(v.facts);
 
+    // Each parameter as compiled code receives it: a texture as its
+    // snapshot, never the source array; a Python float at the variant's
+    // precision.
     constexpr size_t kInline = 16;
-    void* argv_small[kInline];
-    codegen::ArrayArg arrays_small[kInline];
-    uint64_t scalars_small[kInline];
-    std::vector<void*> argv_big;
-    std::vector<codegen::ArrayArg> arrays_big;
-    std::vector<uint64_t> scalars_big;
-    void** argv = argv_small;
-    codegen::ArrayArg* arrays = arrays_small;
-    uint64_t* scalars = scalars_small;
+    backends::LaunchArg packed_small[kInline];
+    std::vector<backends::LaunchArg> packed_big;
+    backends::LaunchArg* packed = packed_small;
     if (n > kInline) {
-        argv_big.resize(n);
-        arrays_big.resize(n);
-        scalars_big.resize(n);
-        argv = argv_big.data();
-        arrays = arrays_big.data();
-        scalars = scalars_big.data();
+        packed_big.resize(n);
+        packed = packed_big.data();
     }
     for (size_t i = 0; i < n; ++i) {
         const CallArg& a = args[i];
+        backends::LaunchArg& slot = packed[i];
+        slot = {};
         switch (a.kind) {
-            case CallArg::Kind::Array: {
-                const Array& arr = *a.array;
-                codegen::ArrayArg& slot = arrays[i];
-                slot.data = arr.data();
-                for (int d = 0; d < arr.ndim(); ++d) {
-                    slot.shape[d] = arr.shape()[d];
-                    slot.strides[d] = arr.strides()[d];
-                }
-                slot.component_stride = arr.element().component_stride;
-                argv[i] = &slot;
-                break;
-            }
-            case CallArg::Kind::Texture: {
-                // The snapshot, never the source array.
-                const Array& texels = a.texture->storage();
-                codegen::ArrayArg& slot = arrays[i];
-                slot.data = texels.data();
-                for (int d = 0; d < 3; ++d) {
-                    slot.shape[d] = texels.shape()[d];
-                    slot.strides[d] = texels.strides()[d];
-                }
-                slot.component_stride = 1;
-                argv[i] = &slot;
-                break;
-            }
-            case CallArg::Kind::Scalar:
-                scalars[i] = a.bits;
-                argv[i] = &scalars[i];
-                break;
-            case CallArg::Kind::Object: argv[i] = nullptr; break;
+            case CallArg::Kind::Array: slot.array = a.array; break;
+            case CallArg::Kind::Texture: slot.array = &a.texture->storage(); break;
+            case CallArg::Kind::Scalar: slot.bits = a.bits; break;
+            case CallArg::Kind::Object: break;
             case CallArg::Kind::PythonFloat:
                 if (precision == DType::F32) {
                     float f = static_cast<float>(a.value);
-                    scalars[i] = 0;
-                    std::memcpy(&scalars[i], &f, sizeof f);
+                    std::memcpy(&slot.bits, &f, sizeof f);
                 } else {
-                    std::memcpy(&scalars[i], &a.value, sizeof a.value);
+                    std::memcpy(&slot.bits, &a.value, sizeof a.value);
                 }
-                argv[i] = &scalars[i];
                 break;
         }
     }
 
     check_effects(v, args);
-    DebugState debug_state;
-    void* argv_debug[kInline + 1];
-    if (v.debug) {
-        // The debug state pointer follows the arguments.
-        void** with_state = argv_debug;
-        if (n + 1 > kInline + 1) {
-            argv_big.push_back(nullptr);
-            with_state = argv_big.data();
-        } else {
-            std::memcpy(argv_debug, argv, n * sizeof(void*));
-        }
-        with_state[n] = &debug_state;
-        argv = with_state;
-    }
-
+    backends::LaunchRequest request;
+    request.args = packed;
+    request.count = n;
+    request.debug = v.debug;
+    request.result_type = v.result_type;
+    request.written = &v.effects.written;
+    request.caller = caller;
     // Compiled code touches nothing of the caller's: the arguments are
     // packed, and the caller keeps their objects alive.
-    CallResult r;
+    backends::LaunchOutcome outcome;
     {
         Released running(caller);
-        codegen::LaunchRefusal refusal;
-        int64_t count = v.code.count(argv, &refusal);
-        if (count < 0) refuse_launch(refusal);
-        if (count > 0) {
-            Launch launch{v.code.body, argv};
-            StopCheck stop{[](void* c) { return static_cast<Caller*>(c)->interrupted(); }, caller};
-            if (!runtime::parallel_for(count, run_chunk, &launch, caller ? &stop : nullptr)) throw Interrupted();
-        }
-        if (v.code.result) {
-            r.has_value = true;
-            r.dtype = *v.code.result_type;
-            v.code.result(argv, &r.bits);
-        }
+        outcome = v.backend->launch(*v.code, request);
     }
-    if (v.debug && debug_state.failed.load()) report_debug_failure(v, debug_state);
+    if (outcome.refusal.reason != codegen::LaunchRefusal::None) refuse_launch(v, outcome.refusal);
+    if (outcome.debug_failure >= 0) report_debug_failure(v, outcome);
+    CallResult r;
+    if (outcome.has_result) {
+        r.has_value = true;
+        r.dtype = *v.result_type;
+        r.bits = outcome.result_bits;
+    }
     return r;
 }
 
@@ -448,7 +466,7 @@ std::string decimal(unsigned __int128 x) {
 
 }  // namespace
 
-void Kernel::refuse_launch(const codegen::LaunchRefusal& r) {
+void Kernel::refuse_launch(const Variant& v, const codegen::LaunchRefusal& r) {
     if (r.reason == codegen::LaunchRefusal::StepNotPositive)
         throw ArgumentError(ArgumentError::Kind::Value, "kernel '" + name_ + "': the parallel loop's range step is " +
                                                             std::to_string(r.step) + "; it must be positive");
@@ -462,10 +480,12 @@ void Kernel::refuse_launch(const codegen::LaunchRefusal& r) {
         factors += (d ? " x " : "") + decimal(c);
     }
     std::string count = beyond ? "more than 2^128" : decimal(total);
+    const backends::Capabilities& can = v.backend->capabilities();
     throw ArgumentError(ArgumentError::Kind::Value,
                         "kernel '" + name_ + "': the launch has " + count + " iterations" +
                             (r.ndims > 1 ? " (" + factors + ")" : "") + ", more than the limit of " +
-                            std::to_string(INT64_MAX) + " (2^63 - 1) iterations of one CPU launch");
+                            decimal(can.max_iterations) + " (" + can.max_iterations_text + ") iterations of one " +
+                            v.backend->display_name() + " launch");
 }
 
 void Kernel::check_effects(const Variant& v, const CallArg* args) {
@@ -477,7 +497,7 @@ void Kernel::check_effects(const Variant& v, const CallArg* args) {
                                     "' is bound to a read-only array, but the kernel may write it");
     }
     for (auto [p, size] : v.effects.atomic_targets) {
-        auto address = reinterpret_cast<uintptr_t>(args[p].array->data());
+        auto address = reinterpret_cast<uintptr_t>(args[p].array->address());
         if (address % size != 0)
             throw ArgumentError(ArgumentError::Kind::Value,
                                 "kernel '" + name_ + "': parameter '" + v.arg_names[p] + "' is the target of an atomic " +
@@ -489,8 +509,8 @@ void Kernel::check_effects(const Variant& v, const CallArg* args) {
     }
 }
 
-void Kernel::report_debug_failure(const Variant& v, const DebugState& s) {
-    const codegen::DebugAccess& a = v.debug_accesses.at(s.access);
+void Kernel::report_debug_failure(const Variant& v, const backends::LaunchOutcome& s) {
+    const codegen::DebugAccess& a = v.debug_accesses.at(static_cast<size_t>(s.debug_failure));
     const auto& origins = v.typed->origins;
     auto where = [&] {
         std::string at;
@@ -511,25 +531,27 @@ void Kernel::report_debug_failure(const Variant& v, const DebugState& s) {
         return t + (n == 1 ? ",)" : ")");
     };
     std::string what = p.kind == ir::ParamKind::LocalArray ? "local array '" : "array '";
-    std::string msg = "kernel '" + name_ + "': index " + list(s.values, a.index_count) + " is out of bounds for " +
+    std::string msg = "kernel '" + name_ + "': index " + list(s.debug_values, a.index_count) + " is out of bounds for " +
                       what + p.name + "'";
     if (a.index_count == p.ndim) {
-        msg += " with shape " + list(s.values + 8, p.ndim);
+        msg += " with shape " + list(s.debug_values + 8, p.ndim);
         for (int d = 0; d < p.ndim; ++d)
-            if (s.values[d] < 0 || s.values[d] >= s.values[8 + d]) {
-                msg += " (dimension " + std::to_string(d) + " has extent " + std::to_string(s.values[8 + d]) + ")";
+            if (s.debug_values[d] < 0 || s.debug_values[d] >= s.debug_values[8 + d]) {
+                msg += " (dimension " + std::to_string(d) + " has extent " + std::to_string(s.debug_values[8 + d]) + ")";
                 break;
             }
     } else {
-        msg += " of " + std::to_string(s.values[8]) + " elements (flat index)";
+        msg += " of " + std::to_string(s.debug_values[8]) + " elements (flat index)";
     }
     throw ArgumentError(ArgumentError::Kind::Index, msg + where());
 }
 
 std::string Kernel::inspect(const std::string& what, const CallArg* args, size_t n, Caller* caller) {
-    if (what != "ir" && what != "llvm" && what != "llvm-unoptimized")
+    auto dialect = codegen::cfamily::dialect_named(what);
+    if (what != "ir" && what != "llvm" && what != "llvm-unoptimized" && !dialect)
         throw ArgumentError(ArgumentError::Kind::Value,
-                            "inspect() takes \"ir\", \"llvm\" or \"llvm-unoptimized\", not \"" + what + "\"");
+                            "inspect() takes \"ir\", \"llvm\", \"llvm-unoptimized\", \"cuda\", \"hip\", "
+                            "\"opencl\" or \"metal\", not \"" + what + "\"");
     std::ostringstream out;
     Variant* v = last_;
     if (n == 0 && param_count() != 0) {
@@ -554,14 +576,16 @@ std::string Kernel::inspect(const std::string& what, const CallArg* args, size_t
         specialize(*tmpl, v->facts, precision_of(v->facts), observe);
         return out.str();
     }
-#ifdef TACK_WITH_LLVM
-    codegen::EmitOptions options;
-    options.debug = v->debug;
-    options.noalias = v->disjoint;
-    return llvm_ir(*v->typed, what == "llvm", options);
-#else
-    throw ArgumentError(ArgumentError::Kind::Runtime, "this build of Tack has no LLVM backend");
-#endif
+    if (dialect) {
+        codegen::cfamily::EmitOptions options;
+        options.debug = v->debug;
+        return codegen::cfamily::emit_c(*v->typed, *dialect, options).text;
+    }
+    // LLVM IR is the CPU backend's, whichever device the variant is for.
+    std::string why_not;
+    backends::Backend* cpu = backends::find_backend("cpu", &why_not);
+    if (!cpu) throw ArgumentError(ArgumentError::Kind::Runtime, "kernel '" + name_ + "': " + why_not);
+    return cpu->inspect(what, *v->typed, compile_options(*v));
 }
 
 }  // namespace tack::driver

@@ -14,17 +14,13 @@
 #include <string>
 #include <vector>
 
-#include "codegen/llvm/abi.h"
+#include "backends/backend.h"
 #include "driver/pipeline.h"
 #include "frontend/resolver.h"
 #include "frontend/template.h"
 #include "runtime/array.h"
 #include "runtime/caller.h"
 #include "runtime/texture.h"
-
-namespace tack::runtime {
-struct DebugState;
-}  // namespace tack::runtime
 
 namespace tack::driver {
 
@@ -58,6 +54,12 @@ struct CallResult {
 void set_debug(bool on);
 bool debug_enabled();
 
+// The device a launch with no array arguments runs on, and new arrays are
+// created on ("cpu" unless tack.set_default_device or TACK_DEVICE said
+// otherwise). The caller checks that the backend is available.
+void set_default_device(const std::string& name);
+std::string default_device();
+
 class Kernel {
 public:
     Kernel(std::string name, std::shared_ptr<const syntax::Source> source, std::shared_ptr<frontend::Resolver> resolver);
@@ -80,8 +82,11 @@ public:
 private:
     struct Variant;
     void check_effects(const Variant& v, const CallArg* args);
-    [[noreturn]] void refuse_launch(const codegen::LaunchRefusal& r);
-    [[noreturn]] void report_debug_failure(const Variant& v, const runtime::DebugState& s);
+    backends::CompileOptions compile_options(const Variant& v) const;
+    size_t backend_index(const CallArg* args, size_t n);
+    std::string arg_name(const CallArg* args, size_t n, size_t at);
+    [[noreturn]] void refuse_launch(const Variant& v, const codegen::LaunchRefusal& r);
+    [[noreturn]] void report_debug_failure(const Variant& v, const backends::LaunchOutcome& s);
     const syntax::FunctionDef& syntax_tree();
     void check_arity(const CallArg* args, size_t n);
     Variant& variant_for(const CallArg* args, size_t n, runtime::Caller* caller);

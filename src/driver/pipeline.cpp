@@ -4,15 +4,6 @@
 #include "ir/verify.h"
 #include "transforms/localize_iteration_state.h"
 
-#ifdef TACK_WITH_LLVM
-#include <llvm/IR/LLVMContext.h>
-#include <llvm/IR/Module.h>
-#include <llvm/Support/raw_ostream.h>
-
-#include "codegen/llvm/emit_llvm.h"
-#include "runtime/debug_checks.h"
-#include "runtime/print.h"
-#endif
 
 namespace tack::driver {
 
@@ -45,35 +36,5 @@ std::unique_ptr<ir::Kernel> specialize(const ir::Kernel& tmpl, const std::vector
     if (observe) observe("infer_types", *k);
     return k;
 }
-
-#ifdef TACK_WITH_LLVM
-const codegen::HostSymbols& host_symbols() {
-    static const codegen::HostSymbols symbols = {
-        {"tack_rt_print", reinterpret_cast<void*>(&tack_rt_print)},
-        {"tack_rt_bounds_failure", reinterpret_cast<void*>(&tack_rt_bounds_failure)},
-    };
-    return symbols;
-}
-
-codegen::CompiledCpuKernel compile_cpu(const ir::Kernel& typed, const std::string& unique_prefix, bool keep_ir,
-                                       const codegen::EmitOptions& options,
-                                       std::vector<codegen::DebugAccess>* debug_accesses) {
-    auto ctx = std::make_unique<llvm::LLVMContext>();
-    codegen::EntryNames names;
-    auto m = codegen::emit_llvm(typed, *ctx, unique_prefix, options, &names, debug_accesses);
-    return codegen::jit_compile(std::move(m), std::move(ctx), names, host_symbols(), keep_ir);
-}
-
-std::string llvm_ir(const ir::Kernel& typed, bool optimized, const codegen::EmitOptions& options) {
-    llvm::LLVMContext ctx;
-    codegen::EntryNames names;
-    auto m = codegen::emit_llvm(typed, ctx, "tack.inspect", options, &names);
-    if (optimized) return codegen::optimize_and_print(*m);
-    std::string s;
-    llvm::raw_string_ostream os(s);
-    m->print(os, nullptr);
-    return os.str();
-}
-#endif
 
 }  // namespace tack::driver

@@ -1,5 +1,5 @@
 // The compiler pipeline, as a script: source -> syntax tree -> kernel IR
-// template -> typed variant -> LLVM -> machine code. `tackc --ir` and
+// template -> typed variant, which a backend compiles. `tackc --ir` and
 // inspect("ir") print the IR after each pass through the observer.
 #pragma once
 
@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "codegen/llvm/jit.h"
 #include "frontend/lower.h"
 #include "ir/ir.h"
 #include "syntax/ast.h"
@@ -38,17 +37,5 @@ struct ParamFacts {
 std::unique_ptr<ir::Kernel> specialize(const ir::Kernel& tmpl, const std::vector<ParamFacts>& params,
                                        DType float_precision, const PassObserver& observe = {});
 
-#ifdef TACK_WITH_LLVM
-// Emits and JIT-compiles a typed kernel. `unique_prefix` names its symbols.
-codegen::CompiledCpuKernel compile_cpu(const ir::Kernel& typed, const std::string& unique_prefix, bool keep_ir,
-                                       const codegen::EmitOptions& options = {},
-                                       std::vector<codegen::DebugAccess>* debug_accesses = nullptr);
-// The runtime's functions that CPU kernels call (print, debug reports),
-// for the JIT to link them.
-const codegen::HostSymbols& host_symbols();
-
-// The LLVM IR of a typed kernel, optimized as compile_cpu would.
-std::string llvm_ir(const ir::Kernel& typed, bool optimized, const codegen::EmitOptions& options = {});
-#endif
 
 }  // namespace tack::driver

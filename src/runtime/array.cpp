@@ -44,6 +44,11 @@ std::shared_ptr<Storage> Storage::allocate(size_t bytes) {
     return s;
 }
 
+const std::string& Storage::device_name() const {
+    static const std::string cpu = "cpu";
+    return device ? device->device() : cpu;
+}
+
 std::shared_ptr<Storage> Storage::wrap(char* data, size_t bytes, bool readonly, std::shared_ptr<void> owner) {
     auto s = std::make_shared<Storage>();
     s->data = data;
@@ -146,7 +151,7 @@ int64_t Array::size() const {
 
 std::pair<uintptr_t, uintptr_t> Array::byte_span() const {
     if (!element_.shape.empty()) return scalars().byte_span();
-    auto base = reinterpret_cast<uintptr_t>(data());
+    auto base = reinterpret_cast<uintptr_t>(address());
     if (size() == 0) return {base, base};
     int64_t lo = 0, hi = 0;
     for (size_t d = 0; d < shape_.size(); ++d) {

@@ -1,5 +1,6 @@
-// Typed, shaped, strided storage on a device (today: host memory for the
-// CPU backend). Views share their storage.
+// Typed, shaped, strided storage in host memory, with a copy on a device
+// for arrays of a GPU-style backend (runtime/device_copy.h). Views share
+// their storage.
 #pragma once
 
 #include <cstdint>
@@ -7,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/device_copy.h"
 #include "tack/dtype.h"
 
 namespace tack::runtime {
@@ -16,6 +18,10 @@ struct Storage {
     size_t bytes = 0;
     bool readonly = false;
     std::shared_ptr<void> owner;  // keeps external memory alive; frees owned memory
+    std::shared_ptr<DeviceCopy> device;  // null for an array of the CPU
+
+    // The backend the storage belongs to: "cpu" or its device copy's.
+    const std::string& device_name() const;
 
     // Owned, 64-byte aligned, uninitialized.
     static std::shared_ptr<Storage> allocate(size_t bytes);
@@ -71,7 +77,14 @@ public:
     int64_t size() const;  // elements
     bool contiguous() const { return contiguous_; }
     bool readonly() const { return storage_->readonly; }
-    char* data() const { return storage_->data + offset_; }
+    // The first element's host address, current: an array on a device is
+    // copied back first (and then counts as changed on the host).
+    char* data() const {
+        if (storage_->device) storage_->device->for_host(storage_->data, storage_->bytes);
+        return storage_->data + offset_;
+    }
+    // The same address, as it is: for overlap and alignment checks.
+    char* address() const { return storage_->data + offset_; }
     const std::shared_ptr<Storage>& storage() const { return storage_; }
     int64_t byte_offset() const { return offset_; }
     // The byte range [lo, hi) the array's elements can touch.

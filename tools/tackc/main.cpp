@@ -2,7 +2,11 @@
 // of it.
 //
 //   tackc FILE [--kernel NAME] [--sig TYPES] [--ir] [--llvm] [--llvm-unoptimized]
+//         [--emit=cuda|hip|opencl|metal]
 //
+// --emit prints the kernel's source in that GPU language for the
+// signature, as kernel.inspect("cuda", ...) does; a kernel the target
+// cannot run is a diagnostic (exit 1).
 // TYPES gives each parameter's type, comma separated: a scalar dtype (f32,
 // i64, ...) or an array as dtype[ndim] (f32[1], f64[2]), whose dtype may be
 // a vector or matrix element type (vec3f[1], mat22d[2]; f = f32, d = f64,
@@ -17,10 +21,13 @@
 // Exit status: 0 valid, 1 a diagnostic in the kernel, 2 a usage error (the
 // arguments, the file, a malformed --sig), 3 an internal error.
 #include <fstream>
+#include <optional>
 #include <iostream>
 #include <sstream>
 
-#include "codegen/llvm/abi.h"
+#include "backends/registry.h"
+#include "codegen/cfamily/emit_c.h"
+#include "codegen/launch_abi.h"
 #include "driver/pipeline.h"
 #include "static_resolver.h"
 #include "syntax/ast.h"
@@ -30,7 +37,8 @@ using namespace tack;
 namespace {
 
 int usage() {
-    std::cerr << "usage: tackc FILE [--kernel NAME] [--sig TYPES] [--ir] [--llvm] [--llvm-unoptimized]\n";
+    std::cerr << "usage: tackc FILE [--kernel NAME] [--sig TYPES] [--ir] [--llvm] [--llvm-unoptimized] "
+                 "[--emit=cuda|hip|opencl|metal]\n";
     return 2;
 }
 
@@ -132,6 +140,7 @@ int sig_error(const std::string& sig, const std::string& why) {
 int run(int argc, char** argv) {
     std::string file, kernel_name, sig;
     bool want_ir = false, want_llvm = false, want_llvm_raw = false;
+    std::optional<codegen::cfamily::Dialect> emit;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         if (a == "--kernel" && i + 1 < argc) kernel_name = argv[++i];
@@ -139,6 +148,10 @@ int run(int argc, char** argv) {
         else if (a == "--ir") want_ir = true;
         else if (a == "--llvm") want_llvm = true;
         else if (a == "--llvm-unoptimized") want_llvm_raw = true;
+        else if (a.rfind("--emit=", 0) == 0) {
+            emit = codegen::cfamily::dialect_named(a.substr(7));
+            if (!emit) return usage();
+        }
         else if (a.rfind("--", 0) == 0) return usage();
         else file = a;
     }
@@ -199,12 +212,17 @@ int run(int argc, char** argv) {
         auto resolver = std::make_shared<tools::StaticResolver>(functions);
         auto tmpl = driver::build_template(*tree, resolver, shapes, observe);
         auto typed = driver::specialize(*tmpl, facts, precision, observe);
-#ifdef TACK_WITH_LLVM
-        if (want_llvm || want_llvm_raw) std::cout << driver::llvm_ir(*typed, !want_llvm_raw);
-#else
-        if (want_llvm || want_llvm_raw) std::cerr << "tackc: built without LLVM\n";
-#endif
-        if (!want_ir && !want_llvm && !want_llvm_raw) std::cout << file << ": kernel '" << kernel_name << "' is valid\n";
+        if (want_llvm || want_llvm_raw) {
+            std::string why_not;
+            backends::Backend* cpu = backends::find_backend("cpu", &why_not);
+            if (!cpu) {
+                std::cerr << "tackc: " << why_not << "\n";
+                return 2;
+            }
+            std::cout << cpu->inspect(want_llvm_raw ? "llvm-unoptimized" : "llvm", *typed, {});
+        }
+        if (emit) std::cout << codegen::cfamily::emit_c(*typed, *emit).text;
+        if (!want_ir && !want_llvm && !want_llvm_raw && !emit) std::cout << file << ": kernel '" << kernel_name << "' is valid\n";
     } catch (const syntax::CompileError& e) {
         std::cerr << e.diagnostic().render() << "\n";
         return 1;

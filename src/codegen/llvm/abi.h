@@ -11,9 +11,9 @@
 
 #include <cstdint>
 
-namespace tack::codegen {
+#include "codegen/launch_abi.h"
 
-inline constexpr int kMaxDims = 8;
+namespace tack::codegen {
 
 struct ArrayArg {
     char* data;
@@ -21,19 +21,6 @@ struct ArrayArg {
     int64_t strides[kMaxDims];
     int64_t component_stride;
 };
-
-// Why count() refused a launch: a parallel range whose step is not
-// positive, or more iterations than the 64-bit flat index counts. Every
-// field is 64 bits wide, so generated code addresses them as words.
-struct LaunchRefusal {
-    enum Reason : int64_t { None = 0, StepNotPositive = 1, TooManyIterations = 2 };
-    int64_t reason = None;
-    int64_t dim = 0;                // StepNotPositive: the dimension, and its step
-    int64_t step = 0;
-    int64_t ndims = 0;              // TooManyIterations: each dimension's trip count,
-    uint64_t counts[kMaxDims][2]{};  // low and high 64 bits
-};
-static_assert(sizeof(LaunchRefusal) == (4 + 2 * kMaxDims) * sizeof(int64_t));
 
 // Runs the prologue and returns the number of parallel iterations (0 when
 // the interval is empty or reversed), or -1 after filling `refusal`.

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "codegen/debug_access.h"
 #include "ir/ir.h"
 
 namespace llvm {
@@ -21,17 +22,6 @@ namespace tack::codegen {
 
 struct EntryNames {
     std::string count, body, result;
-};
-
-// An array access checked in debug mode; failures report its index here.
-// One check debug mode compiled in: an array access's indices against the
-// extents, or an integer division's divisor against zero.
-struct DebugAccess {
-    enum class Check : uint8_t { Bounds, ZeroDivisor };
-    int array = -1;
-    ir::Span span;
-    int index_count = 0;
-    Check check = Check::Bounds;
 };
 
 struct EmitOptions {

@@ -1,0 +1,43 @@
+// Devices: which backends run here, the default one, and placing new
+// arrays and texture snapshots on a device.
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "backends/registry.h"
+#include "bindings.h"
+#include "driver/kernel.h"
+
+namespace tack::python {
+
+backends::Backend& backend_or_raise(const std::string& device) {
+    std::string why_not;
+    backends::Backend* b = backends::find_backend(device, &why_not);
+    if (!b) throw std::runtime_error("device '" + device + "' is not available: " + why_not);
+    return *b;
+}
+
+void place_on(const runtime::Array& a, const std::string& device) {
+    auto& storage = *a.storage();
+    if (storage.device_name() == device) return;
+    storage.device = backend_or_raise(device).device_copy(storage.bytes);
+}
+
+void bind_device(nb::module_& m) {
+    m.def("available_devices", &backends::available_backends,
+          "The backends that start on this machine, CPU first.");
+    m.def("known_devices", [] { return backends::known_backends(); }, "Every backend name this build knows.");
+    m.def("set_default_device", [](const std::string& name) {
+        backend_or_raise(name);
+        driver::set_default_device(name);
+    });
+    m.def("default_device", &driver::default_device);
+    m.def("device_unavailable_reason", [](const std::string& name) {
+        std::string why_not;
+        return backends::find_backend(name, &why_not) ? std::string() : why_not;
+    });
+    m.def("sync", [] {
+        for (auto& name : backends::available_backends()) backend_or_raise(name).synchronize();
+    });
+}
+
+}  // namespace tack::python

@@ -1,0 +1,112 @@
+// A backend: where a typed kernel variant is compiled, kept and run.
+//
+// The driver owns everything above the typed IR (lowering, variants, the
+// disk cache) and asks a backend to compile a variant into an Executable,
+// rebuild one from the bytes the disk cache kept, launch it over packed
+// arguments, give new arrays a copy on its device, and print what it would
+// compile ("llvm", a dialect's source). A backend includes codegen and the
+// runtime, never the driver.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "codegen/debug_access.h"
+#include "codegen/launch_abi.h"
+#include "ir/ir.h"
+#include "runtime/array.h"
+#include "runtime/caller.h"
+
+namespace tack::backends {
+
+// What a backend can run; the driver checks a variant against it before
+// compiling, so an unsupported kernel fails with the kernel, the backend
+// and the reason rather than inside a device compiler.
+struct Capabilities {
+    bool workgroups = false;  // shared memory, barriers, block reductions
+    bool f64 = true;          // f64 arrays, scalars and arithmetic
+    // The longest launch, in iterations, and how a refusal names the limit.
+    uint64_t max_iterations = INT64_MAX;
+    std::string max_iterations_text = "2^63 - 1";
+};
+
+struct CompileOptions {
+    std::string symbol_prefix;  // unique within the process
+    bool debug = false;         // check every index and integer divisor
+    bool noalias = false;       // the disjoint-storage variant
+};
+
+// Compiled code for one variant, runnable by the backend that made it, for
+// as long as the Executable lives.
+class Executable {
+public:
+    virtual ~Executable() = default;
+    // The bytes Backend::load rebuilds this from; empty when it cannot be
+    // kept (the disk cache then stores nothing).
+    virtual std::string serialize() const = 0;
+};
+
+struct Compiled {
+    std::unique_ptr<Executable> code;
+    std::vector<codegen::DebugAccess> debug_accesses;  // debug variants: the checks, by index
+};
+
+// One parameter as compiled code receives it: an array (a texture's
+// snapshot included) or a scalar's bits in the low bytes. A device-class
+// instance's marker is an empty slot: its leaves follow as parameters.
+struct LaunchArg {
+    const runtime::Array* array = nullptr;
+    uint64_t bits = 0;
+};
+
+struct LaunchRequest {
+    const LaunchArg* args = nullptr;
+    size_t count = 0;
+    bool debug = false;
+    std::optional<DType> result_type;  // the kernel's return value, if it has one
+    const std::vector<int>* written = nullptr;  // the parameters the kernel may store to, ascending
+    runtime::Caller* caller = nullptr;  // asked between chunks whether to stop; already released
+};
+
+struct LaunchOutcome {
+    codegen::LaunchRefusal refusal;  // reason None unless the launch was refused (then nothing ran)
+    bool has_result = false;
+    uint64_t result_bits = 0;
+    // A debug variant's first failing check, and its values (indices, then
+    // extents from slot 8).
+    int32_t debug_failure = -1;
+    int64_t debug_values[16] = {};
+};
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+    virtual const char* name() const = 0;          // "cpu", "opencl": the device names users select
+    virtual const char* display_name() const = 0;  // "CPU", "OpenCL": for messages
+    virtual const Capabilities& capabilities() const = 0;
+    // Everything compiled code depends on besides its IR and options (the
+    // target, the device, driver and compiler versions): code made under
+    // one description runs only where the description is the same.
+    virtual const std::string& target_description() = 0;
+
+    virtual Compiled compile(const ir::Kernel& typed, const CompileOptions& options) = 0;
+    // Rebuilds serialized code; nothing (and the reason in `error`) when it
+    // cannot be used here, and the caller compiles afresh.
+    virtual std::unique_ptr<Executable> load(const std::string& bytes, std::string* error) = 0;
+    // Runs the variant. Throws runtime::Interrupted when the caller stopped it.
+    virtual LaunchOutcome launch(const Executable& code, const LaunchRequest& request) = 0;
+    // Memory: a copy on this backend's device for new host storage of
+    // `bytes`, or null when the backend runs on host memory itself (the CPU).
+    virtual std::shared_ptr<runtime::DeviceCopy> device_copy(size_t bytes) = 0;
+    // Waits for every queued launch (tack.sync()).
+    virtual void synchronize() = 0;
+
+    // The modes inspect() prints beyond the IR, and the text of one.
+    virtual std::vector<std::string> inspect_modes() const = 0;
+    virtual std::string inspect(const std::string& mode, const ir::Kernel& typed, const CompileOptions& options) = 0;
+};
+
+}  // namespace tack::backends

@@ -1,0 +1,196 @@
+#include "backends/cpu/cpu_backend.h"
+
+#include <cstring>
+
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include "codegen/llvm/abi.h"
+#include "codegen/llvm/emit_llvm.h"
+#include "codegen/llvm/jit.h"
+#include "runtime/debug_checks.h"
+#include "runtime/parallel.h"
+#include "runtime/print.h"
+
+namespace tack::backends {
+
+namespace {
+
+// The runtime's functions that CPU kernels call by name, which the
+// extension module does not export; the JIT links them.
+const codegen::HostSymbols& host_symbols() {
+    static const codegen::HostSymbols symbols = {
+        {"tack_rt_print", reinterpret_cast<void*>(&tack_rt_print)},
+        {"tack_rt_bounds_failure", reinterpret_cast<void*>(&tack_rt_bounds_failure)},
+    };
+    return symbols;
+}
+
+// A serialized CPU variant: its entry names, then its relocatable object.
+void put(std::string& out, const std::string& s) {
+    uint64_t n = s.size();
+    out.append(reinterpret_cast<const char*>(&n), sizeof n);
+    out += s;
+}
+
+bool take(std::string_view& in, std::string* s) {
+    uint64_t n;
+    if (in.size() < sizeof n) return false;
+    std::memcpy(&n, in.data(), sizeof n);
+    in.remove_prefix(sizeof n);
+    if (in.size() < n) return false;
+    s->assign(in.data(), n);
+    in.remove_prefix(n);
+    return true;
+}
+
+class CpuExecutable final : public Executable {
+public:
+    explicit CpuExecutable(codegen::CompiledCpuKernel code) : code(std::move(code)) {}
+    std::string serialize() const override {
+        std::string out;
+        if (code.object.empty()) return out;
+        put(out, code.entry_names.count);
+        put(out, code.entry_names.body);
+        put(out, code.entry_names.result);
+        put(out, code.object);
+        return out;
+    }
+    codegen::CompiledCpuKernel code;
+};
+
+struct Chunks {
+    codegen::BodyFn body;
+    void** argv;
+};
+
+void run_chunk(void* ctx, int64_t begin, int64_t end) {
+    auto* c = static_cast<Chunks*>(ctx);
+    c->body(c->argv, begin, end);
+}
+
+class CpuBackend final : public Backend {
+public:
+    const char* name() const override { return "cpu"; }
+    const char* display_name() const override { return "CPU"; }
+    const Capabilities& capabilities() const override { return capabilities_; }
+    const std::string& target_description() override { return codegen::target_description(); }
+
+    Compiled compile(const ir::Kernel& typed, const CompileOptions& options) override {
+        Compiled out;
+        auto ctx = std::make_unique<llvm::LLVMContext>();
+        codegen::EntryNames names;
+        auto m = codegen::emit_llvm(typed, *ctx, options.symbol_prefix, emit_options(options), &names,
+                                    &out.debug_accesses);
+        out.code = std::make_unique<CpuExecutable>(
+            codegen::jit_compile(std::move(m), std::move(ctx), names, host_symbols(), false));
+        return out;
+    }
+
+    std::unique_ptr<Executable> load(const std::string& bytes, std::string* error) override {
+        std::string_view in(bytes);
+        codegen::EntryNames names;
+        std::string object;
+        if (!take(in, &names.count) || !take(in, &names.body) || !take(in, &names.result) || !take(in, &object) ||
+            !in.empty()) {
+            *error = "malformed CPU code";
+            return nullptr;
+        }
+        auto code = codegen::load_object(std::move(object), names, host_symbols(), error);
+        if (!code) return nullptr;
+        return std::make_unique<CpuExecutable>(std::move(*code));
+    }
+
+    LaunchOutcome launch(const Executable& executable, const LaunchRequest& request) override {
+        const auto& code = static_cast<const CpuExecutable&>(executable).code;
+        size_t n = request.count;
+        // Each parameter is a pointer to its ArrayArg or to its value, then
+        // (debug variants) the debug state.
+        constexpr size_t kInline = 16;
+        void* argv_small[kInline + 1];
+        codegen::ArrayArg arrays_small[kInline];
+        std::vector<void*> argv_big;
+        std::vector<codegen::ArrayArg> arrays_big;
+        void** argv = argv_small;
+        codegen::ArrayArg* arrays = arrays_small;
+        if (n > kInline) {
+            argv_big.resize(n + 1);
+            arrays_big.resize(n);
+            argv = argv_big.data();
+            arrays = arrays_big.data();
+        }
+        for (size_t i = 0; i < n; ++i) {
+            const LaunchArg& a = request.args[i];
+            if (!a.array) {
+                argv[i] = const_cast<uint64_t*>(&a.bits);
+                continue;
+            }
+            const runtime::Array& arr = *a.array;
+            codegen::ArrayArg& slot = arrays[i];
+            slot.data = arr.data();
+            for (int d = 0; d < arr.ndim(); ++d) {
+                slot.shape[d] = arr.shape()[d];
+                slot.strides[d] = arr.strides()[d];
+            }
+            slot.component_stride = arr.element().component_stride;
+            argv[i] = &slot;
+        }
+        runtime::DebugState debug_state;
+        argv[n] = &debug_state;
+
+        LaunchOutcome out;
+        int64_t count = code.count(argv, &out.refusal);
+        if (count < 0) return out;
+        if (count > 0) {
+            Chunks chunks{code.body, argv};
+            runtime::Caller* caller = request.caller;
+            runtime::StopCheck stop{[](void* c) { return static_cast<runtime::Caller*>(c)->interrupted(); }, caller};
+            if (!runtime::parallel_for(count, run_chunk, &chunks, caller ? &stop : nullptr))
+                throw runtime::Interrupted();
+        }
+        if (code.result) {
+            out.has_result = true;
+            code.result(argv, &out.result_bits);
+        }
+        if (request.debug && debug_state.failed.load()) {
+            out.debug_failure = debug_state.access;
+            std::memcpy(out.debug_values, debug_state.values, sizeof out.debug_values);
+        }
+        return out;
+    }
+
+    std::shared_ptr<runtime::DeviceCopy> device_copy(size_t) override { return nullptr; }
+    void synchronize() override {}
+
+    std::vector<std::string> inspect_modes() const override { return {"llvm", "llvm-unoptimized"}; }
+
+    std::string inspect(const std::string& mode, const ir::Kernel& typed, const CompileOptions& options) override {
+        llvm::LLVMContext ctx;
+        codegen::EntryNames names;
+        auto m = codegen::emit_llvm(typed, ctx, "tack.inspect", emit_options(options), &names);
+        if (mode == "llvm") return codegen::optimize_and_print(*m);
+        std::string s;
+        llvm::raw_string_ostream os(s);
+        m->print(os, nullptr);
+        return os.str();
+    }
+
+private:
+    static codegen::EmitOptions emit_options(const CompileOptions& o) {
+        codegen::EmitOptions e;
+        e.debug = o.debug;
+        e.noalias = o.noalias;
+        return e;
+    }
+    Capabilities capabilities_;
+};
+
+}  // namespace
+
+Backend* cpu_backend() {
+    static CpuBackend backend;
+    return &backend;
+}
+
+}  // namespace tack::backends

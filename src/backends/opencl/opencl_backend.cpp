@@ -1,0 +1,284 @@
+#include "backends/opencl/opencl_backend.h"
+
+#include <cstring>
+#include <mutex>
+
+#include "backends/opencl/device.h"
+#include "codegen/cfamily/emit_c.h"
+
+namespace tack::backends {
+
+namespace {
+
+using codegen::cfamily::ArgSlot;
+using opencl::ClBuffer;
+using opencl::ClDevice;
+using opencl::ClKernel;
+using opencl::ClLaunch;
+using opencl::ClProgram;
+
+// An array's storage on the device: one buffer of the storage's bytes.
+class ClDeviceCopy final : public runtime::DeviceCopy {
+public:
+    ClDeviceCopy(ClDevice& device, size_t bytes) : DeviceCopy("opencl"), device_(device), buffer_(device.allocate(bytes)) {}
+    const ClBuffer& buffer() const { return buffer_; }
+
+protected:
+    void read(char* host, size_t bytes) override { device_.read(buffer_, 0, host, bytes); }
+    void write(const char* host, size_t bytes) override { device_.write(buffer_, 0, host, bytes); }
+
+private:
+    ClDevice& device_;
+    ClBuffer buffer_;
+};
+
+// Serialized form: the options, the entry names, the argument slots and
+// the program binary, each length-prefixed.
+class Bytes {
+public:
+    void u32(uint32_t v) { out_.append(reinterpret_cast<const char*>(&v), sizeof v); }
+    void str(const std::string& s) {
+        u32(static_cast<uint32_t>(s.size()));
+        out_ += s;
+    }
+    std::string take() { return std::move(out_); }
+
+private:
+    std::string out_;
+};
+
+class Reader {
+public:
+    explicit Reader(std::string_view in) : in_(in) {}
+    uint32_t u32() {
+        uint32_t v = 0;
+        if (in_.size() < sizeof v) {
+            ok_ = false;
+            return 0;
+        }
+        std::memcpy(&v, in_.data(), sizeof v);
+        in_.remove_prefix(sizeof v);
+        return v;
+    }
+    std::string str() {
+        uint32_t n = u32();
+        if (in_.size() < n) {
+            ok_ = false;
+            return {};
+        }
+        std::string s(in_.substr(0, n));
+        in_.remove_prefix(n);
+        return s;
+    }
+    bool ok() const { return ok_ && in_.empty(); }
+
+private:
+    std::string_view in_;
+    bool ok_ = true;
+};
+
+class ClExecutable final : public Executable {
+public:
+    std::string serialize() const override {
+        Bytes b;
+        b.str(options);
+        b.str(entries.count);
+        b.str(entries.body);
+        b.str(entries.result);
+        b.u32(static_cast<uint32_t>(slots.size()));
+        for (const ArgSlot& s : slots) {
+            b.u32(static_cast<uint32_t>(s.kind));
+            b.u32(static_cast<uint32_t>(s.param));
+            b.u32(static_cast<uint32_t>(s.dim));
+            b.u32(static_cast<uint32_t>(s.dtype));
+            b.u32(static_cast<uint32_t>(s.bytes));
+        }
+        b.str(binary);
+        return b.take();
+    }
+
+    std::string options;
+    codegen::cfamily::EntryPoints entries;
+    std::vector<ArgSlot> slots;
+    std::string binary;
+    ClKernel count, body, result;
+    // One launch at a time: they share the out and debug buffers.
+    std::mutex launching;
+    ClBuffer out, debug;
+};
+
+std::string joined(const std::vector<std::string>& options) {
+    std::string s;
+    for (auto& o : options) s += (s.empty() ? "" : " ") + o;
+    return s;
+}
+
+class OpenClBackend final : public Backend {
+public:
+    explicit OpenClBackend(ClDevice& device) : device_(device) {
+        capabilities_.f64 = device.supports_fp64();
+        target_ = "opencl\n" + device.description();
+    }
+
+    const char* name() const override { return "opencl"; }
+    const char* display_name() const override { return "OpenCL"; }
+    const Capabilities& capabilities() const override { return capabilities_; }
+    const std::string& target_description() override { return target_; }
+
+    Compiled compile(const ir::Kernel& typed, const CompileOptions& options) override {
+        codegen::cfamily::EmitOptions emit;
+        emit.debug = options.debug;
+        auto source = codegen::cfamily::emit_c(typed, codegen::cfamily::Dialect::OpenCL, emit);
+        auto code = std::make_unique<ClExecutable>();
+        code->options = joined(source.compile_options);
+        code->entries = source.entries;
+        code->slots = source.slots;
+        ClProgram program = device_.build(source.text, code->options);
+        code->binary = device_.binary(program);
+        link(*code, program);
+        Compiled out;
+        out.code = std::move(code);
+        out.debug_accesses = std::move(source.debug_accesses);
+        return out;
+    }
+
+    std::unique_ptr<Executable> load(const std::string& bytes, std::string* error) override {
+        Reader in(bytes);
+        auto code = std::make_unique<ClExecutable>();
+        code->options = in.str();
+        code->entries.count = in.str();
+        code->entries.body = in.str();
+        code->entries.result = in.str();
+        uint32_t n = in.u32();
+        for (uint32_t i = 0; i < n && n < (1u << 16); ++i) {
+            ArgSlot s;
+            s.kind = static_cast<ArgSlot::Kind>(in.u32());
+            s.param = static_cast<int>(in.u32());
+            s.dim = static_cast<int>(in.u32());
+            s.dtype = static_cast<DType>(in.u32());
+            s.bytes = static_cast<int>(in.u32());
+            code->slots.push_back(s);
+        }
+        code->binary = in.str();
+        if (!in.ok()) {
+            *error = "malformed OpenCL program";
+            return nullptr;
+        }
+        ClProgram program = device_.load_binary(code->binary, code->options, error);
+        if (!program) return nullptr;
+        link(*code, program);
+        return code;
+    }
+
+    LaunchOutcome launch(const Executable& executable, const LaunchRequest& request) override {
+        auto& code = const_cast<ClExecutable&>(static_cast<const ClExecutable&>(executable));
+        std::lock_guard<std::mutex> hold(code.launching);
+        // The arrays' bytes on the device, current; those the kernel may
+        // write count as newer there afterwards.
+        for (size_t i = 0; i < request.count; ++i) {
+            const runtime::Array* a = request.args[i].array;
+            if (!a) continue;
+            bool written = false;
+            if (request.written)
+                for (int w : *request.written) written = written || w == static_cast<int>(i);
+            auto& storage = *a->storage();
+            storage.device->for_device(storage.data, storage.bytes, written);
+        }
+        int64_t count = 0;
+        ClLaunch args = arguments(code, request, &count);
+
+        LaunchOutcome outcome;
+        int64_t words[codegen::cfamily::kOutWords] = {};
+        device_.launch(code.count, args, 1, 1);
+        device_.read(code.out, 0, words, sizeof words);
+        if (words[0] < 0) {
+            std::memcpy(&outcome.refusal, words + 1, sizeof outcome.refusal);
+            return outcome;
+        }
+        count = words[0];
+        args = arguments(code, request, &count);
+        if (count > 0) device_.launch(code.body, args, static_cast<uint64_t>(count));
+        if (code.result) {
+            device_.launch(code.result, args, 1, 1);
+            uint64_t bits = 0;
+            device_.read(code.out, 0, &bits, sizeof bits);
+            outcome.has_result = true;
+            outcome.result_bits = bits;
+        }
+        if (request.debug) {
+            int64_t record[codegen::cfamily::kDebugWords] = {};
+            device_.read(code.debug, 0, record, sizeof record);
+            if (record[0]) {
+                outcome.debug_failure = static_cast<int32_t>(record[1]);
+                std::memcpy(outcome.debug_values, record + 2, sizeof outcome.debug_values);
+                int64_t clear[codegen::cfamily::kDebugWords] = {};
+                device_.write(code.debug, 0, clear, sizeof clear);
+            }
+        }
+        return outcome;
+    }
+
+    std::shared_ptr<runtime::DeviceCopy> device_copy(size_t bytes) override {
+        return std::make_shared<ClDeviceCopy>(device_, bytes);
+    }
+    void synchronize() override { device_.finish(); }
+
+    std::vector<std::string> inspect_modes() const override { return {"opencl"}; }
+    std::string inspect(const std::string&, const ir::Kernel& typed, const CompileOptions& options) override {
+        codegen::cfamily::EmitOptions emit;
+        emit.debug = options.debug;
+        return codegen::cfamily::emit_c(typed, codegen::cfamily::Dialect::OpenCL, emit).text;
+    }
+
+private:
+    void link(ClExecutable& code, const ClProgram& program) {
+        code.count = device_.kernel(program, code.entries.count);
+        code.body = device_.kernel(program, code.entries.body);
+        if (!code.entries.result.empty()) code.result = device_.kernel(program, code.entries.result);
+        code.out = device_.allocate(codegen::cfamily::kOutWords * sizeof(int64_t));
+        code.debug = device_.allocate(codegen::cfamily::kDebugWords * sizeof(int64_t));
+        int64_t zeros[codegen::cfamily::kDebugWords] = {};
+        device_.write(code.debug, 0, zeros, sizeof zeros);
+    }
+
+    // The kernel arguments, slot by slot (cfamily/emit_c.h gives the order).
+    static ClLaunch arguments(const ClExecutable& code, const LaunchRequest& request, const int64_t* count) {
+        ClLaunch args;
+        for (const ArgSlot& s : code.slots) {
+            const LaunchArg* a = s.param >= 0 ? &request.args[s.param] : nullptr;
+            switch (s.kind) {
+                case ArgSlot::Kind::Data:
+                    args.buffer(static_cast<const ClDeviceCopy&>(*a->array->storage()->device).buffer());
+                    break;
+                case ArgSlot::Kind::ByteOffset: args.value(static_cast<int64_t>(a->array->byte_offset())); break;
+                case ArgSlot::Kind::Extent: args.value(a->array->shape()[s.dim]); break;
+                case ArgSlot::Kind::Stride: args.value(a->array->strides()[s.dim]); break;
+                case ArgSlot::Kind::ComponentStride: args.value(a->array->element().component_stride); break;
+                case ArgSlot::Kind::Scalar: args.bytes(&a->bits, static_cast<size_t>(s.bytes)); break;
+                case ArgSlot::Kind::Count: args.value(*count); break;
+                case ArgSlot::Kind::Out: args.buffer(code.out); break;
+                case ArgSlot::Kind::Debug: args.buffer(code.debug); break;
+            }
+        }
+        return args;
+    }
+
+    ClDevice& device_;
+    Capabilities capabilities_;
+    std::string target_;
+};
+
+}  // namespace
+
+Backend* opencl_backend(std::string* why_not) {
+    static std::once_flag once;
+    static std::unique_ptr<OpenClBackend> backend;
+    static std::string reason;
+    std::call_once(once, [] {
+        if (ClDevice* device = ClDevice::instance(&reason)) backend = std::make_unique<OpenClBackend>(*device);
+    });
+    if (!backend && why_not) *why_not = reason;
+    return backend.get();
+}
+
+}  // namespace tack::backends

@@ -1,0 +1,47 @@
+#include "backends/registry.h"
+
+#ifdef TACK_WITH_LLVM
+#include "backends/cpu/cpu_backend.h"
+#endif
+#ifdef TACK_WITH_OPENCL
+#include "backends/opencl/opencl_backend.h"
+#endif
+
+namespace tack::backends {
+
+Backend* find_backend(const std::string& name, std::string* why_not) {
+    if (name == "cpu") {
+#ifdef TACK_WITH_LLVM
+        return cpu_backend();
+#else
+        *why_not = "this build of Tack has no CPU backend (it was built without LLVM)";
+        return nullptr;
+#endif
+    }
+    if (name == "opencl") {
+#ifdef TACK_WITH_OPENCL
+        return opencl_backend(why_not);
+#else
+        *why_not = "this build of Tack has no OpenCL backend (it was built without the OpenCL headers, Debian's "
+                   "opencl-c-headers)";
+        return nullptr;
+#endif
+    }
+    *why_not = "Tack has no backend named '" + name + "'";
+    return nullptr;
+}
+
+const std::vector<std::string>& known_backends() {
+    static const std::vector<std::string> names = {"cpu", "opencl"};
+    return names;
+}
+
+std::vector<std::string> available_backends() {
+    std::vector<std::string> out;
+    std::string why;
+    for (auto& name : known_backends())
+        if (find_backend(name, &why)) out.push_back(name);
+    return out;
+}
+
+}  // namespace tack::backends

@@ -1,0 +1,21 @@
+// The backends this build has, by the device names users select.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+
+namespace tack::backends {
+
+// The backend named `name` ("cpu", "opencl"), started on first use; null,
+// with the reason in `why_not` (what is missing and how to get it), when
+// this build or this machine cannot run it.
+Backend* find_backend(const std::string& name, std::string* why_not);
+
+// Every backend name this build knows, in order of preference, and those
+// that start on this machine.
+const std::vector<std::string>& known_backends();
+std::vector<std::string> available_backends();
+
+}  // namespace tack::backends

@@ -1,0 +1,366 @@
+#include "codegen/cfamily/prelude.h"
+
+#include <cctype>
+#include <map>
+
+#include "syntax/source.h"
+
+namespace tack::codegen::cfamily {
+
+namespace {
+
+using Fill = std::map<std::string, std::string>;
+
+// Replaces each `$name` (letters only) in `code` by its value in `fill`.
+std::string expand(const std::string& code, const Fill& fill) {
+    std::string out;
+    for (size_t i = 0; i < code.size();) {
+        if (code[i] != '$') {
+            out += code[i++];
+            continue;
+        }
+        size_t j = i + 1;
+        while (j < code.size() && std::isalpha(static_cast<unsigned char>(code[j]))) ++j;
+        auto it = fill.find(code.substr(i + 1, j - i - 1));
+        TACK_CHECK(it != fill.end(), "emit_c", "prelude template names unknown '" + code.substr(i, j - i) + "'");
+        out += it->second;
+        i = j;
+    }
+    return out;
+}
+
+std::string tname(DType t) { return std::string(name_of(t)); }
+
+}  // namespace
+
+std::string literal64(const DialectTable& d, DType t, const std::string& digits) {
+    return digits + (t == DType::U64 ? d.u64_suffix : d.i64_suffix);
+}
+
+Prelude::Prelude(Dialect d) : t_(cfamily::table(d)) {}
+
+bool Prelude::define(const std::string& name) { return defined_.insert(name).second; }
+
+void Prelude::add(const std::string& code) {
+    Fill f{{"Q", t_.helper},
+           {"N", t_.helper_noinline},
+           {"G", t_.global},
+           {"L", ty(DType::I64)},
+           {"UL", ty(DType::U64)},
+           {"U", ty(DType::U32)},
+           {"I", ty(DType::I32)},
+           {"ls", t_.i64_suffix},
+           {"uls", t_.u64_suffix}};
+    text_ += expand(code, f);
+}
+
+std::string Prelude::signed_from_bits(DType t) {
+    std::string name = "tk_s" + std::to_string(bits_of(t));
+    if (!define(name)) return name;
+    std::string T = ty(t), C = ty(carrier(t)), n = name;
+    if (t_.dialect == Dialect::Metal) {
+        std::string bits = bits_of(t) < 32 ? "(" + ty(int_type(bits_of(t), false)) + ")u" : "u";
+        add("$Q " + T + " " + n + "(" + C + " u) { return as_type<" + T + ">(" + bits + "); }\n");
+    } else if (bits_of(t) == 64) {
+        add("$Q $L " + n + "($UL u) {\n    return u <= 9223372036854775807$uls ? ($L)u : ($L)(u - 9223372036854775808$uls) - "
+            "9223372036854775807$ls - 1$ls;\n}\n");
+    } else if (bits_of(t) == 32) {
+        add("$Q $I " + n + "($U u) { return u <= 2147483647u ? ($I)u : ($I)(u - 2147483648u) - 2147483647 - 1; }\n");
+    } else {
+        std::string mask = bits_of(t) == 8 ? "255u" : "65535u", max = bits_of(t) == 8 ? "127u" : "32767u",
+                    span = bits_of(t) == 8 ? "256" : "65536";
+        add("$Q " + T + " " + n + "($U u) {\n    u &= " + mask + ";\n    return (" + T + ")(u <= " + max +
+            " ? ($I)u : ($I)u - " + span + ");\n}\n");
+    }
+    return name;
+}
+
+// The contract's device-compiler workarounds: OpenCL (Intel's IGC widened
+// a wrapped narrow negation to its magnitude) keeps i8 and i16 negation out
+// of line; CUDA (ptxas 12.0 to 13.2, the same fault) negates them with a
+// 32-bit PTX subtraction, so the compiler never sees a 16-bit negation.
+std::string Prelude::negate(DType t) {
+    bool narrow = bits_of(t) < 32 && is_signed_int(t);
+    if (!narrow || (t_.dialect != Dialect::OpenCL && t_.dialect != Dialect::Cuda)) return "";
+    std::string name = "tk_neg_" + tname(t);
+    if (!define(name)) return name;
+    std::string S = signed_from_bits(t), T = ty(t);
+    if (t_.dialect == Dialect::OpenCL) {
+        add("$N " + T + " " + name + "(" + T + " x) { return " + S + "(0u - ($U)x); }\n");
+    } else {
+        add("$Q " + T + " " + name + "(" + T + " x) {\n#ifdef __CUDA_ARCH__\n    int r;\n"
+            "    asm(\"sub.s32 %0, 0, %1;\" : \"=r\"(r) : \"r\"((int)x));\n    return " + S +
+            "(($U)r);\n#else\n    return " + S + "(0u - ($U)x);\n#endif\n}\n");
+    }
+    return name;
+}
+
+// OpenCL keeps signed abs below 64 bits out of line, for the same fault.
+std::string Prelude::abs(DType t) {
+    std::string name = "tk_abs_" + tname(t);
+    if (!define(name)) return name;
+    std::string T = ty(t), C = ty(carrier(t));
+    std::string neg = negate(t);
+    std::string negated = neg.empty() ? signed_from_bits(t) + "((" + C + ")0 - (" + C + ")x)" : neg + "(x)";
+    const char* q = t_.dialect == Dialect::OpenCL && bits_of(t) < 64 ? "$N" : "$Q";
+    add(std::string(q) + " " + T + " " + name + "(" + T + " x) { return x < 0 ? " + negated + " : x; }\n");
+    return name;
+}
+
+std::string Prelude::shr(DType t) {
+    std::string name = "tk_shr_" + tname(t);
+    if (!define(name)) return name;
+    std::string T = ty(t), C = ty(carrier(t)), S = signed_from_bits(t);
+    add("$Q " + T + " " + name + "(" + T + " a, $U c) {\n    " + C + " u = (" + C + ")a;\n    return " + S +
+        "(a < 0 ? ~(~u >> c) : u >> c);\n}\n");
+    return name;
+}
+
+std::string Prelude::min_max(bool is_min, DType t) {
+    std::string name = std::string(is_min ? "tk_min_" : "tk_max_") + tname(t);
+    if (!define(name)) return name;
+    std::string T = ty(t);
+    add("$Q " + T + " " + name + "(" + T + " a, " + T + " b) { return a < b ? " + (is_min ? "a : b" : "b : a") +
+        "; }\n");
+    return name;
+}
+
+std::string Prelude::floordiv(DType t) {
+    std::string name = "tk_floordiv_" + tname(t);
+    if (!define(name)) return name;
+    std::string T = ty(t);
+    if (is_float(t)) {
+        std::string s = t == DType::F32 ? t_.f32_math_suffix : "", l = t == DType::F32 ? "f" : "";
+        add("$Q " + T + " " + name + "(" + T + " a, " + T + " b) {\n    " + T + " m = fmod" + s + "(a, b);\n    " + T +
+            " d = (a - m) / b;\n    if (m != 0.0" + l + " && (b < 0.0" + l + ") != (m < 0.0" + l + ")) d -= 1.0" + l +
+            ";\n    if (d != 0.0" + l + ") {\n        " + T + " f = floor" + s + "(d);\n        if (d - f > 0.5" + l +
+            ") f += 1.0" + l + ";\n        return f;\n    }\n    return copysign" + s + "(0.0" + l + ", a / b);\n}\n");
+    } else if (is_unsigned_int(t)) {
+        add("$Q " + T + " " + name + "(" + T + " a, " + T + " b) { return b == 0 ? (" + T + ")0 : (" + T +
+            ")(a / b); }\n");
+    } else {
+        std::string C = ty(carrier(t)), W = bits_of(t) == 64 ? ty(DType::I64) : ty(DType::I32);
+        std::string S = signed_from_bits(t);
+        add("$Q " + T + " " + name + "(" + T + " a, " + T + " b) {\n    if ((" + C + ")b + (" + C + ")1 <= (" + C +
+            ")1) return " + S + "((" + C + ")a * (" + C + ")b);\n    " + W + " q = (" + W + ")a / (" + W + ")b, m = (" +
+            W + ")a % (" + W + ")b;\n    return (" + T + ")(m != 0 && (m < 0) != (b < 0) ? q - 1 : q);\n}\n");
+    }
+    return name;
+}
+
+std::string Prelude::mod(DType t) {
+    std::string name = "tk_mod_" + tname(t);
+    if (!define(name)) return name;
+    std::string T = ty(t);
+    if (is_float(t)) {
+        std::string s = t == DType::F32 ? t_.f32_math_suffix : "", l = t == DType::F32 ? "f" : "";
+        add("$Q " + T + " " + name + "(" + T + " a, " + T + " b) {\n    " + T + " m = fmod" + s + "(a, b);\n" +
+            "    if (m != 0.0" + l + ") {\n        if ((b < 0.0" + l + ") != (m < 0.0" + l + ")) m += b;\n" +
+            "    } else {\n        m = copysign" + s + "(0.0" + l + ", b);\n    }\n    return m;\n}\n");
+    } else if (is_unsigned_int(t)) {
+        add("$Q " + T + " " + name + "(" + T + " a, " + T + " b) { return b == 0 ? (" + T + ")0 : (" + T +
+            ")(a % b); }\n");
+    } else {
+        std::string C = ty(carrier(t)), W = bits_of(t) == 64 ? ty(DType::I64) : ty(DType::I32);
+        add("$Q " + T + " " + name + "(" + T + " a, " + T + " b) {\n    if ((" + C + ")b + (" + C + ")1 <= (" + C +
+            ")1) return 0;\n    " + W + " m = (" + W + ")a % (" + W + ")b;\n    return (" + T +
+            ")(m != 0 && (m < 0) != (b < 0) ? m + b : m);\n}\n");
+    }
+    return name;
+}
+
+std::string Prelude::pow(DType t) {
+    std::string name = "tk_pow_" + tname(t);
+    if (!define(name)) return name;
+    std::string T = ty(t), C = ty(carrier(t));
+    std::string result = is_signed_int(t) ? signed_from_bits(t) + "(acc)" : "(" + T + ")acc";
+    add("$Q " + T + " " + name + "(" + T + " b, $UL e) {\n    " + C + " acc = 1, sq = (" + C + ")b;\n" +
+        "    while (e != 0) {\n        if (e & 1) acc *= sq;\n        sq *= sq;\n        e >>= 1;\n    }\n" +
+        "    return " + result + ";\n}\n");
+    return name;
+}
+
+// Pipeline compilation crashed on the tested M1 Max when wrapping 64-bit
+// additions updating a local inside loops with runtime bounds were inlined.
+std::string Prelude::add64(DType t) {
+    std::string name = "tk_add64_" + tname(t);
+    if (!define(name)) return name;
+    std::string T = ty(t);
+    std::string sum = is_signed_int(t) ? signed_from_bits(t) + "(($UL)a + ($UL)b)" : "a + b";
+    add("$N " + T + " " + name + "(" + T + " a, " + T + " b) { return " + sum + "; }\n");
+    return name;
+}
+
+// The number of values start, start + step, ... below end (above it for a
+// negative step); 0 for an empty or reversed interval or a zero step. It
+// fits 64 unsigned bits: the interval holds at most 2^64 - 1 steps of 1.
+std::string Prelude::trip_count(bool is_signed) {
+    std::string name = is_signed ? "tk_trip_s" : "tk_trip_u";
+    if (!define(name)) return name;
+    if (is_signed) {
+        add("$Q $UL tk_trip_s($L s, $L e, $L st) {\n"
+            "    if (st > 0 && e > s) return (($UL)e - ($UL)s - 1) / ($UL)st + 1;\n"
+            "    if (st < 0 && s > e) return (($UL)s - ($UL)e - 1) / (($UL)0 - ($UL)st) + 1;\n"
+            "    return 0;\n}\n");
+    } else {
+        add("$Q $UL tk_trip_u($UL s, $UL e, $UL st) { return st != 0 && e > s ? (e - s - 1) / st + 1 : 0; }\n");
+    }
+    return name;
+}
+
+std::string Prelude::cap63() {
+    std::string name = "tk_cap63";
+    if (define(name))
+        add("$Q $L tk_cap63($UL n) { return n > 9223372036854775807$uls ? 9223372036854775807$ls : ($L)n; }\n");
+    return name;
+}
+
+std::string Prelude::to_bits(DType t) {
+    std::string name = "tk_bits_" + tname(t);
+    if (!define(name)) return name;
+    std::string T = ty(t), B = ty(t == DType::F32 ? DType::U32 : DType::U64), body;
+    switch (t_.dialect) {
+        case Dialect::OpenCL: body = t == DType::F32 ? "as_uint(x)" : "as_ulong(x)"; break;
+        case Dialect::Metal: body = "as_type<" + B + ">(x)"; break;
+        case Dialect::Cuda:
+        case Dialect::Hip: body = t == DType::F32 ? "__float_as_uint(x)" : "(" + B + ")__double_as_longlong(x)"; break;
+    }
+    add("$Q " + B + " " + name + "(" + T + " x) { return " + body + "; }\n");
+    return name;
+}
+
+std::string Prelude::from_bits(DType t) {
+    std::string name = "tk_from_bits_" + tname(t);
+    if (!define(name)) return name;
+    std::string T = ty(t), B = ty(t == DType::F32 ? DType::U32 : DType::U64), body;
+    switch (t_.dialect) {
+        case Dialect::OpenCL: body = t == DType::F32 ? "as_float(u)" : "as_double(u)"; break;
+        case Dialect::Metal: body = "as_type<" + T + ">(u)"; break;
+        case Dialect::Cuda:
+        case Dialect::Hip: body = t == DType::F32 ? "__uint_as_float(u)" : "__longlong_as_double((long long)u)"; break;
+    }
+    add("$Q " + T + " " + name + "(" + B + " u) { return " + body + "; }\n");
+    return name;
+}
+
+// Relaxed, device-scope atomics returning the old value. Where the target
+// has no native operation, a compare-and-swap loop on the element's integer
+// bits combines the contributed value, which is computed once, before it.
+std::string Prelude::atomic(ir::AtomicOp op, DType t) {
+    const char* opname = op == ir::AtomicOp::Add ? "add" : op == ir::AtomicOp::Min ? "min" : "max";
+    std::string name = std::string("tk_atomic_") + opname + "_" + tname(t);
+    if (!define(name)) return name;
+    std::string T = ty(t), P = std::string(t_.global) + T + "* p";
+    std::string head = "$Q " + T + " " + name + "(" + P + ", " + T + " v) {\n";
+    bool f = is_float(t);
+    DType bt = bits_of(t) == 64 ? DType::U64 : DType::U32;
+    std::string B = ty(bt);
+    // The value to install, from the old bits `old`.
+    std::string combined;
+    if (f) {
+        std::string old = from_bits(t) + "(old)";
+        std::string s = t == DType::F32 ? t_.f32_math_suffix : "";
+        std::string value = op == ir::AtomicOp::Add ? old + " + v" : std::string(op == ir::AtomicOp::Min ? "fmin" : "fmax") + s + "(" + old + ", v)";
+        combined = to_bits(t) + "(" + value + ")";
+    } else if (op == ir::AtomicOp::Add) {
+        combined = "old + (" + B + ")v";
+    } else {
+        std::string cur = is_signed_int(t) ? signed_from_bits(t) + "(old)" : "old";
+        combined = "(" + cur + (op == ir::AtomicOp::Min ? " < v" : " > v") + ") ? old : (" + B + ")v";
+    }
+    std::string result = f ? from_bits(t) + "(old)" : is_signed_int(t) ? signed_from_bits(t) + "(old)" : "old";
+    switch (t_.dialect) {
+        case Dialect::OpenCL: {
+            const char* order = "memory_order_relaxed, memory_scope_device";
+            std::string A = "volatile __global " + std::string(is_signed_int(t) ? "atomic_int" : "atomic_uint");
+            if (!f) {
+                add(head + "    return atomic_fetch_" + opname + "_explicit((" + A + "*)p, v, " + order + ");\n}\n");
+            } else {
+                add(head + "    volatile __global atomic_uint* a = (volatile __global atomic_uint*)p;\n    $U old = "
+                    "atomic_load_explicit(a, " + order + ");\n    while (!atomic_compare_exchange_strong_explicit(a, &old, " +
+                    combined + ", memory_order_relaxed, " + order + ")) {\n    }\n    return " + result + ";\n}\n");
+            }
+            break;
+        }
+        case Dialect::Metal: {
+            std::string A = std::string("device ") + (is_signed_int(t) ? "atomic_int" : f && op == ir::AtomicOp::Add ? "atomic_float" : "atomic_uint");
+            if (!f || op == ir::AtomicOp::Add) {
+                add(head + "    return atomic_fetch_" + opname + "_explicit((" + A + "*)p, v, memory_order_relaxed);\n}\n");
+            } else {
+                add(head + "    device atomic_uint* a = (device atomic_uint*)p;\n    uint old = atomic_load_explicit(a, "
+                    "memory_order_relaxed);\n    while (!atomic_compare_exchange_weak_explicit(a, &old, " + combined +
+                    ", memory_order_relaxed, memory_order_relaxed)) {\n    }\n    return " + result + ";\n}\n");
+            }
+            break;
+        }
+        case Dialect::Cuda:
+        case Dialect::Hip: {
+            if (bits_of(t) == 32 && (!f || op == ir::AtomicOp::Add)) {
+                std::string fn = std::string("atomic") + (op == ir::AtomicOp::Add ? "Add" : op == ir::AtomicOp::Min ? "Min" : "Max");
+                add(head + "    return " + fn + "(p, v);\n}\n");
+            } else {
+                // 64-bit operations, and f32 extrema, through integer CAS
+                // starting from a plain (volatile) read.
+                add(head + "    " + B + "* a = (" + B + "*)p;\n    " + B + " old = *(volatile " + B + "*)a;\n    for (;;) {\n        " +
+                    B + " seen = atomicCAS(a, old, " + combined + ");\n        if (seen == old) return " + result +
+                    ";\n        old = seen;\n    }\n}\n");
+            }
+            break;
+        }
+    }
+    return name;
+}
+
+// Debug records: word 0 goes from 0 to 1 once (a 32-bit compare-exchange on
+// its low half; the runtime clears the record), and the winner writes the
+// check's index to word 1. Its caller then writes the values.
+std::string Prelude::debug_claim() {
+    std::string name = "tk_debug_claim";
+    if (!define(name)) return name;
+    std::string head = "$Q int tk_debug_claim($G$L* d, int id) {\n";
+    std::string tail = "    d[1] = id;\n    return 1;\n}\n";
+    switch (t_.dialect) {
+        case Dialect::OpenCL:
+            add(head + "    int zero = 0;\n    if (!atomic_compare_exchange_strong_explicit((volatile __global atomic_int*)d, "
+                       "&zero, 1, memory_order_relaxed, memory_order_relaxed, memory_scope_device)) return 0;\n" + tail);
+            break;
+        case Dialect::Metal:
+            add(head + "    int zero = 0;\n    while (!atomic_compare_exchange_weak_explicit((device atomic_int*)d, &zero, 1, "
+                       "memory_order_relaxed, memory_order_relaxed)) {\n        if (zero != 0) return 0;\n    }\n" + tail);
+            break;
+        case Dialect::Cuda:
+        case Dialect::Hip: add(head + "    if (atomicCAS((int*)d, 0, 1) != 0) return 0;\n" + tail); break;
+    }
+    return name;
+}
+
+void Prelude::use_all_arithmetic() {
+    for (int i = 0; i < kNumDTypes; ++i) {
+        DType t = static_cast<DType>(i);
+        if (t == DType::F64 && !t_.has_f64) continue;
+        floordiv(t);
+        mod(t);
+        if (is_float(t)) continue;
+        pow(t);
+        min_max(true, t);
+        min_max(false, t);
+        if (is_signed_int(t)) {
+            signed_from_bits(t);
+            negate(t);
+            abs(t);
+            shr(t);
+        }
+        if (bits_of(t) == 64 && t_.dialect == Dialect::Metal) add64(t);
+    }
+    trip_count(true);
+    trip_count(false);
+    cap63();
+    to_bits(DType::F32);
+    from_bits(DType::F32);
+    if (t_.has_f64) {
+        to_bits(DType::F64);
+        from_bits(DType::F64);
+    }
+}
+
+}  // namespace tack::codegen::cfamily

@@ -1,0 +1,25 @@
+// What every backend's compiled code and the driver agree on, whatever the
+// target: the most dimensions an array has, and how a kernel's count entry
+// explains a launch it refuses.
+#pragma once
+
+#include <cstdint>
+
+namespace tack::codegen {
+
+inline constexpr int kMaxDims = 8;
+
+// Why count() refused a launch: a parallel range whose step is not
+// positive, or more iterations than the 64-bit flat index counts. Every
+// field is 64 bits wide, so generated code addresses them as words.
+struct LaunchRefusal {
+    enum Reason : int64_t { None = 0, StepNotPositive = 1, TooManyIterations = 2 };
+    int64_t reason = None;
+    int64_t dim = 0;                // StepNotPositive: the dimension, and its step
+    int64_t step = 0;
+    int64_t ndims = 0;              // TooManyIterations: each dimension's trip count,
+    uint64_t counts[kMaxDims][2]{};  // low and high 64 bits
+};
+static_assert(sizeof(LaunchRefusal) == (4 + 2 * kMaxDims) * sizeof(int64_t));
+
+}  // namespace tack::codegen

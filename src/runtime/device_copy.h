@@ -1,0 +1,56 @@
+// A copy of an array's storage in a device's memory.
+//
+// Host memory stays every array's home: an array on a device ("opencl") is
+// host storage with a device copy beside it, and whichever side was touched
+// last is the newer one. Every host access (Array::data(): NumPy views,
+// element reads, fill, copies, DLPack) first brings the host bytes up to
+// date and then counts the host as newer, since a NumPy view may be written
+// at any time; a launch first brings the device's bytes up to date and
+// then counts the device as newer for the arrays the kernel may write.
+#pragma once
+
+#include <cstddef>
+#include <mutex>
+#include <string>
+
+namespace tack::runtime {
+
+class DeviceCopy {
+public:
+    enum class Newer : unsigned char { Same, Host, Device };
+
+    explicit DeviceCopy(std::string device) : device_(std::move(device)) {}
+    virtual ~DeviceCopy() = default;
+    DeviceCopy(const DeviceCopy&) = delete;
+    DeviceCopy& operator=(const DeviceCopy&) = delete;
+
+    // The backend's name: "opencl".
+    const std::string& device() const { return device_; }
+
+    // Makes the host bytes current and counts the host as newer.
+    void for_host(char* host, size_t bytes) {
+        std::lock_guard<std::mutex> hold(mutex_);
+        if (newer_ == Newer::Device) read(host, bytes);
+        newer_ = Newer::Host;
+    }
+    // Makes the device bytes current; `written` counts the device as newer
+    // afterwards (a launch that may store to the array).
+    void for_device(const char* host, size_t bytes, bool written) {
+        std::lock_guard<std::mutex> hold(mutex_);
+        if (newer_ == Newer::Host) write(host, bytes);
+        newer_ = written ? Newer::Device : Newer::Same;
+    }
+
+protected:
+    // Device to host and host to device, whole storage, waiting for work
+    // queued before.
+    virtual void read(char* host, size_t bytes) = 0;
+    virtual void write(const char* host, size_t bytes) = 0;
+
+private:
+    std::string device_;
+    std::mutex mutex_;
+    Newer newer_ = Newer::Host;
+};
+
+}  // namespace tack::runtime
