@@ -9,6 +9,7 @@
 #include "backends/registry.h"
 #include "codegen/cfamily/emit_c.h"
 #include "driver/disk_cache.h"
+#include "driver/source_dump.h"
 #include "frontend/validate.h"
 #include "runtime/errors.h"
 
@@ -371,6 +372,7 @@ Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n, Caller* call
         v->effects.atomic_targets = std::move(cached->facts.atomic_targets);
     } else {
         v->typed = specialize(template_for(shapes), v->facts, precision);
+        dump_sources(*v->typed, v->debug);
         v->effects = analysis::effects_of(*v->typed);
         v->result_type = v->typed->result_type;
         backends::Compiled compiled = v->backend->compile(*v->typed, compile_options(*v));

@@ -532,4 +532,18 @@ private:
 std::string print(const Kernel& k) { return Printer(k).kernel(); }
 std::string print(const Expr& e, const Kernel& k) { return Printer(k).expr(e); }
 
+std::vector<uint8_t> print_kinds(const Print& p) {
+    std::vector<uint8_t> kinds(p.args.size(), 0);
+    size_t at = 0;
+    for (int g : p.groups) {
+        if (g > 0) {
+            kinds[at] |= 0x40;
+            kinds[at + static_cast<size_t>(g) - 1] |= 0x80;
+        }
+        at += static_cast<size_t>(g > 0 ? g : 1);
+    }
+    for (size_t i = 0; i < p.args.size(); ++i) kinds[i] |= static_cast<uint8_t>(p.args[i]->dtype());
+    return kinds;
+}
+
 }  // namespace tack::ir

@@ -211,6 +211,10 @@ struct Print : Stmt {
     // (n of `args`, printed as a bracketed list).
     std::vector<int> groups;
 };
+// What print's runtime formatter reads for each value (runtime/print.h): the
+// value's DType index, with 0x40 where a vector's bracketed list opens and
+// 0x80 where it closes. Every backend passes these.
+std::vector<uint8_t> print_kinds(const Print& p);
 struct If : Stmt { TACK_IR_STMT(If) ExprPtr cond; Block then_body, else_body; };
 // A sequential `for var in range(start, end, step)`. The bounds are
 // evaluated once, before the loop; the loop variable is assigned from a

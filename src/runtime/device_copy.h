@@ -37,8 +37,11 @@ public:
     // afterwards (a launch that may store to the array).
     void for_device(const char* host, size_t bytes, bool written) {
         std::lock_guard<std::mutex> hold(mutex_);
-        if (newer_ == Newer::Host) write(host, bytes);
-        newer_ = written ? Newer::Device : Newer::Same;
+        if (newer_ == Newer::Host) {
+            write(host, bytes);
+            newer_ = Newer::Same;
+        }
+        if (written) newer_ = Newer::Device;
     }
 
 protected:

@@ -20,6 +20,14 @@ def _backend_names():
     return names
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "cpu_only(reason): the case runs on the CPU backend only, for the reason given "
+        "(a CPU specialization, or an oracle that assumes the CPU's in-order chunks)",
+    )
+
+
 @pytest.fixture(params=_backend_names())
 def backend(request):
     """Runs a test once per available backend, with that backend as the

@@ -4,6 +4,7 @@ written arrays share no byte with any other array argument. Byte ranges
 decide, never object identity; results agree with NumPy either way."""
 
 import numpy as np
+import pytest
 import tack
 
 
@@ -49,7 +50,11 @@ def test_read_only_arrays_may_overlap_each_other(backend):
     np.testing.assert_array_equal(out.numpy(), 2 * np.arange(8, dtype=np.float32))
 
 
-def test_a_written_array_overlapping_another_uses_the_plain_variant(backend):
+@pytest.mark.cpu_only(
+    "the disjoint-storage variant is a CPU specialization, and the expected values follow the CPU's in-order "
+    "run of fewer than 64 iterations, which this cross-iteration dependency observes"
+)
+def test_a_written_array_overlapping_another_uses_the_plain_variant():
     data = np.arange(17, dtype=np.float32)
     base = tack.array(data)
     src = base[0:16]

@@ -1,10 +1,13 @@
 #include "backends/opencl/opencl_backend.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 
 #include "backends/opencl/device.h"
 #include "codegen/cfamily/emit_c.h"
+#include "runtime/print.h"
 
 namespace tack::backends {
 
@@ -93,6 +96,8 @@ public:
             b.u32(static_cast<uint32_t>(s.dtype));
             b.u32(static_cast<uint32_t>(s.bytes));
         }
+        b.u32(static_cast<uint32_t>(prints.size()));
+        for (auto& p : prints) b.str(std::string(p.kinds.begin(), p.kinds.end()));
         b.str(binary);
         return b.take();
     }
@@ -100,11 +105,12 @@ public:
     std::string options;
     codegen::cfamily::EntryPoints entries;
     std::vector<ArgSlot> slots;
+    std::vector<codegen::cfamily::PrintFormat> prints;
     std::string binary;
     ClKernel count, body, result;
-    // One launch at a time: they share the out and debug buffers.
+    // One launch at a time: they share the out, debug and print buffers.
     std::mutex launching;
-    ClBuffer out, debug;
+    ClBuffer out, debug, print;
 };
 
 std::string joined(const std::vector<std::string>& options) {
@@ -112,6 +118,9 @@ std::string joined(const std::vector<std::string>& options) {
     for (auto& o : options) s += (s.empty() ? "" : " ") + o;
     return s;
 }
+
+// The print buffer of a kernel that prints: 8 MiB, a million values.
+constexpr int64_t kPrintWords = int64_t{1} << 20;
 
 class OpenClBackend final : public Backend {
 public:
@@ -133,6 +142,7 @@ public:
         code->options = joined(source.compile_options);
         code->entries = source.entries;
         code->slots = source.slots;
+        code->prints = source.prints;
         ClProgram program = device_.build(source.text, code->options);
         code->binary = device_.binary(program);
         link(*code, program);
@@ -158,6 +168,11 @@ public:
             s.dtype = static_cast<DType>(in.u32());
             s.bytes = static_cast<int>(in.u32());
             code->slots.push_back(s);
+        }
+        uint32_t prints = in.u32();
+        for (uint32_t i = 0; i < prints && prints < (1u << 16); ++i) {
+            std::string kinds = in.str();
+            code->prints.push_back({std::vector<uint8_t>(kinds.begin(), kinds.end())});
         }
         code->binary = in.str();
         if (!in.ok()) {
@@ -197,7 +212,14 @@ public:
         }
         count = words[0];
         args = arguments(code, request, &count);
-        if (count > 0) device_.launch(code.body, args, static_cast<uint64_t>(count));
+        if (count > 0) {
+            if (code.print) {
+                int64_t cursor = 0;
+                device_.write(code.print, 0, &cursor, sizeof cursor);
+            }
+            device_.launch(code.body, args, static_cast<uint64_t>(count));
+            if (code.print) print_records(code);
+        }
         if (code.result) {
             device_.launch(code.result, args, 1, 1);
             uint64_t bits = 0;
@@ -239,6 +261,50 @@ private:
         code.debug = device_.allocate(codegen::cfamily::kDebugWords * sizeof(int64_t));
         int64_t zeros[codegen::cfamily::kDebugWords] = {};
         device_.write(code.debug, 0, zeros, sizeof zeros);
+        if (!code.prints.empty()) {
+            code.print = device_.allocate(kPrintWords * sizeof(int64_t));
+            int64_t header[codegen::cfamily::kPrintHeaderWords] = {0, kPrintWords - codegen::cfamily::kPrintHeaderWords};
+            device_.write(code.print, 0, header, sizeof header);
+        }
+    }
+
+    // Formats the print records a launch left, one line each, as the CPU's
+    // print does; lines that did not fit the buffer are counted on stderr.
+    void print_records(const ClExecutable& code) {
+        int64_t header[codegen::cfamily::kPrintHeaderWords];
+        device_.read(code.print, 0, header, sizeof header);
+        int64_t claimed = header[0] & 0xffffffff, capacity = header[1];
+        int64_t used = std::min(claimed, capacity);
+        if (used <= 0) return;
+        std::vector<int64_t> words(static_cast<size_t>(used));
+        device_.read(code.print, sizeof header, words.data(), words.size() * sizeof(int64_t));
+        std::vector<uint64_t> values;
+        for (size_t at = 0; at < words.size();) {
+            size_t index = static_cast<size_t>(words[at]);
+            if (index >= code.prints.size()) break;  // a claim past the end, cut short
+            const auto& kinds = code.prints[index].kinds;
+            if (at + 1 + kinds.size() > words.size()) break;
+            values.assign(kinds.size(), 0);
+            for (size_t i = 0; i < kinds.size(); ++i) {
+                uint64_t bits = static_cast<uint64_t>(words[at + 1 + i]);
+                if ((kinds[i] & 0x3f) == static_cast<uint8_t>(DType::F32)) {
+                    // f32 bits, widened to a double's as the CPU passes them.
+                    float f;
+                    uint32_t low = static_cast<uint32_t>(bits);
+                    std::memcpy(&f, &low, sizeof f);
+                    double d = f;
+                    std::memcpy(&bits, &d, sizeof bits);
+                }
+                values[i] = bits;
+            }
+            tack_rt_print(static_cast<int32_t>(kinds.size()), kinds.data(), values.data());
+            at += 1 + kinds.size();
+        }
+        if (claimed > capacity)
+            std::fprintf(stderr,
+                         "tack: an OpenCL launch printed more than its %lld-word print buffer holds; the lines past "
+                         "it were not printed\n",
+                         static_cast<long long>(capacity));
     }
 
     // The kernel arguments, slot by slot (cfamily/emit_c.h gives the order).
@@ -258,6 +324,7 @@ private:
                 case ArgSlot::Kind::Count: args.value(*count); break;
                 case ArgSlot::Kind::Out: args.buffer(code.out); break;
                 case ArgSlot::Kind::Debug: args.buffer(code.debug); break;
+                case ArgSlot::Kind::Print: args.buffer(code.print); break;
             }
         }
         return args;

@@ -40,6 +40,7 @@ struct ArgSlot {
         Count,            // the launch's iteration count, int64
         Out,              // pointer to kOutWords int64 words
         Debug,            // pointer to kDebugWords int64 words (debug variants)
+        Print,            // pointer to the print buffer (kernels that print; see PrintRecord)
     };
     Kind kind = Kind::Scalar;
     int param = -1;  // kernel parameter index (Data .. Scalar)
@@ -57,6 +58,21 @@ inline constexpr int kOutWords = 1 + 4 + 2 * 8;
 // compare-exchange), word 1 is the access index, words 2.. the 16 values
 // of runtime::DebugState.
 inline constexpr int kDebugWords = 2 + 16;
+
+// The print buffer, 64-bit words: word 0 (its low 32 bits, atomically) counts
+// the words claimed after the two header words, word 1 is the capacity in
+// words. A print claims 1 + n words: the statement's index into
+// CSource::prints, then each value: an integer sign- or zero-extended to
+// 64 bits, a float's bits (f32 in the low 32). Claims past the capacity
+// write nothing, so word 0 above the capacity says lines were lost.
+inline constexpr int kPrintHeaderWords = 2;
+
+// One print statement's values as runtime/print.h's tack_rt_print reads
+// them: each a DType index, with 0x40 where a vector's list opens and 0x80
+// where it closes.
+struct PrintFormat {
+    std::vector<uint8_t> kinds;
+};
 
 // The work-group size every launch uses.
 inline constexpr int kGroupSize = 256;

@@ -85,12 +85,7 @@ void check_legal(const Kernel& k, Dialect d) {
             }
             if (metal && e.type && *e.type == DType::F64) no_f64(e.span, "a value");
         },
-        [&](const Stmt& s) {
-            if (s.kind == StmtKind::Print)
-                k.fail(syntax::ErrorKind::Type, s.span,
-                       "print is not supported by " + target + " yet: GPU kernels cannot print", "print",
-                       "remove the print, or run the kernel on the CPU to print");
-        });
+        [](const Stmt&) {});
     if (!metal) return;
     for (auto& p : k.params)
         if (p.kind != ParamKind::Object && p.dtype == DType::F64)
@@ -103,6 +98,14 @@ void check_legal(const Kernel& k, Dialect d) {
 
 Printer::Printer(const Kernel& k, Dialect d, bool debug, Prelude& prelude, std::vector<DebugAccess>& accesses)
     : k_(k), t_(table(d)), debug_(debug), prelude_(prelude), accesses_(accesses) {
+    walk_kernel(
+        k, [](const Expr&) {},
+        [&](const Stmt& s) {
+            if (auto* p = s.as<Print>()) {
+                print_index_[&s] = static_cast<int>(prints_.size());
+                prints_.push_back(PrintFormat{ir::print_kinds(*p)});
+            }
+        });
     name_bindings();
     build_slots();
 }
@@ -161,6 +164,7 @@ void Printer::build_slots() {
     add(K::Count, -1, 0, DType::I64, 8, "tk_count", i64());
     add(K::Out, -1, 0, DType::I64, 8, "tk_out", std::string(t_.global) + i64() + "*");
     if (debug_) add(K::Debug, -1, 0, DType::I64, 8, "tk_debug", std::string(t_.global) + i64() + "*");
+    if (!prints_.empty()) add(K::Print, -1, 0, DType::I64, 8, "tk_print", std::string(t_.global) + i64() + "*");
 }
 
 std::string Printer::argument_struct() const {
@@ -184,7 +188,8 @@ std::string Printer::signature(EntryKind kind) const {
         } else if (slots_[i].kind == ArgSlot::Kind::Data) {
             has_data = true;
         } else {
-            bool pointer = slots_[i].kind == ArgSlot::Kind::Out || slots_[i].kind == ArgSlot::Kind::Debug;
+            bool pointer = slots_[i].kind == ArgSlot::Kind::Out || slots_[i].kind == ArgSlot::Kind::Debug ||
+                           slots_[i].kind == ArgSlot::Kind::Print;
             std::string type = pointer ? n.c_type : "constant " + n.c_type + "&";
             args.push_back(type + " " + n.name + " [[buffer(" + std::to_string(buffer++) + ")]]");
         }
@@ -320,6 +325,7 @@ CSource emit_c(const Kernel& typed, Dialect dialect, const EmitOptions& options)
     std::string entries = p.entry(EntryKind::Count, src.entries.count) + "\n" + p.entry(EntryKind::Body, src.entries.body);
     if (typed.result) entries += "\n" + p.entry(EntryKind::Result, src.entries.result);
     src.slots = p.slots();
+    src.prints = p.prints();
 
     bool uses_f64 = false;
     walk_kernel(

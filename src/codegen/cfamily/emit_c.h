@@ -12,8 +12,9 @@
 //     scalar: its value in the carrier of its dtype: i8/i16/i32 as a 32-bit
 //       int, u8/u16/u32 as a 32-bit unsigned int (only the low bits are
 //       read), i64/u64/f32/f64 in their own type
-//   then Count (int64), Out (pointer to kOutWords int64), and in a debug
-//   variant Debug (pointer to kDebugWords int64).
+//   then Count (int64), Out (pointer to kOutWords int64), in a debug
+//   variant Debug (pointer to kDebugWords int64), and in a kernel that
+//   prints, Print (pointer to the print buffer).
 //
 // CUDA, HIP and OpenCL take the slots as kernel arguments in that order.
 // MSL takes the Data slots as members of one argument buffer struct at
@@ -51,6 +52,7 @@ struct CSource {
     std::vector<ArgSlot> slots;               // the shared argument list, in order
     std::vector<std::string> compile_options; // what the runtime passes to the device compiler
     std::vector<DebugAccess> debug_accesses;  // debug variants: the checks, by report index
+    std::vector<PrintFormat> prints;          // the print statements, by record index (abi.h)
 };
 
 // Checks that `typed` is legal for the dialect, then prints it. Throws
@@ -58,8 +60,7 @@ struct CSource {
 // the kernel, the target, the construct and the reason for: an atomic
 // outside the target's domain (CUDA/HIP: i32, u32, i64, u64, f32, f64;
 // OpenCL and Metal: i32, u32, f32) or on storage that is not a global
-// array; any f64 value, array or parameter on Metal; print, which the GPU
-// targets do not implement yet.
+// array; any f64 value, array or parameter on Metal.
 CSource emit_c(const ir::Kernel& typed, Dialect dialect, const EmitOptions& options = {});
 
 // The legality check alone.

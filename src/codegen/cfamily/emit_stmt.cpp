@@ -16,6 +16,27 @@ bool reads_var(const Expr& e, int var) {
 
 }  // namespace
 
+// A print evaluates its values left to right, claims a record in the
+// print buffer and fills it; the runtime formats the records after the
+// launch (abi.h).
+void Printer::print(const Print& p) {
+    std::vector<std::string> values;
+    for (auto& a : p.args) values.push_back(temp(a->dtype(), expr(*a)));
+    int index = print_index_.at(&p);
+    std::string at = fresh("tk_p");
+    line("const " + i64() + " " + at + " = " + prelude_.print_claim() + "(tk_print, " +
+         std::to_string(values.size() + 1) + ");");
+    open("if (" + at + " >= 0)");
+    line("tk_print[" + at + "] = " + std::to_string(index) + ";");
+    for (size_t i = 0; i < values.size(); ++i) {
+        DType t = p.args[i]->dtype();
+        std::string word = is_float(t) ? "(" + i64() + ")" + prelude_.to_bits(t) + "(" + values[i] + ")"
+                                       : "(" + i64() + ")" + values[i];
+        line("tk_print[" + at + " + " + std::to_string(i + 1) + "] = " + word + ";");
+    }
+    close();
+}
+
 void Printer::block(const Block& b) {
     for (auto& s : b) stmt(*s);
 }
@@ -44,7 +65,7 @@ void Printer::stmt(const Stmt& s) {
             if (v.rfind("tk_e", 0) != 0) line("(void)(" + v + ");");
             break;
         }
-        case StmtKind::Print: syntax::internal_error(kEmitPass, "print reached the C printer");
+        case StmtKind::Print: print(*s.as<Print>()); break;
         case StmtKind::If: {
             auto& i = *s.as<If>();
             open("if " + parenthesized(truth(*i.cond)));

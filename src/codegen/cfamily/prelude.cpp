@@ -334,6 +334,28 @@ std::string Prelude::debug_claim() {
     return name;
 }
 
+// Claims `words` words of the print buffer (abi.h): the index of the first,
+// or -1 when they do not fit.
+std::string Prelude::print_claim() {
+    std::string name = "tk_print_claim";
+    if (!define(name)) return name;
+    std::string head = "$Q $L tk_print_claim($G$L* p, int words) {\n";
+    std::string tail = "    return ($L)at + ($L)words <= p[1] ? 2 + ($L)at : -1;\n}\n";
+    switch (t_.dialect) {
+        case Dialect::OpenCL:
+            add(head + "    int at = atomic_fetch_add_explicit((volatile __global atomic_int*)p, words, "
+                       "memory_order_relaxed, memory_scope_device);\n" + tail);
+            break;
+        case Dialect::Metal:
+            add(head + "    int at = atomic_fetch_add_explicit((device atomic_int*)p, words, memory_order_relaxed);\n" +
+                tail);
+            break;
+        case Dialect::Cuda:
+        case Dialect::Hip: add(head + "    int at = atomicAdd((int*)p, words);\n" + tail); break;
+    }
+    return name;
+}
+
 void Prelude::use_all_arithmetic() {
     for (int i = 0; i < kNumDTypes; ++i) {
         DType t = static_cast<DType>(i);

@@ -54,6 +54,7 @@ public:
     std::string from_bits(DType t);  // and back
     std::string atomic(ir::AtomicOp op, DType t);
     std::string debug_claim();
+    std::string print_claim();
 
     // Every arithmetic helper (not atomics or debug), for the host tests.
     void use_all_arithmetic();

@@ -45,6 +45,7 @@ public:
     Printer(const Kernel& k, Dialect d, bool debug, Prelude& prelude, std::vector<DebugAccess>& accesses);
 
     const std::vector<ArgSlot>& slots() const { return slots_; }
+    const std::vector<PrintFormat>& prints() const { return prints_; }
     // MSL: the argument buffer struct the entries take at buffer 0.
     std::string argument_struct() const;
     // One entry point's definition.
@@ -82,6 +83,7 @@ private:
     void for_loop(const For& f);
     void while_loop(const While& w);
     void store(const Store& s);
+    void print(const Print& p);
     // Each parallel dimension's start, end and step, bound once; their trip
     // counts when `want_counts`.
     void dims(bool want_counts);
@@ -144,6 +146,9 @@ private:
     bool discard_atomic_ = false;  // the next Atomic is a statement
     std::vector<std::string> dim_start_, dim_step_, dim_count_;
     std::unordered_map<const Expr*, bool> effectful_;
+    // Print statements, numbered in program order (abi.h's PrintFormat).
+    std::unordered_map<const Stmt*, int> print_index_;
+    std::vector<PrintFormat> prints_;
 };
 
 }  // namespace tack::codegen::cfamily

@@ -408,16 +408,7 @@ void Emitter::emit_print(const Print& p) {
     size_t n = std::max<size_t>(p.args.size(), 1);
     auto* kinds = entry_alloca(llvm::ArrayType::get(b_.getInt8Ty(), n), "print.kinds");
     auto* values = entry_alloca(llvm::ArrayType::get(i64(), n), "print.values");
-    // Vector components carry marks: where a bracketed list opens and closes.
-    std::vector<uint8_t> vector_marks(p.args.size(), 0);
-    size_t at = 0;
-    for (int g : p.groups) {
-        if (g > 0) {
-            vector_marks[at] |= 0x40;
-            vector_marks[at + g - 1] |= 0x80;
-        }
-        at += static_cast<size_t>(std::max(g, 1));
-    }
+    std::vector<uint8_t> marks = ir::print_kinds(p);
     for (size_t i = 0; i < p.args.size(); ++i) {
         Value* v = emit(*p.args[i]);
         DType t = p.args[i]->dtype();
@@ -430,7 +421,7 @@ void Emitter::emit_print(const Print& p) {
         } else {
             payload = is_signed_int(t) ? b_.CreateSExt(v, i64()) : b_.CreateZExt(v, i64());
         }
-        b_.CreateStore(b_.getInt8(static_cast<uint8_t>(t) | vector_marks[i]), b_.CreateConstGEP1_64(b_.getInt8Ty(), kinds, i));
+        b_.CreateStore(b_.getInt8(marks[i]), b_.CreateConstGEP1_64(b_.getInt8Ty(), kinds, i));
         b_.CreateStore(payload, b_.CreateConstGEP1_64(i64(), values, i));
     }
     auto callee = m_.getOrInsertFunction(

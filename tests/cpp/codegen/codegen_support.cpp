@@ -118,6 +118,11 @@ std::vector<SampleKernel> sample_kernels() {
                   "    for i in range(len(y)):\n"
                   "        y[i] = alpha * x[i] + y[i]\n",
                   P{array_of(DType::F32), array_of(DType::F32), scalar_of(DType::F32)}});
+    ks.push_back({"prints",
+                  "def prints(a, b):\n"
+                  "    for i in range(len(a)):\n"
+                  "        print(i, a[i], b[i], tack.u8(i) + tack.u8(200))\n",
+                  P{array_of(DType::F32), array_of(DType::I16)}});
     return ks;
 }
 

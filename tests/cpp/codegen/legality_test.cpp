@@ -79,17 +79,22 @@ TEST(Legality, CudaAccepts64BitAtomics) {
     EXPECT_NO_THROW(emit_c(*k, Dialect::Hip));
 }
 
-TEST(Legality, PrintIsRefusedNotDropped) {
+TEST(Legality, PrintWritesRecordsToThePrintBuffer) {
     for (Dialect dl : {Dialect::Cuda, Dialect::Hip, Dialect::OpenCL, Dialect::Metal}) {
-        auto d = refusal(
+        auto k = testing::codegen_kernel(
             "def k(a):\n"
             "    for i in range(len(a)):\n"
-            "        print(a[i])\n",
-            {array_of(DType::F32)}, dl);
-        EXPECT_EQ(d.kind, syntax::ErrorKind::Type);
-        EXPECT_EQ(d.construct, "print");
-        EXPECT_EQ(d.span.line, 3);
-        EXPECT_NE(d.message.find(to_string(dl)), std::string::npos) << d.message;
+            "        print(a[i], i)\n"
+            "        print(a[i] * 2.0)\n",
+            {array_of(DType::F32)});
+        auto src = emit_c(*k, dl);
+        ASSERT_EQ(src.prints.size(), 2u);
+        EXPECT_EQ(src.prints[0].kinds, (std::vector<uint8_t>{static_cast<uint8_t>(DType::F32),
+                                                             static_cast<uint8_t>(DType::I64)}));
+        EXPECT_EQ(src.prints[1].kinds, (std::vector<uint8_t>{static_cast<uint8_t>(DType::F32)}));
+        EXPECT_EQ(src.slots.back().kind, ArgSlot::Kind::Print);
+        EXPECT_NE(src.text.find("tk_print_claim(tk_print, 3)"), std::string::npos) << src.text;
+        EXPECT_NE(src.text.find("tk_print_claim(tk_print, 2)"), std::string::npos) << src.text;
     }
 }
 
