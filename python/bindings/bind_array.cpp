@@ -333,11 +333,16 @@ nb::object dlpack(nb::handle self, nb::handle stream, nb::handle max_version, nb
     return nd.attr("__dlpack__")(**kw);
 }
 
-// Vector and matrix arrays reduce over every component.
-template <double (*F)(const Array&)>
+// Vector and matrix arrays reduce over every component. An array on a
+// device reduces there where its backend can (f32 on OpenCL); otherwise its
+// bytes come back to the host.
+template <double (*F)(const Array&), backends::ReduceOp Op>
 double reduce(const Array& a) {
     Array scalars = a.scalars();
+    backends::Backend* device = scalars.size() ? backend_of(scalars) : nullptr;
     nb::gil_scoped_release release;
+    if (device)
+        if (auto r = device->reduce(scalars, Op)) return *r;
     return F(scalars);
 }
 
@@ -396,9 +401,9 @@ void bind_array(nb::module_& m) {
     m.def("from_dlpack", &from_dlpack, nb::arg("obj"),
           "An array sharing the memory of any host object with __dlpack__ (no copy); read-only when the producer "
           "marks it so.");
-    m.def("_array_sum", &reduce<runtime::array_sum>);
-    m.def("_array_min", &reduce<runtime::array_min>);
-    m.def("_array_max", &reduce<runtime::array_max>);
+    m.def("_array_sum", &reduce<runtime::array_sum, backends::ReduceOp::Sum>);
+    m.def("_array_min", &reduce<runtime::array_min, backends::ReduceOp::Min>);
+    m.def("_array_max", &reduce<runtime::array_max, backends::ReduceOp::Max>);
     m.def("_worker_count", &runtime::worker_count, "Threads the CPU runtime's parallel loops use.");
 
     nb::class_<Array>(m, "Array",

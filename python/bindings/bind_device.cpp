@@ -22,6 +22,11 @@ void place_on(const runtime::Array& a, const std::string& device) {
     storage.device = backend_or_raise(device).device_copy(storage.bytes);
 }
 
+backends::Backend* backend_of(const runtime::Array& a) {
+    const auto& storage = *a.storage();
+    return storage.device ? &backend_or_raise(storage.device_name()) : nullptr;
+}
+
 void bind_device(nb::module_& m) {
     m.def("available_devices", &backends::available_backends,
           "The backends that start on this machine, CPU first.");

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "backends/backend.h"
 #include "runtime/array.h"
 
 namespace nb = nanobind;
@@ -20,6 +21,8 @@ void bind_device(nb::module_& m);
 // New storage on `device` ("cpu", "opencl"): attaches the backend's device
 // copy; raises RuntimeError naming what is missing when it cannot start.
 void place_on(const runtime::Array& a, const std::string& device);
+// The backend of an array on a device; null for an array of the CPU.
+backends::Backend* backend_of(const runtime::Array& a);
 
 // The tack.<dtype> objects the Python package registered, by DType index.
 nb::object dtype_object(DType t);

@@ -81,6 +81,8 @@ struct LaunchOutcome {
     int64_t debug_values[16] = {};
 };
 
+enum class ReduceOp { Sum, Min, Max };
+
 class Backend {
 public:
     virtual ~Backend() = default;
@@ -103,6 +105,10 @@ public:
     virtual std::shared_ptr<runtime::DeviceCopy> device_copy(size_t bytes) = 0;
     // Waits for every queued launch (tack.sync()).
     virtual void synchronize() = 0;
+    // Array.sum/min/max of a nonempty view of scalars on this device, where
+    // the backend reduces it there; nothing sends it to the runtime's host
+    // reduction (runtime/reduce.h).
+    virtual std::optional<double> reduce(const runtime::Array&, ReduceOp) { return std::nullopt; }
 
     // The modes inspect() prints beyond the IR, and the text of one.
     virtual std::vector<std::string> inspect_modes() const = 0;

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "backends/opencl/array_reduce.h"
 #include "backends/opencl/device.h"
 #include "codegen/cfamily/emit_c.h"
 #include "runtime/print.h"
@@ -244,6 +245,12 @@ public:
         return std::make_shared<ClDeviceCopy>(device_, bytes);
     }
     void synchronize() override { device_.finish(); }
+
+    std::optional<double> reduce(const runtime::Array& a, ReduceOp op) override {
+        auto& storage = *a.storage();
+        storage.device->for_device(storage.data, storage.bytes, false);
+        return opencl::reduce_on_device(device_, static_cast<const ClDeviceCopy&>(*storage.device).buffer(), a, op);
+    }
 
     std::vector<std::string> inspect_modes() const override { return {"opencl"}; }
     std::string inspect(const std::string&, const ir::Kernel& typed, const CompileOptions& options) override {
