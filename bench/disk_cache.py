@@ -1,10 +1,15 @@
 """The disk cache's payoff: a saxpy kernel's first call in a process that
-compiles it, against its first call in a later process that links the cached
+compiles it, against its first call in a later process that loads the cached
 code. Each measurement is one fresh Python process and times the call alone
 (not the interpreter's start or `import tack`), as wall time and as the
 calling thread's CPU time, which other load on the machine does not inflate.
 
-    python bench/disk_cache.py [--runs N] [--n ELEMENTS]
+    python bench/disk_cache.py [--runs N] [--n ELEMENTS] [--device cpu|opencl]
+
+On the CPU a cached entry is an object file the JIT links; on OpenCL it is
+the device's program binary (clCreateProgramWithBinary instead of
+clBuildProgram). PoCL's own kernel cache (POCL_CACHE_DIR) is a fresh folder
+for every process, so only Tack's cache can spare a build.
 """
 
 import argparse
@@ -31,6 +36,7 @@ _PROGRAM = textwrap.dedent(
             y[i] = alpha * x[i] + y[i]
 
     n = int(sys.argv[1])
+    tack.set_default_device(sys.argv[2])
     x = tack.array(np.arange(n, dtype=np.float32))
     y = tack.ones(n)
     cpu0, wall0 = time.thread_time(), time.perf_counter()
@@ -42,10 +48,12 @@ _PROGRAM = textwrap.dedent(
 )
 
 
-def first_call(script, cache, n):
-    env = dict(os.environ, PYTHONPATH=REPO_PYTHON, TACK_CACHE_DIR=str(cache))
-    env.pop("TACK_DISABLE_DISK_CACHE", None)
-    out = subprocess.run([sys.executable, str(script), str(n)], env=env, check=True, capture_output=True, text=True)
+def first_call(script, cache, n, device):
+    with tempfile.TemporaryDirectory() as pocl_cache:
+        env = dict(os.environ, PYTHONPATH=REPO_PYTHON, TACK_CACHE_DIR=str(cache), POCL_CACHE_DIR=pocl_cache)
+        env.pop("TACK_DISABLE_DISK_CACHE", None)
+        out = subprocess.run([sys.executable, str(script), str(n), device], env=env, check=True, capture_output=True,
+                             text=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -58,6 +66,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10, help="processes per measurement")
     parser.add_argument("--n", type=int, default=1024, help="elements of x and y")
+    parser.add_argument("--device", default="cpu", help="the device the kernel runs on (cpu, opencl)")
     args = parser.parse_args()
 
     # Empty arrays launch nothing, which isolates the cache's own cost from
@@ -70,9 +79,9 @@ def main():
             cold, cached = [], []
             for run in range(args.runs):
                 cache = Path(tmp) / f"cache{n}-{run}"
-                cold.append(first_call(script, cache, n))  # an empty cache: compiles and stores
-                cached.append(first_call(script, cache, n))  # a second process: links the entry
-            print(f"saxpy, {n} elements, {args.runs} process pairs; first call, median (min)")
+                cold.append(first_call(script, cache, n, args.device))  # an empty cache: compiles and stores
+                cached.append(first_call(script, cache, n, args.device))  # a second process: loads the entry
+            print(f"saxpy on {args.device}, {n} elements, {args.runs} process pairs; first call, median (min)")
             for key, label in (("wall_ms", "wall"), ("cpu_ms", "thread CPU")):
                 cold_median, cold_min = summary(cold, key)
                 cached_median, cached_min = summary(cached, key)

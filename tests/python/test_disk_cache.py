@@ -128,6 +128,29 @@ def test_a_second_process_links_the_cached_code(tmp_path):
     check_saxpy(second, "float32")
 
 
+@pytest.mark.skipif("opencl" not in tack.available_devices(), reason="no OpenCL device: " +
+                    (tack._core.device_unavailable_reason("opencl") or "?"))
+def test_opencl_program_binaries_are_cached_per_device(tmp_path):
+    # Each process gets an empty PoCL cache, so a hit means Tack loaded the
+    # program binary it stored; the CPU's entries are separate ones.
+    cache = tmp_path / "cache"
+    script = saxpy_script(tmp_path)
+
+    def on(device):
+        return {"TACK_DEVICE": device, "POCL_CACHE_DIR": str(tmp_path / f"pocl-{len(list(tmp_path.iterdir()))}")}
+
+    first, events = run(script, cache, "float32", env=on("opencl"))
+    assert events == {"saxpy": ["miss", "stored"], "head_sum": ["miss", "stored"]}
+    check_saxpy(first, "float32")
+    second, events = run(script, cache, "float32", env=on("opencl"))
+    assert events == {"saxpy": ["hit"], "head_sum": ["hit"]}
+    check_saxpy(second, "float32")
+    third, events = run(script, cache, "float32", env=on("cpu"))
+    assert events == {"saxpy": ["miss", "stored"], "head_sum": ["miss", "stored"]}
+    check_saxpy(third, "float32")
+    assert len(entries(cache)) == 4
+
+
 @pytest.mark.parametrize(
     "change, event, oracle",
     [
