@@ -298,7 +298,8 @@ private:
                 block(s.as<While>()->body);
                 break;
             case StmtKind::Break:
-            case StmtKind::Continue: break;
+            case StmtKind::Continue:
+            case StmtKind::Barrier: break;
         }
     }
 
@@ -456,6 +457,19 @@ private:
                 Info v = expr(*a.value, elem);
                 if (settle_phase_) settle_to(*a.value, v, elem);
                 return Info{elem, false};
+            }
+            case ExprKind::ThreadId: return Info{DType::I32, false};
+            case ExprKind::BlockReduce: {
+                // f32 in, f32 out: anything else is refused rather than narrowed.
+                auto& r = *e.as<BlockReduce>();
+                Info v = expr(*r.value, DType::F32);
+                if (v.type && *v.type != DType::F32)
+                    k_.fail(ErrorKind::Type, r.value->span,
+                            std::string("tack.") + to_string(r.op) + "() reduces f32 values, not " +
+                                std::string(name_of(*v.type)),
+                            to_string(r.op), "convert explicitly with tack.f32(...)");
+                if (settle_phase_) settle_to(*r.value, v, DType::F32);
+                return Info{DType::F32, false};
             }
             case ExprKind::StmtExpr: {
                 auto& s = *e.as<StmtExpr>();

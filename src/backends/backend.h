@@ -27,6 +27,8 @@ namespace tack::backends {
 // and the reason rather than inside a device compiler.
 struct Capabilities {
     bool workgroups = false;  // shared memory, barriers, block reductions
+    // What to do instead, when a kernel needs workgroups and there are none.
+    std::string without_workgroups = "workgroup primitives run on GPU backends; on the CPU use local_array and atomics";
     bool f64 = true;          // f64 arrays, scalars and arithmetic
     // The longest launch, in iterations, and how a refusal names the limit.
     uint64_t max_iterations = INT64_MAX;

@@ -356,6 +356,7 @@ Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n, Caller* call
     const std::string& backend_name = backends::known_backends()[backend >> kBackendShift];
     v->backend = backends::find_backend(backend_name, &why_not);
     if (!v->backend) throw ArgumentError(ArgumentError::Kind::Runtime, "kernel '" + name_ + "': " + why_not);
+    check_supported(template_for(shapes), *v->backend);
     // The disk cache stands in for lowering, typing and compiling, so
     // whatever a variant reads from its typed IR travels in the entry
     // (DispatchFacts). Debug variants report failures from their IR and

@@ -1,6 +1,7 @@
 #include "driver/pipeline.h"
 
 #include "analysis/infer_types.h"
+#include "analysis/workgroups.h"
 #include "ir/verify.h"
 #include "transforms/localize_iteration_state.h"
 
@@ -35,6 +36,21 @@ std::unique_ptr<ir::Kernel> specialize(const ir::Kernel& tmpl, const std::vector
     ir::verify(*k, ir::Stage::Typed, "infer_types");
     if (observe) observe("infer_types", *k);
     return k;
+}
+
+void check_supported(const ir::Kernel& k, const backends::Backend& backend) {
+    if (backend.capabilities().workgroups) return;
+    auto uses = analysis::workgroup_uses(k);
+    if (uses.empty()) return;
+    std::string primitives;
+    for (auto& u : uses)
+        if (primitives.find("tack." + u.primitive + "()") == std::string::npos)
+            primitives += (primitives.empty() ? "tack." : ", tack.") + u.primitive + "()";
+    std::string first = "tack." + uses[0].primitive + "()";
+    std::string also = primitives == first ? "" : " (the kernel uses " + primitives + ")";
+    k.fail(syntax::ErrorKind::Unsupported, uses[0].span,
+           first + " needs workgroups, which the " + backend.display_name() + " backend does not have" + also,
+           uses[0].primitive, backend.capabilities().without_workgroups);
 }
 
 }  // namespace tack::driver

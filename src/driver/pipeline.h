@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/backend.h"
 #include "frontend/lower.h"
 #include "ir/ir.h"
 #include "syntax/ast.h"
@@ -37,5 +38,11 @@ struct ParamFacts {
 std::unique_ptr<ir::Kernel> specialize(const ir::Kernel& tmpl, const std::vector<ParamFacts>& params,
                                        DType float_precision, const PassObserver& observe = {});
 
+
+// Refuses, before anything compiles, a kernel that needs what `backend`
+// does not have: workgroup primitives where it has no workgroups. The
+// diagnostic names the kernel, the backend and the first primitive, at its
+// source position.
+void check_supported(const ir::Kernel& k, const backends::Backend& backend);
 
 }  // namespace tack::driver

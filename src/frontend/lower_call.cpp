@@ -114,14 +114,37 @@ Value Lowerer::builtin(const std::string& bname, const syntax::Call& c) {
         return v;
     }
     if (bname == "atomic_add" || bname == "atomic_min" || bname == "atomic_max") return atomic(bname, c);
-    if (bname == "local_array" || bname == "local_array_like") return local_array(bname, c);
-    if (bname == "barrier" || bname == "block_sum" || bname == "block_min" || bname == "block_max" ||
-        bname == "thread_id" || bname == "shared" || bname == "shared_like") {
-        bool effect = bname != "thread_id" && bname != "shared" && bname != "shared_like";
-        if (effect) require_side_effects_allowed(c.span, bname.c_str());
-        fail(ErrorKind::Unsupported, c.span,
-             "tack." + bname + "() needs workgroups, which the CPU backend does not have", bname,
-             "workgroup primitives run on GPU backends; on the CPU use local_array and atomics");
+    if (bname == "local_array" || bname == "local_array_like" || bname == "shared" || bname == "shared_like")
+        return local_array(bname, c);
+    // Workgroup primitives become IR nodes; a backend without workgroups
+    // refuses the kernel (driver::check_supported).
+    if (bname == "barrier") {
+        need(0, 0);
+        require_side_effects_allowed(c.span, bname.c_str());
+        auto b = std::make_unique<ir::Barrier>();
+        b->span = c.span;
+        auto se = std::make_unique<ir::StmtExpr>();
+        se->span = c.span;
+        se->stmts.push_back(std::move(b));
+        se->value = int_const(0, c.span);
+        Value v = Value::scalar(std::move(se), c.span);
+        v.is_void = true;
+        return v;
+    }
+    if (bname == "thread_id") {
+        need(0, 0);
+        auto t = std::make_unique<ir::ThreadId>();
+        t->span = c.span;
+        return Value::scalar(std::move(t), c.span);
+    }
+    if (bname == "block_sum" || bname == "block_min" || bname == "block_max") {
+        need(1, 1);
+        require_side_effects_allowed(c.span, bname.c_str());
+        auto r = std::make_unique<ir::BlockReduce>();
+        r->op = bname == "block_sum" ? ir::BlockOp::Sum : bname == "block_min" ? ir::BlockOp::Min : ir::BlockOp::Max;
+        r->value = scalar(expr(*c.args[0]), "a block reduction's operand");
+        r->span = c.span;
+        return Value::scalar(std::move(r), c.span);
     }
     if (bname == "range" || bname == "ndindex")
         fail(ErrorKind::Unsupported, c.span, bname + "() is only valid as a for-loop iterable", bname);
@@ -385,18 +408,22 @@ Value Lowerer::atomic(const std::string& bname, const syntax::Call& c) {
     return Value::scalar(std::move(a), c.span);
 }
 
-// tack.local_array(shape, dtype): private scratch storage of fixed extents.
+// tack.local_array(shape, dtype): private scratch storage of fixed extents;
+// tack.shared(shape, dtype) the same, shared by a workgroup's lanes.
+// The _like forms copy another such array's extents and dtype.
 Value Lowerer::local_array(const std::string& bname, const syntax::Call& c) {
+    bool shared = bname == "shared" || bname == "shared_like";
+    std::string what = shared ? "shared array" : "local array";
     std::vector<int64_t> shape;
     DType dtype = DType::F32;
     auto literal_int = [&](const Expr& e) -> int64_t {
         auto* l = e.as<IntLit>();
         if (!l || l->overflow || l->value == 0 || l->value > (1u << 20))
-            fail(ErrorKind::Type, e.span, "local array extents are positive integer literals", bname);
+            fail(ErrorKind::Type, e.span, what + " extents are positive integer literals", bname);
         return static_cast<int64_t>(l->value);
     };
-    if (bname == "local_array") {
-        if (c.args.size() != 2) fail(ErrorKind::Type, c.span, "tack.local_array() takes a shape and a dtype", bname);
+    if (bname == "local_array" || bname == "shared") {
+        if (c.args.size() != 2) fail(ErrorKind::Type, c.span, "tack." + bname + "() takes a shape and a dtype", bname);
         if (auto* t = c.args[0]->as<syntax::Tuple>()) {
             for (auto& e : t->elts) shape.push_back(literal_int(*e));
         } else {
@@ -404,18 +431,19 @@ Value Lowerer::local_array(const std::string& bname, const syntax::Call& c) {
         }
         Resolution r = resolve_callee(*c.args[1]);
         if (r.kind != Resolution::Kind::DType)
-            fail(ErrorKind::Type, c.args[1]->span, "tack.local_array() needs a Tack dtype such as tack.f32", bname);
+            fail(ErrorKind::Type, c.args[1]->span, "tack." + bname + "() needs a Tack dtype such as tack.f32", bname);
         dtype = r.dtype;
     } else {
-        if (c.args.size() != 1) fail(ErrorKind::Type, c.span, "tack.local_array_like() takes one local array", bname);
+        if (c.args.size() != 1)
+            fail(ErrorKind::Type, c.span, "tack." + bname + "() takes one local or shared array", bname);
         Value model = expr(*c.args[0]);
         if (model.kind != Value::Kind::Array || k_.params[model.array].kind != ir::ParamKind::LocalArray)
             fail(ErrorKind::Type, c.args[0]->span,
-                 "tack.local_array_like() copies the extents of a local array, which are fixed", bname);
+                 "tack." + bname + "() copies the extents of a local or shared array, which are fixed", bname);
         shape = k_.params[model.array].local_shape;
         dtype = k_.params[model.array].dtype;
     }
-    if (shape.size() > 8) fail(ErrorKind::Type, c.span, "local arrays have at most 8 dimensions", bname);
+    if (shape.size() > 8) fail(ErrorKind::Type, c.span, what + "s have at most 8 dimensions", bname);
     // Every extent is at least 1, so the byte count only grows: stop once it
     // passes the limit, before a product of up to eight extents can wrap.
     constexpr int64_t kLimit = 64 * 1024;
@@ -426,17 +454,21 @@ Value Lowerer::local_array(const std::string& bname, const syntax::Call& c) {
         std::string extents;
         for (size_t d = 0; d < shape.size(); ++d) extents += (d ? ", " : "") + std::to_string(shape[d]);
         fail(ErrorKind::Value, c.span,
-             "local array of shape (" + extents + (shape.size() == 1 ? ",)" : ")") + " and dtype " + std::string(name_of(dtype)) +
-                 " exceeds the 64 KiB limit",
-             bname, "local arrays live on each worker's stack; use a global array for larger scratch");
+             what + " of shape (" + extents + (shape.size() == 1 ? ",)" : ")") + " and dtype " +
+                 std::string(name_of(dtype)) + " exceeds the 64 KiB limit",
+             bname, shared ? "workgroup memory is small; use a global array for larger scratch"
+                           : "local arrays live on each worker's stack; use a global array for larger scratch");
     }
     ir::Param p;
     p.kind = ir::ParamKind::LocalArray;
     p.dtype = dtype;
     p.ndim = static_cast<int>(shape.size());
     p.local_shape = shape;
+    p.shared = shared;
+    p.declared = c.span;
+    p.declared_with = bname;
     p.used = true;
-    p.name = "$local" + std::to_string(k_.params.size());
+    p.name = (shared ? "$shared" : "$local") + std::to_string(k_.params.size());
     k_.params.push_back(p);
     Value v = Value::of_array(static_cast<int>(k_.params.size()) - 1, c.span);
     v.fresh_local_array = true;

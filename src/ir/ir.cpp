@@ -50,6 +50,15 @@ const char* to_string(CmpOp op) {
 
 const char* to_string(LogicOp op) { return op == LogicOp::And ? "and" : "or"; }
 
+const char* to_string(BlockOp op) {
+    switch (op) {
+        case BlockOp::Sum: return "block_sum";
+        case BlockOp::Min: return "block_min";
+        case BlockOp::Max: return "block_max";
+    }
+    return "?";
+}
+
 const char* to_string(AtomicOp op) {
     switch (op) {
         case AtomicOp::Add: return "atomic_add";
@@ -227,6 +236,11 @@ ExprPtr clone(const Expr& e) {
             n->value = clone(*s.value);
             return n;
         }
+        case ExprKind::ThreadId: return copy_header(*e.as<ThreadId>());
+        case ExprKind::BlockReduce: {
+            auto& s = *e.as<BlockReduce>(); auto n = copy_header(s);
+            n->op = s.op; n->value = clone(*s.value); return n;
+        }
         case ExprKind::StmtExpr: {
             auto& s = *e.as<StmtExpr>(); auto n = copy_header(s);
             n->stmts = clone(s.stmts); n->value = clone(*s.value); return n;
@@ -269,6 +283,7 @@ StmtPtr clone(const Stmt& st) {
         }
         case StmtKind::Break: return copy_header(*st.as<Break>());
         case StmtKind::Continue: return copy_header(*st.as<Continue>());
+        case StmtKind::Barrier: return copy_header(*st.as<Barrier>());
     }
     syntax::internal_error("clone", "unknown statement kind");
 }
@@ -398,6 +413,12 @@ public:
                   << ")";
                 break;
             }
+            case ExprKind::ThreadId: o << "thread_id()"; break;
+            case ExprKind::BlockReduce: {
+                auto& s = *e.as<BlockReduce>();
+                o << to_string(s.op) << "(" << expr(*s.value) << ")";
+                break;
+            }
             case ExprKind::StmtExpr: {
                 auto& s = *e.as<StmtExpr>();
                 std::ostringstream inner;
@@ -465,6 +486,7 @@ public:
             }
             case StmtKind::Break: o << "break\n"; break;
             case StmtKind::Continue: o << "continue\n"; break;
+            case StmtKind::Barrier: o << "barrier()\n"; break;
         }
     }
 
@@ -495,7 +517,7 @@ public:
         for (auto& p : k_.params) {
             if (p.kind != ParamKind::LocalArray) continue;
             indent(o, 1);
-            o << "local " << p.name << ": array[" << name_of(p.dtype) << ", (";
+            o << (p.shared ? "shared " : "local ") << p.name << ": array[" << name_of(p.dtype) << ", (";
             for (size_t d = 0; d < p.local_shape.size(); ++d) o << (d ? ", " : "") << p.local_shape[d];
             o << ")]\n";
         }

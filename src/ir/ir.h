@@ -79,6 +79,8 @@ int arity(MathFn fn);
     X(Cast)              \
     X(Math)              \
     X(Atomic)            \
+    X(ThreadId)          \
+    X(BlockReduce)       \
     X(StmtExpr)
 
 enum class ExprKind {
@@ -150,6 +152,15 @@ struct Atomic : Expr {
     int component = 0;
     ExprPtr value;
 };
+// Workgroup primitives (contract, "Workgroups and synchronization"): only a
+// backend with workgroups runs them; the driver rejects them elsewhere
+// (driver/pipeline.h, check_supported).
+// tack.thread_id(): this work item's lane in its workgroup, i32.
+struct ThreadId : Expr { TACK_IR_EXPR(ThreadId) };
+// tack.block_sum/block_min/block_max(x): x over the workgroup's lanes, f32.
+enum class BlockOp { Sum, Min, Max };
+const char* to_string(BlockOp op);  // "block_sum", ...
+struct BlockReduce : Expr { TACK_IR_EXPR(BlockReduce) BlockOp op = BlockOp::Sum; ExprPtr value; };
 // Runs `stmts`, then evaluates `value`. Inlined device-function calls and
 // evaluation-order temporaries lower to this.
 struct StmtExpr : Expr { TACK_IR_EXPR(StmtExpr) Block stmts; ExprPtr value; };
@@ -167,7 +178,8 @@ struct StmtExpr : Expr { TACK_IR_EXPR(StmtExpr) Block stmts; ExprPtr value; };
     X(For)               \
     X(While)             \
     X(Break)             \
-    X(Continue)
+    X(Continue)          \
+    X(Barrier)
 
 enum class StmtKind {
 #define X(name) name,
@@ -228,6 +240,8 @@ struct For : Stmt {
 struct While : Stmt { TACK_IR_STMT(While) ExprPtr cond; Block body; };
 struct Break : Stmt { TACK_IR_STMT(Break) };
 struct Continue : Stmt { TACK_IR_STMT(Continue) };
+// tack.barrier(): every lane of the workgroup arrives before any goes on.
+struct Barrier : Stmt { TACK_IR_STMT(Barrier) };
 
 #undef TACK_IR_STMT
 
@@ -264,6 +278,9 @@ struct Param {
     bool contiguous = true;    // arrays; filled per variant (row-major compact)
     bool used = false;
     std::vector<int64_t> local_shape;  // LocalArray: its fixed extents
+    bool shared = false;               // LocalArray: the workgroup's (tack.shared), not the work item's
+    Span declared;                     // LocalArray: where it was declared, and by which builtin
+    std::string declared_with;         // "local_array", "shared", "shared_like", ...
     // Arrays of vector or matrix elements: {n} or {rows, cols}; empty for
     // scalar elements. Each element is `components()` scalars of `dtype`,
     // one component stride apart: 1 when interleaved, a runtime ArrayArg

@@ -48,6 +48,8 @@ void for_each_child(Expr& e, OnExpr&& on_expr, OnBlock&& on_block) {
             for (auto& i : e.as<Atomic>()->indices) on_expr(i);
             on_expr(e.as<Atomic>()->value);
             return;
+        case ExprKind::ThreadId: return;
+        case ExprKind::BlockReduce: on_expr(e.as<BlockReduce>()->value); return;
         case ExprKind::StmtExpr:
             on_block(e.as<StmtExpr>()->stmts);
             on_expr(e.as<StmtExpr>()->value);
@@ -84,7 +86,8 @@ void for_each_child(Stmt& s, OnExpr&& on_expr, OnBlock&& on_block) {
             on_block(s.as<While>()->body);
             return;
         case StmtKind::Break:
-        case StmtKind::Continue: return;
+        case StmtKind::Continue:
+        case StmtKind::Barrier: return;
     }
 }
 

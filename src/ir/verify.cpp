@@ -89,6 +89,9 @@ private:
             case StmtKind::Continue:
                 if (loops == 0 && !in_parallel_) fail("Continue outside a loop");
                 break;
+            case StmtKind::Barrier:
+                if (!in_parallel_) fail("Barrier outside the parallel loop");
+                break;
             case StmtKind::Eval:
             case StmtKind::Print:
             case StmtKind::If:
@@ -123,7 +126,8 @@ private:
             case StmtKind::If:
             case StmtKind::While:
             case StmtKind::Break:
-            case StmtKind::Continue: break;
+            case StmtKind::Continue:
+            case StmtKind::Barrier: break;
         }
     }
 
@@ -155,7 +159,11 @@ private:
             case ExprKind::Select:
             case ExprKind::Cast:
             case ExprKind::Math:
+            case ExprKind::ThreadId:
             case ExprKind::StmtExpr: break;
+            case ExprKind::BlockReduce:
+                if (!in_parallel_) fail("block reduction outside the parallel loop");
+                break;
         }
         for_each_child(e, [&](const ExprPtr& c) { expr(*c); }, [&](const Block& b) { block(b, 0x1000); });
         if (typed()) typed_expr(e);
@@ -198,6 +206,11 @@ private:
             case ExprKind::Logical:
             case ExprKind::Cast:
             case ExprKind::StmtExpr: break;
+            case ExprKind::ThreadId: same(e, DType::I32, "thread index"); break;
+            case ExprKind::BlockReduce:
+                same(*e.as<BlockReduce>()->value, DType::F32, "block reduction operand");
+                same(e, DType::F32, "block reduction result");
+                break;
         }
     }
 

@@ -211,6 +211,10 @@ int run(int argc, char** argv) {
             };
         auto resolver = std::make_shared<tools::StaticResolver>(functions);
         auto tmpl = driver::build_template(*tree, resolver, shapes, observe);
+        // Without --emit the kernel is checked for the CPU, as a call runs it.
+        std::string no_cpu;
+        if (backends::Backend* cpu = emit ? nullptr : backends::find_backend("cpu", &no_cpu))
+            driver::check_supported(*tmpl, *cpu);
         auto typed = driver::specialize(*tmpl, facts, precision, observe);
         if (want_llvm || want_llvm_raw) {
             std::string why_not;

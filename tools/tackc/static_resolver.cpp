@@ -105,7 +105,10 @@ frontend::Resolution StaticResolver::resolve(const std::vector<std::string>& pat
             r.dtype = *t;
             return r;
         }
-        if (math_functions.count(path[1]) || path[1] == "ndindex") {
+        static const std::set<std::string> tack_builtins = {
+            "ndindex",    "atomic_add", "atomic_min", "atomic_max", "local_array", "local_array_like", "barrier",
+            "thread_id",  "block_sum",  "block_min",  "block_max",  "shared",      "shared_like"};
+        if (math_functions.count(path[1]) || tack_builtins.count(path[1])) {
             r.kind = K::Builtin;
             r.builtin = path[1];
             return r;

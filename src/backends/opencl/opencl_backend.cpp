@@ -127,6 +127,8 @@ class OpenClBackend final : public Backend {
 public:
     explicit OpenClBackend(ClDevice& device) : device_(device) {
         capabilities_.f64 = device.supports_fp64();
+        capabilities_.without_workgroups =
+            "Tack's OpenCL backend does not run workgroup primitives yet; use local_array and atomics";
         target_ = "opencl\n" + device.description();
     }
 

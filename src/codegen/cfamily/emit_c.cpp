@@ -5,6 +5,7 @@
 #include <functional>
 #include <set>
 
+#include "analysis/workgroups.h"
 #include "codegen/cfamily/printer.h"
 #include "ir/traverse.h"
 
@@ -61,6 +62,13 @@ const char* atomic_name(AtomicOp op) {
 
 void check_legal(const Kernel& k, Dialect d) {
     std::string target = std::string("the ") + to_string(d) + " target";
+    // Workgroups need the participation proof and full-group launches
+    // before any C dialect prints them.
+    if (auto uses = analysis::workgroup_uses(k); !uses.empty())
+        k.fail(syntax::ErrorKind::Unsupported, uses[0].span,
+               "tack." + uses[0].primitive + "() needs workgroups, which Tack's " + to_string(d) +
+                   " code generator does not print yet",
+               uses[0].primitive, "use local_array and atomics");
     std::string domain = table(d).atomics64 ? "i32, u32, i64, u64, f32 and f64" : "i32, u32 and f32";
     bool metal = d == Dialect::Metal;
     auto no_f64 = [&](Span span, const std::string& what) {

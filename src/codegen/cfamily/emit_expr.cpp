@@ -209,6 +209,8 @@ std::string Printer::expr(const Expr& e) {
         case ExprKind::Math: return math(*e.as<Math>());
         case ExprKind::Atomic: return atomic(*e.as<Atomic>());
         case ExprKind::StmtExpr: return stmt_expr(*e.as<StmtExpr>());
+        case ExprKind::ThreadId:
+        case ExprKind::BlockReduce: syntax::internal_error(kEmitPass, "a workgroup primitive reached the C printer");
     }
     syntax::internal_error(kEmitPass, "unknown expression");
 }

@@ -66,6 +66,7 @@ void Printer::stmt(const Stmt& s) {
             break;
         }
         case StmtKind::Print: print(*s.as<Print>()); break;
+        case StmtKind::Barrier: syntax::internal_error(kEmitPass, "a barrier reached the C printer");
         case StmtKind::If: {
             auto& i = *s.as<If>();
             open("if " + parenthesized(truth(*i.cond)));

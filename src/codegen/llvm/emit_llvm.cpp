@@ -399,6 +399,7 @@ void Emitter::emit(const Stmt& s) {
             if (loops_.empty()) syntax::internal_error(kEmitPass, "continue outside a loop");
             b_.CreateBr(loops_.back().continue_to);
             break;
+        case StmtKind::Barrier: syntax::internal_error(kEmitPass, "a barrier reached the CPU backend");
     }
 }
 
@@ -673,6 +674,8 @@ Value* Emitter::emit(const Expr& e) {
         case ExprKind::Select: return select(*e.as<Select>());
         case ExprKind::Cast: return cast(*e.as<Cast>());
         case ExprKind::Math: return math(*e.as<Math>());
+        case ExprKind::ThreadId:
+        case ExprKind::BlockReduce: syntax::internal_error(kEmitPass, "a workgroup primitive reached the CPU backend");
         case ExprKind::StmtExpr: {
             auto& s = *e.as<StmtExpr>();
             emit_block(s.stmts);

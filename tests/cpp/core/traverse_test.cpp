@@ -116,6 +116,18 @@ std::unique_ptr<Kernel> every_node_kernel() {
     branch->cond = num(10);
     branch->then_body.push_back(std::move(for_stmt));
     k->body.push_back(std::move(branch));
+
+    // barrier(); block_sum(14) + thread_id()
+    k->body.push_back(node<Barrier>());
+    auto reduce = node<BlockReduce>();
+    reduce->value = num(14);
+    auto sum = node<Binary>();
+    sum->op = BinOp::Add;
+    sum->lhs = std::move(reduce);
+    sum->rhs = node<ThreadId>();
+    auto last = node<Eval>();
+    last->value = std::move(sum);
+    k->body.push_back(std::move(last));
     return k;
 }
 
@@ -140,7 +152,7 @@ TEST(Traverse, VisitReachesEveryNodeKindInEvaluationOrder) {
     };
     EXPECT_EQ(exprs, all_exprs);
     EXPECT_EQ(stmts, all_stmts);
-    EXPECT_EQ(literals, (std::vector<uint64_t>{1, 2, 3, 5, 7, 6, 4, 8, 9, 10, 11, 12, 13}));
+    EXPECT_EQ(literals, (std::vector<uint64_t>{1, 2, 3, 5, 7, 6, 4, 8, 9, 10, 11, 12, 13, 14}));
 }
 
 TEST(Traverse, CloneKeepsEveryNode) {
