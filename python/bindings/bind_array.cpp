@@ -86,6 +86,7 @@ nb::object getitem(nb::handle self, nb::handle key) {
     if (all_ints) {
         int64_t off = 0;
         for (int d = 0; d < a.ndim(); ++d) off += checked_index(parts[d], a.shape()[d], d) * a.strides()[d];
+        host_ready(a);
         if (a.element().shape.empty()) return element(a, a.data() + off * size_of(a.dtype()));
         // A vector or matrix element: a NumPy array of its own (a copy).
         Array one(a.storage(), a.byte_offset() + off * size_of(a.dtype()), a.dtype(), {}, {}, a.element());
@@ -142,6 +143,7 @@ void fill_number(Array& a, nb::handle v) {
 // A number sets every scalar; an array of vector or matrix elements also
 // takes one element's value (a list, tuple or NumPy array of its shape).
 void fill(Array& a, nb::handle v) {
+    host_ready(a);
     const auto& shape = a.element().shape;
     if (is_number(v)) {
         fill_number(a, v);
@@ -202,6 +204,7 @@ std::vector<int64_t> shape_arg(nb::handle shape) {
 // in either layout.
 nb::object numpy_view(nb::handle self) {
     Array a = nb::cast<Array&>(self).scalars();
+    host_ready(a);
     std::vector<size_t> shape(a.shape().begin(), a.shape().end());
     std::vector<int64_t> strides = a.strides();
     if (a.readonly())
@@ -302,6 +305,7 @@ Array from_dlpack(nb::handle obj) {
 // The nanobind ndarray that exports an Array's memory with `self` as owner.
 nb::object exported(nb::handle self) {
     const Array a = nb::cast<const Array&>(self).scalars();
+    host_ready(a);
     std::vector<size_t> shape(a.shape().begin(), a.shape().end());
     std::vector<int64_t> strides = a.strides();
     if (a.readonly())
@@ -451,7 +455,10 @@ void bind_array(nb::module_& m) {
         .def_prop_ro("readonly", &Array::readonly)
         .def_prop_ro("device", [](const Array& a) { return a.storage()->device_name(); },
                      "The backend the array belongs to: \"cpu\", \"opencl\".")
-        .def_prop_ro("ptr", [](const Array& a) { return reinterpret_cast<uintptr_t>(a.data()); })
+        .def_prop_ro("ptr", [](const Array& a) {
+            host_ready(a);
+            return reinterpret_cast<uintptr_t>(a.data());
+        })
         .def("__len__", [](const Array& a) {
             if (a.ndim() == 0) throw nb::type_error("len() of a 0-d array");
             return a.shape()[0];
@@ -491,6 +498,7 @@ void bind_array(nb::module_& m) {
             d["shape"] = nb::tuple(shape);
             d["strides"] = nb::tuple(strides);
             d["typestr"] = np.attr("dtype")(numpy_names[static_cast<int>(a.dtype())]).attr("str");
+            host_ready(a);
             d["data"] = nb::make_tuple(reinterpret_cast<uintptr_t>(a.data()), a.readonly());
             d["version"] = 3;
             return d;

@@ -27,6 +27,12 @@ backends::Backend* backend_of(const runtime::Array& a) {
     return storage.device ? &backend_or_raise(storage.device_name()) : nullptr;
 }
 
+void host_ready(const runtime::Array& a) {
+    if (!a.storage()->device) return;
+    nb::gil_scoped_release waiting;
+    (void)a.data();
+}
+
 void bind_device(nb::module_& m) {
     m.def("available_devices", &backends::available_backends,
           "The backends that start on this machine, CPU first.");
@@ -41,7 +47,11 @@ void bind_device(nb::module_& m) {
         return backends::find_backend(name, &why_not) ? std::string() : why_not;
     });
     m.def("sync", [] {
-        for (auto& name : backends::available_backends()) backend_or_raise(name).synchronize();
+        for (auto& name : backends::available_backends()) {
+            backends::Backend& b = backend_or_raise(name);
+            nb::gil_scoped_release waiting;
+            b.synchronize();
+        }
     });
 }
 

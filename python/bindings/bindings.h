@@ -21,6 +21,9 @@ void bind_device(nb::module_& m);
 // New storage on `device` ("cpu", "opencl"): attaches the backend's device
 // copy; raises RuntimeError naming what is missing when it cannot start.
 void place_on(const runtime::Array& a, const std::string& device);
+// Brings an array on a device current on the host with the interpreter's
+// lock released (the copy waits for queued launches); nothing for the CPU.
+void host_ready(const runtime::Array& a);
 // The backend of an array on a device; null for an array of the CPU.
 backends::Backend* backend_of(const runtime::Array& a);
 

@@ -373,6 +373,7 @@ Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n, Caller* call
         v->effects.atomic_targets = std::move(cached->facts.atomic_targets);
     } else {
         v->typed = specialize(template_for(shapes), v->facts, precision);
+        check_supported_types(*v->typed, *v->backend);
         dump_sources(*v->typed, v->debug);
         v->effects = analysis::effects_of(*v->typed);
         v->result_type = v->typed->result_type;

@@ -53,4 +53,18 @@ void check_supported(const ir::Kernel& k, const backends::Backend& backend) {
            uses[0].primitive, backend.capabilities().without_workgroups);
 }
 
+void check_supported_types(const ir::Kernel& typed, const backends::Backend& backend) {
+    if (backend.capabilities().f64) return;
+    auto refuse = [&](const std::string& what) {
+        typed.fail(syntax::ErrorKind::Type, typed.loop_span,
+                   what + " is f64, which this " + backend.display_name() + " device does not support", "f64",
+                   "use f32 arrays and values on this device");
+    };
+    for (auto& p : typed.params)
+        if (p.kind != ir::ParamKind::Object && p.dtype == DType::F64)
+            refuse(std::string(p.is_array() ? "array '" : "parameter '") + p.name + "'");
+    for (auto& v : typed.vars)
+        if (v.type == DType::F64) refuse("local '" + v.name + "'");
+}
+
 }  // namespace tack::driver

@@ -44,5 +44,7 @@ std::unique_ptr<ir::Kernel> specialize(const ir::Kernel& tmpl, const std::vector
 // diagnostic names the kernel, the backend and the first primitive, at its
 // source position.
 void check_supported(const ir::Kernel& k, const backends::Backend& backend);
+// The same for a typed variant's dtypes: f64 where the device has none.
+void check_supported_types(const ir::Kernel& typed, const backends::Backend& backend);
 
 }  // namespace tack::driver

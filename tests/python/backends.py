@@ -45,3 +45,12 @@ def counter_dtype(backend):
 # raises before any backend is involved: it launches nothing, so another
 # backend would repeat the same check.
 FRONTEND_ONLY = "a frontend diagnostic; no backend runs"
+
+# The reason for cpu_only on a case whose arrays come from NumPy through
+# tack.from_dlpack or tack.array_from_ptr: views of host memory, which are
+# CPU arrays by definition.
+IMPORTED_HOST_MEMORY = "arrays imported from host memory (from_dlpack, array_from_ptr) are CPU arrays by definition"
+
+# The reason for cpu_only on a case that reads kernel.inspect("llvm"): the
+# LLVM IR is the CPU backend's code.
+LLVM_INSPECTION = 'inspect("llvm") shows the CPU backend\'s LLVM IR'

@@ -12,6 +12,7 @@ import sys
 import numpy as np
 import pytest
 import tack
+from backends import IMPORTED_HOST_MEMORY, LLVM_INSPECTION
 
 ALL_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.float32, np.float64]
 DTYPE_IDS = [np.dtype(t).name for t in ALL_DTYPES]
@@ -46,6 +47,7 @@ def unaligned(dtype, n, fill=None):
 # array_from_ptr
 
 
+@pytest.mark.cpu_only(IMPORTED_HOST_MEMORY)
 def test_array_from_ptr_views_without_copy():
     src = np.arange(12, dtype=np.float32).reshape(3, 4)
     a = tack.array_from_ptr(src.ctypes.data, (3, 4), tack.f32)
@@ -57,6 +59,7 @@ def test_array_from_ptr_views_without_copy():
     assert a[1, 2] == 99.0
 
 
+@pytest.mark.cpu_only(IMPORTED_HOST_MEMORY)
 def test_array_from_ptr_defaults_to_row_major_and_takes_byte_strides():
     src = np.arange(20, dtype=np.int64).reshape(4, 5)
     column = src[:, 3]
@@ -68,6 +71,7 @@ def test_array_from_ptr_defaults_to_row_major_and_takes_byte_strides():
     np.testing.assert_array_equal(b.numpy(), src.reshape(5, 4))
 
 
+@pytest.mark.cpu_only(IMPORTED_HOST_MEMORY)
 def test_array_from_ptr_negative_strides_cover_the_right_bytes():
     src = np.arange(6, dtype=np.int16)
     rev = src[::-1]
@@ -76,6 +80,7 @@ def test_array_from_ptr_negative_strides_cover_the_right_bytes():
     assert a.sum() == float(src.sum())
 
 
+@pytest.mark.cpu_only(IMPORTED_HOST_MEMORY)
 def test_array_from_ptr_readonly_flag():
     src = np.zeros(4, dtype=np.float64)
     ro = tack.array_from_ptr(src.ctypes.data, 4, tack.f64)
@@ -90,6 +95,7 @@ def test_array_from_ptr_readonly_flag():
     np.testing.assert_array_equal(src, np.ones(4))
 
 
+@pytest.mark.cpu_only(IMPORTED_HOST_MEMORY)
 def test_array_from_ptr_owner_keeps_memory_alive():
     src = np.arange(1000, dtype=np.float64)
     expected = src.copy()
@@ -109,12 +115,14 @@ def test_array_from_ptr_owner_keeps_memory_alive():
         (dict(shape=(-1,), dtype=tack.f32), "nonnegative"),
     ],
 )
+@pytest.mark.cpu_only(IMPORTED_HOST_MEMORY)
 def test_array_from_ptr_rejects_bad_layouts(kwargs, message):
     src = np.zeros(8, dtype=np.float32)
     with pytest.raises(ValueError, match=message):
         tack.array_from_ptr(src.ctypes.data, **kwargs)
 
 
+@pytest.mark.cpu_only(IMPORTED_HOST_MEMORY)
 def test_array_from_ptr_rejects_null_with_elements_and_unknown_dtypes():
     with pytest.raises(ValueError, match="non-null"):
         tack.array_from_ptr(0, (3,), tack.f32)
@@ -127,6 +135,7 @@ def test_array_from_ptr_rejects_null_with_elements_and_unknown_dtypes():
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=DTYPE_IDS)
+@pytest.mark.cpu_only(IMPORTED_HOST_MEMORY)
 def test_from_dlpack_numpy_shares_memory(dtype):
     src = sample(dtype, 24).reshape(4, 6)
     a = tack.from_dlpack(src)
@@ -139,6 +148,7 @@ def test_from_dlpack_numpy_shares_memory(dtype):
     assert a[0, 0] == src[3, 5]
 
 
+@pytest.mark.cpu_only(IMPORTED_HOST_MEMORY)
 def test_from_dlpack_honors_numpy_readonly():
     src = np.arange(5, dtype=np.int32)
     src.flags.writeable = False
@@ -148,6 +158,7 @@ def test_from_dlpack_honors_numpy_readonly():
     assert not a.numpy().flags.writeable
 
 
+@pytest.mark.cpu_only(IMPORTED_HOST_MEMORY)
 def test_from_dlpack_keeps_producer_alive():
     src = np.arange(4096, dtype=np.float32)
     a = tack.from_dlpack(src)
@@ -156,6 +167,7 @@ def test_from_dlpack_keeps_producer_alive():
     np.testing.assert_array_equal(a.numpy(), np.arange(4096, dtype=np.float32))
 
 
+@pytest.mark.cpu_only(IMPORTED_HOST_MEMORY)
 def test_from_dlpack_strided_and_reversed_views():
     base = np.arange(60, dtype=np.float64).reshape(6, 10)
     for view in (base[1:5, 2:9], base[:, 3], base[::2, ::3], base[::-1], base.T):
@@ -165,6 +177,7 @@ def test_from_dlpack_strided_and_reversed_views():
         assert a.sum() == float(view.sum())
 
 
+@pytest.mark.cpu_only(IMPORTED_HOST_MEMORY)
 def test_from_dlpack_rejects_unsupported_inputs():
     for bad in (np.zeros(3, dtype=np.float16), np.zeros(3, dtype=np.complex64), np.zeros(3, dtype=bool)):
         with pytest.raises(TypeError, match="from_dlpack"):
@@ -177,6 +190,7 @@ def test_from_dlpack_rejects_unsupported_inputs():
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=DTYPE_IDS)
+@pytest.mark.cpu_only(HOST_EXPORT)
 def test_numpy_from_dlpack_of_tack_array_is_zero_copy(dtype):
     src = sample(dtype, 30)
     a = tack.array(src)
@@ -187,11 +201,13 @@ def test_numpy_from_dlpack_of_tack_array_is_zero_copy(dtype):
     assert n.flags.writeable
 
 
+@pytest.mark.cpu_only(HOST_EXPORT)
 def test_dlpack_device_is_host():
     a = tack.zeros(3)
     assert a.__dlpack_device__() == (1, 0)
 
 
+@pytest.mark.cpu_only(HOST_EXPORT)
 def test_dlpack_export_of_a_view_and_of_readonly_arrays():
     m = tack.array(np.arange(24, dtype=np.int32).reshape(4, 6))
     v = m[1:3, 2:5]
@@ -209,6 +225,7 @@ def test_dlpack_export_of_a_view_and_of_readonly_arrays():
         ro.__dlpack__()
 
 
+@pytest.mark.cpu_only(HOST_EXPORT)
 def test_dlpack_export_keywords():
     a = tack.zeros(4)
     assert type(a.__dlpack__(stream=None)).__name__ == "PyCapsule"
@@ -219,6 +236,7 @@ def test_dlpack_export_keywords():
         a.__dlpack__(stream=7)
 
 
+@pytest.mark.cpu_only(IMPORTED_HOST_MEMORY)
 def test_dlpack_round_trip_through_tack():
     src = np.arange(10, dtype=np.uint16)
     a = tack.from_dlpack(src)
@@ -228,6 +246,7 @@ def test_dlpack_round_trip_through_tack():
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=DTYPE_IDS)
+@pytest.mark.cpu_only(HOST_EXPORT)
 def test_array_interface(dtype):
     m = tack.array(sample(dtype, 12).reshape(3, 4))
     face = m.__array_interface__
@@ -246,6 +265,7 @@ def test_array_interface(dtype):
 # PyTorch, where its CPU build is installed
 
 
+@pytest.mark.cpu_only(IMPORTED_HOST_MEMORY)
 def test_torch_dlpack_interop():
     torch = pytest.importorskip("torch", reason="PyTorch is not installed (package 'torch'); its DLPack interop is untested")
     t = torch.arange(12, dtype=torch.float32).reshape(3, 4)
@@ -296,6 +316,7 @@ def expected_twice_plus_one(values):
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=DTYPE_IDS)
 @pytest.mark.parametrize("importer", ["array_from_ptr", "from_dlpack"])
+@pytest.mark.cpu_only(IMPORTED_HOST_MEMORY)
 def test_kernel_on_buffers_at_one_byte_offset(dtype, importer):
     n = 1000
     values = sample(dtype, n, seed=3)
@@ -339,6 +360,7 @@ def array_accesses(llvm):
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=DTYPE_IDS)
 @pytest.mark.parametrize("what", ["llvm", "llvm-unoptimized"])
+@pytest.mark.cpu_only(LLVM_INSPECTION)
 def test_emitted_llvm_claims_only_byte_alignment(dtype, what):
     keep_in, src = unaligned(dtype, 64, fill=1)
     keep_out, dst = unaligned(dtype, 64, fill=0)
@@ -354,6 +376,7 @@ def test_emitted_llvm_claims_only_byte_alignment(dtype, what):
 # Read-only storage at dispatch
 
 
+@pytest.mark.cpu_only(IMPORTED_HOST_MEMORY)
 def test_readonly_import_bound_to_a_stored_parameter_is_refused():
     src = np.arange(8, dtype=np.float32)
     dst = np.zeros(8, dtype=np.float32)
@@ -372,7 +395,7 @@ def test_readonly_import_bound_to_a_stored_parameter_is_refused():
     np.testing.assert_array_equal(out.numpy(), src * 2 + 1)
 
 
-def test_host_reads_one_element_and_may_not_write_one():
+def test_host_reads_one_element_and_may_not_write_one(backend):
     # Contract, Memory and aliasing: f[i, j] on the host is a Python number
     # (a NumPy array for a vector or matrix element); writing one is refused.
     grid = np.arange(12, dtype=np.int16).reshape(3, 4)
@@ -390,13 +413,13 @@ def test_host_reads_one_element_and_may_not_write_one():
 @pytest.mark.parametrize("make", [tack.empty, tack.zeros])
 @pytest.mark.parametrize("shape,dtype", [((2**32, 2**32), tack.f32), ((2**62, 4), tack.u8), ((2**61,), tack.vec4f),
                                          ((2**31, 2**31, 4), tack.f64)])
-def test_shapes_whose_counts_overflow_are_refused(make, shape, dtype):
+def test_shapes_whose_counts_overflow_are_refused(backend, make, shape, dtype):
     with pytest.raises(ValueError) as e:
         make(shape, dtype=dtype)
     assert str(shape[0]) in str(e.value)
 
 
-def test_reshape_to_an_overflowing_shape_is_refused():
+def test_reshape_to_an_overflowing_shape_is_refused(backend):
     a = tack.zeros(0, dtype=tack.f32)
     with pytest.raises(ValueError):
         a.reshape((2**32, 2**32, 0, 2**40))

@@ -5,7 +5,7 @@ wrapping and unsigned extrema, alignment and target checks."""
 import numpy as np
 import pytest
 import tack
-from backends import atomic_domain, atomics_cover
+from backends import FRONTEND_ONLY, IMPORTED_HOST_MEMORY, atomic_domain, atomics_cover
 
 INT_TYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
 
@@ -71,6 +71,7 @@ def test_the_expression_value_is_the_old_value(backend):
     assert counter[0] == flags.sum()
 
 
+@pytest.mark.cpu_only(IMPORTED_HOST_MEMORY)
 def test_misaligned_imported_targets_are_refused_before_any_update():
     raw = np.zeros(17, dtype=np.uint8)
     misaligned = raw[1:].view(np.int32)  # 4 elements at an odd address
@@ -80,6 +81,7 @@ def test_misaligned_imported_targets_are_refused_before_any_update():
     assert not raw.any()
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_atomics_on_local_arrays_are_refused():
     with pytest.raises(tack.KernelTypeError) as e:
 
@@ -94,6 +96,7 @@ def test_atomics_on_local_arrays_are_refused():
     assert e.value.construct == "atomic_add"
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_atomics_on_scalars_are_refused():
     with pytest.raises(tack.KernelTypeError) as e:
 
@@ -182,6 +185,7 @@ def test_a_number_updates_the_component_its_flat_index_addresses(backend):
     assert 0 <= olds[0] <= 500 and 0 <= olds[1] <= 500
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_a_number_on_a_structure_of_arrays_is_refused():
     with pytest.raises(tack.KernelTypeError) as e:
 
@@ -197,6 +201,7 @@ def test_a_number_on_a_structure_of_arrays_is_refused():
     assert "no common flat index" in e.value.message
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_a_value_of_another_shape_is_refused():
     with pytest.raises(tack.KernelTypeError, match="takes a vec3 or a number, not a vec2") as e:
 
@@ -209,6 +214,7 @@ def test_a_value_of_another_shape_is_refused():
     assert e.value.function == "wrong_shape_atomic" and e.value.construct == "atomic_add"
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_a_number_with_one_index_per_dimension_is_refused():
     with pytest.raises(tack.KernelTypeError, match="one flat index"):
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import tack
-from backends import counter_dtype
+from backends import FRONTEND_ONLY, counter_dtype
 
 SOURCE_LINES = Path(__file__).read_text().splitlines()
 
@@ -275,6 +275,7 @@ def _assert_diagnostic(error, construct, function, marker):
 # they are decorated or when they are first called.
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_lc4_assert_in_kernel_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -288,6 +289,7 @@ def test_lc4_assert_in_kernel_is_rejected():
     _assert_diagnostic(error, "assert", "kernel_with_assert", "LC4-kernel")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_lc4_assert_in_device_function_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -305,6 +307,7 @@ def test_lc4_assert_in_device_function_is_rejected():
     _assert_diagnostic(error, "assert", "checked_value", "LC4-func")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_lc4_unreachable_assert_in_device_function_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -322,6 +325,7 @@ def test_lc4_unreachable_assert_in_device_function_is_rejected():
     _assert_diagnostic(error, "assert", "returns_before_assert", "LC4-unreachable")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_return_inside_a_loop_of_a_device_function_is_rejected():
     with pytest.raises(tack.CompileError, match="return") as error:
 
@@ -341,6 +345,7 @@ def test_return_inside_a_loop_of_a_device_function_is_rejected():
     assert "first_negative" in str(error.value)
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_break_from_the_parallel_loop_is_rejected():
     with pytest.raises(tack.CompileError, match="break") as error:
 

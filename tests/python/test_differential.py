@@ -38,14 +38,14 @@ def _report(mismatches):
 
 
 @pytest.mark.parametrize("seeds", _batches(0, COUNT), ids=lambda s: f"seeds-{s[0]:06d}-{s[-1]:06d}")
-def test_generated_programs(seeds):
+def test_generated_programs(backend, seeds):
     mismatches = run_batch(seeds)
     assert not mismatches, _report(mismatches)
 
 
 @pytest.mark.parametrize("seeds", _batches(STEPPED_FIRST_SEED, STEPPED_COUNT),
                          ids=lambda s: f"seeds-{s[0]:06d}-{s[-1]:06d}")
-def test_generated_programs_with_stepped_parallel_ranges(seeds):
+def test_generated_programs_with_stepped_parallel_ranges(backend, seeds):
     mismatches = run_batch(seeds, Options(parallel_steps=True))
     assert not mismatches, _report(mismatches)
 
@@ -111,7 +111,7 @@ def _check(seed, source, kernel):
     assert not mismatches, _report(mismatches)
 
 
-def test_regression_seed_1369_sequential_step_three_up_to_the_parallel_index():
+def test_regression_seed_1369_sequential_step_three_up_to_the_parallel_index(backend):
     # A sequential range with a step of 3 whose end is the parallel index
     # failed to link: the trip count needs a 128-bit division helper.
     _check(1369, '''
@@ -123,7 +123,7 @@ def step_three_to_i(a, b, o, p, n0, n1):
 ''', "step_three_to_i")
 
 
-def test_regression_seed_1000004_stepped_parallel_range():
+def test_regression_seed_1000004_stepped_parallel_range(backend):
     # The parallel range's stepped iteration count failed to link the same way.
     _check(1000004, '''
 @tack.kernel

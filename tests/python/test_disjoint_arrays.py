@@ -6,6 +6,7 @@ decide, never object identity; results agree with NumPy either way."""
 import numpy as np
 import pytest
 import tack
+from backends import IMPORTED_HOST_MEMORY
 
 
 @tack.kernel
@@ -68,6 +69,7 @@ def test_a_written_array_overlapping_another_uses_the_plain_variant():
     np.testing.assert_array_equal(base.numpy(), want)
 
 
+@pytest.mark.cpu_only(IMPORTED_HOST_MEMORY)
 def test_partial_overlap_of_imported_storage_is_detected():
     raw = np.arange(12, dtype=np.float32)
     src = tack.array_from_ptr(raw.ctypes.data, (8,), tack.f32, readonly=False)
@@ -81,6 +83,7 @@ def test_partial_overlap_of_imported_storage_is_detected():
     assert not promises_noalias(shift_add)
 
 
+@pytest.mark.cpu_only(IMPORTED_HOST_MEMORY)
 def test_adjacent_imported_ranges_are_disjoint():
     raw = np.arange(16, dtype=np.float32)
     src = tack.array_from_ptr(raw.ctypes.data, (8,), tack.f32, readonly=False)

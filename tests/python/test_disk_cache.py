@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import tack
+from backends import LLVM_INSPECTION
 
 PYTHON_DIR = str(Path(tack.__file__).resolve().parent.parent)
 LOG_LINE = re.compile(r"^tack disk cache: (\w+) (\S+)", re.M)
@@ -29,7 +30,10 @@ def write(path, text):
 
 
 def start(script, cache, *args, env=None):
-    environment = dict(os.environ, PYTHONPATH=PYTHON_DIR, TACK_CACHE_DIR=str(cache), TACK_CACHE_LOG="1")
+    """Runs the script in a fresh process on this process's default device
+    (the backend under test), unless env names another."""
+    environment = dict(os.environ, PYTHONPATH=PYTHON_DIR, TACK_CACHE_DIR=str(cache), TACK_CACHE_LOG="1",
+                       TACK_DEVICE=tack.get_default_device())
     environment.pop("TACK_DISABLE_DISK_CACHE", None)
     environment.pop("TACK_CACHE_MAX_BYTES", None)
     environment.update(env or {})
@@ -57,6 +61,11 @@ def run(script, cache, *args, env=None):
 
 def entries(cache):
     return sorted(cache.glob("v*/*.tk"))
+
+
+# The disk cache's file handling (eviction, clearing) is the same for every
+# device's entries; these cases exercise it through the CPU's.
+FILE_HANDLING = "the disk cache's file handling, the same for every device's entries, exercised through the CPU's"
 
 
 # A kernel with a device function, a tack.constant and a value-returning
@@ -114,7 +123,7 @@ def check_saxpy(result, dtype, **oracle):
     assert result["total"] == total
 
 
-def test_a_second_process_links_the_cached_code(tmp_path):
+def test_a_second_process_links_the_cached_code(backend, tmp_path):
     cache = tmp_path / "cache"
     script = saxpy_script(tmp_path)
     first, events = run(script, cache, "float32")
@@ -161,7 +170,7 @@ def test_opencl_program_binaries_are_cached_per_device(tmp_path):
     ],
     ids=["kernel-source", "device-function-source", "constant-value", "constant-type"],
 )
-def test_a_change_the_kernel_depends_on_recompiles(tmp_path, change, event, oracle):
+def test_a_change_the_kernel_depends_on_recompiles(backend, tmp_path, change, event, oracle):
     cache = tmp_path / "cache"
     run(saxpy_script(tmp_path), cache, "float32")
     result, events = run(saxpy_script(tmp_path, **change), cache, "float32")
@@ -170,7 +179,7 @@ def test_a_change_the_kernel_depends_on_recompiles(tmp_path, change, event, orac
     check_saxpy(result, "float32", **oracle)
 
 
-def test_another_argument_dtype_is_another_entry(tmp_path):
+def test_another_argument_dtype_is_another_entry(backend, tmp_path):
     cache = tmp_path / "cache"
     script = saxpy_script(tmp_path)
     run(script, cache, "float32")
@@ -183,7 +192,7 @@ def test_another_argument_dtype_is_another_entry(tmp_path):
     check_saxpy(result, "float64")
 
 
-def test_a_same_named_function_from_another_module_is_not_reused(tmp_path):
+def test_a_same_named_function_from_another_module_is_not_reused(backend, tmp_path):
     # One kernel file imports `helpers.scale` from whichever folder comes first
     # on sys.path: the kernel's text and file are the same, its callee differs.
     cache = tmp_path / "cache"
@@ -224,7 +233,7 @@ def test_a_same_named_function_from_another_module_is_not_reused(tmp_path):
         assert result == (np.arange(6) * factor).tolist()
 
 
-def test_a_changed_vector_constant_is_stale(tmp_path):
+def test_a_changed_vector_constant_is_stale(backend, tmp_path):
     cache = tmp_path / "cache"
     script_text = """
         import json, sys
@@ -249,7 +258,7 @@ def test_a_changed_vector_constant_is_stale(tmp_path):
         assert result == (np.arange(3.0) * a + b).tolist()
 
 
-def test_device_class_instances_are_cached_by_content_and_checked_by_their_methods(tmp_path):
+def test_device_class_instances_are_cached_by_content_and_checked_by_their_methods(backend, tmp_path):
     # The class lives in one module and its method calls `helpers.scale`,
     # found through the class's module: a change there must reach a cached
     # kernel that only receives the instance.
@@ -385,7 +394,7 @@ RUN_EDITED = """
 """
 
 
-def test_source_is_captured_at_decoration_and_keys_the_cache(tmp_path):
+def test_source_is_captured_at_decoration_and_keys_the_cache(backend, tmp_path):
     cache = tmp_path / "cache"
     script = write(tmp_path / "run_edited.py", RUN_EDITED)
     (tmp_path / "mod").mkdir()
@@ -418,7 +427,7 @@ def test_source_is_captured_at_decoration_and_keys_the_cache(tmp_path):
 
 
 @pytest.mark.parametrize("damage", ["flip-payload", "flip-header", "truncate", "empty"])
-def test_a_damaged_entry_is_detected_and_replaced(tmp_path, damage):
+def test_a_damaged_entry_is_detected_and_replaced(backend, tmp_path, damage):
     cache = tmp_path / "cache"
     script = saxpy_script(tmp_path)
     run(script, cache, "float32")
@@ -462,6 +471,7 @@ def numbered_script(tmp_path, count):
     return write(tmp_path / "numbered.py", text)
 
 
+@pytest.mark.cpu_only(FILE_HANDLING)
 def test_least_recently_used_entries_go_first_past_the_size_cap(tmp_path):
     cache = tmp_path / "cache"
     script = numbered_script(tmp_path, 4)
@@ -485,7 +495,7 @@ def test_least_recently_used_entries_go_first_past_the_size_cap(tmp_path):
     assert result == [10, 11, 12, 13]
 
 
-def test_processes_racing_to_fill_one_entry_both_succeed(tmp_path):
+def test_processes_racing_to_fill_one_entry_both_succeed(backend, tmp_path):
     cache = tmp_path / "cache"
     go = tmp_path / "go"
     script = write(
@@ -523,6 +533,7 @@ def test_processes_racing_to_fill_one_entry_both_succeed(tmp_path):
     assert result == expected
 
 
+@pytest.mark.cpu_only(LLVM_INSPECTION)
 def test_inspect_rebuilds_the_ir_of_a_cached_variant(tmp_path):
     cache = tmp_path / "cache"
     script = write(
@@ -549,7 +560,7 @@ def test_inspect_rebuilds_the_ir_of_a_cached_variant(tmp_path):
     assert "define" in second["llvm"] and "# after infer_types" in second["ir"]
 
 
-def test_the_cache_can_be_disabled(tmp_path):
+def test_the_cache_can_be_disabled(backend, tmp_path):
     cache = tmp_path / "cache"
     result, events = run(saxpy_script(tmp_path), cache, "float32", env={"TACK_DISABLE_DISK_CACHE": "1"})
     check_saxpy(result, "float32")
@@ -557,6 +568,7 @@ def test_the_cache_can_be_disabled(tmp_path):
     assert not cache.exists()
 
 
+@pytest.mark.cpu_only(FILE_HANDLING)
 def test_cache_dir_and_clear_cache(tmp_path, monkeypatch):
     cache = tmp_path / "cache"
     monkeypatch.setenv("TACK_CACHE_DIR", str(cache))

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import tack
-from test_disk_cache import LOG_LINE, PYTHON_DIR, entries, numbered_script, write
+from test_disk_cache import FILE_HANDLING, LOG_LINE, PYTHON_DIR, entries, numbered_script, write
 
 TIMEOUT = 120
 
@@ -56,7 +56,10 @@ def launch(script, *args, env, cwd=None, memory_limit=None):
 
 
 def cache_env(cache, **extra):
-    environment = dict(os.environ, PYTHONPATH=PYTHON_DIR, TACK_CACHE_DIR=str(cache), TACK_CACHE_LOG="1")
+    """The environment of a fresh process on this process's default device
+    (the backend under test)."""
+    environment = dict(os.environ, PYTHONPATH=PYTHON_DIR, TACK_CACHE_DIR=str(cache), TACK_CACHE_LOG="1",
+                       TACK_DEVICE=tack.get_default_device())
     environment.pop("TACK_DISABLE_DISK_CACHE", None)
     environment.pop("TACK_CACHE_MAX_BYTES", None)
     environment.update(extra)
@@ -80,6 +83,7 @@ def only_entry(cache):
 # ---- A FIFO in place of an entry
 
 
+@pytest.mark.cpu_only(FILE_HANDLING)
 def test_a_fifo_in_place_of_an_entry_is_a_miss_and_is_left_alone(tmp_path, monkeypatch):
     cache = tmp_path / "cache"
     script = numbered_script(tmp_path, 1)
@@ -106,6 +110,7 @@ def test_a_fifo_in_place_of_an_entry_is_a_miss_and_is_left_alone(tmp_path, monke
 
 
 @pytest.mark.parametrize("content", ["zeros", "extended-entry"])
+@pytest.mark.cpu_only(FILE_HANDLING)
 def test_a_huge_file_in_place_of_an_entry_is_not_read_into_memory(tmp_path, content):
     cache = tmp_path / "cache"
     script = numbered_script(tmp_path, 1)
@@ -132,6 +137,7 @@ def test_a_huge_file_in_place_of_an_entry_is_not_read_into_memory(tmp_path, cont
 # ---- A cache root shared with the user's files
 
 
+@pytest.mark.cpu_only(FILE_HANDLING)
 def test_clear_cache_and_eviction_delete_only_what_the_cache_wrote(tmp_path, monkeypatch):
     root = tmp_path / "shared"  # e.g. a home or project folder given as TACK_CACHE_DIR
     user_files = {
@@ -183,6 +189,7 @@ def test_clear_cache_and_eviction_delete_only_what_the_cache_wrote(tmp_path, mon
 # ---- A folder in place of an entry
 
 
+@pytest.mark.cpu_only(FILE_HANDLING)
 def test_a_folder_in_place_of_an_entry_is_kept_and_the_kernel_still_caches(tmp_path, monkeypatch):
     cache = tmp_path / "cache"
     script = numbered_script(tmp_path, 1)
@@ -206,6 +213,7 @@ def test_a_folder_in_place_of_an_entry_is_kept_and_the_kernel_still_caches(tmp_p
 
 
 @pytest.mark.parametrize("value", ["0", "1", "1k", "1K"])
+@pytest.mark.cpu_only(FILE_HANDLING)
 def test_a_cap_below_one_entry_keeps_only_the_newest(tmp_path, value):
     cache = tmp_path / "cache"
     script = numbered_script(tmp_path, 3)
@@ -218,6 +226,7 @@ def test_a_cap_below_one_entry_keeps_only_the_newest(tmp_path, value):
 
 
 @pytest.mark.parametrize("value", ["1M", "1g", "268435456"])
+@pytest.mark.cpu_only(FILE_HANDLING)
 def test_a_cap_above_the_entries_keeps_them_all(tmp_path, value):
     cache = tmp_path / "cache"
     script = numbered_script(tmp_path, 3)
@@ -228,6 +237,7 @@ def test_a_cap_above_the_entries_keeps_them_all(tmp_path, value):
 
 
 @pytest.mark.parametrize("value", ["abc", "10MB", "-1", "1.5M", " 5", "99999999999999999999", "20000000000G"])
+@pytest.mark.cpu_only(FILE_HANDLING)
 def test_a_malformed_cap_is_warned_about_once_and_the_default_is_used(tmp_path, value):
     cache = tmp_path / "cache"
     script = numbered_script(tmp_path, 3)
@@ -242,6 +252,7 @@ def test_a_malformed_cap_is_warned_about_once_and_the_default_is_used(tmp_path, 
 # ---- An empty HOME
 
 
+@pytest.mark.cpu_only(FILE_HANDLING)
 def test_an_empty_home_gives_the_same_absolute_folder_to_python_and_the_runtime(tmp_path):
     # Without TACK_CACHE_DIR and XDG_CACHE_HOME, an empty HOME sends both to
     # the password database's home. This test writes one entry there (a
@@ -380,7 +391,7 @@ def closures_oracle(name):
     return ((a * {"twice": 2, "thrice": 3}[helper] + int(k)) * int(k)).tolist()
 
 
-def test_closures_of_one_kernel_text_each_keep_an_entry(tmp_path):
+def test_closures_of_one_kernel_text_each_keep_an_entry(backend, tmp_path):
     cache = tmp_path / "cache"
     script = write(tmp_path / "closures.py", CLOSURES)
     names = ["1-twice", "2-twice", "1-thrice"]

@@ -13,6 +13,7 @@ import random
 import numpy as np
 import pytest
 import tack
+from backends import FRONTEND_ONLY
 
 from integer_types import INT_NAMES, NP, bits, hi, lo, signed, wrap  # noqa: E402,F401
 
@@ -224,6 +225,7 @@ def negative_literal_exponent_pow(a, out):
 
 
 @pytest.mark.parametrize("kernel", [negative_literal_exponent, negative_literal_exponent_pow])
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_negative_integer_literal_exponents_are_rejected(kernel):
     with pytest.raises(tack.CompileError) as info:
         kernel(arr([2], "i32"), tack.zeros(1, dtype=tack.i32))

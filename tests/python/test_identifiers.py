@@ -17,6 +17,7 @@ import unicodedata
 import numpy as np
 import pytest
 import tack
+from backends import FRONTEND_ONLY
 
 # Spellings that mean something to a code generator or its runtime. `int`
 # and `float` bound as locals shadow the builtins, which is Python's rule:
@@ -134,7 +135,7 @@ BASE = np.arange(N, dtype=np.int32) * 3 - 4
 
 
 @pytest.mark.parametrize("name", TARGET_NAMES)
-def test_name_keeps_its_identity(generated, name):
+def test_name_keeps_its_identity(backend, generated, name):
     """As a scalar parameter, a local, the parallel and a sequential loop
     variable, an array parameter, and a device function's parameter."""
     k = _ids[name]
@@ -165,7 +166,7 @@ def test_name_keeps_its_identity(generated, name):
     np.testing.assert_array_equal(out.numpy(), (i + 1) * i + i + 100, err_msg="in a device function and its caller")
 
 
-def test_every_name_as_a_kernel_name(kernels_named):
+def test_every_name_as_a_kernel_name(backend, kernels_named):
     a = ints(BASE)
     for k, name in enumerate(TARGET_NAMES):
         kernel = getattr(kernels_named, unicodedata.normalize("NFKC", name))
@@ -174,7 +175,7 @@ def test_every_name_as_a_kernel_name(kernels_named):
         np.testing.assert_array_equal(out.numpy(), BASE + k, err_msg=f"kernel named {name!r}")
 
 
-def test_kernel_names_run_their_own_code_after_each_other(kernels_named):
+def test_kernel_names_run_their_own_code_after_each_other(backend, kernels_named):
     # Every kernel is compiled by now; run them again in reverse order so a
     # symbol resolved by name to another kernel's code would show.
     a = ints(BASE)
@@ -184,7 +185,7 @@ def test_kernel_names_run_their_own_code_after_each_other(kernels_named):
         np.testing.assert_array_equal(out.numpy(), BASE + k, err_msg=f"kernel named {name!r}")
 
 
-def test_kernels_of_the_same_name_keep_their_own_code():
+def test_kernels_of_the_same_name_keep_their_own_code(backend):
     def make(delta):
         @tack.kernel
         def shift(out):
@@ -200,6 +201,7 @@ def test_kernels_of_the_same_name_keep_their_own_code():
         np.testing.assert_array_equal(out.numpy(), np.arange(N) + delta)
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_unicode_kernel_name_appears_in_diagnostics():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -213,6 +215,7 @@ def test_unicode_kernel_name_appears_in_diagnostics():
     assert "in kernel 'λ_kernel_mit_ümlaut'" in str(error.value)
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_unicode_columns_count_code_points():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -257,7 +260,7 @@ def uses_temporary_spellings(a, out):
         out[t1 % len(out)] += 0
 
 
-def test_user_names_that_look_like_temporaries():
+def test_user_names_that_look_like_temporaries(backend):
     values = [5, -2, 7, 0, 1]
     out = tack.zeros(len(values), dtype=tack.i32)
     uses_temporary_spellings(ints(values), out)
@@ -285,7 +288,7 @@ def caller_keeps_its_names(out):
         out[i] = y * 100 + x * 10 + i
 
 
-def test_callee_names_do_not_touch_the_callers_names():
+def test_callee_names_do_not_touch_the_callers_names(backend):
     out = tack.zeros(N, dtype=tack.i32)
     caller_keeps_its_names(out)
     i = np.arange(N)
@@ -309,7 +312,7 @@ def same_callee_twice_in_one_expression(out):
         out[i] = inner_twice(i) * 100 + inner_twice(total) + k
 
 
-def test_two_inlined_copies_keep_separate_locals():
+def test_two_inlined_copies_keep_separate_locals(backend):
     out = tack.zeros(N, dtype=tack.i32)
     same_callee_twice_in_one_expression(out)
     i = np.arange(N)
@@ -331,13 +334,13 @@ def arrays_out_of_order(b, a, arg1, arg0, out):
         out[i] = b[i] * 1000 + a[i] * 100 + arg1 * 10 + arg0
 
 
-def test_scalar_argument_order_follows_the_signature():
+def test_scalar_argument_order_follows_the_signature(backend):
     out = tack.zeros(3, dtype=tack.i32)
     reversed_names(1, 2, 3, out)
     np.testing.assert_array_equal(out.numpy(), [10203] * 3)
 
 
-def test_mixed_argument_order_follows_the_signature():
+def test_mixed_argument_order_follows_the_signature(backend):
     out = tack.zeros(3, dtype=tack.i64)
     b = tack.array(np.array([1, 2, 3], dtype=np.int64))
     a = tack.array(np.array([4, 5, 6], dtype=np.int16))
@@ -360,7 +363,7 @@ def nfkc_spelling(out):
         out[i] = xi
 
 
-def test_nfkc_equivalent_spellings_never_read_another_binding():
+def test_nfkc_equivalent_spellings_never_read_another_binding(backend):
     # Python reads `xᵢ` and `xi` as one name, so the kernel stores i. Tack
     # may instead reject the read; it must not read the module's x1.
     out = tack.zeros(N, dtype=tack.i32)
@@ -391,7 +394,7 @@ def through_named_instance(int, threadIdx, out):
         out[i] = int.__global__(i) + threadIdx
 
 
-def test_device_class_attribute_and_method_names_keep_their_identity():
+def test_device_class_attribute_and_method_names_keep_their_identity(backend):
     # Instance attributes become parameters named by their paths
     # ("int.kernel"), which no user name can spell, beside a user parameter
     # named like the attribute.
@@ -490,7 +493,7 @@ def breakers(tmp_path_factory):
 
 
 @pytest.mark.parametrize("name", NOT_LINE_BREAKS)
-def test_characters_that_are_not_line_breaks_keep_names_in_place(breakers, name):
+def test_characters_that_are_not_line_breaks_keep_names_in_place(backend, breakers, name):
     mod, python, _ = breakers
     id = name.replace("-", "_")
     x = np.arange(N, dtype=np.float32) - 1
@@ -506,6 +509,7 @@ def test_characters_that_are_not_line_breaks_keep_names_in_place(breakers, name)
 
 
 @pytest.mark.parametrize("name", NOT_LINE_BREAKS)
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_diagnostics_after_characters_that_are_not_line_breaks(breakers, name):
     mod, _, text = breakers
     id = name.replace("-", "_")

@@ -12,6 +12,7 @@ import random
 import numpy as np
 import pytest
 import tack
+from backends import FRONTEND_ONLY
 
 from integer_types import INT_NAMES, NP, bits, hi, lo, signed, wrap  # noqa: E402,F401
 
@@ -239,6 +240,7 @@ def min_rejected(a, b, out):
 @pytest.mark.parametrize("kernel", [add_rejected, compare_rejected, select_rejected, join_rejected, min_rejected])
 @pytest.mark.parametrize("s_name", ["i8", "i16", "i32", "i64"])
 @pytest.mark.parametrize("swap", [False, True])
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_signed_with_u64_needs_an_explicit_cast(kernel, s_name, swap):
     a, b = arr([1], s_name), arr([1], "u64")
     if swap:
@@ -440,6 +442,7 @@ def negative_literal_too_wide(out):
 
 
 @pytest.mark.parametrize("kernel", [literal_too_wide, negative_literal_too_wide])
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_literals_outside_64_bits_are_rejected(kernel):
     with pytest.raises(tack.CompileError) as info:
         kernel(tack.zeros(1, dtype=tack.i64))
@@ -478,6 +481,7 @@ def test_integer_scalar_arguments_by_magnitude(backend, value, kind):
 
 
 @pytest.mark.parametrize("value", [2**64, -(2**63) - 1, 10**30])
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_integer_scalars_outside_64_bits_are_rejected(value):
     with pytest.raises((TypeError, ValueError)):
         scalar_probe(value, tack.zeros(1, dtype=tack.i32), tack.zeros(1, dtype=tack.i64))

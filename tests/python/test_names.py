@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import tack
+from backends import FRONTEND_ONLY
 
 SOURCE = Path(__file__).read_text().splitlines()
 FILE = str(Path(__file__).resolve())
@@ -60,6 +61,7 @@ def check_position(e, marker, at, function, kind="kernel"):
 # ------------------------------------------------------------ unbound names
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_unbound_name_raises_name_error_with_position():
     with pytest.raises(NameError) as error:
 
@@ -74,6 +76,7 @@ def test_unbound_name_raises_name_error_with_position():
     check_position(error.value, "N-unbound", "undefined_value", "reads_undefined")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_unbound_name_in_a_device_function_names_the_device_function():
     with pytest.raises(tack.KernelNameError) as error:
 
@@ -92,6 +95,7 @@ def test_unbound_name_in_a_device_function_names_the_device_function():
                    kind="device function")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_module_level_python_number_is_not_captured():
     with pytest.raises(tack.KernelNameError) as error:
 
@@ -105,6 +109,7 @@ def test_module_level_python_number_is_not_captured():
     check_position(error.value, "N-python-global", "NOT_A_CONSTANT", "reads_python_global")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_closure_python_number_is_not_captured():
     scale = 2.5
 
@@ -121,6 +126,7 @@ def test_closure_python_number_is_not_captured():
 
 
 @pytest.mark.parametrize("value", [np.arange(3), [1, 2], "text", np.float32(1.5), True])
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_other_python_objects_are_not_captured(value):
     def build():
         captured = value
@@ -136,7 +142,7 @@ def test_other_python_objects_are_not_captured(value):
         build()(i32())
 
 
-def test_a_name_assigned_only_later_is_unbound_on_the_first_iteration_path():
+def test_a_name_assigned_only_later_is_unbound_on_the_first_iteration_path(backend):
     # A local that the loop body assigns is a local everywhere in the
     # kernel, so the read is not an enclosing-scope capture.
     @tack.kernel
@@ -157,7 +163,7 @@ def test_a_name_assigned_only_later_is_unbound_on_the_first_iteration_path():
 # ------------------------------------------------------------ tack.constant
 
 
-def test_untyped_integer_constant_reads_as_a_literal():
+def test_untyped_integer_constant_reads_as_a_literal(backend):
     @tack.kernel
     def adds_ten(a, out):
         for i in range(len(out)):
@@ -168,7 +174,7 @@ def test_untyped_integer_constant_reads_as_a_literal():
     np.testing.assert_array_equal(out.numpy(), np.arange(4) + 10)
 
 
-def test_untyped_float_constant_is_a_weak_literal():
+def test_untyped_float_constant_is_a_weak_literal(backend):
     # Like the literal 0.1: f64 where it meets an f64 operand or is stored to
     # f64, rounded once to f32 where it meets f32.
     @tack.kernel
@@ -189,7 +195,7 @@ def test_untyped_float_constant_is_a_weak_literal():
     np.testing.assert_array_equal(alone32.numpy(), np.full(4, np.float32(0.1)))
 
 
-def test_typed_constant_is_the_literal_under_its_cast():
+def test_typed_constant_is_the_literal_under_its_cast(backend):
     @tack.kernel
     def stores_small_f32(out):
         for i in range(len(out)):
@@ -200,7 +206,7 @@ def test_typed_constant_is_the_literal_under_its_cast():
     np.testing.assert_array_equal(out.numpy(), np.full(4, np.float64(np.float32(0.1))))
 
 
-def test_vector_constant_reads_as_a_vector_of_literals():
+def test_vector_constant_reads_as_a_vector_of_literals(backend):
     # Each component follows the literal rules: 0.1 meets the f64 operand as
     # the f64 literal 0.1; the int component converts exactly.
     @tack.kernel
@@ -217,7 +223,7 @@ def test_vector_constant_reads_as_a_vector_of_literals():
     np.testing.assert_array_equal(out.numpy(), x[:, None] * np.array([0.1, 2.0, -0.5]))
 
 
-def test_typed_matrix_constant_is_its_literals_under_the_cast():
+def test_typed_matrix_constant_is_its_literals_under_the_cast(backend):
     @tack.kernel
     def swapped(x, out):
         for i in range(len(x)):
@@ -241,7 +247,7 @@ def test_constant_shapes_and_components_are_checked(value, error):
         tack.constant(value)
 
 
-def test_typed_u64_constant_keeps_its_full_range():
+def test_typed_u64_constant_keeps_its_full_range(backend):
     @tack.kernel
     def stores_big(out):
         for i in range(len(out)):
@@ -252,7 +258,7 @@ def test_typed_u64_constant_keeps_its_full_range():
     np.testing.assert_array_equal(out.numpy(), np.full(4, 2**64 - 1, dtype=np.uint64))
 
 
-def test_constant_edge_case_typed_constant_narrows_like_a_cast():
+def test_constant_edge_case_typed_constant_narrows_like_a_cast(backend):
     wraps = tack.constant(300, dtype=tack.u8)
     negative = tack.constant(-1, dtype=tack.u32)
 
@@ -266,7 +272,7 @@ def test_constant_edge_case_typed_constant_narrows_like_a_cast():
     np.testing.assert_array_equal(out.numpy(), [300 % 256, 2**32 - 1])
 
 
-def test_constant_edge_case_negative_and_huge_untyped_literals():
+def test_constant_edge_case_negative_and_huge_untyped_literals(backend):
     lowest = tack.constant(-(2**63))
     top = tack.constant(2**63)
 
@@ -283,7 +289,7 @@ def test_constant_edge_case_negative_and_huge_untyped_literals():
     np.testing.assert_array_equal(high.numpy(), [2**63] * 2)
 
 
-def test_constant_as_a_sequential_range_bound():
+def test_constant_as_a_sequential_range_bound(backend):
     three = tack.constant(3)
 
     @tack.kernel
@@ -297,7 +303,7 @@ def test_constant_as_a_sequential_range_bound():
     np.testing.assert_array_equal(out.numpy(), [6, 6, 6])
 
 
-def test_constant_as_the_parallel_range_step():
+def test_constant_as_the_parallel_range_step(backend):
     three = tack.constant(3)
 
     @tack.kernel
@@ -310,6 +316,7 @@ def test_constant_as_the_parallel_range_step():
     np.testing.assert_array_equal(out.numpy(), [1, 0, 0, 1, 0, 0, 1])
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_constant_edge_case_zero_constant_step_is_rejected():
     zero = tack.constant(0)
 
@@ -323,7 +330,7 @@ def test_constant_edge_case_zero_constant_step_is_rejected():
         zero_constant_step(i32())
 
 
-def test_constant_in_the_closure():
+def test_constant_in_the_closure(backend):
     offset = tack.constant(7)
 
     @tack.kernel
@@ -336,7 +343,7 @@ def test_constant_in_the_closure():
     np.testing.assert_array_equal(out.numpy(), np.arange(4) + 7)
 
 
-def test_constant_in_a_device_function_reads_its_own_globals():
+def test_constant_in_a_device_function_reads_its_own_globals(backend):
     @tack.func
     def plus_ten(v):
         return v + TEN
@@ -352,7 +359,7 @@ def test_constant_in_a_device_function_reads_its_own_globals():
 
 
 @pytest.mark.parametrize("name, value", [("pi", math.pi), ("e", math.e), ("tau", math.tau)])
-def test_math_constants_read_as_literals(name, value):
+def test_math_constants_read_as_literals(backend, name, value):
     if name == "pi":
 
         @tack.kernel
@@ -382,7 +389,7 @@ def test_math_constants_read_as_literals(name, value):
     np.testing.assert_array_equal(narrow.numpy(), np.full(4, np.float32(value)))
 
 
-def test_parameter_shadows_a_constant():
+def test_parameter_shadows_a_constant(backend):
     @tack.kernel
     def parameter_named_like_constant(SHADOWED, out):
         for i in range(len(out)):
@@ -393,7 +400,7 @@ def test_parameter_shadows_a_constant():
     np.testing.assert_array_equal(out.numpy(), [5] * 4)
 
 
-def test_local_shadows_a_constant():
+def test_local_shadows_a_constant(backend):
     @tack.kernel
     def local_named_like_constant(out):
         for i in range(len(out)):
@@ -405,7 +412,7 @@ def test_local_shadows_a_constant():
     np.testing.assert_array_equal(out.numpy(), np.arange(4) * 2)
 
 
-def test_local_assigned_outside_the_loop_shadows_a_constant():
+def test_local_assigned_outside_the_loop_shadows_a_constant(backend):
     @tack.kernel
     def prologue_local_named_like_constant(out):
         TEN = 3
@@ -420,6 +427,7 @@ def test_local_assigned_outside_the_loop_shadows_a_constant():
 # ------------------------------------------------------------ loop variables
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_sequential_loop_variable_ends_with_its_loop():
     with pytest.raises(tack.KernelNameError) as error:
 
@@ -435,6 +443,7 @@ def test_sequential_loop_variable_ends_with_its_loop():
     check_position(error.value, "N-ended-loop-var", "k  #", "reads_ended_loop_variable")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_loop_variable_assigned_before_the_loop_still_ends_with_it():
     with pytest.raises(tack.KernelNameError) as error:
 
@@ -450,6 +459,7 @@ def test_loop_variable_assigned_before_the_loop_still_ends_with_it():
     check_position(error.value, "N-ended-reused", "k  #", "reads_ended_reused_variable")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_parallel_loop_variable_ends_with_the_parallel_loop():
     with pytest.raises(tack.KernelNameError) as error:
 
@@ -463,6 +473,7 @@ def test_parallel_loop_variable_ends_with_the_parallel_loop():
     check_position(error.value, "N-ended-parallel-var", "i  #", "reads_parallel_variable_after_loop")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_loop_variable_in_a_device_function_ends_with_its_loop():
     with pytest.raises(tack.KernelNameError) as error:
 
@@ -481,7 +492,7 @@ def test_loop_variable_in_a_device_function_ends_with_its_loop():
     check_position(error.value, "N-ended-func-var", "k  #", "last_index", kind="device function")
 
 
-def test_sibling_loops_share_a_variable_and_it_can_be_reassigned_afterwards():
+def test_sibling_loops_share_a_variable_and_it_can_be_reassigned_afterwards(backend):
     @tack.kernel
     def sibling_loops(out):
         for i in range(len(out)):
@@ -498,7 +509,7 @@ def test_sibling_loops_share_a_variable_and_it_can_be_reassigned_afterwards():
     np.testing.assert_array_equal(out.numpy(), [3 + 60 + 100] * 4)
 
 
-def test_copy_of_a_loop_variable_survives_the_loop():
+def test_copy_of_a_loop_variable_survives_the_loop(backend):
     @tack.kernel
     def keeps_last_k(out):
         for i in range(len(out)):
@@ -512,7 +523,7 @@ def test_copy_of_a_loop_variable_survives_the_loop():
     np.testing.assert_array_equal(out.numpy(), np.arange(4))
 
 
-def test_inner_loop_variable_is_readable_inside_its_loop_only():
+def test_inner_loop_variable_is_readable_inside_its_loop_only(backend):
     @tack.kernel
     def nested_loops(out):
         for i in range(len(out)):
@@ -560,7 +571,7 @@ def package(tmp_path):
 _package_ids = itertools.count()
 
 
-def test_a_kernel_reads_the_constant_bound_when_first_lowered(package):
+def test_a_kernel_reads_the_constant_bound_when_first_lowered(backend, package):
     package.write(
         "consts",
         """
@@ -591,7 +602,7 @@ def test_a_kernel_reads_the_constant_bound_when_first_lowered(package):
     np.testing.assert_array_equal(out.numpy(), [2] * 4)  # first lowered after the rebinding
 
 
-def test_constant_reached_as_a_module_attribute(package):
+def test_constant_reached_as_a_module_attribute(backend, package):
     package.write(
         "settings",
         """
@@ -723,30 +734,30 @@ VALUES = [-3, 0, 2, 9]
 CLAMPED = [0, 0, 2, 5]
 
 
-def test_imported_alias_resolves(modules):
+def test_imported_alias_resolves(backend, modules):
     kernels = modules.load("kernels")
     assert run(kernels.through_alias, VALUES) == CLAMPED
 
 
-def test_module_qualified_calls_resolve(modules):
+def test_module_qualified_calls_resolve(backend, modules):
     kernels = modules.load("kernels")
     assert run(kernels.through_module_alias, VALUES) == CLAMPED
     assert run(kernels.through_dotted_package, VALUES) == CLAMPED
 
 
-def test_nested_callee_resolves_in_its_own_defining_namespace(modules):
+def test_nested_callee_resolves_in_its_own_defining_namespace(backend, modules):
     kernels = modules.load("kernels")
     # helpers.outer calls helpers.inner (x + 1); the kernel's own inner adds 3.
     assert run(kernels.nested_callee_uses_its_own_namespace, VALUES) == [(v + 1) * 10 + 3 for v in VALUES]
 
 
-def test_arguments_resolve_in_the_callers_namespace(modules):
+def test_arguments_resolve_in_the_callers_namespace(backend, modules):
     kernels = modules.load("kernels")
     # The argument OFFSET is the kernel module's (1000); add_offset's own is 100.
     assert run(kernels.arguments_use_the_callers_namespace, VALUES) == [1100 + v for v in VALUES]
 
 
-def test_importing_a_module_with_same_named_functions_changes_nothing(modules):
+def test_importing_a_module_with_same_named_functions_changes_nothing(backend, modules):
     kernels = modules.load("kernels")
     assert run(kernels.through_alias, VALUES) == CLAMPED  # compiled and cached
     other = modules.load("other")
@@ -756,7 +767,7 @@ def test_importing_a_module_with_same_named_functions_changes_nothing(modules):
     assert run(kernels.nested_callee_uses_its_own_namespace, VALUES) == [(v + 1) * 10 + 3 for v in VALUES]
 
 
-def test_identical_kernel_sources_in_two_modules_keep_their_own_bindings(package):
+def test_identical_kernel_sources_in_two_modules_keep_their_own_bindings(backend, package):
     body = """
         import tack
 
@@ -777,7 +788,7 @@ def test_identical_kernel_sources_in_two_modules_keep_their_own_bindings(package
     assert run(first.apply_step, VALUES) == [v + 1 for v in VALUES]
 
 
-def test_device_functions_in_closures_resolve_through_the_closure():
+def test_device_functions_in_closures_resolve_through_the_closure(backend):
     def make_applier(fn):
         @tack.func
         def apply(x):
@@ -808,6 +819,7 @@ def triple(x):
     return 3 * x
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_parameter_shadows_a_device_function():
     with pytest.raises(tack.CompileError) as error:
 
@@ -821,6 +833,7 @@ def test_parameter_shadows_a_device_function():
     check_position(error.value, "N-param-shadows-func", "triple(i)", "parameter_named_triple")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_local_shadows_a_device_function():
     with pytest.raises(tack.CompileError) as error:
 
@@ -834,7 +847,7 @@ def test_local_shadows_a_device_function():
     check_position(error.value, "N-local-shadows-func", "triple(i)", "local_named_triple")
 
 
-def test_local_named_like_a_device_function_reads_as_a_number():
+def test_local_named_like_a_device_function_reads_as_a_number(backend):
     @tack.kernel
     def local_value_named_triple(out):
         for i in range(len(out)):
@@ -864,6 +877,7 @@ callable_object = CallableObject()
 @pytest.mark.parametrize(
     "which", ["plain_python_function", "plain_lambda", "callable_object", "sorted", "partial", "bound_method"]
 )
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_ordinary_python_callables_are_rejected(which):
     import functools
 
@@ -918,6 +932,7 @@ def test_ordinary_python_callables_are_rejected(which):
     assert which in error.value.message
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_device_function_passed_as_an_argument_is_rejected():
     @tack.kernel
     def calls_its_argument(fn, out):
@@ -941,6 +956,7 @@ class Recorder:
 recorder = Recorder()
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_resolution_never_evaluates_properties():
     with pytest.raises(tack.CompileError) as error:
 
@@ -954,6 +970,7 @@ def test_resolution_never_evaluates_properties():
     check_position(error.value, "N-property", "recorder.helper", "calls_through_property")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_resolution_never_calls_module_getattr(package):
     package.write(
         "lazy",
@@ -990,6 +1007,7 @@ def test_resolution_never_calls_module_getattr(package):
     assert lazy.asked == []
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_direct_recursion_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -1009,6 +1027,7 @@ def test_direct_recursion_is_rejected():
     check_position(error.value, "N-direct-recursion", "countdown(n - 1)", "countdown", kind="device function")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_mutual_recursion_is_rejected(package):
     package.write(
         "mutual",
@@ -1042,7 +1061,7 @@ def test_mutual_recursion_is_rejected(package):
     assert e.filename.endswith("mutual.py")
 
 
-def test_a_device_function_called_twice_is_not_recursion():
+def test_a_device_function_called_twice_is_not_recursion(backend):
     @tack.func
     def inc(x):
         return x + 1
@@ -1061,6 +1080,7 @@ def test_a_device_function_called_twice_is_not_recursion():
     np.testing.assert_array_equal(out.numpy(), np.arange(4) + 3)
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_no_process_wide_registry_of_device_function_names(package):
     # A kernel whose name `helper` is unbound must not find another module's
     # @tack.func of that name.
@@ -1094,7 +1114,7 @@ def test_no_process_wide_registry_of_device_function_names(package):
 # ------------------------------------------------- device-class methods
 
 
-def test_device_class_method_keeps_its_defining_bindings(package):
+def test_device_class_method_keeps_its_defining_bindings(backend, package):
     # Template methods resolve their calls in the module that defines the
     # class, not in the module of the kernel that receives the instance.
     package.write(
@@ -1142,7 +1162,7 @@ def test_device_class_method_keeps_its_defining_bindings(package):
     assert out.numpy().tolist() == [2 * v for v in VALUES]
 
 
-def test_device_class_method_arguments_use_the_callers_namespace(package):
+def test_device_class_method_arguments_use_the_callers_namespace(backend, package):
     # The argument expression `scale(i)` is the kernel's; the method body's
     # `scale` is the class module's.
     package.write(

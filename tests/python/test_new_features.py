@@ -5,6 +5,7 @@ doing the same arithmetic in the same precision."""
 import numpy as np
 import pytest
 import tack
+from backends import FRONTEND_ONLY
 
 
 def f32(values):
@@ -74,6 +75,7 @@ def test_masks_act_per_component(backend):
         np.testing.assert_array_equal(out.numpy()[i], np.array(want, dtype=np.float32))
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_a_mask_as_a_condition_is_rejected_with_the_remedy():
     with pytest.raises(tack.KernelTypeError) as e:
 
@@ -116,6 +118,7 @@ def test_vector_assignment_reads_every_old_component_first(backend):
         np.testing.assert_array_equal(out.numpy()[i], np.array(want, dtype=np.float32))
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_storing_a_vector_into_scalar_storage_is_rejected():
     with pytest.raises(tack.KernelTypeError) as e:
 
@@ -128,6 +131,7 @@ def test_storing_a_vector_into_scalar_storage_is_rejected():
     assert "vec2" in e.value.message
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_shapes_must_agree():
     with pytest.raises(tack.KernelTypeError) as e:
 
@@ -159,7 +163,7 @@ def vector_results_in_builtins_and_masks(a, out):
         out[i, 2] = w[2]
 
 
-def test_device_function_vector_results_in_builtins_comparisons_and_masks():
+def test_device_function_vector_results_in_builtins_comparisons_and_masks(backend):
     # Whether a call gives a vector is known from its value, not its spelling.
     a = np.array([[1.0, -2.0, 3.0], [-4.0, 2.0, 0.5]], dtype=np.float32)
     out = tack.zeros((2, 3))
@@ -211,6 +215,7 @@ def mixed_shape_arguments(out):
         (mixed_shape_arguments, "arguments"),
     ],
 )
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_values_of_different_shapes_are_rejected_wherever_they_meet(kernel, what):
     with pytest.raises(tack.KernelTypeError) as e:
         kernel(tack.zeros(2))

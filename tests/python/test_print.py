@@ -12,7 +12,7 @@ def show(x, n):
         print(i, x[i], n, tack.vec2(x[i], 0.5), [tack.i64(i)])
 
 
-def test_one_line_per_call_as_python_prints_numbers(capfd):
+def test_one_line_per_call_as_python_prints_numbers(backend, capfd):
     values = np.array([1.5, -0.0, 0.1], dtype=np.float32)
     show(tack.array(values), 7)
     lines = sorted(capfd.readouterr().out.splitlines())
@@ -21,6 +21,7 @@ def test_one_line_per_call_as_python_prints_numbers(capfd):
     assert lines == want
 
 
+@pytest.mark.cpu_only("a frontend diagnostic; no backend runs")
 def test_print_outside_the_parallel_loop_is_rejected():
     with pytest.raises(tack.UnsupportedError) as e:
 

@@ -11,6 +11,7 @@ import sys
 import numpy as np
 import pytest
 import tack
+from backends import FRONTEND_ONLY
 
 MODULE = '''
 import tack
@@ -50,7 +51,7 @@ def module_text(factor):
     return MODULE.format(body=BODY.format(factor=factor), factor=factor)
 
 
-def test_a_file_edited_after_import_runs_the_imported_code(tmp_path):
+def test_a_file_edited_after_import_runs_the_imported_code(backend, tmp_path):
     path = tmp_path / "captured_kernels.py"
     path.write_text(module_text(2.0))
     spec = importlib.util.spec_from_file_location("captured_kernels", path)
@@ -75,6 +76,7 @@ def test_a_file_edited_after_import_runs_the_imported_code(tmp_path):
         sys.modules.pop("captured_kernels", None)
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_a_device_function_without_source_runs_on_the_host_only():
     # exec gives a function inspect cannot read: it is still a Python
     # function; compiling a kernel that calls it says why it cannot.

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import tack
+from backends import FRONTEND_ONLY
 
 SOURCE = Path(__file__).read_text().splitlines()
 FILE = str(Path(__file__).resolve())
@@ -63,6 +64,7 @@ def check_diagnostic(error, exc_type, *, construct, function, marker, at, kind="
 # ------------------------------------------------------------ statements
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_raise_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -76,6 +78,7 @@ def test_raise_is_rejected():
                      marker="V-raise", at="raise")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_try_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -92,6 +95,7 @@ def test_try_is_rejected():
                      marker="V-try", at="try")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_with_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -106,6 +110,7 @@ def test_with_is_rejected():
                      marker="V-with", at="with")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_yield_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -119,6 +124,7 @@ def test_yield_is_rejected():
                      marker="V-yield", at="yield")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_generator_expression_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -132,6 +138,7 @@ def test_generator_expression_is_rejected():
                      function="kernel_with_generator", marker="V-genexp", at="k for")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_lambda_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -146,6 +153,7 @@ def test_lambda_is_rejected():
                      marker="V-lambda", at="lambda")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_import_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -161,6 +169,7 @@ def test_import_is_rejected():
                      marker="V-import", at="import")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_from_import_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -176,6 +185,7 @@ def test_from_import_is_rejected():
                      marker="V-from-import", at="from")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_assert_in_kernel_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -190,6 +200,7 @@ def test_assert_in_kernel_is_rejected():
                      marker="V-assert-kernel", at="assert", hint="assert")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_assert_in_device_function_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -208,6 +219,7 @@ def test_assert_in_device_function_is_rejected():
                      kind="device function", marker="V-assert-func", at="assert")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_nested_def_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -224,6 +236,7 @@ def test_nested_def_is_rejected():
                      marker="V-nested-def", at="def")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_nested_class_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -240,6 +253,7 @@ def test_nested_class_is_rejected():
                      marker="V-nested-class", at="class")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_list_comprehension_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -253,6 +267,7 @@ def test_list_comprehension_is_rejected():
                      function="kernel_with_list_comprehension", marker="V-listcomp", at="[k")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_set_and_dict_comprehensions_are_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -279,6 +294,7 @@ def test_set_and_dict_comprehensions_are_rejected():
                      function="kernel_with_dict_comprehension", marker="V-dictcomp", at="{")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_annotated_assignment_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -293,6 +309,7 @@ def test_annotated_assignment_is_rejected():
                      function="kernel_with_annotated_assignment", marker="V-annassign", at="x:")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_keyword_argument_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -310,6 +327,7 @@ def test_keyword_argument_is_rejected():
                      function="kernel_with_keyword_argument", marker="V-kwarg", at="k=2", hint="positional")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_double_star_argument_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -323,6 +341,7 @@ def test_double_star_argument_is_rejected():
                      marker="V-kwargs-arg", at="**options")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_starred_argument_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -336,6 +355,7 @@ def test_starred_argument_is_rejected():
                      marker="V-starred-arg", at="*pair")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_starred_assignment_target_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -350,6 +370,7 @@ def test_starred_assignment_target_is_rejected():
                      marker="V-starred-target", at="*rest")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_global_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -364,6 +385,7 @@ def test_global_is_rejected():
                      marker="V-global", at="global")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_nonlocal_is_rejected():
     counter = 0
 
@@ -381,6 +403,7 @@ def test_nonlocal_is_rejected():
     assert counter == 0
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_del_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -396,6 +419,7 @@ def test_del_is_rejected():
                      marker="V-del", at="del")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_match_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -413,6 +437,7 @@ def test_match_is_rejected():
                      marker="V-match", at="match")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_for_else_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -429,6 +454,7 @@ def test_for_else_is_rejected():
                      marker="V-for-else", at="a[i]")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_while_else_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -445,6 +471,7 @@ def test_while_else_is_rejected():
                      marker="V-while-else", at="a[i]")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_async_def_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -461,6 +488,7 @@ def test_async_def_is_rejected():
 # ------------------------------------------------------------ expressions
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_matmul_on_numbers_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -474,6 +502,7 @@ def test_matmul_on_numbers_is_rejected():
                      marker="V-matmul", at="a[i] @")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_augmented_matmul_on_numbers_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -490,6 +519,7 @@ def test_augmented_matmul_on_numbers_is_rejected():
 
 
 @pytest.mark.parametrize("operator", ["is", "is not"])
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_is_operator_is_rejected(operator):
     with pytest.raises(tack.UnsupportedError) as error:
         if operator == "is":
@@ -515,6 +545,7 @@ def test_is_operator_is_rejected(operator):
 
 
 @pytest.mark.parametrize("operator", ["in", "not in"])
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_in_operator_is_rejected(operator):
     with pytest.raises(tack.UnsupportedError) as error:
         if operator == "in":
@@ -538,6 +569,7 @@ def test_in_operator_is_rejected(operator):
                      marker="V-in" if operator == "in" else "V-not-in", at="i ")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_string_value_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -552,6 +584,7 @@ def test_string_value_is_rejected():
                      marker="V-string", at='"row"')
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_string_statement_after_the_docstring_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -567,6 +600,7 @@ def test_string_statement_after_the_docstring_is_rejected():
                      marker="V-string-stmt", at='"not')
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_fstring_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -581,6 +615,7 @@ def test_fstring_is_rejected():
                      marker="V-fstring", at='f"')
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_walrus_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -595,6 +630,7 @@ def test_walrus_is_rejected():
                      marker="V-walrus", at="j :=")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_slice_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -608,6 +644,7 @@ def test_slice_is_rejected():
                      marker="V-slice", at="1:3")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_slice_store_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -621,6 +658,7 @@ def test_slice_store_is_rejected():
                      marker="V-slice-store", at=":")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_none_value_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -644,6 +682,7 @@ def test_none_value_is_rejected():
         ("V-complex", "2j", "complex"),
     ],
 )
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_other_python_values_are_rejected(marker, at, construct):
     with pytest.raises(tack.UnsupportedError) as error:
         if marker == "V-dict-display":
@@ -679,6 +718,7 @@ def test_other_python_values_are_rejected(marker, at, construct):
                      marker=marker, at=at)
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_await_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -696,6 +736,7 @@ def test_await_is_rejected():
 # ------------------------------------------------------------ parameters
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_parameter_default_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -709,6 +750,7 @@ def test_parameter_default_is_rejected():
                      marker="V-default", at="2)")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_varargs_parameter_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -722,6 +764,7 @@ def test_varargs_parameter_is_rejected():
                      marker="V-varargs", at="*rest")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_kwargs_parameter_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -735,6 +778,7 @@ def test_kwargs_parameter_is_rejected():
                      marker="V-kwargs-param", at="**options")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_keyword_only_parameter_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -748,6 +792,7 @@ def test_keyword_only_parameter_is_rejected():
                      marker="V-kwonly", at="scale")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_device_function_parameter_default_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -768,6 +813,7 @@ def test_device_function_parameter_default_is_rejected():
 # ------------------------------------------------------------ control flow
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_return_inside_a_loop_of_a_device_function_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -788,6 +834,7 @@ def test_return_inside_a_loop_of_a_device_function_is_rejected():
                      kind="device function", marker="V-return-in-loop", at="return")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_return_inside_a_while_of_a_device_function_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -809,6 +856,7 @@ def test_return_inside_a_while_of_a_device_function_is_rejected():
                      kind="device function", marker="V-return-in-while", at="return")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_break_from_the_parallel_loop_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -824,6 +872,7 @@ def test_break_from_the_parallel_loop_is_rejected():
                      marker="V-break", at="break", hint="continue")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_break_from_the_parallel_loop_through_a_device_function_is_rejected():
     # Python compiles `break` only inside a loop, so a device function's
     # break always leaves one of its own loops; a break straight in the
@@ -845,7 +894,7 @@ def test_break_from_the_parallel_loop_through_a_device_function_is_rejected():
                      marker="V-break-nested", at="break", hint="continue")
 
 
-def test_break_from_a_sequential_loop_is_accepted():
+def test_break_from_a_sequential_loop_is_accepted(backend):
     @tack.kernel
     def first_k_at_least_i(out):
         for i in range(len(out)):
@@ -863,6 +912,7 @@ def test_break_from_a_sequential_loop_is_accepted():
 
 
 @pytest.mark.parametrize("where", ["branch", "before-loop", "after-loop"])
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_non_trailing_kernel_return_is_rejected(where):
     with pytest.raises(tack.UnsupportedError) as error:
         if where == "branch":
@@ -899,6 +949,7 @@ def test_non_trailing_kernel_return_is_rejected(where):
 
 
 @pytest.mark.parametrize("step", ["0", "-1", "-3"])
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_literal_zero_or_negative_parallel_step_is_rejected(step):
     with pytest.raises(tack.KernelValueError) as error:
         if step == "0":
@@ -928,6 +979,7 @@ def test_literal_zero_or_negative_parallel_step_is_rejected(step):
 
 
 @pytest.mark.parametrize("step", ["0", "-1"])
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_literal_zero_or_negative_sequential_step_is_rejected(step):
     with pytest.raises(tack.KernelValueError) as error:
         if step == "0":
@@ -951,6 +1003,7 @@ def test_literal_zero_or_negative_sequential_step_is_rejected(step):
                      marker=f"V-inner-step-{step}", at=step, nth=1 if step == "0" else 0)
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_missing_parallel_loop_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -964,6 +1017,7 @@ def test_missing_parallel_loop_is_rejected():
                      marker="V-no-loop", at="def")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_second_parallel_loop_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -979,6 +1033,7 @@ def test_second_parallel_loop_is_rejected():
                      marker="V-second-loop", at="for")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_parallel_loop_nested_in_a_branch_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -993,6 +1048,7 @@ def test_parallel_loop_nested_in_a_branch_is_rejected():
                      function="kernel_with_loop_in_branch", marker="V-loop-in-if", at="for")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_parallel_loop_nested_in_a_while_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -1009,6 +1065,7 @@ def test_parallel_loop_nested_in_a_while_is_rejected():
                      function="kernel_with_loop_in_while", marker="V-loop-in-while", at="for")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_a_loop_in_a_branch_beside_the_parallel_loop_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -1028,6 +1085,7 @@ def test_a_loop_in_a_branch_beside_the_parallel_loop_is_rejected():
 # ------------------------------------------ validation precedes lowering
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_unreachable_statement_in_a_device_function_is_validated():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -1046,6 +1104,7 @@ def test_unreachable_statement_in_a_device_function_is_validated():
                      kind="device function", marker="V-unreachable-lambda", at="lambda")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_statement_after_a_branch_that_always_returns_is_validated():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -1067,6 +1126,7 @@ def test_statement_after_a_branch_that_always_returns_is_validated():
                      kind="device function", marker="V-unreachable-del", at="del")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_statement_in_a_never_taken_branch_is_validated():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -1082,6 +1142,7 @@ def test_statement_in_a_never_taken_branch_is_validated():
                      marker="V-dead-branch", at="import")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_statement_after_continue_is_validated():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -1096,6 +1157,7 @@ def test_statement_after_continue_is_validated():
                      marker="V-after-continue", at="assert")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_the_first_unsupported_construct_in_source_order_is_reported():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -1110,6 +1172,7 @@ def test_the_first_unsupported_construct_in_source_order_is_reported():
                      marker="V-first-problem", at="[k")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_unsupported_construct_in_a_device_function_never_called_on_a_path_is_rejected():
     # The call is in a branch no iteration takes; the callee is still checked.
     with pytest.raises(tack.UnsupportedError) as error:
@@ -1135,6 +1198,7 @@ def test_unsupported_construct_in_a_device_function_never_called_on_a_path_is_re
 # ------------------------------------- side effects outside the parallel loop
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_store_before_the_parallel_loop_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -1149,6 +1213,7 @@ def test_store_before_the_parallel_loop_is_rejected():
                      function="kernel_storing_before_loop", marker="V-store-before", at="a[0]")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_store_after_the_parallel_loop_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -1163,6 +1228,7 @@ def test_store_after_the_parallel_loop_is_rejected():
                      function="kernel_storing_after_loop", marker="V-store-after", at="a[0]")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_augmented_store_outside_the_parallel_loop_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -1177,6 +1243,7 @@ def test_augmented_store_outside_the_parallel_loop_is_rejected():
                      function="kernel_incrementing_before_loop", marker="V-aug-store-before", at="a[0]")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_tuple_store_outside_the_parallel_loop_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -1191,6 +1258,7 @@ def test_tuple_store_outside_the_parallel_loop_is_rejected():
                      function="kernel_tuple_storing_before_loop", marker="V-tuple-store-before", at="x, a[1]")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_store_in_a_top_level_branch_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -1206,6 +1274,7 @@ def test_store_in_a_top_level_branch_is_rejected():
                      function="kernel_storing_in_top_branch", marker="V-store-branch", at="a[0]")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_store_in_a_top_level_while_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -1223,6 +1292,7 @@ def test_store_in_a_top_level_while_is_rejected():
                      function="kernel_storing_in_top_while", marker="V-store-while", at="a[n]")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_store_through_an_inlined_function_before_the_loop_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -1241,6 +1311,7 @@ def test_store_through_an_inlined_function_before_the_loop_is_rejected():
                      kind="device function", marker="V-store-inlined", at="a[0]")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_store_through_nested_inlined_functions_after_the_loop_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -1264,6 +1335,7 @@ def test_store_through_nested_inlined_functions_after_the_loop_is_rejected():
                      kind="device function", marker="V-store-nested-inlined", at="a[k]")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_store_through_a_template_method_before_the_loop_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -1287,6 +1359,7 @@ def test_store_through_a_template_method_before_the_loop_is_rejected():
                      kind="device function", marker="V-store-method", at="self.data[0]")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_item_assignment_through_setitem_after_the_loop_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -1310,7 +1383,7 @@ def test_item_assignment_through_setitem_after_the_loop_is_rejected():
                      kind="device function", marker="V-store-setitem", at="self.data[i]")
 
 
-def test_loads_and_locals_outside_the_parallel_loop_are_accepted():
+def test_loads_and_locals_outside_the_parallel_loop_are_accepted(backend):
     @tack.kernel
     def scale_by_first(a, out):
         first = a[0]
@@ -1328,7 +1401,7 @@ def test_loads_and_locals_outside_the_parallel_loop_are_accepted():
     np.testing.assert_array_equal(out.numpy(), [3 * 2 + 4, 1 * 2 + 4, 4 * 2 + 4, 1 * 2 + 4])
 
 
-def test_continue_in_a_while_outside_the_parallel_loop_is_accepted():
+def test_continue_in_a_while_outside_the_parallel_loop_is_accepted(backend):
     # A while loop before or after the parallel loop is ordinary sequential
     # code that binds locals; its continue ends one of its iterations.
     @tack.kernel
@@ -1348,6 +1421,7 @@ def test_continue_in_a_while_outside_the_parallel_loop_is_accepted():
     np.testing.assert_array_equal(out.numpy(), [3, 3, 3, 3])
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_print_outside_the_parallel_loop_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -1362,6 +1436,7 @@ def test_print_outside_the_parallel_loop_is_rejected():
                      function="kernel_printing_before_loop", marker="V-print-before", at="print")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_atomic_outside_the_parallel_loop_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -1376,6 +1451,7 @@ def test_atomic_outside_the_parallel_loop_is_rejected():
                      function="kernel_atomic_before_loop", marker="V-atomic-before", at="tack.atomic_add")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_atomic_through_an_inlined_function_after_the_loop_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -1394,6 +1470,7 @@ def test_atomic_through_an_inlined_function_after_the_loop_is_rejected():
                      kind="device function", marker="V-atomic-inlined", at="tack.atomic_add")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_barrier_outside_the_parallel_loop_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -1408,6 +1485,7 @@ def test_barrier_outside_the_parallel_loop_is_rejected():
                      function="kernel_barrier_before_loop", marker="V-barrier-before", at="tack.barrier")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_block_reduction_outside_the_parallel_loop_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -1426,7 +1504,7 @@ def test_block_reduction_outside_the_parallel_loop_is_rejected():
 # --------------------------------------------------- host metadata, no-ops
 
 
-def test_docstrings_and_pass_are_no_ops():
+def test_docstrings_and_pass_are_no_ops(backend):
     @tack.func
     def documented_double(v):
         """Doubles v."""
@@ -1450,7 +1528,7 @@ def test_docstrings_and_pass_are_no_ops():
     np.testing.assert_array_equal(out.numpy(), np.arange(6) * 2)
 
 
-def test_parameter_annotations_and_return_annotation_are_host_metadata():
+def test_parameter_annotations_and_return_annotation_are_host_metadata(backend):
     @tack.func
     def annotated_add(x: "anything at all", y: tack.Array) -> tack.f64:
         return x + y
@@ -1471,7 +1549,7 @@ def passthrough(fn):
     return fn
 
 
-def test_other_decorators_are_host_metadata():
+def test_other_decorators_are_host_metadata(backend):
     @tack.kernel
     @passthrough
     def decorated_kernel(out):
@@ -1483,7 +1561,7 @@ def test_other_decorators_are_host_metadata():
     np.testing.assert_array_equal(out.numpy(), [1, 2, 3, 4])
 
 
-def test_positional_only_parameters_are_accepted():
+def test_positional_only_parameters_are_accepted(backend):
     @tack.kernel
     def positional_only(a, k, /, out):
         for i in range(len(out)):
@@ -1497,6 +1575,7 @@ def test_positional_only_parameters_are_accepted():
 # ------------------------------------------------------ diagnostic format
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_diagnostic_renders_file_line_column_source_caret_and_hint():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -1518,6 +1597,7 @@ def test_diagnostic_renders_file_line_column_source_caret_and_hint():
     assert len(lines) == 4
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_diagnostic_in_a_device_function_names_it():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -1550,6 +1630,7 @@ class _Holder:
         return indented_kernel
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_columns_are_absolute_for_indented_definitions():
     with pytest.raises(tack.UnsupportedError) as error:
         _Holder.build()(i32())
@@ -1558,6 +1639,7 @@ def test_columns_are_absolute_for_indented_definitions():
     assert e.source_column < e.column
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_missing_cast_mixing_signed_and_u64_has_a_hint():
     with pytest.raises(tack.KernelTypeError) as error:
 
@@ -1571,6 +1653,7 @@ def test_missing_cast_mixing_signed_and_u64_has_a_hint():
                      marker="V-u64-mix", at="a[i] +", hint="cast")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_vector_mask_used_as_a_condition_has_a_hint():
     with pytest.raises(tack.KernelTypeError) as error:
 
@@ -1585,6 +1668,7 @@ def test_vector_mask_used_as_a_condition_has_a_hint():
                      marker="V-mask-condition", at="tack.vec2(a[i]", hint="any(")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_binding_a_local_array_to_another_name_is_rejected():
     with pytest.raises(tack.UnsupportedError) as error:
 
@@ -1600,6 +1684,7 @@ def test_binding_a_local_array_to_another_name_is_rejected():
                      marker="V-local-array-alias", at="view")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_errors_are_raised_again_on_every_call():
     @tack.kernel
     def kernel_failing_twice(a):
@@ -1637,6 +1722,7 @@ def f32s(n=4):
     return tack.zeros(n, dtype=tack.f32)
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_storing_the_value_of_a_function_that_returns_nothing_is_rejected():
     with pytest.raises(tack.KernelTypeError) as error:
 
@@ -1650,6 +1736,7 @@ def test_storing_the_value_of_a_function_that_returns_nothing_is_rejected():
                      marker="V-store-nothing", at="returns_nothing(")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_binding_the_value_of_a_function_that_returns_nothing_is_rejected():
     with pytest.raises(tack.KernelTypeError) as error:
 
@@ -1664,6 +1751,7 @@ def test_binding_the_value_of_a_function_that_returns_nothing_is_rejected():
                      marker="V-bind-nothing", at="returns_nothing(")
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_returning_the_value_of_a_function_that_returns_nothing_is_rejected():
     @tack.func
     def forwards_nothing(x):
@@ -1682,6 +1770,7 @@ def test_returning_the_value_of_a_function_that_returns_nothing_is_rejected():
 
 
 @pytest.mark.parametrize("use", ["store", "local", "tuple"])
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_using_the_value_of_a_function_that_returns_on_some_paths_only_is_rejected(use):
     with pytest.raises(tack.KernelTypeError) as error:
         if use == "store":
@@ -1723,7 +1812,7 @@ def kernel_calling_for_effect(a, out):
         out[i] = returns_on_every_path(a[i])
 
 
-def test_functions_returning_on_some_paths_run_as_statements_and_every_path_returns_count():
+def test_functions_returning_on_some_paths_run_as_statements_and_every_path_returns_count(backend):
     xs = np.array([-2.0, 3.0, 0.0, 5.5], dtype=np.float32)
     out = f32s()
     kernel_calling_for_effect(tack.array(xs), out)
@@ -1749,6 +1838,7 @@ def imported(path):
     ["v.normalized(1e-3)", "v.norm_sqr(1.0)", "v.sum(1.0)", "v.min(0.0)", "v.max(0.0)", "v.norm(1.0, 2.0)",
      "v.dot()", "v.dot(v, v)", "v.cross()", "v.outer_product()"],
 )
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_vector_methods_check_their_arity(tmp_path, call):
     # The kernel's text carries the call, so each case is written to a file.
     path = tmp_path / "arity_case.py"
@@ -1775,7 +1865,7 @@ def kernel_norm_with_eps(a, out):
         out[i] = v.norm(9.0)
 
 
-def test_norm_takes_one_epsilon():
+def test_norm_takes_one_epsilon(backend):
     xs = np.array([0.0, 4.0], dtype=np.float32)
     out = f32s(2)
     kernel_norm_with_eps(tack.array(xs), out)
@@ -1787,6 +1877,7 @@ def test_norm_takes_one_epsilon():
 
 @pytest.mark.parametrize("shape", ["(1048576, 1048576, 1048576, 16)", "(1048576, 1048576, 1048576, 1048576)",
                                    "(65536, 65536)", "(16385,)"])
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_local_arrays_past_64_kib_are_rejected_however_large(tmp_path, shape):
     # A byte count that wraps 64 bits must not slip under the limit.
     path = tmp_path / "local_case.py"

@@ -5,6 +5,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from backends import FRONTEND_ONLY
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -41,6 +42,7 @@ def run(*args):
     return subprocess.run([str(tackc()), *args], capture_output=True, text=True)
 
 
+@pytest.mark.cpu_only("tackc --llvm prints the CPU backend's LLVM IR")
 def test_ir_after_each_pass_and_llvm(tmp_path):
     f = tmp_path / "kernels.py"
     f.write_text(SOURCE)
@@ -51,6 +53,20 @@ def test_ir_after_each_pass_and_llvm(tmp_path):
     assert "define" in r.stdout and "tack.inspect.body" in r.stdout
 
 
+def test_emit_opencl_prints_the_kernel_as_opencl_c(tmp_path):
+    # A host-side generator check: no OpenCL device is needed.
+    f = tmp_path / "kernels.py"
+    f.write_text(SOURCE)
+    r = run(str(f), "--kernel", "saxpy", "--emit=opencl")
+    assert r.returncode == 0, r.stderr
+    assert "__kernel void" in r.stdout and "saxpy" in r.stdout
+    assert "__global float*" in r.stdout  # x and y are f32 arrays by default
+    r = run(str(f), "--kernel", "broken", "--emit=opencl")
+    assert r.returncode == 1
+    assert "in kernel 'broken': assert is not supported" in r.stderr
+
+
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_diagnostics_name_file_line_and_kernel(tmp_path):
     f = tmp_path / "kernels.py"
     f.write_text(SOURCE)
@@ -75,6 +91,7 @@ def norms(v, out):
     ("vec3f[1],f32[1]", "v: array[vec3 of f32, 1]"),
     ("mat22d[2]:soa,f64[2]", "v: array[mat2x2 of f64, 2, soa]"),
 ])
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_signatures_with_vector_and_matrix_elements(tmp_path, sig, header):
     f = tmp_path / "norms.py"
     f.write_text(NORMS)
@@ -83,6 +100,7 @@ def test_signatures_with_vector_and_matrix_elements(tmp_path, sig, header):
     assert header in r.stdout
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_unknown_element_types_are_refused(tmp_path):
     f = tmp_path / "norms.py"
     f.write_text(NORMS)
@@ -123,6 +141,7 @@ MALFORMED_SIGNATURES = [
 
 
 @pytest.mark.parametrize("sig, why", MALFORMED_SIGNATURES, ids=[s for s, _ in MALFORMED_SIGNATURES])
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_malformed_signatures_are_usage_errors(tmp_path, sig, why):
     f = tmp_path / "norms.py"
     f.write_text(NORMS)
@@ -136,6 +155,7 @@ def test_malformed_signatures_are_usage_errors(tmp_path, sig, why):
     assert r.stdout == ""  # refused before any pass ran
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_spaces_around_signature_types_are_allowed(tmp_path):
     f = tmp_path / "norms.py"
     f.write_text(NORMS)
@@ -144,6 +164,7 @@ def test_spaces_around_signature_types_are_allowed(tmp_path):
     assert "v: array[vec3 of f32, 1]" in r.stdout
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_annotations_that_are_not_types_leave_the_default(tmp_path):
     # Annotations go through the same reader as --sig; one it cannot read
     # leaves the parameter an f32[1] array instead of aborting tackc.

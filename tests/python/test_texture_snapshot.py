@@ -10,6 +10,7 @@ must agree exactly; at texel centers they equal the texels themselves.
 import numpy as np
 import pytest
 import tack
+from backends import FRONTEND_ONLY
 
 F = np.float32
 
@@ -178,6 +179,7 @@ def test_numpy_arrays_are_refused():
         tack.texture3d(np.zeros(8, F), (2, 2, 2))
 
 
+@pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_textures_are_never_written_or_indexed():
     tex = tack.texture3d(tack.zeros(8), (2, 2, 2))
     with pytest.raises(tack.KernelTypeError, match="texture 'tex' is sampled, not written") as e:

@@ -37,7 +37,7 @@ def _flat(a):
         return a
     if a.is_contiguous:
         return a.reshape(a.size)
-    return tack.array(np.ascontiguousarray(a.numpy()).reshape(-1))
+    return tack.array(np.ascontiguousarray(a.numpy()).reshape(-1), device=a.device)
 
 
 def _precision(*arrays):
@@ -116,7 +116,7 @@ def variance(x, ddof=0):
         return float("nan")
     precision = _precision(a)
     center = a.mean()
-    deviations = tack.empty(n, precision)
+    deviations = tack.empty(n, precision, device=a.device)  # beside the input: one launch, one device
     _squared_deviations(_terms_in(precision), a, center, deviations)
     return deviations.sum() / (n - ddof)
 
@@ -165,8 +165,8 @@ def histogram(x, bins=10, range=None):
     if np.any(edges[:-1] >= edges[1:]):
         raise ValueError(f"histogram: the range [{lo}, {hi}] is too narrow for {bins} distinct bins")
     lo_p, hi_p = float(edges[0]), float(edges[-1])
-    counts = tack.zeros(bins, _dtypes.i32)
-    edge_array = tack.array(edges)
+    counts = tack.zeros(bins, _dtypes.i32, device=a.device)
+    edge_array = tack.array(edges, device=a.device)
     if a.size:
         scale = bins / (hi_p - lo_p)
         _histogram(_terms_in(precision), a, edge_array, counts, lo_p, hi_p, scale, bins - 1)
