@@ -14,6 +14,9 @@ import pytest
 import tack
 from backends import IMPORTED_HOST_MEMORY, LLVM_INSPECTION
 
+# Exports hand NumPy and DLPack consumers the CPU backend's host memory.
+HOST_EXPORT = "DLPack and __array_interface__ export the CPU backend's host memory"
+
 ALL_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.float32, np.float64]
 DTYPE_IDS = [np.dtype(t).name for t in ALL_DTYPES]
 
