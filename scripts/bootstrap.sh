@@ -33,7 +33,8 @@ fi
 
 python=${PYTHON:-python3}
 pip_missing=()
-for spec in numpy:numpy nanobind:nanobind scikit_build_core:scikit-build-core pytest:pytest hypothesis:hypothesis; do
+for spec in numpy:numpy nanobind:nanobind scikit_build_core:scikit-build-core pytest:pytest hypothesis:hypothesis \
+  xdist:pytest-xdist; do
   "$python" -c "import ${spec%%:*}" 2>/dev/null || pip_missing+=("${spec##*:}")
 done
 if ((${#pip_missing[@]})); then
@@ -58,7 +59,15 @@ case "$mode" in
     echo "== parser fuzzing (bounded)"
     bash scripts/fuzz-parser.sh "${TACK_FUZZ_SECONDS:-60}"
     echo "== Python tests"
-    "$python" -m pytest -q tests/python
+    # Every variant the suites compile leaves its GPU source in each dialect
+    # there, for the compile check that follows.
+    gpu_sources="$(mktemp -d -t tack-gpu-sources-XXXXXX)"
+    # One worker per core: device backends spend most of their time in the
+    # OpenCL driver's program builds, which are single-threaded.
+    TACK_EMIT_SOURCES="$gpu_sources" "$python" -m pytest -q -n "$(nproc)" tests/python
+    echo "== GPU source compile check"
+    build/tools/gpu_compile_check/tack_gpu_compile_check "$gpu_sources"
+    rm -rf "$gpu_sources"
     ;;
   *)
     echo "usage: bash scripts/bootstrap.sh [examples|test]" >&2

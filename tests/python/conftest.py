@@ -2,6 +2,7 @@
 
 import os
 import tempfile
+from collections import defaultdict
 
 # The suites compile thousands of kernels: keep their disk-cache entries out
 # of the user's cache, and start every run cold.
@@ -26,6 +27,35 @@ def pytest_configure(config):
         "cpu_only(reason): the case runs on the CPU backend only, for the reason given "
         "(a CPU specialization, or an oracle that assumes the CPU's in-order chunks)",
     )
+
+
+# Device backends build a program per variant (PoCL: about half a second,
+# against a few milliseconds on the CPU), so by default each test function
+# runs at most this many of its parametrizations on each device backend,
+# spread evenly over them; every parametrization runs on the CPU.
+# TACK_DEVICE_CASES=all runs them all on every backend.
+DEVICE_CASES_PER_TEST = 3
+
+
+def pytest_collection_modifyitems(config, items):
+    if os.environ.get("TACK_DEVICE_CASES") == "all":
+        return
+    groups = defaultdict(list)
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        device = params.get("backend")
+        if device not in (None, "cpu"):
+            groups[(item.module.__name__, item.originalname, device)].append(item)
+    dropped = set()
+    for group in groups.values():
+        n, keep = len(group), DEVICE_CASES_PER_TEST
+        if n <= keep:
+            continue
+        chosen = {round(k * (n - 1) / (keep - 1)) for k in range(keep)}
+        dropped.update(id(item) for at, item in enumerate(group) if at not in chosen)
+    if dropped:
+        config.hook.pytest_deselected(items=[i for i in items if id(i) in dropped])
+        items[:] = [i for i in items if id(i) not in dropped]
 
 
 @pytest.fixture(params=_backend_names())

@@ -27,8 +27,8 @@ def scale_add(x, y, a):
         y[i] = a * x[i] + y[i]
 
 dtype = np.float64 if sys.argv[1] == "f64" else np.float32
-x = np.arange(8, dtype=dtype)
-y = np.ones(8, dtype=dtype)
+x = tack.array(np.arange(8, dtype=dtype))
+y = tack.array(np.ones(8, dtype=dtype))
 scale_add(x, y, 2.0)
 if sys.argv[2] == "debug":
     tack.set_debug(True)
