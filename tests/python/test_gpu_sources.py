@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+# The package these tests import, for the processes they start.
+PYTHON_DIR = str(Path(__import__("tack").__file__).resolve().parent.parent)
 
 EXTENSIONS = {"cuda": ".cu", "hip": ".hip", "opencl": ".cl", "metal": ".metal"}
 
@@ -51,7 +53,8 @@ def dump(tmp_path, folder, dtype="f32", debug="plain"):
     otherwise stand in for specializing) that dumps into `folder`."""
     script = tmp_path / "program.py"
     script.write_text(PROGRAM)
-    env = dict(os.environ, TACK_EMIT_SOURCES=str(folder), TACK_CACHE_DIR=str(tmp_path / f"cache-{dtype}-{debug}"))
+    env = dict(os.environ, PYTHONPATH=PYTHON_DIR, TACK_EMIT_SOURCES=str(folder),
+               TACK_CACHE_DIR=str(tmp_path / f"cache-{dtype}-{debug}"))
     r = subprocess.run([sys.executable, str(script), dtype, debug], env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
 
@@ -98,6 +101,7 @@ def test_nothing_is_written_without_the_variable(tmp_path):
     script.write_text(PROGRAM)
     env = {k: v for k, v in os.environ.items() if k != "TACK_EMIT_SOURCES"}
     env["TACK_CACHE_DIR"] = str(tmp_path / "cache")
+    env["PYTHONPATH"] = PYTHON_DIR
     r = subprocess.run([sys.executable, str(script), "f32", "plain"], env=env, cwd=tmp_path, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "program.py"]
