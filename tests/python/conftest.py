@@ -27,16 +27,18 @@ def pytest_configure(config):
         "cpu_only(reason): the case runs on the CPU backend only, for the reason given "
         "(a CPU specialization, or an oracle that assumes the CPU's in-order chunks)",
     )
+    config.addinivalue_line(
+        "markers",
+        "device_cases(n): on a device backend, n of the test's parametrizations run, spread evenly "
+        "(TACK_DEVICE_CASES=all runs all of them)",
+    )
 
 
 # Device backends build a program per variant (PoCL: about half a second,
-# against a few milliseconds on the CPU), so by default each test function
-# runs at most this many of its parametrizations on each device backend,
-# spread evenly over them; every parametrization runs on the CPU.
-# TACK_DEVICE_CASES=all runs them all on every backend.
-DEVICE_CASES_PER_TEST = 3
-
-
+# against a few milliseconds on the CPU). A test marked device_cases(n)
+# runs at most n of its parametrizations on each device backend, spread
+# evenly over them, and every one on the CPU; TACK_DEVICE_CASES=all runs
+# them all everywhere.
 def pytest_collection_modifyitems(config, items):
     if os.environ.get("TACK_DEVICE_CASES") == "all":
         return
@@ -44,14 +46,15 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         params = getattr(getattr(item, "callspec", None), "params", {})
         device = params.get("backend")
-        if device not in (None, "cpu"):
-            groups[(item.module.__name__, item.originalname, device)].append(item)
+        marker = item.get_closest_marker("device_cases")
+        if marker and device not in (None, "cpu"):
+            groups[(item.module.__name__, item.originalname, device, marker.args[0])].append(item)
     dropped = set()
-    for group in groups.values():
-        n, keep = len(group), DEVICE_CASES_PER_TEST
+    for (_, _, _, keep), group in groups.items():
+        n = len(group)
         if n <= keep:
             continue
-        chosen = {round(k * (n - 1) / (keep - 1)) for k in range(keep)}
+        chosen = {round(k * (n - 1) / max(keep - 1, 1)) for k in range(keep)}
         dropped.update(id(item) for at, item in enumerate(group) if at not in chosen)
     if dropped:
         config.hook.pytest_deselected(items=[i for i in items if id(i) in dropped])

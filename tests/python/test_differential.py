@@ -37,6 +37,9 @@ def _report(mismatches):
             f"`python -m tests.python.differential --reduce SEED`\n\n{shown}")
 
 
+# A device backend builds each generated program (PoCL: about half a second
+# a program), so it runs 6 of the 40 batches, spread over the seeds.
+@pytest.mark.device_cases(6)
 @pytest.mark.parametrize("seeds", _batches(0, COUNT), ids=lambda s: f"seeds-{s[0]:06d}-{s[-1]:06d}")
 def test_generated_programs(backend, seeds):
     mismatches = run_batch(seeds)
