@@ -1,14 +1,17 @@
 """What one launch costs on each device: a cached call of a kernel over one
-element (the fixed cost: packing, the count entry, the launch, the wait)
-and over a million (saxpy), timed per call in one process, with the CPU
-measured in the same run as the baseline.
+element (the fixed cost: packing, the count entry, the launch) and over a
+million (saxpy), timed per call in one process, with the CPU measured in
+the same run as the baseline.
 
     python bench/launch_overhead.py [--calls N] [--devices cpu,opencl]
 
-An OpenCL launch runs three steps on the in-order queue (the count entry,
-a read of its result, the body) and reads back a written array only when
-the host asks for it; the times include making the arrays current on the
-device, which after the first call is nothing.
+An OpenCL launch queues its body on the in-order queue and returns; a count
+entry that reads no array runs on a second queue, so the host learns the
+count without waiting for the work queued before. "call + sync" waits for
+each call's work; "queued" is 30 calls and one tack.sync(), per call, which
+is what a loop of launches without host reads costs. The times include
+making the arrays current on the device, which after the first call is
+nothing.
 """
 
 import argparse
@@ -30,13 +33,35 @@ def saxpy(alpha, x, y):
         y[i] = alpha * x[i] + y[i]
 
 
-def measure(device, n, calls):
+def arrays(device, n):
     x = tack.array(np.arange(n, dtype=np.float32), device=device)
     y = tack.ones(n, device=device)
     saxpy(2.0, x, y)  # compiles
+    tack.sync()
+    return x, y
+
+
+def measure(device, n, calls):
+    x, y = arrays(device, n)
+
+    def call_and_sync():
+        saxpy(2.0, x, y)
+        tack.sync()
+
     if n > 1:
-        return timing.median_ms(lambda: saxpy(2.0, x, y), repeats=calls, budget_s=5.0) * 1e3
-    return timing.median_us_per_call(lambda: saxpy(2.0, x, y), calls=calls)
+        return timing.median_ms(call_and_sync, repeats=calls, budget_s=5.0) * 1e3
+    return timing.median_us_per_call(call_and_sync, calls=calls)
+
+
+def measure_queued(device, n, calls=30):
+    x, y = arrays(device, n)
+
+    def queued():
+        for _ in range(calls):
+            saxpy(2.0, x, y)
+        tack.sync()
+
+    return timing.median_ms(queued, repeats=5, budget_s=5.0) * 1e3 / calls
 
 
 def main():
@@ -48,9 +73,14 @@ def main():
     for n, label in ((1, "one element"), (1 << 20, "2^20 elements")):
         times = {d: measure(d, n, args.calls if n == 1 else 30) for d in devices}
         base = times[devices[0]]
-        print(f"saxpy, {label}, median per call")
+        print(f"saxpy, {label}, median per call + sync")
         for d in devices:
             print(f"  {d:>8}: {times[d]:10.1f} us   {times[d] / base:6.2f}x {devices[0]}")
+        queued = {d: measure_queued(d, n) for d in devices}
+        print(f"saxpy, {label}, 30 calls queued then one sync, per call")
+        for d in devices:
+            print(f"  {d:>8}: {queued[d]:10.1f} us   {queued[d] / base:6.2f}x {devices[0]} call + sync   "
+                  f"{queued[d] / times[d]:6.2f}x own call + sync")
 
 
 if __name__ == "__main__":

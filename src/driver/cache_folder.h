@@ -14,7 +14,7 @@
 namespace tack::driver {
 
 constexpr char kMagic[8] = {'T', 'A', 'C', 'K', 'V', 'A', 'R', '\n'};
-constexpr uint32_t kFormat = 2;
+constexpr uint32_t kFormat = 3;
 // magic, format, bindings, payload size, payload checksum, key. Every format
 // keeps the magic, the format and the key where they are, so that eviction
 // and clear_cache() recognise entries of any format.

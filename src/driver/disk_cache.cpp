@@ -22,6 +22,7 @@
 
 #include "driver/cache_folder.h"
 #include "driver/pipeline.h"
+#include "support/byte_codec.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -90,66 +91,14 @@ std::shared_ptr<frontend::TemplateInfo> recording_template(const frontend::Templ
 
 namespace {
 
-// ---- Byte strings
-
-class Writer {
-public:
-    void u8(uint8_t v) { out_.push_back(static_cast<char>(v)); }
-    void u32(uint32_t v) { out_.append(reinterpret_cast<const char*>(&v), sizeof v); }
-    void u64(uint64_t v) { out_.append(reinterpret_cast<const char*>(&v), sizeof v); }
-    void str(std::string_view s) {
-        u64(s.size());
-        out_.append(s);
-    }
-    std::string& bytes() { return out_; }
-
-private:
-    std::string out_;
-};
-
-// Reads what Writer wrote; any read past the end clears ok() and yields zeros.
-class Reader {
-public:
-    explicit Reader(std::string_view in) : in_(in) {}
-    uint8_t u8() { return take<uint8_t>(); }
-    uint32_t u32() { return take<uint32_t>(); }
-    uint64_t u64() { return take<uint64_t>(); }
-    std::string str() {
-        uint64_t n = u64();
-        if (!ok_ || n > in_.size() - pos_) {
-            ok_ = false;
-            return {};
-        }
-        std::string s(in_.substr(pos_, n));
-        pos_ += n;
-        return s;
-    }
-    bool ok() const { return ok_; }
-    bool at_end() const { return pos_ == in_.size(); }
-    size_t pos() const { return pos_; }
-
-private:
-    template <typename T>
-    T take() {
-        T v{};
-        if (!ok_ || in_.size() - pos_ < sizeof v) {
-            ok_ = false;
-            return v;
-        }
-        std::memcpy(&v, in_.data() + pos_, sizeof v);
-        pos_ += sizeof v;
-        return v;
-    }
-    std::string_view in_;
-    size_t pos_ = 0;
-    bool ok_ = true;
-};
+using support::ByteReader;
+using support::ByteWriter;
 
 // Everything in an answer that lowering reads, as bytes: equal bytes, equal
 // lowering. A device function's own names are compared separately.
 std::string fingerprint(const Resolution& r) {
     using K = Resolution::Kind;
-    Writer w;
+    ByteWriter w;
     w.u8(static_cast<uint8_t>(r.kind));
     switch (r.kind) {
         case K::Builtin: w.str(r.builtin); break;
@@ -193,7 +142,7 @@ std::string dotted(const std::vector<std::string>& path) {
 // Each name: its path, its answer's fingerprint, and for a device function
 // the names it resolved itself. False when some device function's names
 // were not recorded, which makes the entry unverifiable.
-bool write_names(Writer& w, const RecordingResolver& r) {
+bool write_names(ByteWriter& w, const RecordingResolver& r) {
     w.u32(static_cast<uint32_t>(r.names().size()));
     for (auto& n : r.names()) {
         w.u32(static_cast<uint32_t>(n.path.size()));
@@ -211,7 +160,7 @@ bool write_names(Writer& w, const RecordingResolver& r) {
 
 // Each instance's functions, by member name: the names each resolved. A
 // nested instance's follow under its name.
-bool write_template_names(Writer& w, const frontend::TemplateInfo& t) {
+bool write_template_names(ByteWriter& w, const frontend::TemplateInfo& t) {
     for (auto& [name, m] : t.members) {
         if (m.object) {
             w.u8(2);
@@ -231,7 +180,7 @@ bool write_template_names(Writer& w, const frontend::TemplateInfo& t) {
 
 enum class Check { Same, Different, Corrupt };
 
-Check check_names(Reader& in, frontend::Resolver& resolver, int depth, std::string* why) {
+Check check_names(ByteReader& in, frontend::Resolver& resolver, int depth, std::string* why) {
     if (depth > 64) return Check::Corrupt;
     uint32_t count = in.u32();
     for (uint32_t i = 0; i < count && in.ok(); ++i) {
@@ -267,7 +216,7 @@ Check check_names(Reader& in, frontend::Resolver& resolver, int depth, std::stri
     return in.ok() ? Check::Same : Check::Corrupt;
 }
 
-Check check_template_names(Reader& in, const frontend::TemplateInfo& t, int depth, std::string* why) {
+Check check_template_names(ByteReader& in, const frontend::TemplateInfo& t, int depth, std::string* why) {
     if (depth > 64) return Check::Corrupt;
     for (;;) {
         uint8_t tag = in.u8();
@@ -384,7 +333,7 @@ struct Header {
 const char* check_header(std::string_view head, uint64_t file_size, const std::array<uint8_t, 16>& key,
                          Header* out) {
     if (head.size() < kHeaderSize || std::memcmp(head.data(), kMagic, sizeof kMagic) != 0) return "no entry header";
-    Reader fields(head.substr(sizeof kMagic, kHeaderSize - sizeof kMagic));
+    ByteReader fields(head.substr(sizeof kMagic, kHeaderSize - sizeof kMagic));
     uint32_t format = fields.u32();
     out->bindings = fields.u32();
     out->size = fields.u64();
@@ -477,7 +426,7 @@ DiskCacheSlot disk_cache_slot(backends::Backend& backend, const std::string& ker
     if (root.empty()) return slot;
     // The position in the file joins the key because messages baked into
     // code (bounds reports, print) may name it.
-    Writer w;
+    ByteWriter w;
     w.str("tack disk cache key");
     w.u32(kFormat);
     w.str(identity());
@@ -539,7 +488,7 @@ Found use_entry(std::string_view payload, uint64_t checksum, backends::Backend& 
         *why = reason;
         return Found::Corrupt;
     };
-    Reader in(payload);
+    ByteReader in(payload);
     switch (check_names(in, resolver, 0, why)) {
         case Check::Same: break;
         case Check::Different: return Found::Stale;
@@ -617,7 +566,7 @@ void disk_cache_store(const DiskCacheSlot& slot, const frontend::Resolver& resol
     if (bytes.empty()) return;
     auto* recorded = dynamic_cast<const RecordingResolver*>(&resolver);
     if (!recorded) return;
-    Writer payload;
+    ByteWriter payload;
     if (!write_names(payload, *recorded)) return;
     for (auto* t : recorded_templates)
         if (!write_template_names(payload, *t)) return;
@@ -637,7 +586,7 @@ void disk_cache_store(const DiskCacheSlot& slot, const frontend::Resolver& resol
 
     const std::string& body = payload.bytes();
     std::string file(kMagic, sizeof kMagic);
-    Writer header;
+    ByteWriter header;
     header.u32(kFormat);
     header.u32(bindings);
     header.u64(body.size());

@@ -101,19 +101,20 @@ void set_debug(bool on) { debug_mode = on; }
 bool debug_enabled() { return debug_mode; }
 
 namespace {
-std::mutex default_device_mutex;
-std::string default_device_name = "cpu";
+// The default device, as its index in backends::known_backends() (0: the CPU).
+std::atomic<size_t> default_device_index{0};
+
+size_t index_of(const std::string& backend) {
+    auto& names = backends::known_backends();
+    for (size_t i = 0; i < names.size(); ++i)
+        if (names[i] == backend) return i;
+    throw ArgumentError(ArgumentError::Kind::Value, "Tack has no backend named '" + backend + "'");
+}
 }  // namespace
 
-void set_default_device(const std::string& name) {
-    std::lock_guard<std::mutex> hold(default_device_mutex);
-    default_device_name = name;
-}
+void set_default_device(const std::string& name) { default_device_index.store(index_of(name), std::memory_order_relaxed); }
 
-std::string default_device() {
-    std::lock_guard<std::mutex> hold(default_device_mutex);
-    return default_device_name;
-}
+std::string default_device() { return backends::known_backends()[default_device_index.load(std::memory_order_relaxed)]; }
 
 struct Kernel::Variant {
     std::vector<uint32_t> key;  // each argument's words (append_key), then the flags
@@ -211,13 +212,6 @@ const std::string& device_of(const CallArg& a) {
                                           : a.texture->storage().storage()->device_name();
 }
 
-size_t index_of(const std::string& backend) {
-    auto& names = backends::known_backends();
-    for (size_t i = 0; i < names.size(); ++i)
-        if (names[i] == backend) return i;
-    throw ArgumentError(ArgumentError::Kind::Value, "Tack has no backend named '" + backend + "'");
-}
-
 }  // namespace
 
 std::string Kernel::arg_name(const CallArg* args, size_t n, size_t at) {
@@ -251,7 +245,7 @@ size_t Kernel::backend_index(const CallArg* args, size_t n) {
                                     "device=...))");
         }
     }
-    return index_of(first ? device_of(*first) : default_device());
+    return first ? index_of(device_of(*first)) : default_device_index.load(std::memory_order_relaxed);
 }
 
 Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n, Caller* caller) {

@@ -49,6 +49,25 @@ def write_index(a):
         a[i] = i + 1
 
 
+@tack.kernel
+def set_length(n, value):
+    for i in range(1):
+        n[0] = value
+
+
+@tack.kernel
+def count_up_to_first(n, a):
+    m = n[0]
+    for i in range(m):
+        a[i] = a[i] + 1
+
+
+@tack.kernel
+def shift_add(src, dst, k):
+    for i in range(len(dst)):
+        dst[i] = dst[i] * 3 + src[(i + k) % len(src)]
+
+
 # ------------------------------------------------------- devices and defaults
 
 
@@ -169,6 +188,30 @@ def test_sync_returns_after_the_launches_before_it(backend):
     assert tack.sync() is None
     np.testing.assert_array_equal(a.numpy(), np.arange(1, 4097, dtype=np.int32))
     assert tack.sync() is None  # nothing queued
+
+
+def test_an_iteration_count_read_from_an_array_sees_the_launches_before_it(backend):
+    # The count kernel of count_up_to_first reads n[0], which the launch
+    # before it writes: it must run after that launch, not beside it.
+    n = tack.zeros(1, tack.i32)
+    a = tack.zeros(64, tack.i32)
+    expected = np.zeros(64, dtype=np.int32)
+    for value in (5, 64, 0, 17, 33):
+        set_length(n, value)
+        count_up_to_first(n, a)
+        expected[:value] += 1
+    np.testing.assert_array_equal(a.numpy(), expected)
+
+
+def test_launches_queued_without_host_reads_take_effect_in_call_order(backend):
+    src_values = np.arange(300, dtype=np.int32) - 150
+    src = tack.array(src_values)
+    dst = tack.zeros(300, tack.i32)
+    expected = np.zeros(300, dtype=np.int32)
+    for k in range(40):
+        shift_add(src, dst, k)
+        expected = expected * np.int32(3) + np.roll(src_values, -k)
+    np.testing.assert_array_equal(dst.numpy(), expected)
 
 
 # ------------------------------------------------------ host-side writes

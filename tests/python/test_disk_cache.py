@@ -130,7 +130,7 @@ def test_a_second_process_links_the_cached_code(backend, tmp_path):
     assert events == {"saxpy": ["miss", "stored"], "head_sum": ["miss", "stored"]}
     check_saxpy(first, "float32")
     assert len(entries(cache)) == 2
-    assert all(e.parent.name.startswith("v2-") for e in entries(cache))
+    assert all(e.parent.name.startswith("v3-") for e in entries(cache))
 
     second, events = run(script, cache, "float32")
     assert events == {"saxpy": ["hit"], "head_sum": ["hit"]}

@@ -12,6 +12,7 @@
 #include "runtime/debug_checks.h"
 #include "runtime/parallel.h"
 #include "runtime/print.h"
+#include "support/byte_codec.h"
 
 namespace tack::backends {
 
@@ -27,35 +28,18 @@ const codegen::HostSymbols& host_symbols() {
     return symbols;
 }
 
-// A serialized CPU variant: its entry names, then its relocatable object.
-void put(std::string& out, const std::string& s) {
-    uint64_t n = s.size();
-    out.append(reinterpret_cast<const char*>(&n), sizeof n);
-    out += s;
-}
-
-bool take(std::string_view& in, std::string* s) {
-    uint64_t n;
-    if (in.size() < sizeof n) return false;
-    std::memcpy(&n, in.data(), sizeof n);
-    in.remove_prefix(sizeof n);
-    if (in.size() < n) return false;
-    s->assign(in.data(), n);
-    in.remove_prefix(n);
-    return true;
-}
-
 class CpuExecutable final : public Executable {
 public:
     explicit CpuExecutable(codegen::CompiledCpuKernel code) : code(std::move(code)) {}
     std::string serialize() const override {
-        std::string out;
-        if (code.object.empty()) return out;
-        put(out, code.entry_names.count);
-        put(out, code.entry_names.body);
-        put(out, code.entry_names.result);
-        put(out, code.object);
-        return out;
+        // The entry names, then the relocatable object.
+        if (code.object.empty()) return {};
+        support::ByteWriter out;
+        out.str(code.entry_names.count);
+        out.str(code.entry_names.body);
+        out.str(code.entry_names.result);
+        out.str(code.object);
+        return out.take();
     }
     codegen::CompiledCpuKernel code;
 };
@@ -89,11 +73,13 @@ public:
     }
 
     std::unique_ptr<Executable> load(const std::string& bytes, std::string* error) override {
-        std::string_view in(bytes);
+        support::ByteReader in(bytes);
         codegen::EntryNames names;
-        std::string object;
-        if (!take(in, &names.count) || !take(in, &names.body) || !take(in, &names.result) || !take(in, &object) ||
-            !in.empty()) {
+        names.count = in.str();
+        names.body = in.str();
+        names.result = in.str();
+        std::string object = in.str();
+        if (!in.complete()) {
             *error = "malformed CPU code";
             return nullptr;
         }

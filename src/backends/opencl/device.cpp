@@ -169,9 +169,12 @@ struct DeviceFactory {
             *why_not = ClError("clCreateContext", err).what();
             return nullptr;
         }
-        // No properties: an in-order queue without profiling.
+        // No properties: in-order queues without profiling.
         d->queue_ = api->clCreateCommandQueueWithProperties(d->context_, d->device_, nullptr, &err);
-        if (err != CL_SUCCESS || !d->queue_) {
+        if (err == CL_SUCCESS && d->queue_)
+            d->beside_ = api->clCreateCommandQueueWithProperties(d->context_, d->device_, nullptr, &err);
+        if (err != CL_SUCCESS || !d->queue_ || !d->beside_) {
+            if (d->queue_) api->clReleaseCommandQueue(d->queue_);
             api->clReleaseContext(d->context_);
             *why_not = ClError("clCreateCommandQueueWithProperties", err).what();
             return nullptr;
@@ -281,6 +284,12 @@ ClLaunch& ClLaunch::bytes(const void* data, size_t size) {
     return *this;
 }
 
+ClLaunch& ClLaunch::overwrite(size_t index, const void* data) {
+    const Arg& arg = args_.at(index);
+    if (!arg.local && arg.size) std::memcpy(data_.data() + arg.offset, data, arg.size);
+    return *this;
+}
+
 ClLaunch& ClLaunch::local(size_t size) {
     args_.push_back({0, size, true});
     return *this;
@@ -326,10 +335,10 @@ void ClDevice::write(const ClBuffer& buffer, size_t offset, const void* src, siz
              "clEnqueueWriteBuffer");
 }
 
-void ClDevice::read(const ClBuffer& buffer, size_t offset, void* dst, size_t bytes) {
+void ClDevice::read(const ClBuffer& buffer, size_t offset, void* dst, size_t bytes, Queue queue) {
     check_range("read", buffer, offset, bytes);
     if (bytes == 0) return;
-    cl_check(api_->clEnqueueReadBuffer(queue_, buffer.handle(), CL_TRUE, offset, bytes, dst, 0, nullptr, nullptr),
+    cl_check(api_->clEnqueueReadBuffer(handle(queue), buffer.handle(), CL_TRUE, offset, bytes, dst, 0, nullptr, nullptr),
              "clEnqueueReadBuffer");
 }
 
@@ -441,7 +450,8 @@ ClKernel ClDevice::kernel(const ClProgram& program, const std::string& entry) {
     return k;
 }
 
-void ClDevice::launch(const ClKernel& kernel, const ClLaunch& args, uint64_t global_size, size_t group_size) {
+void ClDevice::launch(const ClKernel& kernel, const ClLaunch& args, uint64_t global_size, size_t group_size,
+                      Queue queue) {
     if (!kernel) throw std::invalid_argument("ClDevice::launch: the kernel is empty");
     if (global_size == 0) return;
     const size_t group = group_size ? group_size : kernel.group_size();
@@ -461,7 +471,7 @@ void ClDevice::launch(const ClKernel& kernel, const ClLaunch& args, uint64_t glo
             throw ClError("clSetKernelArg(\"" + kernel.entry() + "\", " + std::to_string(i) + ")", err);
     }
     cl_int err =
-        api_->clEnqueueNDRangeKernel(queue_, kernel.handle(), 1, nullptr, &global, &group, 0, nullptr, nullptr);
+        api_->clEnqueueNDRangeKernel(handle(queue), kernel.handle(), 1, nullptr, &global, &group, 0, nullptr, nullptr);
     if (err != CL_SUCCESS) throw ClError("clEnqueueNDRangeKernel(\"" + kernel.entry() + "\")", err);
 }
 

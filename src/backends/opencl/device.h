@@ -126,6 +126,8 @@ public:
     ClLaunch& buffer(const ClBuffer& buffer) { return value(buffer.handle()); }
     // A __local array of `size` bytes.
     ClLaunch& local(size_t size);
+    // Replaces argument `index`'s bytes with as many from `data`.
+    ClLaunch& overwrite(size_t index, const void* data);
     size_t count() const { return args_.size(); }
     void clear();
 
@@ -139,6 +141,13 @@ private:
     std::vector<unsigned char> data_;
     std::vector<Arg> args_;
 };
+
+// The device's two command queues, both in order. Ordered carries every
+// launch, copy and transfer in call order; Beside carries small launches
+// that read no buffer memory Ordered may be writing (a count entry that
+// reads only scalars and extents), so reading their result back does not
+// wait for the work queued before them.
+enum class Queue { Ordered, Beside };
 
 class ClDevice {
 public:
@@ -170,8 +179,8 @@ public:
     ClBuffer allocate(size_t bytes);
     // Blocking: `src` may be reused when it returns.
     void write(const ClBuffer& buffer, size_t offset, const void* src, size_t bytes);
-    // Blocking: waits for every launch queued before it.
-    void read(const ClBuffer& buffer, size_t offset, void* dst, size_t bytes);
+    // Blocking: waits for every launch queued before it on `queue`.
+    void read(const ClBuffer& buffer, size_t offset, void* dst, size_t bytes, Queue queue = Queue::Ordered);
     // Queued.
     void copy(const ClBuffer& src, size_t src_offset, const ClBuffer& dst, size_t dst_offset, size_t bytes);
     // Queued: repeats `pattern` (1, 2, 4, ..., 128 bytes, copied at once)
@@ -201,7 +210,8 @@ public:
     // is `group_size`, or kernel.group_size() when it is 0. Work items past
     // global_size run, so a kernel compares its index against its count. A
     // global size of zero queues nothing.
-    void launch(const ClKernel& kernel, const ClLaunch& args, uint64_t global_size, size_t group_size = 0);
+    void launch(const ClKernel& kernel, const ClLaunch& args, uint64_t global_size, size_t group_size = 0,
+                Queue queue = Queue::Ordered);
 
     const ClApi& api() const { return *api_; }
     cl_context context() const { return context_; }
@@ -216,7 +226,9 @@ private:
     cl_platform_id platform_ = nullptr;
     cl_device_id device_ = nullptr;
     cl_context context_ = nullptr;
-    cl_command_queue queue_ = nullptr;
+    cl_command_queue queue_ = nullptr;   // Queue::Ordered
+    cl_command_queue beside_ = nullptr;  // Queue::Beside
+    cl_command_queue handle(Queue q) const { return q == Queue::Beside ? beside_ : queue_; }
 
     std::string description_;
     std::string device_name_;

@@ -9,6 +9,7 @@
 #include "backends/opencl/device.h"
 #include "codegen/cfamily/emit_c.h"
 #include "runtime/print.h"
+#include "support/byte_codec.h"
 
 namespace tack::backends {
 
@@ -36,55 +37,12 @@ private:
     ClBuffer buffer_;
 };
 
-// Serialized form: the options, the entry names, the argument slots and
-// the program binary, each length-prefixed.
-class Bytes {
-public:
-    void u32(uint32_t v) { out_.append(reinterpret_cast<const char*>(&v), sizeof v); }
-    void str(const std::string& s) {
-        u32(static_cast<uint32_t>(s.size()));
-        out_ += s;
-    }
-    std::string take() { return std::move(out_); }
-
-private:
-    std::string out_;
-};
-
-class Reader {
-public:
-    explicit Reader(std::string_view in) : in_(in) {}
-    uint32_t u32() {
-        uint32_t v = 0;
-        if (in_.size() < sizeof v) {
-            ok_ = false;
-            return 0;
-        }
-        std::memcpy(&v, in_.data(), sizeof v);
-        in_.remove_prefix(sizeof v);
-        return v;
-    }
-    std::string str() {
-        uint32_t n = u32();
-        if (in_.size() < n) {
-            ok_ = false;
-            return {};
-        }
-        std::string s(in_.substr(0, n));
-        in_.remove_prefix(n);
-        return s;
-    }
-    bool ok() const { return ok_ && in_.empty(); }
-
-private:
-    std::string_view in_;
-    bool ok_ = true;
-};
-
 class ClExecutable final : public Executable {
 public:
+    // The options, the entry names, the argument slots, the print formats and
+    // the program binary.
     std::string serialize() const override {
-        Bytes b;
+        support::ByteWriter b;
         b.str(options);
         b.str(entries.count);
         b.str(entries.body);
@@ -99,6 +57,7 @@ public:
         }
         b.u32(static_cast<uint32_t>(prints.size()));
         for (auto& p : prints) b.str(std::string(p.kinds.begin(), p.kinds.end()));
+        b.u8(count_beside);
         b.str(binary);
         return b.take();
     }
@@ -107,6 +66,7 @@ public:
     codegen::cfamily::EntryPoints entries;
     std::vector<ArgSlot> slots;
     std::vector<codegen::cfamily::PrintFormat> prints;
+    bool count_beside = false;  // the count reads no array memory (CSource::count_reads_memory)
     std::string binary;
     ClKernel count, body, result;
     // One launch at a time: they share the out, debug and print buffers.
@@ -142,10 +102,13 @@ public:
         emit.debug = options.debug;
         auto source = codegen::cfamily::emit_c(typed, codegen::cfamily::Dialect::OpenCL, emit);
         auto code = std::make_unique<ClExecutable>();
-        code->options = joined(source.compile_options);
+        // -w: PoCL's compiler prints warnings about the generated C (such as
+        // a kernel's `x < x`) to the process's stderr, which a user cannot act on.
+        code->options = joined(source.compile_options) + " -w";
         code->entries = source.entries;
         code->slots = source.slots;
         code->prints = source.prints;
+        code->count_beside = !source.count_reads_memory;
         ClProgram program = device_.build(source.text, code->options);
         code->binary = device_.binary(program);
         link(*code, program);
@@ -156,7 +119,7 @@ public:
     }
 
     std::unique_ptr<Executable> load(const std::string& bytes, std::string* error) override {
-        Reader in(bytes);
+        support::ByteReader in(bytes);
         auto code = std::make_unique<ClExecutable>();
         code->options = in.str();
         code->entries.count = in.str();
@@ -177,8 +140,9 @@ public:
             std::string kinds = in.str();
             code->prints.push_back({std::vector<uint8_t>(kinds.begin(), kinds.end())});
         }
+        code->count_beside = in.u8() != 0;
         code->binary = in.str();
-        if (!in.ok()) {
+        if (!in.complete()) {
             *error = "malformed OpenCL program";
             return nullptr;
         }
@@ -202,19 +166,22 @@ public:
             auto& storage = *a->storage();
             storage.device->for_device(storage.data, storage.bytes, written);
         }
-        int64_t count = 0;
-        ClLaunch args = arguments(code, request, &count);
+        size_t count_arg = 0;
+        ClLaunch args = arguments(code, request, &count_arg);
 
+        // A count that reads only scalars and extents runs beside the queued
+        // work, so the host does not wait for that work to learn it.
         LaunchOutcome outcome;
         int64_t words[codegen::cfamily::kOutWords] = {};
-        device_.launch(code.count, args, 1, 1);
-        device_.read(code.out, 0, words, sizeof words);
+        const opencl::Queue queue = code.count_beside && !request.debug ? opencl::Queue::Beside : opencl::Queue::Ordered;
+        device_.launch(code.count, args, 1, 1, queue);
+        device_.read(code.out, 0, words, sizeof words, queue);
         if (words[0] < 0) {
-            std::memcpy(&outcome.refusal, words + 1, sizeof outcome.refusal);
+            std::memcpy(static_cast<void*>(&outcome.refusal), words + 1, sizeof outcome.refusal);
             return outcome;
         }
-        count = words[0];
-        args = arguments(code, request, &count);
+        const int64_t count = words[0];
+        args.overwrite(count_arg, &count);
         if (count > 0) {
             if (code.print) {
                 int64_t cursor = 0;
@@ -316,8 +283,9 @@ private:
                          static_cast<long long>(capacity));
     }
 
-    // The kernel arguments, slot by slot (cfamily/emit_c.h gives the order).
-    static ClLaunch arguments(const ClExecutable& code, const LaunchRequest& request, const int64_t* count) {
+    // The kernel arguments, slot by slot (cfamily/emit_c.h gives the order),
+    // with a count of zero at *count_arg.
+    static ClLaunch arguments(const ClExecutable& code, const LaunchRequest& request, size_t* count_arg) {
         ClLaunch args;
         for (const ArgSlot& s : code.slots) {
             const LaunchArg* a = s.param >= 0 ? &request.args[s.param] : nullptr;
@@ -330,7 +298,10 @@ private:
                 case ArgSlot::Kind::Stride: args.value(a->array->strides()[s.dim]); break;
                 case ArgSlot::Kind::ComponentStride: args.value(a->array->element().component_stride); break;
                 case ArgSlot::Kind::Scalar: args.bytes(&a->bits, static_cast<size_t>(s.bytes)); break;
-                case ArgSlot::Kind::Count: args.value(*count); break;
+                case ArgSlot::Kind::Count:
+                    *count_arg = args.count();
+                    args.value(int64_t{0});
+                    break;
                 case ArgSlot::Kind::Out: args.buffer(code.out); break;
                 case ArgSlot::Kind::Debug: args.buffer(code.debug); break;
                 case ArgSlot::Kind::Print: args.buffer(code.print); break;

@@ -335,6 +335,21 @@ CSource emit_c(const Kernel& typed, Dialect dialect, const EmitOptions& options)
     src.slots = p.slots();
     src.prints = p.prints();
 
+    // Whether the count entry touches memory a queued body may write: an
+    // array element, an atomic, a print. Its iteration space and prologue
+    // otherwise read only scalars and extents.
+    auto reads_memory = [&](const Expr& e) {
+        if (auto* load = e.as<Load>()) src.count_reads_memory = src.count_reads_memory || typed.params[load->array].kind != ParamKind::LocalArray;
+        if (e.as<Atomic>()) src.count_reads_memory = true;
+    };
+    auto prints = [&](const Stmt& s) { src.count_reads_memory = src.count_reads_memory || s.as<Print>(); };
+    walk(typed.prologue, reads_memory, prints);
+    for (auto& d : typed.dims) {
+        walk(*d.start, reads_memory, prints);
+        walk(*d.end, reads_memory, prints);
+        if (d.step) walk(*d.step, reads_memory, prints);
+    }
+
     bool uses_f64 = false;
     walk_kernel(
         typed, [&](const Expr& e) { uses_f64 = uses_f64 || (e.type && *e.type == DType::F64); }, [](const Stmt&) {});

@@ -53,6 +53,10 @@ struct CSource {
     std::vector<std::string> compile_options; // what the runtime passes to the device compiler
     std::vector<DebugAccess> debug_accesses;  // debug variants: the checks, by report index
     std::vector<PrintFormat> prints;          // the print statements, by record index (abi.h)
+    // The count entry reads an array element (or updates one, or prints): it
+    // must run after the launches queued before it. When false it reads only
+    // scalars and extents, and a runtime may run it beside them.
+    bool count_reads_memory = false;
 };
 
 // Checks that `typed` is legal for the dialect, then prints it. Throws

@@ -307,7 +307,7 @@ std::string Printer::logical(const Logical& l) {
     std::string lhs = truth(*l.lhs);
     std::string r = fresh("tk_e");
     line("int " + r + (is_and ? " = 0;" : " = 1;"));
-    open("if (" + (is_and ? lhs : "!" + lhs) + ")");  // lhs has its parentheses
+    open("if " + parenthesized(is_and ? lhs : "!" + lhs));
     std::string rhs = truth(*l.rhs);
     line(r + " = " + rhs + ";");
     close();
@@ -465,7 +465,7 @@ std::string Printer::load(const Load& l) {
     // A skipped load yields zero.
     std::string r = fresh("tk_e");
     line(ty(l.dtype()) + " " + r + " = 0;");
-    line("if (" + ok + ") " + r + " = " + text + ";");
+    line("if " + parenthesized(ok) + " " + r + " = " + text + ";");
     return r;
 }
 
@@ -485,13 +485,13 @@ std::string Printer::atomic(const Atomic& a) {
     std::string call = prelude_.atomic(a.op, t) + "(&" + array_names_[a.array] + "[" + offset(a.array, idx, a.component) +
                        "], " + v + ")";
     if (discard) {
-        line(ok.empty() ? call + ";" : "if (" + ok + ") (void)" + call + ";");
+        line(ok.empty() ? call + ";" : "if " + parenthesized(ok) + " (void)" + call + ";");
         return "";
     }
     if (ok.empty()) return temp(t, call);
     std::string r = fresh("tk_e");
     line(ty(t) + " " + r + " = 0;");
-    line("if (" + ok + ") " + r + " = " + call + ";");
+    line("if " + parenthesized(ok) + " " + r + " = " + call + ";");
     return r;
 }
 

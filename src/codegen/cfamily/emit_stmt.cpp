@@ -102,7 +102,7 @@ void Printer::store(const Store& s) {
     if (ok.empty()) {
         line(target + " = " + value[0] + ";");
     } else {
-        open("if (" + ok + ")");
+        open("if " + parenthesized(ok));
         line(target + " = " + value[0] + ";");
         close();
     }

@@ -255,20 +255,21 @@ std::string Prelude::atomic(ir::AtomicOp op, DType t) {
     bool f = is_float(t);
     DType bt = bits_of(t) == 64 ? DType::U64 : DType::U32;
     std::string B = ty(bt);
-    // The value to install, from the old bits `old`.
-    std::string combined;
-    if (f) {
-        std::string old = from_bits(t) + "(old)";
-        std::string s = t == DType::F32 ? t_.f32_math_suffix : "";
-        std::string value = op == ir::AtomicOp::Add ? old + " + v" : std::string(op == ir::AtomicOp::Min ? "fmin" : "fmax") + s + "(" + old + ", v)";
-        combined = to_bits(t) + "(" + value + ")";
-    } else if (op == ir::AtomicOp::Add) {
-        combined = "old + (" + B + ")v";
-    } else {
+    // The value to install, from the old bits `old`, and the value to return;
+    // printed (with the helpers they call) only by a compare-and-swap loop.
+    auto combined = [&] {
+        if (f) {
+            std::string old = from_bits(t) + "(old)";
+            std::string s = t == DType::F32 ? t_.f32_math_suffix : "";
+            std::string value = op == ir::AtomicOp::Add ? old + " + v"
+                                                        : std::string(op == ir::AtomicOp::Min ? "fmin" : "fmax") + s + "(" + old + ", v)";
+            return to_bits(t) + "(" + value + ")";
+        }
+        if (op == ir::AtomicOp::Add) return "old + (" + B + ")v";
         std::string cur = is_signed_int(t) ? signed_from_bits(t) + "(old)" : "old";
-        combined = "(" + cur + (op == ir::AtomicOp::Min ? " < v" : " > v") + ") ? old : (" + B + ")v";
-    }
-    std::string result = f ? from_bits(t) + "(old)" : is_signed_int(t) ? signed_from_bits(t) + "(old)" : "old";
+        return "(" + cur + (op == ir::AtomicOp::Min ? " < v" : " > v") + ") ? old : (" + B + ")v";
+    };
+    auto result = [&] { return f ? from_bits(t) + "(old)" : is_signed_int(t) ? signed_from_bits(t) + "(old)" : std::string("old"); };
     switch (t_.dialect) {
         case Dialect::OpenCL: {
             const char* order = "memory_order_relaxed, memory_scope_device";
@@ -278,7 +279,7 @@ std::string Prelude::atomic(ir::AtomicOp op, DType t) {
             } else {
                 add(head + "    volatile __global atomic_uint* a = (volatile __global atomic_uint*)p;\n    $U old = "
                     "atomic_load_explicit(a, " + order + ");\n    while (!atomic_compare_exchange_strong_explicit(a, &old, " +
-                    combined + ", memory_order_relaxed, " + order + ")) {\n    }\n    return " + result + ";\n}\n");
+                    combined() + ", memory_order_relaxed, " + order + ")) {\n    }\n    return " + result() + ";\n}\n");
             }
             break;
         }
@@ -288,8 +289,8 @@ std::string Prelude::atomic(ir::AtomicOp op, DType t) {
                 add(head + "    return atomic_fetch_" + opname + "_explicit((" + A + "*)p, v, memory_order_relaxed);\n}\n");
             } else {
                 add(head + "    device atomic_uint* a = (device atomic_uint*)p;\n    uint old = atomic_load_explicit(a, "
-                    "memory_order_relaxed);\n    while (!atomic_compare_exchange_weak_explicit(a, &old, " + combined +
-                    ", memory_order_relaxed, memory_order_relaxed)) {\n    }\n    return " + result + ";\n}\n");
+                    "memory_order_relaxed);\n    while (!atomic_compare_exchange_weak_explicit(a, &old, " + combined() +
+                    ", memory_order_relaxed, memory_order_relaxed)) {\n    }\n    return " + result() + ";\n}\n");
             }
             break;
         }
@@ -302,7 +303,7 @@ std::string Prelude::atomic(ir::AtomicOp op, DType t) {
                 // 64-bit operations, and f32 extrema, through integer CAS
                 // starting from a plain (volatile) read.
                 add(head + "    " + B + "* a = (" + B + "*)p;\n    " + B + " old = *(volatile " + B + "*)a;\n    for (;;) {\n        " +
-                    B + " seen = atomicCAS(a, old, " + combined + ");\n        if (seen == old) return " + result +
+                    B + " seen = atomicCAS(a, old, " + combined() + ");\n        if (seen == old) return " + result() +
                     ";\n        old = seen;\n    }\n}\n");
             }
             break;

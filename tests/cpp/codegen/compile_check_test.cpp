@@ -1,12 +1,16 @@
 // Compiles the printed source of every sample kernel (every IR node, every
-// dtype) with each dialect's compiler, in normal and debug variants:
-//   OpenCL C  clang-19 -x cl -cl-std=CL3.0 -fsyntax-only
-//   CUDA      nvcc -arch=sm_90 --ptx (or $TACK_NVCC)
-//   HIP       hipcc -std=c++17 --offload-arch=gfx90a -c
-//   MSL       clang++-19 -std=c++17 -fsyntax-only against tests/shims/metal_shim.h
-// A test whose compiler is missing skips, naming it.
+// dtype), in normal and debug variants, with each dialect's own compiler,
+// as tack_gpu_compile_check --full --strict does: CUDA to PTX by NVRTC and
+// assembled by ptxas, HIP to a gfx90a code object, OpenCL C by clang-19,
+// MSL by clang++-19 against tests/shims/metal_shim.h, every warning an
+// error where the compiler has -Werror. The tool is the one place the
+// compiler commands are spelled. A dialect whose compiler is missing skips,
+// naming it.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -20,36 +24,6 @@ namespace {
 namespace fs = std::filesystem;
 using codegen::cfamily::Dialect;
 
-bool executable(const std::string& path) {
-    std::error_code ec;
-    return fs::exists(path, ec) && (fs::status(path, ec).permissions() & fs::perms::owner_exec) != fs::perms::none;
-}
-
-std::string nvcc() {
-    if (const char* e = std::getenv("TACK_NVCC")) return e;
-    return "/usr/local/cuda/bin/nvcc";
-}
-
-// The compiler command for a source file, or empty with `missing` set.
-std::string command(Dialect d, const std::string& file, std::string& missing) {
-    switch (d) {
-        case Dialect::OpenCL:
-            if (!executable("/usr/bin/clang-19")) missing = "/usr/bin/clang-19";
-            return "/usr/bin/clang-19 -x cl -cl-std=CL3.0 -Werror -fsyntax-only " + file;
-        case Dialect::Cuda:
-            if (!executable(nvcc())) missing = nvcc();
-            return nvcc() + " -arch=sm_90 --ptx -x cu -diag-suppress 177,550 -o /dev/null " + file;
-        case Dialect::Hip:
-            if (!executable("/usr/bin/hipcc")) missing = "/usr/bin/hipcc";
-            return "/usr/bin/hipcc -std=c++17 --offload-arch=gfx90a -c -x hip -o /dev/null " + file;
-        case Dialect::Metal:
-            if (!executable("/usr/bin/clang++-19")) missing = "/usr/bin/clang++-19";
-            return "/usr/bin/clang++-19 -std=c++17 -fsyntax-only -Wall -Wno-unknown-attributes -Wno-unused-variable -Wno-unused-but-set-variable "
-                   "-Werror -x c++ -I " TACK_SHIM_DIR " " + file;
-    }
-    return "";
-}
-
 const char* extension(Dialect d) {
     switch (d) {
         case Dialect::OpenCL: return ".cl";
@@ -60,15 +34,20 @@ const char* extension(Dialect d) {
     return "";
 }
 
+std::string read_text(const fs::path& p) {
+    std::ifstream in(p);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
 void compile_all(Dialect d) {
-    std::string missing;
-    std::string probe = command(d, "", missing);
-    if (!missing.empty()) GTEST_SKIP() << to_string(d) << " compile check skipped: " << missing << " is not installed";
     const auto& t = codegen::cfamily::table(d);
-    fs::path dir = fs::temp_directory_path() / ("tack_cfamily_" + std::string(to_string(d)) + "_" +
-                                               std::to_string(::getpid()));
+    const std::string name = to_string(d);
+    fs::path root = fs::temp_directory_path() / ("tack_cfamily_" + name + "_" + std::to_string(::getpid()));
+    fs::path dir = root / name;
     fs::create_directories(dir);
-    // One translation unit per variant keeps each failure's message short.
+    size_t written = 0;
     for (auto& s : testing::sample_kernels()) {
         if (s.f64 && !t.has_f64) continue;
         if (s.atomics64 && !t.atomics64) continue;
@@ -76,20 +55,20 @@ void compile_all(Dialect d) {
         for (bool debug : {false, true}) {
             codegen::cfamily::EmitOptions options;
             options.debug = debug;
-            auto src = codegen::cfamily::emit_c(*k, d, options);
-            fs::path file = dir / (s.name + (debug ? "_debug" : "") + extension(d));
-            std::ofstream(file) << src.text;
-            fs::path log = dir / (s.name + (debug ? "_debug" : "") + ".log");
-            std::string m;
-            int rc = std::system((command(d, file.string(), m) + " > " + log.string() + " 2>&1").c_str());
-            std::ifstream in(log);
-            std::stringstream msg;
-            msg << in.rdbuf();
-            EXPECT_EQ(rc, 0) << s.name << (debug ? " (debug)" : "") << " does not compile as " << to_string(d) << ":\n"
-                             << msg.str() << "\n--- source ---\n" << src.text;
+            std::ofstream(dir / (s.name + (debug ? "_debug" : "") + extension(d))) << codegen::cfamily::emit_c(*k, d, options).text;
+            ++written;
         }
     }
-    fs::remove_all(dir);
+    fs::path log = root / "log";
+    std::string command = std::string(TACK_GPU_COMPILE_CHECK) + " --full --strict --dialect " + name + " --shims " +
+                          TACK_SHIM_DIR + " " + root.string() + " > " + log.string() + " 2>&1";
+    int rc = std::system(command.c_str());
+    std::string output = read_text(log);
+    fs::remove_all(root);
+    if (output.find("sources skipped: ") != std::string::npos)
+        GTEST_SKIP() << name << " compile check skipped: " << output.substr(output.find("sources skipped: ") + 17);
+    EXPECT_EQ(rc, 0) << output;
+    EXPECT_NE(output.find(name + ": " + std::to_string(written) + " sources compiled"), std::string::npos) << output;
 }
 
 TEST(CompileCheck, OpenCL) { compile_all(Dialect::OpenCL); }

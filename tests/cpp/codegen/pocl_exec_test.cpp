@@ -4,49 +4,28 @@
 // arithmetic, atomics and a kernel's return value. Skips without a device.
 #include <gtest/gtest.h>
 
-#define CL_TARGET_OPENCL_VERSION 300
-#include <CL/cl.h>
-
 #include <cmath>
 #include <cstring>
 
+#include "backends/opencl/device.h"
 #include "codegen_support.h"
 
 namespace tack {
 namespace {
 
 using namespace codegen::cfamily;
+using backends::opencl::ClBuffer;
+using backends::opencl::ClDevice;
+using backends::opencl::ClLaunch;
 using testing::array_of;
 using testing::scalar_of;
 
-struct Device {
-    cl_context ctx = nullptr;
-    cl_command_queue queue = nullptr;
-    cl_device_id dev = nullptr;
-    Device() {
-        cl_platform_id p;
-        cl_uint n = 0;
-        if (clGetPlatformIDs(1, &p, &n) != CL_SUCCESS || n == 0) return;
-        if (clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &dev, &n) != CL_SUCCESS || n == 0) return;
-        ctx = clCreateContext(nullptr, 1, &dev, nullptr, nullptr, nullptr);
-        queue = clCreateCommandQueueWithProperties(ctx, dev, nullptr, nullptr);
-    }
-    ~Device() {
-        if (queue) clReleaseCommandQueue(queue);
-        if (ctx) clReleaseContext(ctx);
-    }
-};
-
-Device& device() {
-    static Device d;
-    return d;
-}
+ClDevice* device() { return ClDevice::instance(); }
 
 // One array argument: host bytes, copied in and back.
 struct HostArray {
     std::vector<char> bytes;
     std::vector<int64_t> shape;
-    cl_mem mem = nullptr;
 };
 
 template <typename T>
@@ -65,51 +44,37 @@ std::vector<T> values(const HostArray& a) {
     return v;
 }
 
-// Builds the source, sets the slots, runs count then body (then result),
+// Builds the source, passes the slots, runs count then body (then result),
 // and copies the arrays back. Returns out[0] of count, and of result in
-// `result_bits`; `out` receives count's whole record.
+// `result_bits`; `out` receives count's whole record. The slots are filled
+// here from host arrays and scalars in parameter order, independently of
+// the OpenCL backend's packing.
 int64_t run(const CSource& src, std::vector<HostArray>& arrays, const std::vector<int64_t>& scalars,
             std::vector<int64_t>* out = nullptr, int64_t* result_bits = nullptr) {
-    Device& d = device();
-    const char* text = src.text.c_str();
-    cl_int err;
-    cl_program prog = clCreateProgramWithSource(d.ctx, 1, &text, nullptr, &err);
+    ClDevice& d = *device();
     std::string options;
     for (auto& o : src.compile_options) options += o + " ";
-    if (clBuildProgram(prog, 1, &d.dev, options.c_str(), nullptr, nullptr) != CL_SUCCESS) {
-        size_t n = 0;
-        clGetProgramBuildInfo(prog, d.dev, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
-        std::string log(n, ' ');
-        clGetProgramBuildInfo(prog, d.dev, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
-        ADD_FAILURE() << "build failed:\n" << log << "\n" << src.text;
-        return -2;
+    auto program = d.build(src.text, options);
+    std::vector<ClBuffer> buffers;
+    for (auto& a : arrays) {
+        buffers.push_back(d.allocate(std::max<size_t>(a.bytes.size(), 8)));
+        d.write(buffers.back(), 0, a.bytes.data(), a.bytes.size());
     }
-    for (auto& a : arrays)
-        a.mem = clCreateBuffer(d.ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, std::max<size_t>(a.bytes.size(), 8),
-                               a.bytes.data(), &err);
     std::vector<int64_t> words(kOutWords, 0);
-    cl_mem out_mem = clCreateBuffer(d.ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, words.size() * 8, words.data(), &err);
-    int64_t count = 0;
-    auto set_args = [&](cl_kernel kern) {
+    ClBuffer out_buffer = d.allocate(words.size() * 8);
+    d.write(out_buffer, 0, words.data(), words.size() * 8);
+    auto arguments = [&](int64_t count) {
+        ClLaunch args;
         size_t array = 0, scalar = 0;
         for (size_t i = 0; i < src.slots.size(); ++i) {
             auto& s = src.slots[i];
-            cl_uint at = static_cast<cl_uint>(i);
             switch (s.kind) {
-                case ArgSlot::Kind::Data: clSetKernelArg(kern, at, sizeof(cl_mem), &arrays[array].mem); break;
-                case ArgSlot::Kind::ByteOffset: {
-                    int64_t zero = 0;
-                    clSetKernelArg(kern, at, 8, &zero);
-                    break;
-                }
-                case ArgSlot::Kind::Extent: clSetKernelArg(kern, at, 8, &arrays[array].shape[s.dim]); break;
-                case ArgSlot::Kind::Scalar: {
-                    int64_t v = scalars[scalar++];
-                    clSetKernelArg(kern, at, s.bytes, &v);  // little-endian low bytes
-                    break;
-                }
-                case ArgSlot::Kind::Count: clSetKernelArg(kern, at, 8, &count); break;
-                case ArgSlot::Kind::Out: clSetKernelArg(kern, at, sizeof(cl_mem), &out_mem); break;
+                case ArgSlot::Kind::Data: args.buffer(buffers[array]); break;
+                case ArgSlot::Kind::ByteOffset: args.value(int64_t{0}); break;
+                case ArgSlot::Kind::Extent: args.value(arrays[array].shape[s.dim]); break;
+                case ArgSlot::Kind::Scalar: args.bytes(&scalars[scalar++], static_cast<size_t>(s.bytes)); break;  // low bytes
+                case ArgSlot::Kind::Count: args.value(count); break;
+                case ArgSlot::Kind::Out: args.buffer(out_buffer); break;
                 default: ADD_FAILURE() << "unexpected slot"; break;
             }
             // The next slot of another array starts with its Data.
@@ -117,36 +82,23 @@ int64_t run(const CSource& src, std::vector<HostArray>& arrays, const std::vecto
                 s.kind != ArgSlot::Kind::Scalar)
                 ++array;
         }
+        return args;
     };
-    auto launch = [&](const std::string& name, size_t items) {
-        cl_kernel kern = clCreateKernel(prog, name.c_str(), &err);
-        EXPECT_EQ(err, CL_SUCCESS) << name;
-        set_args(kern);
-        size_t local = kGroupSize, global = (items + local - 1) / local * local;
-        EXPECT_EQ(clEnqueueNDRangeKernel(d.queue, kern, 1, nullptr, &global, &local, 0, nullptr, nullptr), CL_SUCCESS);
-        clFinish(d.queue);
-        clReleaseKernel(kern);
-    };
-    launch(src.entries.count, 1);
-    clEnqueueReadBuffer(d.queue, out_mem, CL_TRUE, 0, words.size() * 8, words.data(), 0, nullptr, nullptr);
-    count = words[0];
+    d.launch(d.kernel(program, src.entries.count), arguments(0), 1, 1);
+    d.read(out_buffer, 0, words.data(), words.size() * 8);
+    int64_t count = words[0];
     if (out) *out = words;
-    if (count > 0) launch(src.entries.body, static_cast<size_t>(count));
+    if (count > 0) d.launch(d.kernel(program, src.entries.body), arguments(count), static_cast<uint64_t>(count), kGroupSize);
     if (result_bits && !src.entries.result.empty()) {
-        launch(src.entries.result, 1);
-        clEnqueueReadBuffer(d.queue, out_mem, CL_TRUE, 0, 8, result_bits, 0, nullptr, nullptr);
+        d.launch(d.kernel(program, src.entries.result), arguments(count), 1, 1);
+        d.read(out_buffer, 0, result_bits, 8);
     }
-    for (auto& a : arrays) {
-        clEnqueueReadBuffer(d.queue, a.mem, CL_TRUE, 0, a.bytes.size(), a.bytes.data(), 0, nullptr, nullptr);
-        clReleaseMemObject(a.mem);
-    }
-    clReleaseMemObject(out_mem);
-    clReleaseProgram(prog);
+    for (size_t i = 0; i < arrays.size(); ++i) d.read(buffers[i], 0, arrays[i].bytes.data(), arrays[i].bytes.size());
     return count;
 }
 
 #define REQUIRE_DEVICE() \
-    if (!device().queue) GTEST_SKIP() << "no OpenCL device (install PoCL: pocl-opencl-icd)"
+    if (!device()) GTEST_SKIP() << "no OpenCL device (install PoCL: pocl-opencl-icd)"
 
 TEST(PoclExec, IntegerFloorDivisionOfEveryI8Pair) {
     REQUIRE_DEVICE();
