@@ -9,16 +9,22 @@ namespace tack::codegen {
 
 inline constexpr int kMaxDims = 8;
 
-// Why count() refused a launch: a parallel range whose step is not
-// positive, or more iterations than the 64-bit flat index counts. Every
-// field is 64 bits wide, so generated code addresses them as words.
+// Why a launch is refused: by count(), a parallel range whose step is not
+// positive, or more iterations than the 64-bit flat index counts; by a
+// backend with workgroups, a count that leaves a workgroup incomplete in a
+// kernel with barriers or block reductions, or a device whose groups cannot
+// hold the lanes the kernel was generated for. Every field is 64 bits wide,
+// so generated code addresses them as words.
 struct LaunchRefusal {
-    enum Reason : int64_t { None = 0, StepNotPositive = 1, TooManyIterations = 2 };
+    enum Reason : int64_t { None = 0, StepNotPositive = 1, TooManyIterations = 2, PartialGroup = 3, GroupTooLarge = 4 };
     int64_t reason = None;
     int64_t dim = 0;                // StepNotPositive: the dimension, and its step
     int64_t step = 0;
     int64_t ndims = 0;              // TooManyIterations: each dimension's trip count,
     uint64_t counts[kMaxDims][2]{};  // low and high 64 bits
+    // PartialGroup: the launch's count in counts[0][0] (ndims 1) and the
+    // group size in `step`. GroupTooLarge: the group size in `step` and the
+    // device's largest group in counts[0][0].
 };
 static_assert(sizeof(LaunchRefusal) == (4 + 2 * kMaxDims) * sizeof(int64_t));
 

@@ -465,9 +465,22 @@ std::string decimal(unsigned __int128 x) {
 }  // namespace
 
 void Kernel::refuse_launch(const Variant& v, const codegen::LaunchRefusal& r) {
-    if (r.reason == codegen::LaunchRefusal::StepNotPositive)
+    using R = codegen::LaunchRefusal;
+    if (r.reason == R::StepNotPositive)
         throw ArgumentError(ArgumentError::Kind::Value, "kernel '" + name_ + "': the parallel loop's range step is " +
                                                             std::to_string(r.step) + "; it must be positive");
+    if (r.reason == R::PartialGroup)
+        throw ArgumentError(ArgumentError::Kind::Value,
+                            "kernel '" + name_ + "': the launch has " + decimal(r.counts[0][0]) +
+                                " iterations, which is not a multiple of " + std::to_string(r.step) +
+                                ": tack.barrier() and the block reductions need every workgroup of " +
+                                std::to_string(r.step) + " lanes complete (pad the iteration space to a multiple of " +
+                                std::to_string(r.step) + " and skip the extra lanes' work, not their barriers)");
+    if (r.reason == R::GroupTooLarge)
+        throw ArgumentError(ArgumentError::Kind::Value,
+                            "kernel '" + name_ + "': workgroup primitives run in groups of " + std::to_string(r.step) +
+                                " lanes, but this " + v.backend->display_name() + " device's groups hold at most " +
+                                decimal(r.counts[0][0]) + " lanes for this kernel");
     // The exact count, in 128 bits where it fits.
     unsigned __int128 total = 1;
     bool beyond = false;
@@ -583,6 +596,7 @@ std::string Kernel::inspect(const std::string& what, const CallArg* args, size_t
     std::string why_not;
     backends::Backend* cpu = backends::find_backend("cpu", &why_not);
     if (!cpu) throw ArgumentError(ArgumentError::Kind::Runtime, "kernel '" + name_ + "': " + why_not);
+    check_supported(*v->typed, *cpu);
     return cpu->inspect(what, *v->typed, compile_options(*v));
 }
 

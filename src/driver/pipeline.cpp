@@ -1,6 +1,7 @@
 #include "driver/pipeline.h"
 
 #include "analysis/infer_types.h"
+#include "analysis/uniformity.h"
 #include "analysis/workgroups.h"
 #include "ir/verify.h"
 #include "transforms/localize_iteration_state.h"
@@ -39,7 +40,10 @@ std::unique_ptr<ir::Kernel> specialize(const ir::Kernel& tmpl, const std::vector
 }
 
 void check_supported(const ir::Kernel& k, const backends::Backend& backend) {
-    if (backend.capabilities().workgroups) return;
+    if (backend.capabilities().workgroups) {
+        analysis::require_participation(k);
+        return;
+    }
     auto uses = analysis::workgroup_uses(k);
     if (uses.empty()) return;
     std::string primitives;

@@ -42,7 +42,8 @@ std::unique_ptr<ir::Kernel> specialize(const ir::Kernel& tmpl, const std::vector
 // Refuses, before anything compiles, a kernel that needs what `backend`
 // does not have: workgroup primitives where it has no workgroups. The
 // diagnostic names the kernel, the backend and the first primitive, at its
-// source position.
+// source position. On a backend with workgroups, the kernel's collectives
+// must pass the participation proof (analysis/uniformity.h).
 void check_supported(const ir::Kernel& k, const backends::Backend& backend);
 // The same for a typed variant's dtypes: f64 where the device has none.
 void check_supported_types(const ir::Kernel& typed, const backends::Backend& backend);

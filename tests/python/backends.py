@@ -19,6 +19,11 @@ ATOMIC_DTYPES = {
 }
 
 
+# "Workgroups and synchronization": which backends run shared memory,
+# barriers, thread indices and block reductions.
+WORKGROUPS = {"cpu": False, "opencl": True, "cuda": True, "hip": True, "metal": True}
+
+
 def atomics_cover(backend, dtype):
     return np.dtype(dtype) in ATOMIC_DTYPES[backend]
 

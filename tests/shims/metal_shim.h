@@ -86,4 +86,10 @@ inline bool atomic_compare_exchange_weak_explicit(A* a, T* expected, T desired, 
     return a->compare_exchange_weak(*expected, desired, std::memory_order_relaxed);
 }
 
+// Workgroups: threadgroup_barrier and its fence flags (no host meaning).
+enum class mem_flags : unsigned { mem_none = 0, mem_device = 1, mem_threadgroup = 2 };
+inline mem_flags operator|(mem_flags a, mem_flags b) {
+    return static_cast<mem_flags>(static_cast<unsigned>(a) | static_cast<unsigned>(b));
+}
+inline void threadgroup_barrier(mem_flags) {}
 }  // namespace metal

@@ -58,6 +58,8 @@ public:
         b.u32(static_cast<uint32_t>(prints.size()));
         for (auto& p : prints) b.str(std::string(p.kinds.begin(), p.kinds.end()));
         b.u8(count_beside);
+        b.u8(workgroups);
+        b.u8(full_groups);
         b.str(binary);
         return b.take();
     }
@@ -67,6 +69,8 @@ public:
     std::vector<ArgSlot> slots;
     std::vector<codegen::cfamily::PrintFormat> prints;
     bool count_beside = false;  // the count reads no array memory (CSource::count_reads_memory)
+    bool workgroups = false;    // groups of exactly kGroupSize lanes (CSource::workgroups)
+    bool full_groups = false;   // and every group complete (CSource::full_groups)
     std::string binary;
     ClKernel count, body, result;
     // One launch at a time: they share the out, debug and print buffers.
@@ -87,8 +91,7 @@ class OpenClBackend final : public Backend {
 public:
     explicit OpenClBackend(ClDevice& device) : device_(device) {
         capabilities_.f64 = device.supports_fp64();
-        capabilities_.without_workgroups =
-            "Tack's OpenCL backend does not run workgroup primitives yet; use local_array and atomics";
+        capabilities_.workgroups = true;
         target_ = "opencl\n" + device.description();
     }
 
@@ -109,6 +112,8 @@ public:
         code->slots = source.slots;
         code->prints = source.prints;
         code->count_beside = !source.count_reads_memory;
+        code->workgroups = source.workgroups;
+        code->full_groups = source.full_groups;
         ClProgram program = device_.build(source.text, code->options);
         code->binary = device_.binary(program);
         link(*code, program);
@@ -141,6 +146,8 @@ public:
             code->prints.push_back({std::vector<uint8_t>(kinds.begin(), kinds.end())});
         }
         code->count_beside = in.u8() != 0;
+        code->workgroups = in.u8() != 0;
+        code->full_groups = in.u8() != 0;
         code->binary = in.str();
         if (!in.complete()) {
             *error = "malformed OpenCL program";
@@ -182,12 +189,27 @@ public:
         }
         const int64_t count = words[0];
         args.overwrite(count_arg, &count);
+        const int64_t group = codegen::cfamily::kGroupSize;
+        if (code.workgroups && count > 0) {
+            outcome.refusal.step = group;
+            outcome.refusal.ndims = 1;
+            if (code.body.max_group_size() < static_cast<size_t>(group)) {
+                outcome.refusal.reason = codegen::LaunchRefusal::GroupTooLarge;
+                outcome.refusal.counts[0][0] = code.body.max_group_size();
+                return outcome;
+            }
+            if (code.full_groups && count % group != 0) {
+                outcome.refusal.reason = codegen::LaunchRefusal::PartialGroup;
+                outcome.refusal.counts[0][0] = static_cast<uint64_t>(count);
+                return outcome;
+            }
+        }
         if (count > 0) {
             if (code.print) {
                 int64_t cursor = 0;
                 device_.write(code.print, 0, &cursor, sizeof cursor);
             }
-            device_.launch(code.body, args, static_cast<uint64_t>(count));
+            device_.launch(code.body, args, static_cast<uint64_t>(count), code.workgroups ? group : 0);
             if (code.print) print_records(code);
         }
         if (code.result) {

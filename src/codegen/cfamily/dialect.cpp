@@ -44,6 +44,12 @@ const DialectTable kCuda{
     true,
     true,
     false,
+    "__shared__ ",
+    "",
+    "(int)threadIdx.x",
+    "__syncthreads()",
+    "__syncthreads()",
+    "__launch_bounds__(256)",
 };
 
 // hipRTC's default contraction (fast) fuses across statements; `on` keeps
@@ -64,6 +70,12 @@ const DialectTable kHip{
     true,
     true,
     false,
+    "__shared__ ",
+    "",
+    "(int)threadIdx.x",
+    "__syncthreads()",
+    "__syncthreads()",
+    "__launch_bounds__(256)",
 };
 
 // get_global_id wraps at 2^32 on some devices, so the index is built from
@@ -85,6 +97,12 @@ const DialectTable kOpenCL{
     false,
     true,
     true,
+    "__local ",
+    "__local ",
+    "(int)get_local_id(0)",
+    "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)",
+    "barrier(CLK_LOCAL_MEM_FENCE)",
+    "__attribute__((reqd_work_group_size(256, 1, 1)))",
 };
 
 // MSL has no f64; its `double` spelling is never printed (emit_c rejects
@@ -105,6 +123,12 @@ const DialectTable kMetal{
     false,
     false,
     false,
+    "threadgroup ",
+    "threadgroup ",
+    "(int)tk_lane",
+    "threadgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device)",
+    "threadgroup_barrier(mem_flags::mem_threadgroup)",
+    "",
 };
 
 #undef TACK_CUDA_TYPES

@@ -49,6 +49,19 @@ struct DialectTable {
     // (OpenCL's cl_mem has no interior pointers); elsewhere the runtime
     // passes the first element's address.
     bool byte_offsets;
+    // Workgroups: the qualifier of a workgroup-shared array declaration
+    // and of a pointer to one, the lane's index in its group (Metal reads
+    // its thread-position argument), a user barrier (shared and global
+    // memory) and the narrower barrier inside a block reduction (shared
+    // memory only).
+    const char* shared;
+    const char* shared_pointer;
+    const char* lane_index;
+    const char* barrier;
+    const char* shared_barrier;
+    // Before a body entry that uses workgroup primitives: fixes its group
+    // at kGroupSize lanes where the dialect can say so.
+    const char* group_size_attribute;
 };
 
 const DialectTable& table(Dialect d);

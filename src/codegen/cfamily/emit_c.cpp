@@ -5,6 +5,7 @@
 #include <functional>
 #include <set>
 
+#include "analysis/uniformity.h"
 #include "analysis/workgroups.h"
 #include "codegen/cfamily/printer.h"
 #include "ir/traverse.h"
@@ -62,13 +63,7 @@ const char* atomic_name(AtomicOp op) {
 
 void check_legal(const Kernel& k, Dialect d) {
     std::string target = std::string("the ") + to_string(d) + " target";
-    // Workgroups need the participation proof and full-group launches
-    // before any C dialect prints them.
-    if (auto uses = analysis::workgroup_uses(k); !uses.empty())
-        k.fail(syntax::ErrorKind::Unsupported, uses[0].span,
-               "tack." + uses[0].primitive + "() needs workgroups, which Tack's " + to_string(d) +
-                   " code generator does not print yet",
-               uses[0].primitive, "use local_array and atomics");
+    analysis::require_participation(k);
     std::string domain = table(d).atomics64 ? "i32, u32, i64, u64, f32 and f64" : "i32, u32 and f32";
     bool metal = d == Dialect::Metal;
     auto no_f64 = [&](Span span, const std::string& what) {
@@ -106,8 +101,9 @@ void check_legal(const Kernel& k, Dialect d) {
 
 Printer::Printer(const Kernel& k, Dialect d, bool debug, Prelude& prelude, std::vector<DebugAccess>& accesses)
     : k_(k), t_(table(d)), debug_(debug), prelude_(prelude), accesses_(accesses) {
+    workgroups_ = !analysis::workgroup_uses(k).empty();
     walk_kernel(
-        k, [](const Expr&) {},
+        k, [&](const Expr& e) { block_reduces_ = block_reduces_ || e.kind == ExprKind::BlockReduce; },
         [&](const Stmt& s) {
             if (auto* p = s.as<Print>()) {
                 print_index_[&s] = static_cast<int>(prints_.size());
@@ -205,6 +201,7 @@ std::string Printer::signature(EntryKind kind) const {
     if (metal) {
         if (has_data) args.insert(args.begin(), "constant tk_arrays& tk_ab [[buffer(0)]]");
         if (kind == EntryKind::Body) args.push_back("uint tk_gid [[thread_position_in_grid]]");
+        if (kind == EntryKind::Body && workgroups_) args.push_back("uint tk_lane [[thread_position_in_threadgroup]]");
     }
     std::string s;
     for (size_t i = 0; i < args.size(); ++i) s += (i ? ",\n        " : "") + args[i];
@@ -237,7 +234,8 @@ void Printer::declare_locals(const std::vector<const Block*>& blocks, const std:
         if (p.kind == ParamKind::LocalArray) {
             int64_t n = 1;
             for (auto e : p.local_shape) n *= e;
-            line(ty(p.dtype) + " " + array_names_[a] + "[" + std::to_string(n) + "];");
+            line((p.shared ? std::string(t_.shared) : std::string()) + ty(p.dtype) + " " + array_names_[a] + "[" +
+                 std::to_string(n) + "];");
         } else if (t_.dialect == Dialect::Metal) {
             line("device " + ty(p.dtype) + "* " + array_names_[a] + " = tk_ab." + array_names_[a] + ";");
         } else if (t_.byte_offsets) {
@@ -286,7 +284,9 @@ std::string Printer::entry(EntryKind kind, const std::string& name) {
     temps_ = 0;
     loop_depth_ = 0;
     effectful_.clear();
-    open(std::string(t_.kernel) + " void " + name + signature(kind));
+    std::string head = t_.kernel;
+    if (kind == EntryKind::Body && workgroups_ && *t_.group_size_attribute) head += std::string(" ") + t_.group_size_attribute;
+    open(head + " void " + name + signature(kind));
     switch (kind) {
         case EntryKind::Count: count_entry(); break;
         case EntryKind::Body: body_entry(); break;
@@ -334,6 +334,10 @@ CSource emit_c(const Kernel& typed, Dialect dialect, const EmitOptions& options)
     if (typed.result) entries += "\n" + p.entry(EntryKind::Result, src.entries.result);
     src.slots = p.slots();
     src.prints = p.prints();
+    src.workgroups = p.uses_workgroups();
+    walk_kernel(
+        typed, [&](const Expr& e) { src.full_groups = src.full_groups || e.kind == ExprKind::BlockReduce; },
+        [&](const Stmt& s) { src.full_groups = src.full_groups || s.kind == StmtKind::Barrier; });
 
     // Whether the count entry touches memory a queued body may write: an
     // array element, an atomic, a print. Its iteration space and prologue

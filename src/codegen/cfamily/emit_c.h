@@ -57,6 +57,12 @@ struct CSource {
     // must run after the launches queued before it. When false it reads only
     // scalars and extents, and a runtime may run it beside them.
     bool count_reads_memory = false;
+    // The kernel uses a workgroup primitive: its body runs in groups of
+    // exactly kGroupSize lanes. With a barrier or block reduction
+    // (full_groups) every group must be complete: the runtime refuses a
+    // launch whose count is not a multiple of kGroupSize.
+    bool workgroups = false;
+    bool full_groups = false;
 };
 
 // Checks that `typed` is legal for the dialect, then prints it. Throws
@@ -64,7 +70,9 @@ struct CSource {
 // the kernel, the target, the construct and the reason for: an atomic
 // outside the target's domain (CUDA/HIP: i32, u32, i64, u64, f32, f64;
 // OpenCL and Metal: i32, u32, f32) or on storage that is not a global
-// array; any f64 value, array or parameter on Metal.
+// array; any f64 value, array or parameter on Metal; and (ErrorKind::Value)
+// a barrier or block reduction the participation proof does not accept
+// (analysis/uniformity.h).
 CSource emit_c(const ir::Kernel& typed, Dialect dialect, const EmitOptions& options = {});
 
 // The legality check alone.

@@ -158,7 +158,7 @@ std::string Printer::truth(const std::string& text, DType t) const {
 bool Printer::effectful(const Expr& e) {
     auto it = effectful_.find(&e);
     if (it != effectful_.end()) return it->second;
-    bool y = e.kind == ExprKind::Atomic || e.kind == ExprKind::StmtExpr;
+    bool y = e.kind == ExprKind::Atomic || e.kind == ExprKind::StmtExpr || e.kind == ExprKind::BlockReduce;
     if (debug_) {
         y = y || e.kind == ExprKind::Load;
         if (auto* b = e.as<Binary>())
@@ -209,8 +209,14 @@ std::string Printer::expr(const Expr& e) {
         case ExprKind::Math: return math(*e.as<Math>());
         case ExprKind::Atomic: return atomic(*e.as<Atomic>());
         case ExprKind::StmtExpr: return stmt_expr(*e.as<StmtExpr>());
-        case ExprKind::ThreadId:
-        case ExprKind::BlockReduce: syntax::internal_error(kEmitPass, "a workgroup primitive reached the C printer");
+        case ExprKind::ThreadId: return t_.lane_index;
+        case ExprKind::BlockReduce: {
+            // Every lane evaluates it once, in order (the participation proof
+            // keeps it out of conditional operands), so it is a statement.
+            auto& r = *e.as<BlockReduce>();
+            std::string v = expr(*r.value);
+            return temp(DType::F32, prelude_.block_reduce(r.op) + "(tk_scratch, " + t_.lane_index + ", " + v + ")");
+        }
     }
     syntax::internal_error(kEmitPass, "unknown expression");
 }

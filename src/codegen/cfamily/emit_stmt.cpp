@@ -57,7 +57,9 @@ void Printer::stmt(const Stmt& s) {
         }
         case StmtKind::Store: store(*s.as<Store>()); break;
         case StmtKind::Eval: {
-            // An atomic whose old value is dropped is a call statement.
+            // A value without effects is not printed (tack.barrier()'s is 0);
+            // an atomic whose old value is dropped is a call statement.
+            if (!effectful(*s.as<Eval>()->value)) break;
             discard_atomic_ = s.as<Eval>()->value->kind == ExprKind::Atomic;
             std::string v = expr(*s.as<Eval>()->value);
             discard_atomic_ = false;
@@ -66,7 +68,7 @@ void Printer::stmt(const Stmt& s) {
             break;
         }
         case StmtKind::Print: print(*s.as<Print>()); break;
-        case StmtKind::Barrier: syntax::internal_error(kEmitPass, "a barrier reached the C printer");
+        case StmtKind::Barrier: line(std::string(t_.barrier) + ";"); break;
         case StmtKind::If: {
             auto& i = *s.as<If>();
             open("if " + parenthesized(truth(*i.cond)));
@@ -228,6 +230,7 @@ void Printer::body_entry() {
         if (d.step) exprs.push_back(d.step.get());
     }
     declare_locals({&k_.prologue, &k_.body}, exprs, true);
+    if (block_reduces_) line(std::string(t_.shared) + "float tk_scratch[" + std::to_string(kGroupSize) + "];");
     block(k_.prologue);
     size_t nd = k_.dims.size();
     dims(nd > 1);

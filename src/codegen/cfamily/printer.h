@@ -46,6 +46,7 @@ public:
 
     const std::vector<ArgSlot>& slots() const { return slots_; }
     const std::vector<PrintFormat>& prints() const { return prints_; }
+    bool uses_workgroups() const { return workgroups_; }
     // MSL: the argument buffer struct the entries take at buffer 0.
     std::string argument_struct() const;
     // One entry point's definition.
@@ -128,6 +129,8 @@ private:
     const Kernel& k_;
     const DialectTable& t_;
     bool debug_;
+    bool workgroups_ = false;    // the kernel uses a workgroup primitive: groups of kGroupSize
+    bool block_reduces_ = false; // it has a block reduction: the body declares tk_scratch
     Prelude& prelude_;
     std::vector<DebugAccess>& accesses_;
 

@@ -123,6 +123,18 @@ std::vector<SampleKernel> sample_kernels() {
                   "    for i in range(len(a)):\n"
                   "        print(i, a[i], b[i], tack.u8(i) + tack.u8(200))\n",
                   P{array_of(DType::F32), array_of(DType::I16)}});
+    // Every workgroup primitive: a shared tile, the lane index, barriers
+    // and the three block reductions.
+    ks.push_back({"workgroups",
+                  "def workgroups(a, out):\n"
+                  "    for i in range(len(a)):\n"
+                  "        tile = tack.shared(256, tack.f32)\n"
+                  "        t = tack.thread_id()\n"
+                  "        tile[t] = a[i]\n"
+                  "        tack.barrier()\n"
+                  "        s = tack.block_sum(tile[255 - t])\n"
+                  "        out[i] = s + tack.block_min(a[i]) - tack.block_max(a[i])\n",
+                  P{array_of(DType::F32), array_of(DType::F32)}});
     return ks;
 }
 

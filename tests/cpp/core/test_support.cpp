@@ -47,6 +47,13 @@ frontend::Resolution TestResolver::resolve(const std::vector<std::string>& path)
             r.builtin = path[1];
             return r;
         }
+        // Workgroup primitives.
+        for (const char* b : {"barrier", "thread_id", "block_sum", "block_min", "block_max", "shared", "shared_like"})
+            if (head == "tack" && path[1] == b) {
+                r.kind = K::Builtin;
+                r.builtin = path[1];
+                return r;
+            }
     }
     return r;
 }
