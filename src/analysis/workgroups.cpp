@@ -47,4 +47,17 @@ std::vector<WorkgroupUse> workgroup_uses(const ir::Kernel& k) {
     return out;
 }
 
+void require_no_workgroups(const ir::Kernel& k, const std::string& target, const std::string& hint) {
+    auto uses = workgroup_uses(k);
+    if (uses.empty()) return;
+    std::string primitives;
+    for (auto& u : uses)
+        if (primitives.find("tack." + u.primitive + "()") == std::string::npos)
+            primitives += (primitives.empty() ? "tack." : ", tack.") + u.primitive + "()";
+    std::string first = "tack." + uses[0].primitive + "()";
+    std::string also = primitives == first ? "" : " (the kernel uses " + primitives + ")";
+    k.fail(syntax::ErrorKind::Unsupported, uses[0].span, first + " needs workgroups, which " + target + " does not have" + also,
+           uses[0].primitive, hint);
+}
+
 }  // namespace tack::analysis

@@ -20,4 +20,13 @@ struct WorkgroupUse {
 // Every use, in source order.
 std::vector<WorkgroupUse> workgroup_uses(const ir::Kernel& k);
 
+// What to do instead on a target without workgroups.
+inline constexpr const char* kWithoutWorkgroupsHint =
+    "workgroup primitives run on GPU backends; on the CPU use local_array and atomics";
+
+// Refuses a kernel with any use on a target without workgroups: an
+// UnsupportedError at the first use naming the kernel, the target
+// ("the CPU backend") and every primitive the kernel uses, with `hint`.
+void require_no_workgroups(const ir::Kernel& k, const std::string& target, const std::string& hint);
+
 }  // namespace tack::analysis

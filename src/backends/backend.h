@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/workgroups.h"
 #include "codegen/debug_access.h"
 #include "codegen/launch_abi.h"
 #include "ir/ir.h"
@@ -28,7 +29,7 @@ namespace tack::backends {
 struct Capabilities {
     bool workgroups = false;  // shared memory, barriers, block reductions
     // What to do instead, when a kernel needs workgroups and there are none.
-    std::string without_workgroups = "workgroup primitives run on GPU backends; on the CPU use local_array and atomics";
+    std::string without_workgroups = analysis::kWithoutWorkgroupsHint;
     bool f64 = true;          // f64 arrays, scalars and arithmetic
     // The longest launch, in iterations, and how a refusal names the limit.
     uint64_t max_iterations = INT64_MAX;

@@ -44,17 +44,8 @@ void check_supported(const ir::Kernel& k, const backends::Backend& backend) {
         analysis::require_participation(k);
         return;
     }
-    auto uses = analysis::workgroup_uses(k);
-    if (uses.empty()) return;
-    std::string primitives;
-    for (auto& u : uses)
-        if (primitives.find("tack." + u.primitive + "()") == std::string::npos)
-            primitives += (primitives.empty() ? "tack." : ", tack.") + u.primitive + "()";
-    std::string first = "tack." + uses[0].primitive + "()";
-    std::string also = primitives == first ? "" : " (the kernel uses " + primitives + ")";
-    k.fail(syntax::ErrorKind::Unsupported, uses[0].span,
-           first + " needs workgroups, which the " + backend.display_name() + " backend does not have" + also,
-           uses[0].primitive, backend.capabilities().without_workgroups);
+    analysis::require_no_workgroups(k, std::string("the ") + backend.display_name() + " backend",
+                                    backend.capabilities().without_workgroups);
 }
 
 void check_supported_types(const ir::Kernel& typed, const backends::Backend& backend) {

@@ -7,6 +7,7 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include "analysis/workgroups.h"
 #include "codegen/llvm/abi.h"
 #include "codegen/llvm/emitter.h"
 
@@ -730,6 +731,9 @@ Value* Emitter::select(const Select& s) {
 std::unique_ptr<llvm::Module> emit_llvm(const Kernel& k, llvm::LLVMContext& ctx, const std::string& symbol_prefix,
                                         const EmitOptions& options, EntryNames* names,
                                         std::vector<DebugAccess>* debug_accesses) {
+    // The CPU has no workgroups (the driver refuses such kernels before
+    // this; a direct caller is refused the same way).
+    analysis::require_no_workgroups(k, "the CPU backend", analysis::kWithoutWorkgroupsHint);
     auto m = std::make_unique<llvm::Module>(symbol_prefix, ctx);
     names->count = symbol_prefix + ".count";
     names->body = symbol_prefix + ".body";
