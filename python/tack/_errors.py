@@ -20,8 +20,10 @@ class KernelSyntaxError(CompileError, SyntaxError):
         return str(self.args[0]) if self.args else ""
 
 
-class UnsupportedError(CompileError):
-    """A construct outside the kernel language (assert, try, lambda, ...)."""
+class UnsupportedError(CompileError, NotImplementedError):
+    """A construct outside the kernel language (assert, try, lambda, ...), or
+    one the chosen backend does not run (workgroup primitives on the CPU).
+    A NotImplementedError, and so a RuntimeError."""
 
 
 class KernelNameError(CompileError, NameError):

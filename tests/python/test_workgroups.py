@@ -367,6 +367,8 @@ def test_a_backend_without_workgroups_refuses_the_kernel_before_running_it(plain
     assert f"tack.{primitive}() needs workgroups, which the {BACKEND_NAMES[plain]} backend does not have" in e.message
     assert (e.function, e.function_kind) == function
     np.testing.assert_array_equal(a.numpy(), np.arange(8, dtype=np.float32))  # nothing ran
+    # The contract's NotImplementedError, which dispatch raises as a RuntimeError.
+    assert isinstance(e, NotImplementedError) and isinstance(e, RuntimeError)
 
 
 def test_the_message_lists_every_primitive_the_kernel_uses(plain):
