@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import tack
-from backends import LLVM_INSPECTION
+from backends import LLVM_INSPECTION, WORKGROUPS
 
 PYTHON_DIR = str(Path(tack.__file__).resolve().parent.parent)
 LOG_LINE = re.compile(r"^tack disk cache: (\w+) (\S+)", re.M)
@@ -121,6 +121,40 @@ def check_saxpy(result, dtype, **oracle):
     np.testing.assert_array_equal(np.array(result["y"], dtype=dtype), y)
     np.testing.assert_array_equal(np.array(result["x"], dtype=dtype), x)
     assert result["total"] == total
+
+
+@pytest.mark.skipif(not [d for d in tack.available_devices() if WORKGROUPS[d]], reason="no device with workgroups "
+                    "is available (install PoCL for OpenCL: pocl-opencl-icd)")
+def test_a_cached_workgroup_kernel_still_needs_complete_groups(tmp_path):
+    # What the launch checks travels in the entry: a second process that
+    # links the cached code still refuses a partial group.
+    device = next(d for d in tack.available_devices() if WORKGROUPS[d])
+    script = write(tmp_path / "groups.py", """
+        import json, sys
+        import numpy as np
+        import tack
+
+        @tack.kernel
+        def group_sums(x, out):
+            for i in range(len(x)):
+                out[i] = tack.block_sum(x[i])
+
+        n = int(sys.argv[1])
+        out = tack.zeros(n)
+        try:
+            group_sums(tack.array(np.ones(n, dtype=np.float32)), out)
+            print(json.dumps({"out": out.numpy().tolist()}))
+        except ValueError as e:
+            print(json.dumps({"refused": str(e)}))
+        """)
+    cache = tmp_path / "cache"
+    env = {"TACK_DEVICE": device}
+    first, events = run(script, cache, 512, env=env)
+    assert events == {"group_sums": ["miss", "stored"]}
+    assert first == {"out": [256.0] * 512}
+    second, events = run(script, cache, 300, env=env)
+    assert events == {"group_sums": ["hit"]}
+    assert "the launch has 300 iterations, which is not a multiple of 256" in second["refused"]
 
 
 def test_a_second_process_links_the_cached_code(backend, tmp_path):
