@@ -27,4 +27,21 @@ Effects effects_of(const ir::Kernel& k) {
     return e;
 }
 
+bool count_reads_memory(const ir::Kernel& k) {
+    bool reads = false;
+    auto on_expr = [&](ir::Expr& e) {
+        if (auto* load = e.as<ir::Load>()) reads = reads || k.params[load->array].kind != ir::ParamKind::LocalArray;
+        if (e.as<ir::Atomic>()) reads = true;
+    };
+    auto on_stmt = [&](ir::Stmt& s) { reads = reads || s.as<ir::Print>(); };
+    auto& mk = const_cast<ir::Kernel&>(k);
+    ir::visit(mk.prologue, on_expr, on_stmt);
+    for (auto& d : mk.dims) {
+        ir::visit(*d.start, on_expr, on_stmt);
+        ir::visit(*d.end, on_expr, on_stmt);
+        if (d.step) ir::visit(*d.step, on_expr, on_stmt);
+    }
+    return reads;
+}
+
 }  // namespace tack::analysis

@@ -28,4 +28,11 @@ struct Effects {
 
 Effects effects_of(const ir::Kernel& k);
 
+// Whether the statements before the parallel loop or its range bounds touch
+// array memory: load an array or texture element (local arrays excepted),
+// update one atomically, or print. When false they read only scalars and
+// extents, so a launch's count can be computed without the arrays' data:
+// beside queued work, or on the host.
+bool count_reads_memory(const ir::Kernel& k);
+
 }  // namespace tack::analysis

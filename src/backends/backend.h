@@ -72,10 +72,15 @@ struct LaunchRequest {
     std::optional<DType> result_type;  // the kernel's return value, if it has one
     const std::vector<int>* written = nullptr;  // the parameters the kernel may store to, ascending
     runtime::Caller* caller = nullptr;  // asked between chunks whether to stop; already released
+    // Run the count entry alone and report the count: nothing else runs,
+    // and array memory is neither read nor brought up to date, so only for
+    // code whose count reads none (analysis::count_reads_memory).
+    bool count_only = false;
 };
 
 struct LaunchOutcome {
     codegen::LaunchRefusal refusal;  // reason None unless the launch was refused (then nothing ran)
+    int64_t count = -1;              // the iteration count, when the count entry did not refuse
     bool has_result = false;
     uint64_t result_bits = 0;
     // A debug variant's first failing check, and its values (indices, then

@@ -6,6 +6,8 @@
 #include <stdexcept>
 
 #include "analysis/effects.h"
+#include "analysis/uniformity.h"
+#include "analysis/workgroups.h"
 #include "backends/registry.h"
 #include "codegen/cfamily/emit_c.h"
 #include "driver/disk_cache.h"
@@ -110,7 +112,45 @@ size_t index_of(const std::string& backend) {
         if (names[i] == backend) return i;
     throw ArgumentError(ArgumentError::Kind::Value, "Tack has no backend named '" + backend + "'");
 }
+
+// Each parameter as compiled code receives it: a texture as its snapshot,
+// never the source array; a Python float at the variant's precision.
+struct PackedArgs {
+    static constexpr size_t kInline = 16;
+    backends::LaunchArg small[kInline];
+    std::vector<backends::LaunchArg> big;
+    backends::LaunchArg* data = small;
+
+    PackedArgs(const CallArg* args, size_t n, DType precision) {
+        if (n > kInline) {
+            big.resize(n);
+            data = big.data();
+        }
+        for (size_t i = 0; i < n; ++i) {
+            const CallArg& a = args[i];
+            backends::LaunchArg& slot = data[i];
+            slot = {};
+            switch (a.kind) {
+                case CallArg::Kind::Array: slot.array = a.array; break;
+                case CallArg::Kind::Texture: slot.array = &a.texture->storage(); break;
+                case CallArg::Kind::Scalar: slot.bits = a.bits; break;
+                case CallArg::Kind::Object: break;
+                case CallArg::Kind::PythonFloat:
+                    if (precision == DType::F32) {
+                        float f = static_cast<float>(a.value);
+                        std::memcpy(&slot.bits, &f, sizeof f);
+                    } else {
+                        std::memcpy(&slot.bits, &a.value, sizeof a.value);
+                    }
+                    break;
+            }
+        }
+    }
+    PackedArgs(const PackedArgs&) = delete;
+    PackedArgs& operator=(const PackedArgs&) = delete;
+};
 }  // namespace
+
 
 void set_default_device(const std::string& name) { default_device_index.store(index_of(name), std::memory_order_relaxed); }
 
@@ -368,6 +408,7 @@ Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n, Caller* call
     } else {
         v->typed = specialize(template_for(shapes), v->facts, precision);
         check_supported_types(*v->typed, *v->backend);
+        if (v->backend->capabilities().workgroups) refuse_partial_groups_before_compiling(*v, args, n);
         dump_sources(*v->typed, v->debug);
         v->effects = analysis::effects_of(*v->typed);
         v->result_type = v->typed->result_type;
@@ -394,40 +435,10 @@ CallResult Kernel::call(const CallArg* args, size_t n, Caller* caller) {
     Variant& v = variant_for(args, n, caller);
     DType precision = precision_of(v.facts);
 
-    // Each parameter as compiled code receives it: a texture as its
-    // snapshot, never the source array; a Python float at the variant's
-    // precision.
-    constexpr size_t kInline = 16;
-    backends::LaunchArg packed_small[kInline];
-    std::vector<backends::LaunchArg> packed_big;
-    backends::LaunchArg* packed = packed_small;
-    if (n > kInline) {
-        packed_big.resize(n);
-        packed = packed_big.data();
-    }
-    for (size_t i = 0; i < n; ++i) {
-        const CallArg& a = args[i];
-        backends::LaunchArg& slot = packed[i];
-        slot = {};
-        switch (a.kind) {
-            case CallArg::Kind::Array: slot.array = a.array; break;
-            case CallArg::Kind::Texture: slot.array = &a.texture->storage(); break;
-            case CallArg::Kind::Scalar: slot.bits = a.bits; break;
-            case CallArg::Kind::Object: break;
-            case CallArg::Kind::PythonFloat:
-                if (precision == DType::F32) {
-                    float f = static_cast<float>(a.value);
-                    std::memcpy(&slot.bits, &f, sizeof f);
-                } else {
-                    std::memcpy(&slot.bits, &a.value, sizeof a.value);
-                }
-                break;
-        }
-    }
-
+    PackedArgs packed(args, n, precision);
     check_effects(v, args);
     backends::LaunchRequest request;
-    request.args = packed;
+    request.args = packed.data;
     request.count = n;
     request.debug = v.debug;
     request.result_type = v.result_type;
@@ -497,6 +508,46 @@ void Kernel::refuse_launch(const Variant& v, const codegen::LaunchRefusal& r) {
                             (r.ndims > 1 ? " (" + factors + ")" : "") + ", more than the limit of " +
                             decimal(can.max_iterations) + " (" + can.max_iterations_text + ") iterations of one " +
                             v.backend->display_name() + " launch");
+}
+
+// A kernel with barriers or block reductions needs complete workgroups.
+// Every launch checks its count (the backend, after the count entry); the
+// first call of a variant also checks before the device compiles anything,
+// by running the count entry on the CPU: the kernel's statements before the
+// loop and its range bounds, without the loop, which is exactly the count
+// the device would compute. Only when they read no array memory, which may
+// still be queued on the device.
+void Kernel::refuse_partial_groups_before_compiling(const Variant& v, const CallArg* args, size_t n) {
+    const ir::Kernel& typed = *v.typed;
+    if (!analysis::check_participation(typed).has_collectives || analysis::count_reads_memory(typed)) return;
+    auto count_only = ir::clone(typed);
+    count_only->body.clear();
+    count_only->epilogue.clear();
+    count_only->result.reset();
+    count_only->result_type.reset();
+    if (!analysis::workgroup_uses(*count_only).empty()) return;  // a shared array before the loop
+    std::string no_cpu;
+    backends::Backend* cpu = backends::find_backend("cpu", &no_cpu);
+    if (!cpu) return;  // the launch checks its count on the device instead
+    backends::CompileOptions options = compile_options(v);
+    options.symbol_prefix += ".count";
+    backends::Compiled compiled = cpu->compile(*count_only, options);
+    PackedArgs packed(args, n, precision_of(v.facts));
+    backends::LaunchRequest request;
+    request.args = packed.data;
+    request.count = n;
+    request.count_only = true;
+    backends::LaunchOutcome outcome = cpu->launch(*compiled.code, request);
+    if (outcome.refusal.reason != codegen::LaunchRefusal::None) refuse_launch(v, outcome.refusal);
+    const int64_t group = codegen::cfamily::kGroupSize;
+    if (outcome.count > 0 && outcome.count % group != 0) {
+        codegen::LaunchRefusal partial;
+        partial.reason = codegen::LaunchRefusal::PartialGroup;
+        partial.step = group;
+        partial.ndims = 1;
+        partial.counts[0][0] = static_cast<uint64_t>(outcome.count);
+        refuse_launch(v, partial);
+    }
 }
 
 void Kernel::check_effects(const Variant& v, const CallArg* args) {

@@ -86,6 +86,7 @@ private:
     size_t backend_index(const CallArg* args, size_t n);
     std::string arg_name(const CallArg* args, size_t n, size_t at);
     [[noreturn]] void refuse_launch(const Variant& v, const codegen::LaunchRefusal& r);
+    void refuse_partial_groups_before_compiling(const Variant& v, const CallArg* args, size_t n);
     [[noreturn]] void report_debug_failure(const Variant& v, const backends::LaunchOutcome& s);
     const syntax::FunctionDef& syntax_tree();
     void check_arity(const CallArg* args, size_t n);

@@ -160,6 +160,14 @@ def group_sum_2d(x, out):
 
 
 @tack.kernel
+def group_sums_of_a_loaded_length(lengths, x, out):
+    # The count reads an array, so the device computes it.
+    n = lengths[0]
+    for i in range(n):
+        out[i] = tack.block_sum(x[i])
+
+
+@tack.kernel
 def count_and_publish(a, counter, positives, mirrored):
     # Atomics from every group, tail included; a lane-dependent atomic
     # branch; and a global write published to the group by the barrier.
@@ -531,6 +539,16 @@ def test_a_cached_variant_rechecks_every_count(gpu):
         with pytest.raises(ValueError, match=rf"the launch has {n} iterations, which is not a multiple of 256"):
             block_reductions(tack.array(np.ones(n, dtype=np.float32)), *out)
         np.testing.assert_array_equal(out[0].numpy(), np.zeros(n, dtype=np.float32))
+
+
+def test_a_count_read_from_an_array_is_checked_on_the_device(gpu):
+    x = tack.ones(1024)
+    out = tack.zeros(1024)
+    with pytest.raises(ValueError, match=r"the launch has 300 iterations, which is not a multiple of 256"):
+        group_sums_of_a_loaded_length(tack.array(np.array([300], dtype=np.int32)), x, out)
+    np.testing.assert_array_equal(out.numpy(), np.zeros(1024, dtype=np.float32))
+    group_sums_of_a_loaded_length(tack.array(np.array([512], dtype=np.int32)), x, out)
+    np.testing.assert_array_equal(out.numpy(), np.r_[np.full(512, 256, dtype=np.float32), np.zeros(512, np.float32)])
 
 
 def test_ndindex_and_stepped_counts_count_logical_iterations(gpu):

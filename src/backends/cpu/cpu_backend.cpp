@@ -114,7 +114,8 @@ public:
             }
             const runtime::Array& arr = *a.array;
             codegen::ArrayArg& slot = arrays[i];
-            slot.data = arr.data();
+            // A count-only launch reads no element: the host storage as it is.
+            slot.data = request.count_only ? arr.address() : arr.data();
             for (int d = 0; d < arr.ndim(); ++d) {
                 slot.shape[d] = arr.shape()[d];
                 slot.strides[d] = arr.strides()[d];
@@ -128,6 +129,8 @@ public:
         LaunchOutcome out;
         int64_t count = code.count(argv, &out.refusal);
         if (count < 0) return out;
+        out.count = count;
+        if (request.count_only) return out;
         if (count > 0) {
             Chunks chunks{code.body, argv};
             runtime::Caller* caller = request.caller;

@@ -164,7 +164,7 @@ public:
         std::lock_guard<std::mutex> hold(code.launching);
         // The arrays' bytes on the device, current; those the kernel may
         // write count as newer there afterwards.
-        for (size_t i = 0; i < request.count; ++i) {
+        for (size_t i = 0; i < request.count && !request.count_only; ++i) {
             const runtime::Array* a = request.args[i].array;
             if (!a) continue;
             bool written = false;
@@ -188,6 +188,8 @@ public:
             return outcome;
         }
         const int64_t count = words[0];
+        outcome.count = count;
+        if (request.count_only) return outcome;
         args.overwrite(count_arg, &count);
         const int64_t group = codegen::cfamily::kGroupSize;
         if (code.workgroups && count > 0) {

@@ -5,6 +5,7 @@
 #include <functional>
 #include <set>
 
+#include "analysis/effects.h"
 #include "analysis/uniformity.h"
 #include "analysis/workgroups.h"
 #include "codegen/cfamily/printer.h"
@@ -339,20 +340,7 @@ CSource emit_c(const Kernel& typed, Dialect dialect, const EmitOptions& options)
         typed, [&](const Expr& e) { src.full_groups = src.full_groups || e.kind == ExprKind::BlockReduce; },
         [&](const Stmt& s) { src.full_groups = src.full_groups || s.kind == StmtKind::Barrier; });
 
-    // Whether the count entry touches memory a queued body may write: an
-    // array element, an atomic, a print. Its iteration space and prologue
-    // otherwise read only scalars and extents.
-    auto reads_memory = [&](const Expr& e) {
-        if (auto* load = e.as<Load>()) src.count_reads_memory = src.count_reads_memory || typed.params[load->array].kind != ParamKind::LocalArray;
-        if (e.as<Atomic>()) src.count_reads_memory = true;
-    };
-    auto prints = [&](const Stmt& s) { src.count_reads_memory = src.count_reads_memory || s.as<Print>(); };
-    walk(typed.prologue, reads_memory, prints);
-    for (auto& d : typed.dims) {
-        walk(*d.start, reads_memory, prints);
-        walk(*d.end, reads_memory, prints);
-        if (d.step) walk(*d.step, reads_memory, prints);
-    }
+    src.count_reads_memory = analysis::count_reads_memory(typed);
 
     bool uses_f64 = false;
     walk_kernel(
