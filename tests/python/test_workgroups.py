@@ -142,6 +142,17 @@ def stencil_tiles(a, out):
 
 
 @tack.kernel
+def reverse_through_shared_like(a, out):
+    for i in range(len(a)):
+        shape = tack.local_array(256, tack.f32)
+        tile = tack.shared_like(shape)
+        lane = tack.thread_id()
+        tile[lane] = a[i]
+        tack.barrier()
+        out[i] = tile[255 - lane]
+
+
+@tack.kernel
 def lane_numbers(lanes, start: int):
     for i in range(start, start + 2 * len(lanes), 2):
         lanes[(i - start) // 2] = tack.thread_id()
@@ -487,6 +498,13 @@ def test_a_shared_tile_stencil_matches_numpy(gpu):
     padded = np.concatenate([[0], a, [0]]).astype(np.float32)
     want = padded[:-2] + np.float32(2) * padded[1:-1] + padded[2:]
     np.testing.assert_array_equal(out.numpy(), want)
+
+
+def test_shared_like_makes_a_shared_array_of_the_same_shape(gpu):
+    a = np.arange(3 * GROUP, dtype=np.float32)
+    out = tack.zeros(a.size)
+    reverse_through_shared_like(tack.array(a), out)
+    np.testing.assert_array_equal(out.numpy(), groups(a)[:, ::-1].reshape(-1))
 
 
 def test_thread_id_is_the_flat_index_within_its_group(gpu):

@@ -11,13 +11,17 @@
 //   metal/*.metal   clang++-19 -std=c++17 -fsyntax-only against tests/shims
 //   */*.error       a printer failure the dump recorded; always a failure
 //
-//   tack_gpu_compile_check [--jobs N] [--full] [--strict] [--dialect NAME]... [--shims DIR] FOLDER
+//   tack_gpu_compile_check [--jobs N] [--full] [--full-every N] [--strict] [--dialect NAME]...
+//                          [--shims DIR] FOLDER
 //
 // A compile check asks whether a source is valid, which no optimization
 // level changes; optimizing thousands of kernels would take the two CI cores
 // several times longer (hipcc's AMDGPU back end most of all). --full compiles
 // as the runtime does instead: NVRTC and ptxas at their default levels, and
-// hipcc to a code object. The prelude's helpers, where target-specific code
+// hipcc to a code object; --full-every N does so for every Nth source of
+// each dialect besides the check of all of them (a sample that reaches the
+// target's code generation at a fraction of the cost). The prelude's
+// helpers, where target-specific code
 // generation could fail, reach code objects in compile_check_test.cpp, which
 // runs this tool with --full over its curated samples.
 //
@@ -197,6 +201,8 @@ struct Target {
     std::vector<std::string> errors; // the dump's .error files
     std::vector<std::string> failed; // failing sources, with their messages
     size_t compiled = 0;
+    size_t sampled = 0;  // --full-every: how many sources were also compiled fully
+    std::string compiled_fully;  // what --full does instead, where it differs
     double seconds = 0;
 };
 
@@ -209,6 +215,7 @@ struct Tools {
     std::string ptxas, hipcc, clang, clangxx, shims = TACK_SHIM_DIR;
     Nvrtc nvrtc;
     bool full = false;    // --full: every optimization the runtime's compilers apply
+    size_t full_every = 0;  // --full-every N: every Nth source also as --full compiles it
     bool strict = false;  // --strict: no allowance for kernel authors' warnings
     std::string allowances() const { return strict ? std::string() : " " + kUserCodeWarnings; }
 };
@@ -216,7 +223,8 @@ struct Tools {
 
 // Compiles the listed sources of one dialect, as one bundle when there are
 // several; `log` and its temporaries go under `scratch`.
-Outcome compile(const Target& t, const Tools& tools, const std::vector<std::string>& files, const fs::path& scratch) {
+Outcome compile(const Target& t, const Tools& tools, const std::vector<std::string>& files, const fs::path& scratch,
+                bool full) {
     const auto& table = tack::codegen::cfamily::table(t.dialect);
     std::string options;
     for (auto& o : table.compile_options) options += " " + quote(o);
@@ -251,12 +259,12 @@ Outcome compile(const Target& t, const Tools& tools, const std::vector<std::stri
         case Dialect::Cuda: {
             std::vector<std::string> opts = {"--gpu-architecture=compute_90"};
             opts.insert(opts.end(), table.compile_options.begin(), table.compile_options.end());
-            if (!tools.full) opts.push_back("--Ofast-compile=mid");
+            if (!full) opts.push_back("--Ofast-compile=mid");
             std::string ptx, message;
             if (!tools.nvrtc.to_ptx(text, source.string(), opts, ptx, message)) return {false, message};
             fs::path ptx_file = scratch / "bundle.ptx";
             write_text(ptx_file, ptx);
-            Outcome o = run(quote(tools.ptxas) + " -arch=sm_90" + (tools.full ? "" : " -O0") + " -o /dev/null " +
+            Outcome o = run(quote(tools.ptxas) + " -arch=sm_90" + (full ? "" : " -O0") + " -o /dev/null " +
                                 quote(ptx_file.string()),
                             scratch / "log");
             if (!o.ok) o.log = "ptxas, on the PTX NVRTC printed for " + source.string() + ":\n" + o.log;
@@ -264,7 +272,7 @@ Outcome compile(const Target& t, const Tools& tools, const std::vector<std::stri
         }
         case Dialect::Hip:
             return run(quote(tools.hipcc) + " -std=c++17 --offload-arch=gfx90a --offload-device-only -x hip" + options +
-                           (tools.full ? " -c -o " + quote((scratch / "bundle.o").string()) : std::string(" -fsyntax-only")) +
+                           (full ? " -c -o " + quote((scratch / "bundle.o").string()) : std::string(" -fsyntax-only")) +
                            " " + quote(source.string()),
                        scratch / "log");
         case Dialect::Metal:
@@ -289,10 +297,12 @@ std::string first_lines(const std::string& text, size_t n) {
 struct Job {
     Target* target;
     std::vector<std::string> files;
+    bool full = false;  // compiled as --full compiles
 };
 
 int usage() {
-    std::cerr << "usage: tack_gpu_compile_check [--jobs N] [--full] [--strict] [--dialect cuda|hip|opencl|metal]... "
+    std::cerr << "usage: tack_gpu_compile_check [--jobs N] [--full] [--full-every N] [--strict] "
+                 "[--dialect cuda|hip|opencl|metal]... "
                  "[--shims DIR] "
                  "FOLDER\n";
     return 2;
@@ -312,6 +322,7 @@ int main(int argc, char** argv) {
         else if (a == "--dialect" && i + 1 < argc) only.push_back(argv[++i]);
         else if (a == "--shims" && i + 1 < argc) tools.shims = argv[++i];
         else if (a == "--full") tools.full = true;
+        else if (a == "--full-every" && i + 1 < argc) tools.full_every = static_cast<size_t>(std::max(1, std::atoi(argv[++i])));
         else if (a == "--strict") tools.strict = true;
         else if (a.rfind("--", 0) == 0 || !folder.empty()) return usage();
         else folder = a;
@@ -331,6 +342,8 @@ int main(int argc, char** argv) {
         {Dialect::OpenCL, "opencl", ".cl", 100, "clang-19 -x cl"},
         {Dialect::Metal, "metal", ".metal", 150, "clang++-19 against the Metal shim"},
     };
+    targets[0].compiled_fully = "NVRTC + ptxas at their default levels";
+    targets[1].compiled_fully = "hipcc to gfx90a code objects";
     for (auto& o : only)
         if (std::none_of(std::begin(targets), std::end(targets), [&](const Target& t) { return o == t.folder; }))
             return usage();
@@ -381,9 +394,21 @@ int main(int argc, char** argv) {
         size_t count = std::max<size_t>(jobs, (t.files.size() + t.bundle - 1) / t.bundle);
         count = std::min(count, t.files.size());
         for (size_t b = 0; b < count; ++b) {
-            Job j{&t, {}};
+            Job j{&t, {}, tools.full};
             for (size_t i = b; i < t.files.size(); i += count) j.files.push_back(t.files[i]);
             queue.push_back(std::move(j));
+        }
+        if (tools.full_every && !tools.full && !t.compiled_fully.empty()) {
+            // The sample, in bundles as large as the check's.
+            std::vector<std::string> sample;
+            for (size_t i = 0; i < t.files.size(); i += tools.full_every) sample.push_back(t.files[i]);
+            t.sampled = sample.size();
+            size_t bundles = std::min(sample.size(), std::max<size_t>(jobs, (sample.size() + t.bundle - 1) / t.bundle));
+            for (size_t b = 0; b < bundles; ++b) {
+                Job j{&t, {}, true};
+                for (size_t i = b; i < sample.size(); i += bundles) j.files.push_back(sample[i]);
+                queue.push_back(std::move(j));
+            }
         }
     }
     // hipcc's bundles take the longest: start them first.
@@ -403,7 +428,7 @@ int main(int argc, char** argv) {
             Job& j = queue[i];
             Target& t = *j.target;
             auto begin = std::chrono::steady_clock::now();
-            Outcome all = compile(t, tools, j.files, scratch);
+            Outcome all = compile(t, tools, j.files, scratch, j.full);
             std::vector<std::string> failed;
             if (!all.ok) {
                 // Recompile alone the sources the diagnostics name, or every
@@ -413,8 +438,11 @@ int main(int argc, char** argv) {
                     if (all.log.find(f) != std::string::npos) suspects.push_back(f);
                 if (suspects.empty() || j.files.size() == 1) suspects = j.files;
                 for (auto& f : suspects) {
-                    Outcome one = j.files.size() == 1 ? all : compile(t, tools, {f}, scratch);
-                    if (!one.ok) failed.push_back(f + " does not compile as " + t.folder + ":\n" + first_lines(one.log, 60));
+                    Outcome one = j.files.size() == 1 ? all : compile(t, tools, {f}, scratch, j.full);
+                    if (!one.ok)
+                        failed.push_back(f + " does not compile as " + t.folder +
+                                         (j.full && !tools.full ? " (" + t.compiled_fully + ")" : std::string()) + ":\n" +
+                                         first_lines(one.log, 60));
                 }
                 if (failed.empty())
                     failed.push_back("a bundle of " + std::to_string(j.files.size()) + " " + t.folder +
@@ -424,7 +452,7 @@ int main(int argc, char** argv) {
             double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
             std::lock_guard<std::mutex> hold(report);
             t.seconds += s;
-            t.compiled += j.files.size();
+            if (!j.full || tools.full) t.compiled += j.files.size();
             t.failed.insert(t.failed.end(), failed.begin(), failed.end());
         }
     };
@@ -447,6 +475,7 @@ int main(int argc, char** argv) {
         if (!t.missing.empty()) std::cout << t.files.size() << " sources skipped: " << t.missing;
         else {
             std::cout << t.files.size() << " sources compiled by " << t.compiled_by;
+            if (t.sampled) std::cout << ", every " << tools.full_every << "th (" << t.sampled << ") also by " << t.compiled_fully;
             if (!t.failed.empty()) std::cout << ", " << t.failed.size() << " failed";
             if (t.seconds > 0) {
                 char buf[32];
