@@ -12,8 +12,10 @@ anything compiles or runs, wherever the primitive is (a nested branch, an
 inlined device function, code that never runs), naming the kernel, the
 backend and the primitive at its source position."""
 
+import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -575,6 +577,34 @@ def test_ndindex_and_stepped_counts_count_logical_iterations(gpu):
     out = tack.zeros((16, 32))
     group_sum_2d(tack.ones((16, 32)), out)
     np.testing.assert_array_equal(out.numpy(), np.full((16, 32), GROUP, dtype=np.float32))
+
+
+@pytest.mark.skipif("opencl" not in tack.available_devices() or not Path("/etc/OpenCL/vendors/pocl.icd").exists(),
+                    reason="needs PoCL, whose POCL_MAX_WORK_GROUP_SIZE lowers the device's group limit")
+def test_a_device_whose_groups_cannot_hold_256_lanes_is_refused(tmp_path):
+    script = tmp_path / "small_groups.py"
+    script.write_text(
+        "import numpy as np\n"
+        "import tack\n"
+        "@tack.kernel\n"
+        "def sums(x, out):\n"
+        "    for i in range(len(x)):\n"
+        "        out[i] = tack.block_sum(x[i])\n"
+        "out = tack.zeros(512, device='opencl')\n"
+        "try:\n"
+        "    sums(tack.ones(512, device='opencl'), out)\n"
+        "    print('ran')\n"
+        "except ValueError as e:\n"
+        "    print(e)\n"
+        "print(out.numpy().sum())\n")
+    env = dict(os.environ, POCL_MAX_WORK_GROUP_SIZE="128", POCL_CACHE_DIR=str(tmp_path / "pocl"),
+               TACK_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(Path(tack.__file__).resolve().parent.parent))
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    message, total = r.stdout.strip().splitlines()
+    assert message == ("kernel 'sums': workgroup primitives run in groups of 256 lanes, but this OpenCL device's "
+                       "groups hold at most 128 lanes for this kernel")
+    assert float(total) == 0.0  # nothing ran
 
 
 def test_an_empty_launch_runs_nothing(gpu):
