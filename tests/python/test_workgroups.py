@@ -181,6 +181,12 @@ def group_sums_of_a_loaded_length(lengths, x, out):
 
 
 @tack.kernel
+def block_sum_of_integers(a, out):
+    for i in range(len(a)):
+        out[i] = tack.block_sum(a[i] * 2)  # W-integer-sum
+
+
+@tack.kernel
 def count_and_publish(a, counter, positives, mirrored):
     # Atomics from every group, tail included; a lane-dependent atomic
     # branch; and a global write published to the group by the barrier.
@@ -440,6 +446,16 @@ def test_block_reductions_of_integer_values_are_exact(gpu):
     g = groups(x)
     for got, want in zip(out, (g.sum(axis=1), g.min(axis=1), g.max(axis=1))):
         np.testing.assert_array_equal(groups(got.numpy()), np.repeat(want[:, None], GROUP, axis=1))
+
+
+@pytest.mark.parametrize("dtype", [tack.i32, tack.i64, tack.f64])
+def test_block_reductions_refuse_other_types_than_f32(gpu, dtype):
+    # Refused, not narrowed: the remedy is an explicit conversion.
+    with pytest.raises(tack.KernelTypeError) as error:
+        block_sum_of_integers(tack.zeros(GROUP, dtype), tack.zeros(GROUP))
+    e = error.value
+    assert e.line == line_of("W-integer-sum") and e.construct == "block_sum"
+    assert "tack.block_sum() reduces f32 values, not" in e.message and "tack.f32(...)" in e.hint
 
 
 def test_block_sums_stay_within_the_addition_bound(gpu):
