@@ -592,7 +592,7 @@ void Kernel::report_debug_failure(const Variant& v, const backends::LaunchOutcom
         for (int i = 0; i < n; ++i) t += (i ? ", " : "") + std::to_string(xs[i]);
         return t + (n == 1 ? ",)" : ")");
     };
-    std::string what = p.kind == ir::ParamKind::LocalArray ? "local array '" : "array '";
+    std::string what = p.kind != ir::ParamKind::LocalArray ? "array '" : p.shared ? "shared array '" : "local array '";
     std::string msg = "kernel '" + name_ + "': index " + list(s.debug_values, a.index_count) + " is out of bounds for " +
                       what + p.name + "'";
     if (a.index_count == p.ndim) {

@@ -187,6 +187,15 @@ def block_sum_of_integers(a, out):
 
 
 @tack.kernel
+def shift_through_shared(a, out):
+    for i in range(len(a)):
+        tile = tack.shared(256, tack.f32)
+        tile[tack.thread_id() + 1] = a[i]  # W-past-the-tile
+        tack.barrier()
+        out[i] = tack.block_sum(a[i])
+
+
+@tack.kernel
 def count_and_publish(a, counter, positives, mirrored):
     # Atomics from every group, tail included; a lane-dependent atomic
     # branch; and a global write published to the group by the barrier.
@@ -523,6 +532,27 @@ def test_shared_like_makes_a_shared_array_of_the_same_shape(gpu):
     out = tack.zeros(a.size)
     reverse_through_shared_like(tack.array(a), out)
     np.testing.assert_array_equal(out.numpy(), groups(a)[:, ::-1].reshape(-1))
+
+
+def test_debug_mode_checks_shared_indices_and_keeps_the_collectives(gpu):
+    was = tack.debug_enabled()
+    tack.set_debug(True)
+    try:
+        square = np.arange(32 * 32, dtype=np.float32)
+        transposed = tack.zeros(square.size)
+        transpose_tiles(tack.array(square), transposed, 32)
+        np.testing.assert_array_equal(transposed.numpy().reshape(32, 32), square.reshape(32, 32).T)
+        x = np.arange(2 * GROUP, dtype=np.float32)
+        out = tack.zeros(x.size)
+        with pytest.raises(IndexError, match=r"index \(256,\) is out of bounds for shared array 'tile' with shape "
+                                             r"\(256,\)") as error:
+            shift_through_shared(tack.array(x), out)
+        assert f":{line_of('W-past-the-tile')}" in str(error.value)
+        # The failing lane skipped its store and still reached the barrier
+        # and the block sum with the rest of its group.
+        np.testing.assert_array_equal(out.numpy(), np.repeat(groups(x).sum(axis=1), GROUP))
+    finally:
+        tack.set_debug(was)
 
 
 def test_thread_id_is_the_flat_index_within_its_group(gpu):
