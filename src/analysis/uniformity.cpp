@@ -1,5 +1,6 @@
 #include "analysis/uniformity.h"
 
+#include "analysis/workgroups.h"
 #include "ir/traverse.h"
 
 namespace tack::analysis {
@@ -81,7 +82,6 @@ public:
     bool pass() {
         changed_ = false;
         p_.failure.reset();
-        p_.has_collectives = false;
         Context outside;
         block(k_.prologue, outside);
         for (auto& d : k_.dims) {
@@ -115,7 +115,6 @@ private:
     }
 
     void collective(const char* primitive, ir::Span span, const Context& c, bool reduction) {
-        p_.has_collectives = true;
         if (p_.failure) return;
         const char* why = nullptr;
         if (!c.in_body) why = kOutsideBody;
@@ -284,6 +283,7 @@ Participation check_participation(const ir::Kernel& typed) {
     Participation p;
     p.labels.varying_vars.assign(typed.vars.size(), false);
     for (auto& d : typed.dims) p.labels.varying_vars[d.var] = true;
+    p.has_collectives = needs_complete_groups(typed);
     Checker checker(typed, p);
     while (checker.pass()) continue;  // each pass but the last marks a variable, so this ends
     return p;

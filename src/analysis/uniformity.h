@@ -66,7 +66,7 @@ struct ParticipationFailure {
 struct Participation {
     Uniformity labels;
     std::optional<ParticipationFailure> failure;  // the first, in source order; none when proven
-    bool has_collectives = false;  // the kernel has a barrier or a block reduction (needs complete 256-lane groups)
+    bool has_collectives = false;  // analysis::needs_complete_groups (workgroups.h)
 };
 
 Participation check_participation(const ir::Kernel& typed);

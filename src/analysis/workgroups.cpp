@@ -47,6 +47,12 @@ std::vector<WorkgroupUse> workgroup_uses(const ir::Kernel& k) {
     return out;
 }
 
+bool needs_complete_groups(const ir::Kernel& k) {
+    for (auto& u : workgroup_uses(k))
+        if (u.primitive == "barrier" || u.primitive.rfind("block_", 0) == 0) return true;
+    return false;
+}
+
 void require_no_workgroups(const ir::Kernel& k, const std::string& target, const std::string& hint) {
     auto uses = workgroup_uses(k);
     if (uses.empty()) return;

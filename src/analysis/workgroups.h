@@ -20,6 +20,11 @@ struct WorkgroupUse {
 // Every use, in source order.
 std::vector<WorkgroupUse> workgroup_uses(const ir::Kernel& k);
 
+// Whether the kernel has a collective (a barrier or a block reduction), so
+// that every lane of each workgroup must take part: its launches need
+// complete groups.
+bool needs_complete_groups(const ir::Kernel& k);
+
 // What to do instead on a target without workgroups.
 inline constexpr const char* kWithoutWorkgroupsHint =
     "workgroup primitives run on GPU backends; on the CPU use local_array and atomics";

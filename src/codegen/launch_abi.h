@@ -28,4 +28,17 @@ struct LaunchRefusal {
 };
 static_assert(sizeof(LaunchRefusal) == (4 + 2 * kMaxDims) * sizeof(int64_t));
 
+// A kernel whose launches need complete workgroups of `group` lanes: true,
+// with the PartialGroup refusal in *r, when a positive `count` leaves the
+// last group incomplete.
+inline bool refuse_partial_group(int64_t count, int64_t group, LaunchRefusal* r) {
+    if (count <= 0 || count % group == 0) return false;
+    *r = LaunchRefusal{};
+    r->reason = LaunchRefusal::PartialGroup;
+    r->step = group;
+    r->ndims = 1;
+    r->counts[0][0] = static_cast<uint64_t>(count);
+    return true;
+}
+
 }  // namespace tack::codegen

@@ -6,7 +6,6 @@
 #include <stdexcept>
 
 #include "analysis/effects.h"
-#include "analysis/uniformity.h"
 #include "analysis/workgroups.h"
 #include "backends/registry.h"
 #include "codegen/cfamily/emit_c.h"
@@ -150,7 +149,6 @@ struct PackedArgs {
     PackedArgs& operator=(const PackedArgs&) = delete;
 };
 }  // namespace
-
 
 void set_default_device(const std::string& name) { default_device_index.store(index_of(name), std::memory_order_relaxed); }
 
@@ -519,7 +517,7 @@ void Kernel::refuse_launch(const Variant& v, const codegen::LaunchRefusal& r) {
 // still be queued on the device.
 void Kernel::refuse_partial_groups_before_compiling(const Variant& v, const CallArg* args, size_t n) {
     const ir::Kernel& typed = *v.typed;
-    if (!analysis::check_participation(typed).has_collectives || analysis::count_reads_memory(typed)) return;
+    if (!analysis::needs_complete_groups(typed) || analysis::count_reads_memory(typed)) return;
     auto count_only = ir::clone(typed);
     count_only->body.clear();
     count_only->epilogue.clear();
@@ -538,16 +536,9 @@ void Kernel::refuse_partial_groups_before_compiling(const Variant& v, const Call
     request.count = n;
     request.count_only = true;
     backends::LaunchOutcome outcome = cpu->launch(*compiled.code, request);
-    if (outcome.refusal.reason != codegen::LaunchRefusal::None) refuse_launch(v, outcome.refusal);
-    const int64_t group = codegen::cfamily::kGroupSize;
-    if (outcome.count > 0 && outcome.count % group != 0) {
-        codegen::LaunchRefusal partial;
-        partial.reason = codegen::LaunchRefusal::PartialGroup;
-        partial.step = group;
-        partial.ndims = 1;
-        partial.counts[0][0] = static_cast<uint64_t>(outcome.count);
-        refuse_launch(v, partial);
-    }
+    if (outcome.refusal.reason != codegen::LaunchRefusal::None ||
+        codegen::refuse_partial_group(outcome.count, codegen::cfamily::kGroupSize, &outcome.refusal))
+        refuse_launch(v, outcome.refusal);
 }
 
 void Kernel::check_effects(const Variant& v, const CallArg* args) {

@@ -44,7 +44,7 @@ public:
     // cache keeps the variant (on PoCL it costs 60-400 ms).
     std::string serialize() const override {
         {
-            std::lock_guard<std::mutex> hold(binary_once);
+            std::lock_guard<std::mutex> hold(binary_mutex);
             if (binary.empty() && built) binary = device->binary(built);
         }
         support::ByteWriter b;
@@ -79,7 +79,7 @@ public:
     ClDevice* device = nullptr;
     ClProgram built;                 // from source, until serialize() has read its binary
     mutable std::string binary;      // from the disk cache, or read by serialize()
-    mutable std::mutex binary_once;
+    mutable std::mutex binary_mutex;
     ClKernel count, body, result;
     // One launch at a time: they share the out, debug and print buffers.
     std::mutex launching;
@@ -200,20 +200,13 @@ public:
         if (request.count_only) return outcome;
         args.overwrite(count_arg, &count);
         const int64_t group = codegen::cfamily::kGroupSize;
-        if (code.workgroups && count > 0) {
+        if (code.workgroups && count > 0 && code.body.max_group_size() < static_cast<size_t>(group)) {
+            outcome.refusal.reason = codegen::LaunchRefusal::GroupTooLarge;
             outcome.refusal.step = group;
-            outcome.refusal.ndims = 1;
-            if (code.body.max_group_size() < static_cast<size_t>(group)) {
-                outcome.refusal.reason = codegen::LaunchRefusal::GroupTooLarge;
-                outcome.refusal.counts[0][0] = code.body.max_group_size();
-                return outcome;
-            }
-            if (code.full_groups && count % group != 0) {
-                outcome.refusal.reason = codegen::LaunchRefusal::PartialGroup;
-                outcome.refusal.counts[0][0] = static_cast<uint64_t>(count);
-                return outcome;
-            }
+            outcome.refusal.counts[0][0] = code.body.max_group_size();
+            return outcome;
         }
+        if (code.full_groups && codegen::refuse_partial_group(count, group, &outcome.refusal)) return outcome;
         if (count > 0) {
             if (code.print) {
                 int64_t cursor = 0;

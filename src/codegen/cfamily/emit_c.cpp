@@ -336,9 +336,7 @@ CSource emit_c(const Kernel& typed, Dialect dialect, const EmitOptions& options)
     src.slots = p.slots();
     src.prints = p.prints();
     src.workgroups = p.uses_workgroups();
-    walk_kernel(
-        typed, [&](const Expr& e) { src.full_groups = src.full_groups || e.kind == ExprKind::BlockReduce; },
-        [&](const Stmt& s) { src.full_groups = src.full_groups || s.kind == StmtKind::Barrier; });
+    src.full_groups = analysis::needs_complete_groups(typed);
 
     src.count_reads_memory = analysis::count_reads_memory(typed);
 
