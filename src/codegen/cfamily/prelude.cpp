@@ -316,30 +316,38 @@ std::string Prelude::atomic(ir::AtomicOp op, DType t) {
 // Debug records: word 0 goes from 0 to 1 once (a 32-bit compare-exchange on
 // its low half; the runtime clears the record), and the winner writes the
 // check's index to word 1. Its caller then writes the values.
-// Extrema follow the array reductions' rules: any NaN wins (a + b keeps
-// it), min prefers -0.0 and max +0.0 between equal values, which makes the
-// result independent of the tree's order.
+// Two partial results of a reduction combined. Extrema: any NaN wins (a + b
+// keeps it), min prefers -0.0 and max +0.0 between equal values, which makes
+// the result independent of the combining order. The device array
+// reductions use the same rules.
+std::string Prelude::block_combine(ir::BlockOp op) {
+    const char* opname = op == ir::BlockOp::Sum ? "sum" : op == ir::BlockOp::Min ? "min" : "max";
+    std::string name = std::string("tk_block_") + opname + "_combine";
+    if (!define(name)) return name;
+    std::string body;
+    if (op == ir::BlockOp::Sum) {
+        body = "    return a + b;\n";
+    } else {
+        std::string negative = "(" + to_bits(DType::F32) + "(a) >> 31) != 0u";
+        std::string tie = op == ir::BlockOp::Min ? negative + " ? a : b" : negative + " ? b : a";
+        std::string pick = op == ir::BlockOp::Min ? "a < b ? a : b" : "a < b ? b : a";
+        body = "    if (a != a || b != b) return a + b;\n    if (a == b) return " + tie + ";\n    return " + pick + ";\n";
+    }
+    add("$Q float " + name + "(float a, float b) {\n" + body + "}\n");
+    return name;
+}
+
 std::string Prelude::block_reduce(ir::BlockOp op) {
     const char* opname = op == ir::BlockOp::Sum ? "sum" : op == ir::BlockOp::Min ? "min" : "max";
     std::string name = std::string("tk_block_") + opname;
     if (!define(name)) return name;
-    std::string combine;
-    if (op == ir::BlockOp::Sum) {
-        combine = "s[lane] + s[lane + w]";
-    } else {
-        std::string combine_name = name + "_combine";
-        std::string negative = "(" + to_bits(DType::F32) + "(a) >> 31) != 0u";
-        std::string tie = op == ir::BlockOp::Min ? negative + " ? a : b" : negative + " ? b : a";
-        std::string pick = op == ir::BlockOp::Min ? "a < b ? a : b" : "a < b ? b : a";
-        add("$Q float " + combine_name + "(float a, float b) {\n    if (a != a || b != b) return a + b;\n    if (a == b) return " +
-            tie + ";\n    return " + pick + ";\n}\n");
-        combine = combine_name + "(s[lane], s[lane + w])";
-    }
+    std::string combine = block_combine(op);
     std::string sp = t_.shared_pointer;
     std::string wait = std::string(t_.shared_barrier) + ";\n";
     add("$Q float " + name + "(" + sp + "float* s, int lane, float v) {\n    s[lane] = v;\n    " + wait +
         "    for (int w = " + std::to_string(kGroupSize / 2) + "; w > 0; w >>= 1) {\n        if (lane < w) s[lane] = " +
-        combine + ";\n        " + wait + "    }\n    float r = s[0];\n    " + wait + "    return r;\n}\n");
+        combine + "(s[lane], s[lane + w]);\n        " + wait + "    }\n    float r = s[0];\n    " + wait +
+        "    return r;\n}\n");
     return name;
 }
 

@@ -19,6 +19,8 @@
 //   tk_atomic_OP_T         relaxed device-scope read-modify-write returning
 //                          the old value; CAS loops on the integer bits
 //   tk_debug_claim         the first failing debug check takes the record
+//   tk_block_OP_combine    two partial results of a reduction combined (sum,
+//                          or min/max with the NaN and signed-zero rules)
 //   tk_block_OP            a block reduction over the group's kGroupSize
 //                          lanes through a shared scratch array: a tree of
 //                          halving strides, then a barrier once every lane
@@ -58,7 +60,8 @@ public:
     std::string from_bits(DType t);  // and back
     std::string atomic(ir::AtomicOp op, DType t);
     std::string debug_claim();
-    std::string block_reduce(ir::BlockOp op);  // f32; (scratch, lane, value)
+    std::string block_combine(ir::BlockOp op);  // f32; (a, b): two partial results
+    std::string block_reduce(ir::BlockOp op);   // f32; (scratch, lane, value)
     std::string print_claim();
 
     // Every arithmetic helper (not atomics or debug), for the host tests.
