@@ -122,8 +122,14 @@ bool is_number(nb::handle v) {
 }
 
 // One number into every scalar of `a`, converted as a cast would.
-void fill_number(Array& a, nb::handle v) {
-    if (!PyLong_Check(v.ptr()) && !PyFloat_Check(v.ptr())) v = v.attr("item")();  // a NumPy scalar
+void fill_number(Array& a, nb::handle given) {
+    // A NumPy scalar's Python number, held for as long as it is read.
+    nb::object item;
+    nb::handle v = given;
+    if (!PyLong_Check(v.ptr()) && !PyFloat_Check(v.ptr())) {
+        item = given.attr("item")();
+        v = item;
+    }
     if (is_float(a.dtype())) {
         a.fill_float(nb::cast<double>(v));
     } else if (PyLong_Check(v.ptr())) {

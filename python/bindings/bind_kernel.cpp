@@ -193,6 +193,8 @@ void bind_kernel(nb::module_& m) {
 
     m.def("set_debug", &driver::set_debug, "Compile bounds-checked variants from now on (or stop).");
     m.def("debug_enabled", &driver::debug_enabled);
+    m.def("set_cpu_spmd", &driver::set_cpu_spmd, "Compile SPMD CPU variants from now on (or the scalar program).");
+    m.def("cpu_spmd_enabled", &driver::cpu_spmd_enabled);
 
     nb::class_<Kernel>(m, "Kernel")
         .def("__init__", [](Kernel* self, std::string name, nb::handle text, nb::handle filename, int first_line,

@@ -118,10 +118,25 @@ def debug_enabled():
     return _core.debug_enabled()
 
 
+def set_cpu_spmd(on=True):
+    """SPMD CPU code: kernels compiled from now on run consecutive parallel
+    iterations in the lanes of SIMD registers, with the scalar program's
+    results to the bit (the default), or, with on=False, one iteration at a
+    time, for comparison. kernel.inspect("llvm") says which a variant is, and
+    why a kernel runs scalar. TACK_CPU_SPMD=0 turns it off at import."""
+    _core.set_cpu_spmd(bool(on))
+
+
+def cpu_spmd_enabled():
+    return _core.cpu_spmd_enabled()
+
+
 import os as _os
 
 if _os.environ.get("TACK_DEBUG", "") not in ("", "0"):
     set_debug(True)
+if _os.environ.get("TACK_CPU_SPMD", "") == "0":
+    set_cpu_spmd(False)
 
 
 def available_devices():

@@ -12,7 +12,13 @@ bool Uniformity::varying(const ir::Expr& e) const {
         case ir::ExprKind::ArrayDim:
         case ir::ExprKind::BlockReduce: return false;
         case ir::ExprKind::VarRef: return varying_vars[e.as<ir::VarRef>()->var];
-        case ir::ExprKind::Load:
+        case ir::ExprKind::Load: {
+            auto& l = *e.as<ir::Load>();
+            if (l.array >= static_cast<int>(lockstep_arrays.size()) || !lockstep_arrays[l.array]) return true;
+            for (auto& i : l.indices)
+                if (varying(*i)) return true;
+            return false;
+        }
         case ir::ExprKind::Atomic:
         case ir::ExprKind::ThreadId: return true;
         case ir::ExprKind::Unary:
@@ -32,6 +38,44 @@ bool Uniformity::varying(const ir::Expr& e) const {
         case ir::ExprKind::StmtExpr: return varying(*e.as<ir::StmtExpr>()->value);
     }
     return true;
+}
+
+namespace {
+
+// Whether `b`, a loop body or a block within it, has a break or continue
+// of that loop which only some of the lanes running the body may take;
+// `varying_here` says whether `b` itself runs in only some of them.
+bool partial_exit(const ir::Block& b, bool varying_here, const Uniformity& labels) {
+    for (auto& s : b) {
+        switch (s->kind) {
+            case ir::StmtKind::Break:
+            case ir::StmtKind::Continue:
+                if (varying_here) return true;
+                break;
+            case ir::StmtKind::If: {
+                auto& i = *s->as<ir::If>();
+                bool v = varying_here || labels.varying(*i.cond);
+                if (partial_exit(i.then_body, v, labels) || partial_exit(i.else_body, v, labels)) return true;
+                break;
+            }
+            // An inner loop's exits leave only that loop; an inlined
+            // function's (in a StmtExpr) leave only its own loops.
+            case ir::StmtKind::For:
+            case ir::StmtKind::While:
+            case ir::StmtKind::Assign:
+            case ir::StmtKind::Store:
+            case ir::StmtKind::Eval:
+            case ir::StmtKind::Print:
+            case ir::StmtKind::Barrier: break;
+        }
+    }
+    return false;
+}
+
+}  // namespace
+
+bool has_partial_exit(const ir::Block& loop_body, const Uniformity& labels) {
+    return partial_exit(loop_body, false, labels);
 }
 
 namespace {
@@ -143,39 +187,9 @@ private:
     Context loop_body(const Context& c, bool exit_varies, const ir::Block& body) const {
         Context inner = c;
         inner.in_loop = true;
-        if (c.control == Divergence::None && (exit_varies || partial_loop_exit(body, false)))
+        if (c.control == Divergence::None && (exit_varies || has_partial_exit(body, labels())))
             inner.control = Divergence::Loop;
         return inner;
-    }
-
-    // Whether `b`, a loop body or a block within it, has a break or continue
-    // of that loop which only some of the lanes running the body may take;
-    // `varying_here` says whether `b` itself runs in only some of them.
-    bool partial_loop_exit(const ir::Block& b, bool varying_here) const {
-        for (auto& s : b) {
-            switch (s->kind) {
-                case ir::StmtKind::Break:
-                case ir::StmtKind::Continue:
-                    if (varying_here) return true;
-                    break;
-                case ir::StmtKind::If: {
-                    auto& i = *s->as<ir::If>();
-                    bool v = varying_here || labels().varying(*i.cond);
-                    if (partial_loop_exit(i.then_body, v) || partial_loop_exit(i.else_body, v)) return true;
-                    break;
-                }
-                // An inner loop's exits leave only that loop; an inlined
-                // function's (in a StmtExpr) leave only its own loops.
-                case ir::StmtKind::For:
-                case ir::StmtKind::While:
-                case ir::StmtKind::Assign:
-                case ir::StmtKind::Store:
-                case ir::StmtKind::Eval:
-                case ir::StmtKind::Print:
-                case ir::StmtKind::Barrier: break;
-            }
-        }
-        return false;
     }
 
     void stmt(const ir::Stmt& s, const Context& c) {
@@ -212,7 +226,9 @@ private:
                 expr(*f.end, c);
                 expr(*f.step, c);
                 bool bounds_vary = labels().varying(*f.start) || labels().varying(*f.end) || labels().varying(*f.step);
-                if (c.control != Divergence::None || bounds_vary) mark(f.var);
+                // Lanes that leave the loop early keep the value of their
+                // last iteration.
+                if (c.control != Divergence::None || bounds_vary || has_partial_exit(f.body, labels())) mark(f.var);
                 block(f.body, loop_body(c, bounds_vary, f.body));
                 return;
             }
@@ -227,7 +243,7 @@ private:
                 block(w.body, inner);
                 return;
             }
-            case ir::StmtKind::Break: return;  // counted by the loop (partial_loop_exit)
+            case ir::StmtKind::Break: return;  // counted by the loop (has_partial_exit)
             case ir::StmtKind::Continue:
                 if (!c.in_loop && c.control != Divergence::None) partial_exit_ = true;
                 return;
@@ -278,6 +294,20 @@ private:
 };
 
 }  // namespace
+
+Uniformity simd_lane_labels(const ir::Kernel& typed) {
+    Participation p;
+    p.labels.varying_vars.assign(typed.vars.size(), false);
+    if (!typed.dims.empty()) p.labels.varying_vars[typed.dims.back().var] = true;
+    p.labels.lockstep_arrays.assign(typed.params.size(), false);
+    for (size_t a = 0; a < typed.params.size(); ++a) {
+        auto kind = typed.params[a].kind;
+        p.labels.lockstep_arrays[a] = kind == ir::ParamKind::Array || kind == ir::ParamKind::Texture;
+    }
+    Checker checker(typed, p);
+    while (checker.pass()) continue;
+    return std::move(p.labels);
+}
 
 Participation check_participation(const ir::Kernel& typed) {
     Participation p;

@@ -14,7 +14,8 @@
 // reach the value only through the variables they assign, and those carry
 // their own labels. A variable is varying when any assignment to it is
 // varying or stands under varying control; a sequential loop variable when
-// its bounds are varying or its loop stands under varying control. The
+// its bounds are varying, its loop stands under varying control, or some lanes
+// may leave the loop early (they keep their last iteration's value). The
 // labels are flow-insensitive (varying anywhere is varying everywhere) and
 // iterate to a fixed point over the whole kernel, so a value assigned late
 // in a loop body reaches the conditions evaluated on the next pass.
@@ -54,8 +55,25 @@ namespace tack::analysis {
 
 struct Uniformity {
     std::vector<bool> varying_vars;  // per ir::Kernel::vars index: may differ between lanes of a workgroup
+    // Per ir::Kernel::params index: arrays that every lane sees as one
+    // memory and reads in lockstep with the others, so a load of them at
+    // uniform indices is uniform (the CPU's SIMD lanes). Empty on GPUs, where
+    // every load is varying.
+    std::vector<bool> lockstep_arrays;
     bool varying(const ir::Expr& e) const;  // an expression's label under these variable labels
 };
+
+// Whether a loop body has a `break` or `continue` of that loop which only
+// some of the lanes running the body may take (under a varying `if`).
+bool has_partial_exit(const ir::Block& loop_body, const Uniformity& labels);
+
+// The labels of the CPU's SIMD lanes (codegen/llvm, SPMD variant): the
+// lanes of one group run consecutive iterations of the innermost parallel
+// dimension, so its variable is varying and the outer dimensions' are
+// uniform; loads of parameter arrays and textures (not local arrays, which
+// each lane has its own of) follow their indices. The rest is the rule
+// above, to the same fixed point.
+Uniformity simd_lane_labels(const ir::Kernel& typed);
 
 struct ParticipationFailure {
     std::string primitive;  // "barrier", "block_sum", "block_min", "block_max"

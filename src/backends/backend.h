@@ -40,6 +40,7 @@ struct CompileOptions {
     std::string symbol_prefix;  // unique within the process
     bool debug = false;         // check every index and integer divisor
     bool noalias = false;       // the disjoint-storage variant
+    bool spmd = true;           // CPU: run parallel iterations in SIMD lanes where the kernel allows
 };
 
 // Compiled code for one variant, runnable by the backend that made it, for

@@ -28,6 +28,7 @@ namespace {
 
 std::atomic<uint64_t> next_kernel_id{0};
 std::atomic<bool> debug_mode{false};
+std::atomic<bool> cpu_spmd{true};
 
 // The variant key is each argument's words, then one word of flags. An
 // array or a scalar is one word; a texture is its tag and its three extents.
@@ -36,6 +37,7 @@ constexpr uint32_t kScalarTag = 2u << 28;
 constexpr uint32_t kTextureTag = 3u << 28;
 constexpr uint32_t kDebugFlag = 1;
 constexpr uint32_t kDisjointFlag = 2;
+constexpr uint32_t kScalarFlag = 4;  // SPMD CPU code forced off
 constexpr uint32_t kObjectTag = 4u << 28;  // | the instance's signature id
 constexpr int kBackendShift = 8;           // flags: the backend's index in known_backends()
 
@@ -100,6 +102,8 @@ bool key_matches(const CallArg& a, DType precision, const std::vector<uint32_t>&
 
 void set_debug(bool on) { debug_mode = on; }
 bool debug_enabled() { return debug_mode; }
+void set_cpu_spmd(bool on) { cpu_spmd = on; }
+bool cpu_spmd_enabled() { return cpu_spmd; }
 
 namespace {
 // The default device, as its index in backends::known_backends() (0: the CPU).
@@ -166,6 +170,7 @@ struct Kernel::Variant {
     analysis::Effects effects;
     bool debug = false;
     bool disjoint = false;  // compiled with noalias array parameters
+    bool spmd = true;       // CPU code may run iterations in SIMD lanes
     std::vector<codegen::DebugAccess> debug_accesses;
 };
 
@@ -288,13 +293,14 @@ size_t Kernel::backend_index(const CallArg* args, size_t n) {
 
 Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n, Caller* caller) {
     DType precision = float_precision_of(args, n);
-    uint32_t debug = debug_mode.load(std::memory_order_relaxed) ? 1 : 0;
+    uint32_t flags = (debug_mode.load(std::memory_order_relaxed) ? kDebugFlag : 0) |
+                     (cpu_spmd.load(std::memory_order_relaxed) ? 0 : kScalarFlag);
     uint32_t backend = static_cast<uint32_t>(backend_index(args, n)) << kBackendShift;
     auto facts_match = [&](const Variant& v) {
         size_t at = 0;
         for (size_t i = 0; i < n; ++i)
             if (!key_matches(args[i], precision, v.key, at)) return false;
-        return at + 1 == v.key.size() && (v.key[at] & ~kDisjointFlag) == (debug | backend);
+        return at + 1 == v.key.size() && (v.key[at] & ~kDisjointFlag) == (flags | backend);
     };
     // The cached path: compare keys in place, newest variant first; then the
     // disjointness of this call's storage picks between the two variants.
@@ -381,8 +387,9 @@ Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n, Caller* call
         // decides (lowering alone tells, without compiling).
         disjoint = written_disjoint(analysis::effects_of(template_for(shapes)).written, args, n);
     }
-    v->key.push_back(debug | backend | (disjoint ? kDisjointFlag : 0));
-    v->debug = debug != 0;
+    v->key.push_back(flags | backend | (disjoint ? kDisjointFlag : 0));
+    v->debug = (flags & kDebugFlag) != 0;
+    v->spmd = (flags & kScalarFlag) == 0;
     v->disjoint = disjoint;
     std::string why_not;
     const std::string& backend_name = backends::known_backends()[backend >> kBackendShift];
@@ -426,6 +433,7 @@ backends::CompileOptions Kernel::compile_options(const Variant& v) const {
     o.symbol_prefix = "tack.k" + std::to_string(id_) + ".v" + std::to_string(variants_.size());
     o.debug = v.debug;
     o.noalias = v.disjoint;
+    o.spmd = v.spmd;
     return o;
 }
 

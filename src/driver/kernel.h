@@ -54,6 +54,12 @@ struct CallResult {
 void set_debug(bool on);
 bool debug_enabled();
 
+// SPMD CPU code (tack.set_cpu_spmd / TACK_CPU_SPMD=0): variants compiled
+// from now on run parallel iterations in SIMD lanes where the kernel allows
+// (the default), or the scalar program; it is part of the variant key.
+void set_cpu_spmd(bool on);
+bool cpu_spmd_enabled();
+
 // The device a launch with no array arguments runs on, and new arrays are
 // created on ("cpu" unless tack.set_default_device or TACK_DEVICE said
 // otherwise). The caller checks that the backend is available.

@@ -65,7 +65,7 @@ public:
         Compiled out;
         auto ctx = std::make_unique<llvm::LLVMContext>();
         codegen::EntryNames names;
-        auto m = codegen::emit_llvm(typed, *ctx, options.symbol_prefix, emit_options(options), &names,
+        auto m = codegen::emit_llvm(typed, *ctx, options.symbol_prefix, emit_options(typed, options), &names,
                                     &out.debug_accesses);
         out.code = std::make_unique<CpuExecutable>(
             codegen::jit_compile(std::move(m), std::move(ctx), names, host_symbols(), false));
@@ -157,19 +157,27 @@ public:
     std::string inspect(const std::string& mode, const ir::Kernel& typed, const CompileOptions& options) override {
         llvm::LLVMContext ctx;
         codegen::EntryNames names;
-        auto m = codegen::emit_llvm(typed, ctx, "tack.inspect", emit_options(options), &names);
-        if (mode == "llvm") return codegen::optimize_and_print(*m);
-        std::string s;
+        codegen::LanePlan plan = lane_plan(typed, options);
+        auto m = codegen::emit_llvm(typed, ctx, "tack.inspect", emit_options(typed, options), &names);
+        std::string s = plan.lanes > 1 ? "; tack cpu code: spmd, " + std::to_string(plan.lanes) + " lanes\n"
+                                       : "; tack cpu code: scalar, " + plan.why_scalar + "\n";
+        if (mode == "llvm") return s + codegen::optimize_and_print(*m);
         llvm::raw_string_ostream os(s);
         m->print(os, nullptr);
         return os.str();
     }
 
 private:
-    static codegen::EmitOptions emit_options(const CompileOptions& o) {
+    // The SPMD body's lanes, or why the body is the scalar program.
+    static codegen::LanePlan lane_plan(const ir::Kernel& typed, const CompileOptions& o) {
+        if (!o.spmd) return codegen::LanePlan{1, "SPMD is off (tack.set_cpu_spmd(False) or TACK_CPU_SPMD=0)"};
+        return codegen::plan_lanes(typed, codegen::host_vector_bits(), o.debug);
+    }
+    static codegen::EmitOptions emit_options(const ir::Kernel& typed, const CompileOptions& o) {
         codegen::EmitOptions e;
         e.debug = o.debug;
         e.noalias = o.noalias;
+        e.lanes = lane_plan(typed, o).lanes;
         return e;
     }
     Capabilities capabilities_;

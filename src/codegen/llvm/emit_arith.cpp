@@ -3,6 +3,7 @@
 // arithmetic wraps (no nsw/nuw).
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/MDBuilder.h>
+#include <llvm/Support/raw_ostream.h>
 
 #include "codegen/llvm/emitter.h"
 
@@ -19,8 +20,10 @@ Value* Emitter::unary(const Unary& u) {
 Value* Emitter::binary(const Binary& bin) {
     Value* l = emit(*bin.lhs);
     Value* r = emit(*bin.rhs);
+    unify(l, r);
     DType t = bin.dtype();
     bool f = is_float(t), s = is_signed_int(t);
+    bool lanes = l->getType()->isVectorTy();
     switch (bin.op) {
         case BinOp::Add: return f ? b_.CreateFAdd(l, r) : b_.CreateAdd(l, r);
         case BinOp::Sub: return f ? b_.CreateFSub(l, r) : b_.CreateSub(l, r);
@@ -29,46 +32,16 @@ Value* Emitter::binary(const Binary& bin) {
         case BinOp::FloorDiv:
         case BinOp::Mod: {
             bool want_div = bin.op == BinOp::FloorDiv;
-            if (f) return b_.CreateCall(float_divmod(t, want_div), {l, r});
-            // The caller promises a nonzero divisor (and no signed minimum
-            // by -1), but a broken promise must not kill the process with
-            // SIGFPE. Divisors that can trap (0, and -1 when signed) take a
-            // branch, marked unlikely so the division itself stays as fast
-            // as before: there the quotient is the operands' product (0 for
-            // a zero divisor, as NumPy gives, and the exact, wrapped -l for
-            // -1) and the remainder 0. Debug mode reports a zero divisor.
-            Value* zero = llvm::ConstantInt::get(l->getType(), 0);
-            Value* one = llvm::ConstantInt::get(l->getType(), 1);
-            if (debug_) check_divisor(b_.CreateICmpEQ(r, zero), bin.span);
-            Value* unsafe = s ? b_.CreateICmpULE(b_.CreateAdd(r, one), one) : b_.CreateICmpEQ(r, zero);
-            auto* divide = block("div");
-            auto* special = block("div.special");
-            auto* join = block("div.join");
-            b_.CreateCondBr(unsafe, special, divide, llvm::MDBuilder(ctx_).createBranchWeights(1, 1 << 20));
-            b_.SetInsertPoint(special);
-            Value* special_value = want_div ? b_.CreateMul(l, r) : zero;
-            b_.CreateBr(join);
-            b_.SetInsertPoint(divide);
-            Value* value;
-            if (!s) {
-                value = want_div ? b_.CreateUDiv(l, r) : b_.CreateURem(l, r);
-            } else {
-                // Truncating division corrected towards negative infinity.
-                Value* q = b_.CreateSDiv(l, r);
-                Value* m = b_.CreateSRem(l, r);
-                Value* adjust = b_.CreateAnd(b_.CreateICmpNE(m, zero), b_.CreateICmpSLT(b_.CreateXor(m, r), zero));
-                value = want_div ? b_.CreateSub(q, b_.CreateZExt(adjust, l->getType()))
-                                 : b_.CreateAdd(m, b_.CreateSelect(adjust, r, zero));
-            }
-            BasicBlock* divided = b_.GetInsertBlock();
-            b_.CreateBr(join);
-            b_.SetInsertPoint(join);
-            auto* phi = b_.CreatePHI(l->getType(), 2);
-            phi->addIncoming(special_value, special);
-            phi->addIncoming(value, divided);
-            return phi;
+            if (f) return b_.CreateCall(float_divmod(l->getType(), want_div), {l, r});
+            return int_divmod(l, r, s, want_div, bin.span);
         }
         case BinOp::Pow:
+            if (lanes) {
+                return per_lane({l, r}, ty(t), [&](const std::vector<Value*>& x) -> Value* {
+                    if (f) return b_.CreateCall(libm(t, "pow", 2), x);
+                    return b_.CreateCall(int_pow(t, bin.rhs->dtype()), x);
+                });
+            }
             if (f) return b_.CreateCall(libm(t, "pow", 2), {l, r});
             return b_.CreateCall(int_pow(t, bin.rhs->dtype()), {l, r});
         case BinOp::Shl: return b_.CreateShl(l, r);
@@ -87,9 +60,68 @@ Value* Emitter::binary(const Binary& bin) {
     syntax::internal_error(kEmitPass, "unknown binary operator");
 }
 
+// Integer // and %, floored.
+Value* Emitter::int_divmod(Value* l, Value* r, bool s, bool want_div, Span span) {
+    // The caller promises a nonzero divisor (and no signed minimum
+    // by -1), but a broken promise must not kill the process with
+    // SIGFPE. Divisors that can trap (0, and -1 when signed) take a
+    // branch, marked unlikely so the division itself stays as fast
+    // as before: there the quotient is the operands' product (0 for
+    // a zero divisor, as NumPy gives, and the exact, wrapped -l for
+    // -1) and the remainder 0. Debug mode reports a zero divisor.
+    Value* zero = llvm::ConstantInt::get(l->getType(), 0);
+    Value* one = llvm::ConstantInt::get(l->getType(), 1);
+    if (debug_) check_divisor(b_.CreateICmpEQ(r, zero), span);
+    Value* unsafe = s ? b_.CreateICmpULE(b_.CreateAdd(r, one), one) : b_.CreateICmpEQ(r, zero);
+    if (l->getType()->isVectorTy()) {
+        // Lanes: a divisor of 1 where the lane is special (or
+        // inactive, with a garbage divisor), then the special value.
+        Value* safe = b_.CreateSelect(unsafe, one, r);
+        Value* value;
+        if (!s) {
+            value = want_div ? b_.CreateUDiv(l, safe) : b_.CreateURem(l, safe);
+        } else {
+            Value* q = b_.CreateSDiv(l, safe);
+            Value* m = b_.CreateSRem(l, safe);
+            Value* adjust =
+                b_.CreateAnd(b_.CreateICmpNE(m, zero), b_.CreateICmpSLT(b_.CreateXor(m, safe), zero));
+            value = want_div ? b_.CreateSub(q, b_.CreateZExt(adjust, l->getType()))
+                             : b_.CreateAdd(m, b_.CreateSelect(adjust, safe, zero));
+        }
+        return b_.CreateSelect(unsafe, want_div ? b_.CreateMul(l, r) : zero, value);
+    }
+    auto* divide = block("div");
+    auto* special = block("div.special");
+    auto* join = block("div.join");
+    b_.CreateCondBr(unsafe, special, divide, llvm::MDBuilder(ctx_).createBranchWeights(1, 1 << 20));
+    b_.SetInsertPoint(special);
+    Value* special_value = want_div ? b_.CreateMul(l, r) : zero;
+    b_.CreateBr(join);
+    b_.SetInsertPoint(divide);
+    Value* value;
+    if (!s) {
+        value = want_div ? b_.CreateUDiv(l, r) : b_.CreateURem(l, r);
+    } else {
+        // Truncating division corrected towards negative infinity.
+        Value* q = b_.CreateSDiv(l, r);
+        Value* m = b_.CreateSRem(l, r);
+        Value* adjust = b_.CreateAnd(b_.CreateICmpNE(m, zero), b_.CreateICmpSLT(b_.CreateXor(m, r), zero));
+        value = want_div ? b_.CreateSub(q, b_.CreateZExt(adjust, l->getType()))
+                         : b_.CreateAdd(m, b_.CreateSelect(adjust, r, zero));
+    }
+    BasicBlock* divided = b_.GetInsertBlock();
+    b_.CreateBr(join);
+    b_.SetInsertPoint(join);
+    auto* phi = b_.CreatePHI(l->getType(), 2);
+    phi->addIncoming(special_value, special);
+    phi->addIncoming(value, divided);
+    return phi;
+}
+
 Value* Emitter::compare(const Compare& c) {
     Value* l = emit(*c.lhs);
     Value* r = emit(*c.rhs);
+    unify(l, r);
     DType t = c.lhs->dtype();
     if (is_float(t)) {
         llvm::CmpInst::Predicate p;
@@ -120,7 +152,7 @@ Value* Emitter::cast(const Cast& c) {
     Value* v = emit(*c.operand);
     DType from = c.operand->dtype(), to = c.to;
     if (from == to) return v;
-    Type* t = ty(to);
+    Type* t = like(ty(to), v);
     if (is_int(from) && is_int(to)) {
         if (bits_of(to) < bits_of(from)) return b_.CreateTrunc(v, t);
         if (bits_of(to) == bits_of(from)) return v;  // same bits, new interpretation
@@ -135,6 +167,7 @@ Value* Emitter::math(const Math& m) {
     DType t = m.dtype();
     std::vector<Value*> args;
     for (auto& a : m.args) args.push_back(emit(*a));
+    if (args.size() == 2) unify(args[0], args[1]);
     if (m.fn == MathFn::Abs && is_int(t)) {
         if (!is_signed_int(t)) return args[0];
         Value* zero = llvm::ConstantInt::get(args[0]->getType(), 0);
@@ -147,7 +180,12 @@ Value* Emitter::math(const Math& m) {
         case MathFn::Abs: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, args[0]);
         default: break;
     }
-    return b_.CreateCall(libm(t, to_string(m.fn), ir::arity(m.fn)), args);
+    // Lanes call the C library one at a time: its results are the bits the
+    // scalar program gets.
+    llvm::FunctionCallee f = libm(t, to_string(m.fn), ir::arity(m.fn));
+    if (args[0]->getType()->isVectorTy())
+        return per_lane(args, ty(t), [&](const std::vector<Value*>& x) -> Value* { return b_.CreateCall(f, x); });
+    return b_.CreateCall(f, args);
 }
 
 // The C library's function of the right precision: sinf for f32, sin for f64.
@@ -167,10 +205,13 @@ llvm::FunctionCallee Emitter::libm(DType t, const std::string& base, int n) {
 // remainder corrected to the divisor's sign, and a quotient rebuilt from
 // it and snapped to an integral value. An overflowing quotient stays
 // infinite; nothing passes through an integer conversion.
-llvm::Function* Emitter::float_divmod(DType t, bool want_div) {
-    std::string name = prefix_ + (want_div ? ".floordiv." : ".mod.") + std::string(name_of(t));
+// Written over `ft`, a floating type or a vector of one: every step is
+// elementwise.
+llvm::Function* Emitter::float_divmod(Type* ft, bool want_div) {
+    std::string type_name;
+    llvm::raw_string_ostream(type_name) << *ft;
+    std::string name = prefix_ + (want_div ? ".floordiv." : ".mod.") + type_name;
     if (auto* f = m_.getFunction(name)) return f;
-    Type* ft = ty(t);
     auto* f = llvm::Function::Create(llvm::FunctionType::get(ft, {ft, ft}, false), llvm::Function::InternalLinkage,
                                      name, m_);
     f->addFnAttr(llvm::Attribute::AlwaysInline);

@@ -75,6 +75,8 @@ void Emitter::emit_count(const std::string& name) {
 void Emitter::emit_body(const std::string& name) {
     auto* fty = llvm::FunctionType::get(b_.getVoidTy(), {ptr(), i64(), i64()}, false);
     begin_function(fty, name);
+    // The lanes' vectors are legal whatever width the target prefers.
+    if (lanes_ > 1) fn_->addFnAttr("min-legal-vector-width", std::to_string(lanes_ * 64));
     Value* begin = fn_->getArg(1);
     Value* end = fn_->getArg(2);
     emit_block(k_.prologue);
@@ -121,11 +123,29 @@ void Emitter::emit_body(const std::string& name) {
         inner_count = b_.CreateSelect(b_.CreateICmpULT(left_in_row, left_in_chunk), left_in_row, left_in_chunk);
     }
     Value* inner_end = b_.CreateAdd(inner_first, inner_count);
+    auto* row_next = block("row.next");
+    if (lanes_ > 1) {
+        emit_groups(inner_first, inner_end);
+        branch_if_open(row_next);
+    } else {
+        emit_iterations(inner_first, inner_end, row_next);
+    }
 
+    b_.SetInsertPoint(row_next);
+    b_.CreateStore(b_.CreateAdd(k, inner_count), k_slot);
+    b_.CreateBr(row_head);
+
+    b_.SetInsertPoint(done);
+    b_.CreateRetVoid();
+    end_function();
+}
+
+// The scalar program: one iteration after another.
+void Emitter::emit_iterations(Value* inner_first, Value* inner_end, BasicBlock* row_next) {
+    size_t nd = k_.dims.size();
     auto* head = block("it.head");
     auto* body = block("it.body");
     auto* latch = block("it.latch");
-    auto* row_next = block("row.next");
     auto* j_slot = entry_alloca(i64(), "j");
     b_.CreateStore(inner_first, j_slot);
     b_.CreateBr(head);
@@ -135,7 +155,7 @@ void Emitter::emit_body(const std::string& name) {
     b_.CreateCondBr(b_.CreateICmpSLT(j, inner_end), body, row_next);
 
     b_.SetInsertPoint(body);
-    set_dim_var(nd - 1, j, starts[nd - 1], steps[nd - 1]);
+    set_dim_var(nd - 1, j, dim_start_[nd - 1], dim_step_[nd - 1]);
     loops_.push_back(LoopTargets{row_next, latch});  // `continue` ends the iteration
     emit_block(k_.body);
     loops_.pop_back();
@@ -144,14 +164,6 @@ void Emitter::emit_body(const std::string& name) {
     b_.SetInsertPoint(latch);
     b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64(), j_slot), b_.getInt64(1)), j_slot);
     b_.CreateBr(head);
-
-    b_.SetInsertPoint(row_next);
-    b_.CreateStore(b_.CreateAdd(k, inner_count), k_slot);
-    b_.CreateBr(row_head);
-
-    b_.SetInsertPoint(done);
-    b_.CreateRetVoid();
-    end_function();
 }
 
 void Emitter::emit_result(const std::string& name) {
@@ -175,6 +187,11 @@ Type* Emitter::ty(DType t) {
         case DType::F64: return b_.getDoubleTy();
     }
     return nullptr;
+}
+
+Type* Emitter::like(Type* elem, Value* shape) {
+    if (auto* v = llvm::dyn_cast<llvm::VectorType>(shape->getType())) return llvm::VectorType::get(elem, v);
+    return elem;
 }
 
 void Emitter::begin_function(llvm::FunctionType* fty, const std::string& name) {
@@ -202,7 +219,8 @@ void Emitter::begin_function(llvm::FunctionType* fty, const std::string& name) {
             ArrayValues a;
             int64_t n = 1;
             for (auto e : param.local_shape) n *= e;
-            auto* storage = entry_alloca(llvm::ArrayType::get(ty(param.dtype), n), param.name);
+            // SPMD: one copy per lane, element e of lane l at e * W + l.
+            auto* storage = entry_alloca(llvm::ArrayType::get(ty(param.dtype), n * lanes_), param.name);
             storage->setAlignment(llvm::Align(16));
             a.data = storage;
             int64_t stride = 1;
@@ -248,7 +266,7 @@ void Emitter::begin_function(llvm::FunctionType* fty, const std::string& name) {
             for (size_t v = 0; v < k_.vars.size(); ++v) {
                 if (k_.vars[v].role == VarRole::Param && k_.vars[v].param == static_cast<int>(p)) {
                     Value* val = b_.CreateLoad(ty(param.dtype), slot_ptr, param.name);
-                    b_.CreateStore(val, slot(static_cast<int>(v)));
+                    assign(static_cast<int>(v), val);
                 }
             }
         }
@@ -275,7 +293,16 @@ Value* Emitter::slot(int var) {
     if (!slots_[var]) {
         auto& v = k_.vars[var];
         if (!v.type) syntax::internal_error(kEmitPass, "local '" + v.name + "' has no type");
-        slots_[var] = entry_alloca(ty(*v.type), v.name);
+        if (!varying_var(var)) {
+            slots_[var] = entry_alloca(ty(*v.type), v.name);
+        } else {
+            // Lanes that never assign a variable read zeros, not poison
+            // that a mask or branch could see.
+            auto* a = entry_alloca(vec(ty(*v.type)), v.name);
+            IRBuilder<> eb(entry_, std::next(a->getIterator()));
+            eb.CreateStore(llvm::Constant::getNullValue(a->getAllocatedType()), a);
+            slots_[var] = a;
+        }
     }
     return slots_[var];
 }
@@ -328,9 +355,25 @@ std::vector<Value*> Emitter::dim_counts() {
 
 void Emitter::set_dim_var(size_t d, Value* idx, Value* start, Value* step) {
     int var = k_.dims[d].var;
-    Type* t = ty(*k_.vars[var].type);
-    Value* i = b_.CreateTrunc(idx, t);  // wraps in the variable's type: exact, as the value is in range
-    b_.CreateStore(b_.CreateAdd(start, b_.CreateMul(i, step)), slot(var));
+    Value* i = b_.CreateTrunc(idx, like(ty(*k_.vars[var].type), idx));  // wraps in the variable's type: exact, as the value is in range
+    unify(i, start);
+    unify(i, step);
+    assign(var, b_.CreateAdd(start, b_.CreateMul(i, step)));
+}
+
+void Emitter::assign(int var, Value* v) {
+    Value* to = slot(var);
+    if (!varying_var(var)) {
+        if (v->getType()->isVectorTy())
+            syntax::internal_error(kEmitPass, "a varying value assigned to uniform '" + k_.vars[var].name + "'");
+        b_.CreateStore(v, to);
+        return;
+    }
+    v = widen(v);
+    // Lanes outside masked control that are inactive have left the
+    // iteration (or lie past the launch): their values are never read.
+    if (in_lanes() && depth_ > 0) v = b_.CreateSelect(mask(), v, b_.CreateLoad(v->getType(), to));
+    b_.CreateStore(v, to);
 }
 
 void Emitter::emit_block(const Block& bl) {
@@ -344,12 +387,16 @@ void Emitter::emit(const Stmt& s) {
     switch (s.kind) {
         case StmtKind::Assign: {
             auto& a = *s.as<Assign>();
-            b_.CreateStore(emit(*a.value), slot(a.var));
+            assign(a.var, emit(*a.value));
             break;
         }
         case StmtKind::Store: {
             auto& st = *s.as<Store>();
             Value* v = emit(*st.value);  // the value before the index
+            if (in_lanes()) {
+                lane_store(st, v);
+                break;
+            }
             Access a = address(st.array, st.indices, st.component, st.span);
             guarded(a, nullptr, [&]() -> Value* {
                 tag(b_.CreateAlignedStore(v, a.ptr, llvm::Align(1)), st.array);
@@ -359,60 +406,90 @@ void Emitter::emit(const Stmt& s) {
         }
         case StmtKind::Eval: emit(*s.as<Eval>()->value); break;
         case StmtKind::Print: emit_print(*s.as<Print>()); break;
-        case StmtKind::If: {
-            auto& i = *s.as<If>();
-            Value* c = truth(*i.cond);
-            auto* then_bb = block("then");
-            auto* else_bb = block("else");
-            auto* join = block("endif");
-            b_.CreateCondBr(c, then_bb, else_bb);
-            b_.SetInsertPoint(then_bb);
-            emit_block(i.then_body);
-            branch_if_open(join);
-            b_.SetInsertPoint(else_bb);
-            emit_block(i.else_body);
-            branch_if_open(join);
-            b_.SetInsertPoint(join);
-            break;
-        }
+        case StmtKind::If: emit_if(*s.as<If>()); break;
         case StmtKind::For: emit_for(*s.as<For>()); break;
-        case StmtKind::While: {
-            auto& w = *s.as<While>();
-            auto* head = block("while.head");
-            auto* body = block("while.body");
-            auto* exit = block("while.exit");
-            b_.CreateBr(head);
-            b_.SetInsertPoint(head);
-            b_.CreateCondBr(truth(*w.cond), body, exit);
-            b_.SetInsertPoint(body);
-            loops_.push_back(LoopTargets{exit, head});
-            emit_block(w.body);
-            loops_.pop_back();
-            branch_if_open(head);
-            b_.SetInsertPoint(exit);
-            break;
-        }
-        case StmtKind::Break:
-            if (loops_.empty()) syntax::internal_error(kEmitPass, "break outside a loop");
-            b_.CreateBr(loops_.back().break_to);
-            break;
-        case StmtKind::Continue:
-            if (loops_.empty()) syntax::internal_error(kEmitPass, "continue outside a loop");
-            b_.CreateBr(loops_.back().continue_to);
-            break;
+        case StmtKind::While: emit_while(*s.as<While>()); break;
+        case StmtKind::Break: emit_exit(true); break;
+        case StmtKind::Continue: emit_exit(false); break;
         case StmtKind::Barrier: syntax::internal_error(kEmitPass, "a barrier reached the CPU backend");
     }
 }
 
+void Emitter::emit_if(const If& i) {
+    if (varying(*i.cond)) return lane_if(i);
+    Value* c = truth(*i.cond);
+    auto* then_bb = block("then");
+    auto* else_bb = block("else");
+    auto* join = block("endif");
+    b_.CreateCondBr(c, then_bb, else_bb);
+    b_.SetInsertPoint(then_bb);
+    emit_block(i.then_body);
+    branch_if_open(join);
+    b_.SetInsertPoint(else_bb);
+    emit_block(i.else_body);
+    branch_if_open(join);
+    b_.SetInsertPoint(join);
+}
+
+void Emitter::emit_while(const While& w) {
+    if (in_lanes() && (varying(*w.cond) || analysis::has_partial_exit(w.body, *labels_))) return lane_loop(w);
+    auto* head = block("while.head");
+    auto* body = block("while.body");
+    auto* exit = block("while.exit");
+    b_.CreateBr(head);
+    b_.SetInsertPoint(head);
+    b_.CreateCondBr(truth(*w.cond), body, exit);
+    b_.SetInsertPoint(body);
+    loops_.push_back(LoopTargets{exit, head, depth_});
+    emit_block(w.body);
+    loops_.pop_back();
+    branch_if_open(head);
+    b_.SetInsertPoint(exit);
+}
+
+// A `break` or `continue` that every active lane takes is a branch; one
+// under masked control within its loop removes the lanes taking it.
+void Emitter::emit_exit(bool is_break) {
+    if (loops_.empty()) syntax::internal_error(kEmitPass, is_break ? "break outside a loop" : "continue outside a loop");
+    LoopTargets& loop = loops_.back();
+    if (!in_lanes() || depth_ == loop.depth) {
+        b_.CreateBr(is_break ? loop.break_to : loop.continue_to);
+        return;
+    }
+    Value* none = llvm::Constant::getNullValue(vec(b_.getInt1Ty()));
+    if (!is_break) {
+        if (loop.continued) b_.CreateStore(b_.CreateOr(b_.CreateLoad(none->getType(), loop.continued), mask()), loop.continued);
+        else iteration_left_ = true;  // the parallel loop's: the lanes' iteration is over
+    }
+    set_mask(none);
+}
+
 // Values go to the runtime as (dtype, 64-bit payload) pairs; it formats
-// and writes the whole line at once.
+// and writes the whole line at once. SPMD: each active lane prints its
+// line, in lane order.
 void Emitter::emit_print(const Print& p) {
+    std::vector<Value*> values;
+    for (auto& a : p.args) values.push_back(emit(*a));
+    if (!in_lanes()) {
+        print_values(p, values);
+        return;
+    }
+    for (auto*& v : values) v = widen(v);
+    each_active_lane(nullptr, [&](Value* lane) -> Value* {
+        std::vector<Value*> scalars;
+        for (auto* v : values) scalars.push_back(b_.CreateExtractElement(v, lane));
+        print_values(p, scalars);
+        return nullptr;
+    });
+}
+
+void Emitter::print_values(const Print& p, const std::vector<Value*>& args) {
     size_t n = std::max<size_t>(p.args.size(), 1);
     auto* kinds = entry_alloca(llvm::ArrayType::get(b_.getInt8Ty(), n), "print.kinds");
     auto* values = entry_alloca(llvm::ArrayType::get(i64(), n), "print.values");
     std::vector<uint8_t> marks = ir::print_kinds(p);
     for (size_t i = 0; i < p.args.size(); ++i) {
-        Value* v = emit(*p.args[i]);
+        Value* v = args[i];
         DType t = p.args[i]->dtype();
         Value* payload;
         if (is_float(t)) {
@@ -432,6 +509,9 @@ void Emitter::emit_print(const Print& p) {
 }
 
 void Emitter::emit_for(const For& f) {
+    if (in_lanes() && (varying(*f.start) || varying(*f.end) || varying(*f.step) ||
+                       analysis::has_partial_exit(f.body, *labels_)))
+        return lane_loop(f);
     DType t = *k_.vars[f.var].type;
     Value* start = emit(*f.start);
     Value* end = emit(*f.end);
@@ -449,8 +529,8 @@ void Emitter::emit_for(const For& f) {
     b_.CreateCondBr(b_.CreateICmpSLT(kv, count), body, exit);
     b_.SetInsertPoint(body);
     Value* i = b_.CreateTrunc(kv, ty(t));
-    b_.CreateStore(b_.CreateAdd(start, b_.CreateMul(i, step)), slot(f.var));
-    loops_.push_back(LoopTargets{exit, latch});
+    assign(f.var, b_.CreateAdd(start, b_.CreateMul(i, step)));
+    loops_.push_back(LoopTargets{exit, latch, depth_});
     emit_block(f.body);
     loops_.pop_back();
     branch_if_open(latch);
@@ -464,7 +544,7 @@ Value* Emitter::index64(const Expr& e) {
     Value* v = emit(e);
     DType t = e.dtype();
     if (bits_of(t) == 64) return v;
-    return is_signed_int(t) ? b_.CreateSExt(v, i64()) : b_.CreateZExt(v, i64());
+    return is_signed_int(t) ? b_.CreateSExt(v, like(i64(), v)) : b_.CreateZExt(v, like(i64(), v));
 }
 
 Emitter::Access Emitter::address(int array, const std::vector<ExprPtr>& indices, int component, Span span) {
@@ -475,25 +555,42 @@ Emitter::Access Emitter::address(int array, const std::vector<ExprPtr>& indices,
     for (auto& e : indices) idx.push_back(index64(*e));
     Access out;
     if (debug_) out.in_bounds = bounds_check(array, idx, span);
+    out.ptr = b_.CreateGEP(ty(param.dtype), a.data, offset_of(array, idx, component));
+    return out;
+}
+
+// An element's offset from the data pointer, in scalars; a vector of
+// offsets when an index varies.
+Value* Emitter::offset_of(int array, const std::vector<Value*>& idx_in, int component) {
+    auto& param = k_.params[array];
+    auto& a = arrays_[array];
+    std::vector<Value*> idx = idx_in;
+    bool lanes = false;
+    for (auto* i : idx) lanes = lanes || i->getType()->isVectorTy();
+    auto u = [&](Value* v) { return lanes ? widen(v) : v; };
+    if (lanes)
+        for (auto*& i : idx) i = widen(i);
     Value* offset;
     if (static_cast<int>(idx.size()) == param.ndim) {
-        offset = b_.CreateMul(idx[0], a.strides[0]);
-        for (size_t d = 1; d < idx.size(); ++d) offset = b_.CreateAdd(offset, b_.CreateMul(idx[d], a.strides[d]));
+        offset = b_.CreateMul(idx[0], u(a.strides[0]));
+        for (size_t d = 1; d < idx.size(); ++d) offset = b_.CreateAdd(offset, b_.CreateMul(idx[d], u(a.strides[d])));
     } else if (param.contiguous) {
-        offset = b_.CreateMul(idx[0], b_.getInt64(a.element_stride));  // a flat row-major index
+        offset = b_.CreateMul(idx[0], u(b_.getInt64(a.element_stride)));  // a flat row-major index
     } else {
-        // A flat index into a strided view: unravel by the extents.
+        // A flat index into a strided view: unravel by the extents. (Lanes
+        // with an inactive, garbage index may divide by anything but zero:
+        // an extent of zero leaves no element to index.)
         Value* q = idx[0];
-        offset = b_.getInt64(0);
+        offset = u(b_.getInt64(0));
         for (int d = param.ndim - 1; d >= 0; --d) {
-            Value* i = d == 0 ? q : b_.CreateSRem(q, a.shape[d]);
-            if (d > 0) q = b_.CreateSDiv(q, a.shape[d]);
-            offset = b_.CreateAdd(offset, b_.CreateMul(i, a.strides[d]));
+            Value* i = d == 0 ? q : b_.CreateSRem(q, u(a.shape[d]));
+            if (d > 0) q = b_.CreateSDiv(q, u(a.shape[d]));
+            offset = b_.CreateAdd(offset, b_.CreateMul(i, u(a.strides[d])));
         }
     }
-    if (component != 0) offset = b_.CreateAdd(offset, b_.CreateMul(b_.getInt64(component), a.component_stride));
-    out.ptr = b_.CreateGEP(ty(param.dtype), a.data, offset);
-    return out;
+    if (component != 0)
+        offset = b_.CreateAdd(offset, b_.CreateMul(u(b_.getInt64(component)), u(a.component_stride)));
+    return offset;
 }
 
 // The disjoint-storage variant: each array parameter is its own alias
@@ -509,16 +606,6 @@ void Emitter::set_up_alias_scopes() {
         if (k_.params[p].kind == ParamKind::Array) scopes_[p] = mdb.createAliasScope(k_.params[p].name, domain);
 }
 
-template <typename I>
-I* Emitter::tag(I* inst, int array) {
-    if (!noalias_ || array < 0 || !scopes_[array]) return inst;
-    std::vector<llvm::Metadata*> others;
-    for (size_t p = 0; p < scopes_.size(); ++p)
-        if (scopes_[p] && static_cast<int>(p) != array) others.push_back(scopes_[p]);
-    inst->setMetadata(llvm::LLVMContext::MD_alias_scope, llvm::MDNode::get(ctx_, {scopes_[array]}));
-    if (!others.empty()) inst->setMetadata(llvm::LLVMContext::MD_noalias, llvm::MDNode::get(ctx_, others));
-    return inst;
-}
 
 // Debug mode: every index within its extent, one dimension at a time (a
 // flat index within the element count). A failure is reported to the
@@ -597,12 +684,27 @@ Value* Emitter::guarded(const Access& a, Type* result, const std::function<Value
 // which dispatch checks for imported storage). Floating extrema use a
 // compare-and-swap loop on the integer bits, contributing the value once.
 Value* Emitter::atomic(const Atomic& at) {
+    if (in_lanes()) {
+        // Each active lane's update, in lane order.
+        Access acc = lane_address(at.array, at.indices, at.component);
+        Value* ptrs = widen(acc.ptr);
+        Value* v = widen(emit(*at.value));
+        return each_active_lane(ty(at.dtype()), [&](Value* lane) {
+            return atomic_at(at, b_.CreateExtractElement(ptrs, lane), b_.CreateExtractElement(v, lane));
+        });
+    }
     Access acc = address(at.array, at.indices, at.component, at.span);
     Value* v = emit(*at.value);
+    return guarded(acc, ty(at.dtype()), [&]() -> Value* { return atomic_at(at, acc.ptr, v); });
+}
+
+Value* Emitter::atomic_at(const Atomic& at, Value* ptr, Value* v) {
     DType t = at.dtype();
     Type* vt = ty(t);
     llvm::Align align(size_of(t));
-    return guarded(acc, vt, [&]() -> Value* {
+    Access acc;
+    acc.ptr = ptr;
+    {
         auto order = llvm::AtomicOrdering::Monotonic;
         if (is_int(t)) {
             llvm::AtomicRMWInst::BinOp op = llvm::AtomicRMWInst::Add;
@@ -634,7 +736,7 @@ Value* Emitter::atomic(const Atomic& at) {
         b_.CreateCondBr(ok, done, head);
         b_.SetInsertPoint(done);
         return old;
-    });
+    }
 }
 
 // A scalar as a condition: nonzero is true, and NaN is true.
@@ -653,10 +755,16 @@ Value* Emitter::emit(const Expr& e) {
             return llvm::ConstantFP::get(ty(e.dtype()), e.as<FloatConst>()->value);
         case ExprKind::VarRef: {
             int v = e.as<VarRef>()->var;
-            return b_.CreateLoad(ty(*k_.vars[v].type), slot(v));
+            Value* s = slot(v);
+            Value* x = b_.CreateLoad(varying_var(v) ? vec(ty(*k_.vars[v].type)) : ty(*k_.vars[v].type), s);
+            // Before the lanes part (the prologue, the bounds), every lane
+            // holds the same value.
+            if (varying_var(v) && !in_lanes()) x = b_.CreateExtractElement(x, b_.getInt32(0));
+            return x;
         }
         case ExprKind::Load: {
             auto& l = *e.as<Load>();
+            if (in_lanes()) return lane_load(l);
             Access a = address(l.array, l.indices, l.component, l.span);
             return guarded(a, ty(e.dtype()),
                            [&] { return tag(b_.CreateAlignedLoad(ty(e.dtype()), a.ptr, llvm::Align(1)), l.array); });
@@ -688,6 +796,7 @@ Value* Emitter::emit(const Expr& e) {
 }
 
 Value* Emitter::logical(const Logical& l) {
+    if (varying(*l.lhs)) return lane_logical(l);
     Value* lhs = truth(*l.lhs);
     BasicBlock* from = b_.GetInsertBlock();
     auto* rhs_bb = block(l.op == LogicOp::And ? "and.rhs" : "or.rhs");
@@ -696,31 +805,36 @@ Value* Emitter::logical(const Logical& l) {
     else b_.CreateCondBr(lhs, join, rhs_bb);
     b_.SetInsertPoint(rhs_bb);
     Value* rhs = truth(*l.rhs);
+    if (varying(l)) rhs = widen(rhs);
     BasicBlock* rhs_end = b_.GetInsertBlock();
     b_.CreateBr(join);
     b_.SetInsertPoint(join);
-    auto* phi = b_.CreatePHI(b_.getInt1Ty(), 2);
-    phi->addIncoming(b_.getInt1(l.op == LogicOp::Or), from);
+    auto* phi = b_.CreatePHI(rhs->getType(), 2);
+    phi->addIncoming(llvm::ConstantInt::get(rhs->getType(), l.op == LogicOp::Or), from);
     phi->addIncoming(rhs, rhs_end);
     return bool32(phi);
 }
 
 Value* Emitter::select(const Select& s) {
+    if (varying(*s.cond)) return lane_select(s);
     Value* c = truth(*s.cond);
+    bool lanes = varying(s);
     auto* t_bb = block("sel.true");
     auto* f_bb = block("sel.false");
     auto* join = block("sel.join");
     b_.CreateCondBr(c, t_bb, f_bb);
     b_.SetInsertPoint(t_bb);
     Value* tv = emit(*s.if_true);
+    if (lanes) tv = widen(tv);
     BasicBlock* t_end = b_.GetInsertBlock();
     b_.CreateBr(join);
     b_.SetInsertPoint(f_bb);
     Value* fv = emit(*s.if_false);
+    if (lanes) fv = widen(fv);
     BasicBlock* f_end = b_.GetInsertBlock();
     b_.CreateBr(join);
     b_.SetInsertPoint(join);
-    auto* phi = b_.CreatePHI(ty(s.dtype()), 2);
+    auto* phi = b_.CreatePHI(tv->getType(), 2);
     phi->addIncoming(tv, t_end);
     phi->addIncoming(fv, f_end);
     return phi;
@@ -745,7 +859,12 @@ std::unique_ptr<llvm::Module> emit_llvm(const Kernel& k, llvm::LLVMContext& ctx,
         emit_entry(e);
     };
     run([&](Emitter& e) { e.emit_count(names->count); });
-    run([&](Emitter& e) { e.emit_body(names->body); });
+    analysis::Uniformity labels;
+    if (options.lanes > 1) labels = analysis::simd_lane_labels(k);
+    run([&](Emitter& e) {
+        if (options.lanes > 1) e.set_lanes(options.lanes, &labels);
+        e.emit_body(names->body);
+    });
     if (k.result) run([&](Emitter& e) { e.emit_result(names->result); });
     if (debug_accesses) *debug_accesses = std::move(accesses);
     return m;

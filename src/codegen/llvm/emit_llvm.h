@@ -31,7 +31,20 @@ struct EmitOptions {
     // Promise that array parameters do not alias one another (the
     // disjoint-storage variant).
     bool noalias = false;
+    // Iterations per SIMD group of the body (emit_lanes.cpp); 1 is the
+    // scalar program.
+    int lanes = 1;
 };
+
+// The lanes of a kernel's SPMD body on a host whose SIMD registers are
+// `vector_bits` wide: the register's width over the widest type the body
+// computes with, at most 16. A plan of 1 lane runs the scalar program, and
+// says why.
+struct LanePlan {
+    int lanes = 1;
+    std::string why_scalar;
+};
+LanePlan plan_lanes(const ir::Kernel& k, int vector_bits, bool debug);
 
 // `symbol_prefix` must be unique within the JIT; user names never reach
 // symbol names, so any identifier is safe.

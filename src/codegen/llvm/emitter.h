@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/uniformity.h"
 #include "codegen/llvm/emit_llvm.h"
 #include "ir/ir.h"
 
@@ -33,6 +34,13 @@ public:
         : k_(k), ctx_(ctx), m_(m), b_(ctx), prefix_(std::move(prefix)), debug_(debug), debug_accesses_(accesses) {}
 
     void set_noalias(bool on) { noalias_ = on; }
+    // The SPMD body (emit_lanes.cpp): `lanes` consecutive iterations of the
+    // innermost dimension per group, values labeled by `labels`
+    // (analysis::simd_lane_labels). Set before emit_body.
+    void set_lanes(int lanes, const analysis::Uniformity* labels) {
+        lanes_ = lanes;
+        labels_ = labels;
+    }
     void emit_count(const std::string& name);
     void emit_body(const std::string& name);
     void emit_result(const std::string& name);
@@ -41,10 +49,20 @@ private:
     struct LoopTargets {
         BasicBlock* break_to;
         BasicBlock* continue_to;
+        // SPMD: the masked-control depth of the loop's body, and the lanes
+        // that took a masked `continue` this iteration (null for a loop
+        // whose exits all lanes take together).
+        int depth = 0;
+        llvm::AllocaInst* continued = nullptr;
     };
     struct Access {
-        Value* ptr = nullptr;
+        Value* ptr = nullptr;        // SPMD: a vector of pointers when the offset varies
         Value* in_bounds = nullptr;  // debug mode only
+        // SPMD, varying offsets: the first lane's pointer, and whether the
+        // lanes' elements are consecutive (a runtime i1; true for a local
+        // array at a uniform offset).
+        Value* first = nullptr;
+        Value* consecutive = nullptr;
     };
     struct ArrayValues {
         Value* data = nullptr;
@@ -58,6 +76,10 @@ private:
     Type* i64() { return b_.getInt64Ty(); }
     Type* ptr() { return b_.getPtrTy(); }
     Type* ty(DType t);
+    // SPMD: a varying variable's or value's type, <W x T>.
+    Type* vec(Type* t) { return llvm::FixedVectorType::get(t, static_cast<unsigned>(lanes_)); }
+    // `elem`, as a vector of as many lanes as `shape` has (scalar for a scalar).
+    Type* like(Type* elem, Value* shape);
 
     // ------------------------------------------------------- functions
 
@@ -90,6 +112,9 @@ private:
     std::vector<Value*> dim_counts();
 
     void set_dim_var(size_t d, Value* idx, Value* start, Value* step);
+    // Stores `v` to a variable: broadcast to a varying variable's lanes, and
+    // under masked control only in the active lanes.
+    void assign(int var, Value* v);
 
     // ------------------------------------------------------- statements
 
@@ -97,8 +122,13 @@ private:
 
     void emit(const Stmt& s);
 
+    void emit_iterations(Value* inner_first, Value* inner_end, BasicBlock* row_next);
+    void emit_if(const If& i);
+    void emit_while(const While& w);
     void emit_for(const For& f);
+    void emit_exit(bool is_break);
     void emit_print(const Print& p);
+    void print_values(const Print& p, const std::vector<Value*>& values);
 
     // ------------------------------------------------------ expressions
 
@@ -106,15 +136,27 @@ private:
 
     Access address(int array, const std::vector<ExprPtr>& indices, int component, Span span);
     Value* bounds_check(int array, const std::vector<Value*>& idx, Span span);
+    Value* offset_of(int array, const std::vector<Value*>& idx, int component);
     Value* guarded(const Access& a, Type* result, const std::function<Value*()>& emit_access);
     Value* atomic(const Atomic& at);
+    Value* atomic_at(const Atomic& at, Value* ptr, Value* v);
     void set_up_alias_scopes();
+    // Marks an access to `array` with its alias scope (the disjoint-storage
+    // variant).
     template <typename I>
-    I* tag(I* inst, int array);
+    I* tag(I* inst, int array) {
+        if (!noalias_ || array < 0 || !scopes_[array]) return inst;
+        std::vector<llvm::Metadata*> others;
+        for (size_t p = 0; p < scopes_.size(); ++p)
+            if (scopes_[p] && static_cast<int>(p) != array) others.push_back(scopes_[p]);
+        inst->setMetadata(llvm::LLVMContext::MD_alias_scope, llvm::MDNode::get(ctx_, {scopes_[array]}));
+        if (!others.empty()) inst->setMetadata(llvm::LLVMContext::MD_noalias, llvm::MDNode::get(ctx_, others));
+        return inst;
+    }
 
     Value* truth(const Expr& e);
 
-    Value* bool32(Value* i1) { return b_.CreateZExt(i1, b_.getInt32Ty()); }
+    Value* bool32(Value* i1) { return b_.CreateZExt(i1, like(b_.getInt32Ty(), i1)); }
 
     Value* emit(const Expr& e);
 
@@ -134,9 +176,45 @@ private:
 
     llvm::FunctionCallee libm(DType t, const std::string& base, int n);
 
-    llvm::Function* float_divmod(DType t, bool want_div);
+    llvm::Function* float_divmod(Type* ft, bool want_div);
 
     llvm::Function* int_pow(DType base, DType exp);
+    Value* int_divmod(Value* l, Value* r, bool is_signed, bool want_div, Span span);
+
+    // ------------------------------------------- SPMD lanes (emit_lanes.cpp)
+
+    bool in_lanes() const { return mask_slot_ != nullptr; }
+    bool varying(const Expr& e) const { return in_lanes() && labels_->varying(e); }
+    bool varying_var(int var) const { return lanes_ > 1 && labels_->varying_vars[var]; }
+    // Lane l's value of a varying `v`; a uniform `v` broadcast to the lanes.
+    Value* widen(Value* v);
+    // Broadcasts whichever of `a` and `b` is uniform when the other varies.
+    void unify(Value*& a, Value*& b);
+    Value* mask() { return b_.CreateLoad(vec(b_.getInt1Ty()), mask_slot_); }
+    void set_mask(Value* m) { b_.CreateStore(m, mask_slot_); }
+    Value* any(Value* lanes) { return b_.CreateOrReduce(lanes); }
+    Value* lane_iota(Type* elem);
+    // Whether code here may run with no active lane: masked control, or
+    // after some lanes left the iteration by `continue`.
+    bool maybe_idle() const { return depth_ > 0 || iteration_left_; }
+    // Runs `emit_then` only when some lane is active; yields its value (of
+    // type `result`, or nothing) or zero.
+    Value* when_any_active(Type* result, const std::function<Value*()>& emit_then);
+    // `fn` on each lane's scalars of `args`, written out once per lane,
+    // every lane; the results as a vector of `result` (null for none).
+    Value* per_lane(const std::vector<Value*>& args, Type* result,
+                    const std::function<Value*(const std::vector<Value*>&)>& fn);
+    // `fn` for each active lane in lane order, in a loop over the lanes;
+    // `fn` gets the lane's index (i32) and returns its scalar result.
+    Value* each_active_lane(Type* result, const std::function<Value*(Value* lane)>& fn);
+    void emit_groups(Value* first, Value* end);
+    Access lane_address(int array, const std::vector<ExprPtr>& indices, int component);
+    Value* lane_load(const Load& l);
+    void lane_store(const Store& st, Value* v);
+    void lane_if(const If& i);
+    void lane_loop(const Stmt& loop);
+    Value* lane_logical(const Logical& l);
+    Value* lane_select(const Select& s);
 
     const Kernel& k_;
     llvm::LLVMContext& ctx_;
@@ -154,6 +232,11 @@ private:
     std::vector<llvm::MDNode*> scopes_;
     Value* debug_state_ = nullptr;
     std::vector<DebugAccess>* debug_accesses_;
+    int lanes_ = 1;
+    const analysis::Uniformity* labels_ = nullptr;
+    llvm::AllocaInst* mask_slot_ = nullptr;  // SPMD body: the active lanes, <W x i1>
+    int depth_ = 0;                          // SPMD: nesting of masked control
+    bool iteration_left_ = false;            // SPMD: some lanes took a masked parallel `continue`
 };
 
 }  // namespace tack::codegen

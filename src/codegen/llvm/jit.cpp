@@ -166,6 +166,21 @@ std::string host_cpu_description() {
     return s;
 }
 
+int host_vector_bits() {
+    static const int bits = [] {
+        auto features = llvm::sys::getHostCPUFeatures();
+        auto has = [&](const char* f) {
+            auto it = features.find(f);
+            return it != features.end() && it->second;
+        };
+        if (has("avx512f")) return 512;
+        if (has("avx")) return 256;
+        if (has("sse2") || has("neon")) return 128;
+        return 0;
+    }();
+    return bits;
+}
+
 const std::string& target_description() {
     static const std::string description = [] {
         // Everything the target machine is made from.

@@ -43,6 +43,10 @@ struct CompiledCpuKernel {
 // The host CPU's name and features, for cache keys and messages.
 std::string host_cpu_description();
 
+// The width of the host's SIMD registers in bits (512 with AVX-512, 256
+// with AVX, 128 with SSE2 or NEON), 0 when unknown.
+int host_vector_bits();
+
 // Everything object code depends on besides its IR: the target triple, CPU
 // and features, relocation and code models, the optimization pipeline and
 // LLVM's version. Objects made under one description link and run only

@@ -1,0 +1,505 @@
+// The SPMD body: the parallel loop's iterations run W at a time in the
+// lanes of SIMD vectors, each lane performing exactly the scalar program's
+// operations, so the results are the scalar program's bits.
+//
+// A group is W consecutive iterations of the innermost dimension within one
+// row; the last group of a row or chunk is partial. Values the lane labels
+// (analysis::simd_lane_labels) call uniform stay scalars; varying ones are
+// <W x T>. The active lanes are a <W x i1> mask in a slot of its own:
+//
+// - an `if` over a varying condition runs each side under its lanes (and
+//   skips a side no lane takes), then continues with the lanes that are
+//   still active on either side;
+// - a loop whose condition or bounds vary, or that only some lanes leave by
+//   `break` or `continue`, runs until no lane is active: a lane drops out
+//   when its condition fails or its count is reached, by `break` for the
+//   rest of the loop, by `continue` for the rest of the iteration;
+// - the right operand of and/or and the arms of a conditional expression
+//   run under the lanes that evaluate them, so an inactive lane never
+//   loads, stores or prints; integer division selects a safe divisor in
+//   lanes that do not divide;
+// - a variable assigned under masked control changes only in active lanes.
+//
+// Memory: a uniform address is one scalar access (skipped when no lane may
+// be active); a varying one is a masked vector load or store when the
+// lanes' elements are consecutive (checked at run time) and a gather or
+// scatter otherwise. Scatters write lanes in order, so of several lanes
+// storing to one element the last wins, which the contract allows: it
+// orders no two iterations. Local arrays hold one copy per lane. Atomics
+// and print run per active lane in lane order; the C library's math runs
+// per lane, so its results are the scalar program's.
+#include <algorithm>
+
+#include <llvm/IR/Constants.h>
+
+#include "ir/traverse.h"
+
+#include "codegen/llvm/emitter.h"
+
+namespace tack::codegen {
+
+Value* Emitter::widen(Value* v) {
+    if (v->getType()->isVectorTy()) return v;
+    return b_.CreateVectorSplat(static_cast<unsigned>(lanes_), v);
+}
+
+void Emitter::unify(Value*& a, Value*& b) {
+    bool va = a->getType()->isVectorTy(), vb = b->getType()->isVectorTy();
+    if (va && !vb) b = widen(b);
+    if (vb && !va) a = widen(a);
+}
+
+Value* Emitter::lane_iota(Type* elem) {
+    std::vector<llvm::Constant*> lanes;
+    for (int l = 0; l < lanes_; ++l) lanes.push_back(llvm::ConstantInt::get(elem, static_cast<uint64_t>(l)));
+    return llvm::ConstantVector::get(lanes);
+}
+
+namespace {
+
+// Lanes of `m` that are also in `c`, without letting `c`'s value in a lane
+// outside `m` (computed from an inactive lane's operands) reach the mask.
+Value* within(IRBuilder<>& b, Value* m, Value* c) {
+    return b.CreateSelect(m, c, llvm::Constant::getNullValue(m->getType()));
+}
+
+}  // namespace
+
+Value* Emitter::when_any_active(Type* result, const std::function<Value*()>& emit_then) {
+    BasicBlock* from = b_.GetInsertBlock();
+    auto* run = block("lanes.any");
+    auto* join = block("lanes.any.join");
+    b_.CreateCondBr(any(mask()), run, join);
+    b_.SetInsertPoint(run);
+    Value* v = emit_then();
+    BasicBlock* run_end = b_.GetInsertBlock();
+    b_.CreateBr(join);
+    b_.SetInsertPoint(join);
+    if (!result) return nullptr;
+    auto* phi = b_.CreatePHI(result, 2);
+    phi->addIncoming(llvm::Constant::getNullValue(result), from);
+    phi->addIncoming(v, run_end);
+    return phi;
+}
+
+Value* Emitter::per_lane(const std::vector<Value*>& args, Type* result,
+                         const std::function<Value*(const std::vector<Value*>&)>& fn) {
+    std::vector<Value*> wide;
+    for (auto* a : args) wide.push_back(widen(a));
+    Value* out = result ? llvm::PoisonValue::get(vec(result)) : nullptr;
+    for (int l = 0; l < lanes_; ++l) {
+        std::vector<Value*> scalars;
+        // Frozen: an inactive lane's operand may be poison (an oversized
+        // shift of garbage), which a call or branch must not see.
+        for (auto* w : wide) scalars.push_back(b_.CreateFreeze(b_.CreateExtractElement(w, b_.getInt32(l))));
+        Value* r = fn(scalars);
+        if (result) out = b_.CreateInsertElement(out, r, b_.getInt32(l));
+    }
+    return out;
+}
+
+Value* Emitter::each_active_lane(Type* result, const std::function<Value*(Value* lane)>& fn) {
+    Value* m = mask();
+    llvm::AllocaInst* out = nullptr;
+    if (result) {
+        out = entry_alloca(vec(result), "lanes.out");
+        b_.CreateStore(llvm::Constant::getNullValue(vec(result)), out);
+    }
+    auto* lane_slot = entry_alloca(b_.getInt32Ty(), "lane");
+    b_.CreateStore(b_.getInt32(0), lane_slot);
+    auto* head = block("lane.head");
+    auto* check = block("lane.check");
+    auto* run = block("lane.run");
+    auto* latch = block("lane.latch");
+    auto* exit = block("lane.exit");
+    b_.CreateBr(head);
+    b_.SetInsertPoint(head);
+    Value* lane = b_.CreateLoad(b_.getInt32Ty(), lane_slot);
+    b_.CreateCondBr(b_.CreateICmpSLT(lane, b_.getInt32(lanes_)), check, exit);
+    b_.SetInsertPoint(check);
+    b_.CreateCondBr(b_.CreateExtractElement(m, lane), run, latch);
+    b_.SetInsertPoint(run);
+    Value* r = fn(lane);
+    if (result) b_.CreateStore(b_.CreateInsertElement(b_.CreateLoad(vec(result), out), r, lane), out);
+    b_.CreateBr(latch);
+    b_.SetInsertPoint(latch);
+    b_.CreateStore(b_.CreateAdd(lane, b_.getInt32(1)), lane_slot);
+    b_.CreateBr(head);
+    b_.SetInsertPoint(exit);
+    return result ? b_.CreateLoad(vec(result), out) : nullptr;
+}
+
+// The groups of one row's iterations [first, end) of the innermost
+// dimension.
+void Emitter::emit_groups(Value* first, Value* end) {
+    size_t nd = k_.dims.size();
+    Type* mask_type = vec(b_.getInt1Ty());
+    auto* mask_slot = entry_alloca(mask_type, "lanes");
+    auto* g_slot = entry_alloca(i64(), "group");
+    b_.CreateStore(first, g_slot);
+    auto* head = block("group.head");
+    auto* body = block("group.body");
+    auto* latch = block("group.latch");
+    auto* exit = block("group.exit");
+    b_.CreateBr(head);
+    b_.SetInsertPoint(head);
+    Value* g = b_.CreateLoad(i64(), g_slot);
+    b_.CreateCondBr(b_.CreateICmpSLT(g, end), body, exit);
+
+    b_.SetInsertPoint(body);
+    Value* iota = lane_iota(i64());
+    Value* left = b_.CreateSub(end, g);
+    mask_slot_ = mask_slot;
+    set_mask(b_.CreateICmpSLT(iota, widen(left)));
+    depth_ = 0;
+    iteration_left_ = false;
+    set_dim_var(nd - 1, b_.CreateAdd(widen(g), iota), dim_start_[nd - 1], dim_step_[nd - 1]);
+    loops_.push_back(LoopTargets{exit, latch, 0, nullptr});  // `continue` ends the lanes' iteration
+    emit_block(k_.body);
+    loops_.pop_back();
+    mask_slot_ = nullptr;
+    branch_if_open(latch);
+
+    b_.SetInsertPoint(latch);
+    b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64(), g_slot), b_.getInt64(lanes_)), g_slot);
+    b_.CreateBr(head);
+    b_.SetInsertPoint(exit);
+}
+
+Emitter::Access Emitter::lane_address(int array, const std::vector<ExprPtr>& indices, int component) {
+    auto& param = k_.params[array];
+    auto& a = arrays_[array];
+    if (!a.data) syntax::internal_error(kEmitPass, "array '" + param.name + "' used but not loaded");
+    std::vector<Value*> idx;
+    for (auto& e : indices) idx.push_back(index64(*e));
+    Value* offset = offset_of(array, idx, component);
+    Type* et = ty(param.dtype);
+    Access out;
+    Value* iota = lane_iota(i64());
+    if (param.kind == ParamKind::LocalArray) {
+        // Lane l's copy of element e is at e * W + l.
+        Value* w = b_.getInt64(lanes_);
+        if (!offset->getType()->isVectorTy()) {
+            out.first = b_.CreateGEP(et, a.data, b_.CreateMul(offset, w));
+            out.consecutive = b_.getTrue();
+            out.ptr = b_.CreateGEP(et, out.first, iota);
+            return out;
+        }
+        out.ptr = b_.CreateGEP(et, a.data, b_.CreateAdd(b_.CreateMul(offset, widen(w)), iota));
+        out.consecutive = b_.getFalse();
+        return out;
+    }
+    if (!offset->getType()->isVectorTy()) {
+        out.ptr = b_.CreateGEP(et, a.data, offset);
+        return out;
+    }
+    // Frozen: the check below branches on every lane's offset, inactive
+    // lanes' included.
+    offset = b_.CreateFreeze(offset);
+    out.ptr = b_.CreateGEP(et, a.data, offset);
+    Value* first = b_.CreateExtractElement(offset, b_.getInt32(0));
+    out.first = b_.CreateGEP(et, a.data, first);
+    out.consecutive = b_.CreateAndReduce(b_.CreateICmpEQ(offset, b_.CreateAdd(widen(first), iota)));
+    return out;
+}
+
+Value* Emitter::lane_load(const Load& l) {
+    Access a = lane_address(l.array, l.indices, l.component);
+    Type* et = ty(l.dtype());
+    if (!a.ptr->getType()->isVectorTy()) {
+        auto load = [&]() -> Value* { return tag(b_.CreateAlignedLoad(et, a.ptr, llvm::Align(1)), l.array); };
+        return maybe_idle() ? when_any_active(et, load) : load();
+    }
+    Type* vt = vec(et);
+    Value* zero = llvm::Constant::getNullValue(vt);
+    Value* m = mask();
+    auto consecutive = [&]() -> Value* {
+        return tag(b_.CreateMaskedLoad(vt, a.first, llvm::Align(1), m, zero), l.array);
+    };
+    auto gather = [&]() -> Value* { return tag(b_.CreateMaskedGather(vt, a.ptr, llvm::Align(1), m, zero), l.array); };
+    if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(a.consecutive)) return c->isOne() ? consecutive() : gather();
+    auto* row = block("load.consecutive");
+    auto* scattered = block("load.gather");
+    auto* join = block("load.join");
+    b_.CreateCondBr(a.consecutive, row, scattered);
+    b_.SetInsertPoint(row);
+    Value* rv = consecutive();
+    b_.CreateBr(join);
+    b_.SetInsertPoint(scattered);
+    Value* gv = gather();
+    b_.CreateBr(join);
+    b_.SetInsertPoint(join);
+    auto* phi = b_.CreatePHI(vt, 2);
+    phi->addIncoming(rv, row);
+    phi->addIncoming(gv, scattered);
+    return phi;
+}
+
+void Emitter::lane_store(const Store& st, Value* v) {
+    Access a = lane_address(st.array, st.indices, st.component);
+    if (!a.ptr->getType()->isVectorTy()) {
+        if (!v->getType()->isVectorTy()) {
+            auto store = [&]() -> Value* {
+                tag(b_.CreateAlignedStore(v, a.ptr, llvm::Align(1)), st.array);
+                return nullptr;
+            };
+            if (maybe_idle()) when_any_active(nullptr, store);
+            else store();
+            return;
+        }
+        // Lanes storing to one element: in lane order, the last wins.
+        tag(b_.CreateMaskedScatter(v, widen(a.ptr), llvm::Align(1), mask()), st.array);
+        return;
+    }
+    v = widen(v);
+    Value* m = mask();
+    auto consecutive = [&] { tag(b_.CreateMaskedStore(v, a.first, llvm::Align(1), m), st.array); };
+    auto scatter = [&] { tag(b_.CreateMaskedScatter(v, a.ptr, llvm::Align(1), m), st.array); };
+    if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(a.consecutive)) {
+        if (c->isOne()) consecutive();
+        else scatter();
+        return;
+    }
+    auto* row = block("store.consecutive");
+    auto* scattered = block("store.scatter");
+    auto* join = block("store.join");
+    b_.CreateCondBr(a.consecutive, row, scattered);
+    b_.SetInsertPoint(row);
+    consecutive();
+    b_.CreateBr(join);
+    b_.SetInsertPoint(scattered);
+    scatter();
+    b_.CreateBr(join);
+    b_.SetInsertPoint(join);
+}
+
+void Emitter::lane_if(const If& i) {
+    Value* c = widen(truth(*i.cond));
+    Value* m0 = mask();
+    Type* mask_type = m0->getType();
+    auto* joined = entry_alloca(mask_type, "if.lanes");
+    b_.CreateStore(llvm::Constant::getNullValue(mask_type), joined);
+    auto join_active = [&](Value* lanes) { b_.CreateStore(b_.CreateOr(b_.CreateLoad(mask_type, joined), lanes), joined); };
+    ++depth_;
+    auto side = [&](const Block& body, Value* lanes, const char* name) {
+        if (body.empty()) {
+            join_active(lanes);
+            return;
+        }
+        auto* run = block(name);
+        auto* next = block("if.next");
+        b_.CreateCondBr(any(lanes), run, next);
+        b_.SetInsertPoint(run);
+        set_mask(lanes);
+        emit_block(body);
+        if (open()) {
+            join_active(mask());
+            b_.CreateBr(next);
+        }
+        b_.SetInsertPoint(next);
+    };
+    side(i.then_body, within(b_, m0, c), "if.then");
+    side(i.else_body, within(b_, m0, b_.CreateNot(c)), "if.else");
+    --depth_;
+    set_mask(b_.CreateLoad(mask_type, joined));
+}
+
+void Emitter::lane_loop(const Stmt& s) {
+    const While* w = s.as<While>();
+    const For* f = s.as<For>();
+    Value* entry_mask = mask();
+    Type* mask_type = entry_mask->getType();
+    Value* none = llvm::Constant::getNullValue(mask_type);
+    ++depth_;
+    Value *start = nullptr, *step = nullptr, *count = nullptr;
+    llvm::AllocaInst* counter = nullptr;
+    if (f) {
+        DType t = *k_.vars[f->var].type;
+        start = emit(*f->start);
+        Value* end = emit(*f->end);
+        step = emit(*f->step);
+        if (start->getType()->isVectorTy() || end->getType()->isVectorTy() || step->getType()->isVectorTy()) {
+            count = per_lane({start, end, step}, i64(),
+                             [&](const std::vector<Value*>& x) { return trip_count(x[0], x[1], x[2], t); });
+        } else {
+            count = trip_count(start, end, step, t);
+        }
+        counter = entry_alloca(i64(), "for.k");
+        b_.CreateStore(b_.getInt64(0), counter);
+    }
+    auto* continued = entry_alloca(mask_type, "loop.continued");
+    auto* head = block("loop.head");
+    auto* body = block("loop.body");
+    auto* latch = block("loop.latch");
+    auto* exit = block("loop.exit");
+    b_.CreateBr(head);
+
+    b_.SetInsertPoint(head);
+    Value* kv = nullptr;
+    if (w) {
+        // The condition runs in the lanes still in the loop.
+        Value* c = widen(truth(*w->cond));
+        set_mask(within(b_, mask(), c));
+    } else {
+        kv = b_.CreateLoad(i64(), counter);
+        set_mask(within(b_, mask(), widen(b_.CreateICmpSLT(widen(kv), widen(count)))));
+    }
+    b_.CreateCondBr(any(mask()), body, exit);
+
+    b_.SetInsertPoint(body);
+    b_.CreateStore(none, continued);
+    if (f) {
+        Value* i = b_.CreateTrunc(kv, ty(*k_.vars[f->var].type));
+        Value* st = step;
+        unify(i, st);
+        Value* s0 = start;
+        unify(i, s0);
+        unify(s0, st);
+        assign(f->var, b_.CreateAdd(s0, b_.CreateMul(i, st)));
+    }
+    loops_.push_back(LoopTargets{exit, latch, depth_, continued});
+    emit_block(f ? f->body : w->body);
+    loops_.pop_back();
+    branch_if_open(latch);
+
+    b_.SetInsertPoint(latch);
+    set_mask(b_.CreateOr(mask(), b_.CreateLoad(mask_type, continued)));
+    if (f) b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64(), counter), b_.getInt64(1)), counter);
+    b_.CreateBr(head);
+
+    b_.SetInsertPoint(exit);
+    --depth_;
+    set_mask(entry_mask);
+}
+
+Value* Emitter::lane_logical(const Logical& l) {
+    bool is_and = l.op == LogicOp::And;
+    Value* lhs = truth(*l.lhs);
+    Value* m0 = mask();
+    ++depth_;
+    set_mask(within(b_, m0, is_and ? lhs : b_.CreateNot(lhs)));
+    Value* rhs = widen(truth(*l.rhs));
+    --depth_;
+    set_mask(m0);
+    // A select, not and/or: an unevaluated lane's rhs must not matter.
+    Value* r = is_and ? b_.CreateSelect(lhs, rhs, llvm::Constant::getNullValue(rhs->getType()))
+                      : b_.CreateSelect(lhs, llvm::Constant::getAllOnesValue(rhs->getType()), rhs);
+    return bool32(r);
+}
+
+Value* Emitter::lane_select(const Select& s) {
+    Value* c = truth(*s.cond);
+    Value* m0 = mask();
+    ++depth_;
+    set_mask(within(b_, m0, c));
+    Value* tv = widen(emit(*s.if_true));
+    set_mask(within(b_, m0, b_.CreateNot(c)));
+    Value* fv = widen(emit(*s.if_false));
+    --depth_;
+    set_mask(m0);
+    return b_.CreateSelect(c, tv, fv);
+}
+
+}  // namespace tack::codegen
+
+namespace tack::codegen {
+
+namespace {
+
+// The widest type the body computes values in. Indices, extents and loop
+// variables do not count: a 64-bit index beside f32 values would halve
+// the lanes, and the index arithmetic runs in as many registers as it
+// needs.
+class WidestValue {
+public:
+    explicit WidestValue(const ir::Kernel& k) : k_(k) {
+        for (auto& d : k.dims) loop_vars_.push_back(d.var);
+    }
+    int of_body() {
+        block(k_.body);
+        return widest_;
+    }
+
+private:
+    void block(const ir::Block& b) {
+        for (auto& s : b) stmt(*s);
+    }
+    void stmt(const ir::Stmt& s) {
+        switch (s.kind) {
+            case ir::StmtKind::Store: expr(*s.as<ir::Store>()->value); return;
+            case ir::StmtKind::For: {
+                auto& f = *s.as<ir::For>();
+                loop_vars_.push_back(f.var);
+                block(f.body);
+                return;
+            }
+            default:
+                ir::for_each_child(
+                    s, [&](const ir::ExprPtr& e) { expr(*e); }, [&](const ir::Block& b) { block(b); });
+        }
+    }
+    void expr(const ir::Expr& e) {
+        switch (e.kind) {
+            case ir::ExprKind::Load:
+            case ir::ExprKind::ArrayDim: note(e); return;
+            case ir::ExprKind::Atomic: note(e); expr(*e.as<ir::Atomic>()->value); return;
+            case ir::ExprKind::VarRef: {
+                int v = e.as<ir::VarRef>()->var;
+                if (std::find(loop_vars_.begin(), loop_vars_.end(), v) == loop_vars_.end()) note(e);
+                return;
+            }
+            case ir::ExprKind::Cast:
+                // An index computed from a loop variable converts it first.
+                note(e);
+                expr(*e.as<ir::Cast>()->operand);
+                return;
+            default:
+                note(e);
+                ir::for_each_child(
+                    e, [&](const ir::ExprPtr& c) { expr(*c); }, [&](const ir::Block& b) { block(b); });
+        }
+    }
+    void note(const ir::Expr& e) {
+        if (e.type && e.kind != ir::ExprKind::ArrayDim) widest_ = std::max(widest_, bits_of(*e.type));
+    }
+
+    const ir::Kernel& k_;
+    std::vector<int> loop_vars_;
+    int widest_ = 32;
+};
+
+}  // namespace
+
+LanePlan plan_lanes(const ir::Kernel& k, int vector_bits, bool debug) {
+    LanePlan plan;
+    if (debug) {
+        plan.why_scalar = "debug mode checks each access in the scalar program";
+        return plan;
+    }
+    int widest = WidestValue(k).of_body();
+    int lanes = std::min(16, vector_bits / widest);
+    if (lanes < 2) {
+        plan.why_scalar = "the host's SIMD registers hold fewer than two " + std::to_string(widest) + "-bit values";
+        return plan;
+    }
+    // Each lane has its own copy of the local arrays, on the stack of the
+    // thread running the chunk.
+    int64_t local_bytes = 0;
+    for (auto& p : k.params) {
+        if (p.kind != ir::ParamKind::LocalArray) continue;
+        int64_t n = size_of(p.dtype);
+        for (auto e : p.local_shape) n *= e;
+        local_bytes += n;
+    }
+    constexpr int64_t kLaneStackBudget = 1 << 20;
+    if (local_bytes * lanes > kLaneStackBudget) {
+        plan.why_scalar = "the local arrays (" + std::to_string(local_bytes) + " bytes per iteration) would need " +
+                          std::to_string(local_bytes * lanes) + " bytes of stack for " + std::to_string(lanes) +
+                          " lanes";
+        return plan;
+    }
+    plan.lanes = lanes;
+    return plan;
+}
+
+}  // namespace tack::codegen
