@@ -1,5 +1,5 @@
-"""The four benchmark kernels: inputs, sizes, the three implementations and
-how their results are compared.
+"""The four benchmark kernels: inputs, sizes, the implementations and how
+their results are compared.
 
 Each case holds its inputs as NumPy arrays and scalars. Every implementation
 runs on its own fresh copy of the arrays (`fresh_state`), since saxpy and the
@@ -34,6 +34,7 @@ class Case:
     scalars = {}  # name -> Python number
     outputs = ()  # array names whose final contents are compared
     params = None  # the kernel's parameter order; arrays then scalars if None
+    lanes = False  # whether native.NativeKernels has a hand-vectorized NAME_lanes
     agree = staticmethod(_close(1e-5, 1e-6))
 
     def fresh_state(self):
@@ -44,6 +45,9 @@ class Case:
 
     def run_cpp(self, native, state):
         getattr(native, self.name)(*self._args(state))
+
+    def run_cpp_lanes(self, native, state):
+        getattr(native, f"{self.name}_lanes")(*self._args(state))
 
     def run_tack(self, kernels, state):
         getattr(kernels, self.name)(*self._args(state))
@@ -84,6 +88,7 @@ class Jacobi(Case):
 
 class Mandelbrot(Case):
     name = "mandelbrot"
+    lanes = True
 
     def __init__(self, quick):
         w, h = (512, 384) if quick else (1024, 768)
@@ -107,6 +112,7 @@ class Mandelbrot(Case):
 
 class NBody(Case):
     name = "nbody_kick"
+    lanes = True
 
     def __init__(self, quick):
         n = 2048 if quick else 6144

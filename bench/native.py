@@ -13,6 +13,12 @@ CPP_DIR = BENCH_DIR / "cpp"
 OUT_DIR = BENCH_DIR / "out"
 CXX = "g++"
 CXX_FLAGS = ["-O3", "-march=native", "-fopenmp"]
+# n-body and Mandelbrot each have a hand-vectorized twin (bench/cpp/*_lanes.cpp)
+# that must round as the scalar version does, lane for lane. GCC's default,
+# -ffp-contract=fast, fuses a * b + c into an FMA wherever it likes, in
+# different places in scalar and vector code, so these four are built without
+# contraction: the rounding Tack's CPU backend also keeps (docs/numerics.md).
+NO_CONTRACTION = ("-ffp-contract=off",)
 
 _F32 = ndpointer(np.float32, flags="C_CONTIGUOUS")
 _I32 = ndpointer(np.int32, flags="C_CONTIGUOUS")
@@ -29,33 +35,48 @@ def compiler_version():
 
 
 def compile_cpp(source, output, extra_flags=(), libs=()):
-    """Compiles `source` to `output` unless `output` is newer than it."""
-    if output.exists() and output.stat().st_mtime >= source.stat().st_mtime:
+    """Compiles `source` to `output` unless `output` is newer than it and was
+    built by the same command (kept beside it in `output`.cmd)."""
+    command = [CXX, *CXX_FLAGS, *extra_flags, "-o", str(output), str(source), *libs]
+    stamp = output.with_name(output.name + ".cmd")
+    if (output.exists() and output.stat().st_mtime >= source.stat().st_mtime
+            and stamp.exists() and stamp.read_text() == " ".join(command)):
         return output
     OUT_DIR.mkdir(parents=True, exist_ok=True)
-    command = [CXX, *CXX_FLAGS, *extra_flags, "-o", str(output), str(source), *libs]
     subprocess.run(command, check=True)
+    stamp.write_text(" ".join(command))
     return output
 
 
-def _load(name):
+def _load(name, extra_flags=()):
     source = CPP_DIR / f"{name}.cpp"
-    return ctypes.CDLL(str(compile_cpp(source, OUT_DIR / f"lib{name}.so", ["-shared", "-fPIC"])))
+    output = OUT_DIR / f"lib{name}.so"
+    return ctypes.CDLL(str(compile_cpp(source, output, ["-shared", "-fPIC", *extra_flags])))
 
 
 class NativeKernels:
-    """Typed entry points of bench/cpp/*.cpp, taking NumPy arrays."""
+    """Typed entry points of bench/cpp/*.cpp, taking NumPy arrays. `NAME_lanes`
+    is the hand-vectorized twin of NAME, where one exists: groups of 16 lanes,
+    held in vectors of `lanes_vector_width` lanes."""
 
     def __init__(self):
         self._saxpy = _load("saxpy").saxpy
         self._saxpy.argtypes = [_I64, _FLOAT, _F32, _F32]
         self._jacobi = _load("stencil").jacobi_step
         self._jacobi.argtypes = [_I64, _I64, _F32, _F32]
-        self._mandelbrot = _load("mandelbrot").mandelbrot
-        self._mandelbrot.argtypes = [_I64, _I64, _FLOAT, _FLOAT, _FLOAT, ctypes.c_int32, _I32]
-        self._nbody = _load("nbody").nbody_kick
-        self._nbody.argtypes = [_I64, _FLOAT, _FLOAT] + [_F32] * 7
-        for entry in (self._saxpy, self._jacobi, self._mandelbrot, self._nbody):
+        self._mandelbrot = _load("mandelbrot", NO_CONTRACTION).mandelbrot
+        lanes = _load("mandelbrot_lanes", NO_CONTRACTION)
+        self._mandelbrot_lanes = lanes.mandelbrot_lanes
+        lanes.mandelbrot_lanes_vector_width.restype = ctypes.c_int32
+        self.lanes_vector_width = lanes.mandelbrot_lanes_vector_width()
+        for entry in (self._mandelbrot, self._mandelbrot_lanes):
+            entry.argtypes = [_I64, _I64, _FLOAT, _FLOAT, _FLOAT, ctypes.c_int32, _I32]
+        self._nbody = _load("nbody", NO_CONTRACTION).nbody_kick
+        self._nbody_lanes = _load("nbody_lanes", NO_CONTRACTION).nbody_kick_lanes
+        for entry in (self._nbody, self._nbody_lanes):
+            entry.argtypes = [_I64, _FLOAT, _FLOAT] + [_F32] * 7
+        for entry in (self._saxpy, self._jacobi, self._mandelbrot, self._mandelbrot_lanes,
+                      self._nbody, self._nbody_lanes):
             entry.restype = None
 
     def saxpy(self, alpha, x, y):
@@ -67,5 +88,11 @@ class NativeKernels:
     def mandelbrot(self, counts, x0, y0, step, max_iter):
         self._mandelbrot(counts.shape[0], counts.shape[1], x0, y0, step, max_iter, counts)
 
+    def mandelbrot_lanes(self, counts, x0, y0, step, max_iter):
+        self._mandelbrot_lanes(counts.shape[0], counts.shape[1], x0, y0, step, max_iter, counts)
+
     def nbody_kick(self, x, y, z, m, vx, vy, vz, dt, eps2):
         self._nbody(len(x), dt, eps2, x, y, z, m, vx, vy, vz)
+
+    def nbody_kick_lanes(self, x, y, z, m, vx, vy, vz, dt, eps2):
+        self._nbody_lanes(len(x), dt, eps2, x, y, z, m, vx, vy, vz)

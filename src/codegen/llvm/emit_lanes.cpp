@@ -3,7 +3,10 @@
 // operations, so the results are the scalar program's bits.
 //
 // A group is W consecutive iterations of the innermost dimension within one
-// row; the last group of a row or chunk is partial. Values the lane labels
+// row; what does not fill a group (the end of a row or chunk, rows narrower
+// than a group) runs the scalar program's body, so a group's lanes are all
+// active until control diverges, and its accesses need no mask. Values the
+// lane labels
 // (analysis::simd_lane_labels) call uniform stay scalars; varying ones are
 // <W x T>. The active lanes are a <W x i1> mask in a slot of its own:
 //
@@ -129,8 +132,8 @@ Value* Emitter::each_active_lane(Type* result, const std::function<Value*(Value*
     return result ? b_.CreateLoad(vec(result), out) : nullptr;
 }
 
-// The groups of one row's iterations [first, end) of the innermost
-// dimension.
+// The whole groups of one row's iterations [first, end) of the innermost
+// dimension (end - first is a multiple of W).
 void Emitter::emit_groups(Value* first, Value* end) {
     size_t nd = k_.dims.size();
     Type* mask_type = vec(b_.getInt1Ty());
@@ -148,9 +151,8 @@ void Emitter::emit_groups(Value* first, Value* end) {
 
     b_.SetInsertPoint(body);
     Value* iota = lane_iota(i64());
-    Value* left = b_.CreateSub(end, g);
     mask_slot_ = mask_slot;
-    set_mask(b_.CreateICmpSLT(iota, widen(left)));
+    set_mask(llvm::Constant::getAllOnesValue(mask_type));
     depth_ = 0;
     iteration_left_ = false;
     set_dim_var(nd - 1, b_.CreateAdd(widen(g), iota), dim_start_[nd - 1], dim_step_[nd - 1]);
@@ -193,14 +195,115 @@ Emitter::Access Emitter::lane_address(int array, const std::vector<ExprPtr>& ind
         out.ptr = b_.CreateGEP(et, a.data, offset);
         return out;
     }
-    // Frozen: the check below branches on every lane's offset, inactive
-    // lanes' included.
-    offset = b_.CreateFreeze(offset);
     out.ptr = b_.CreateGEP(et, a.data, offset);
     Value* first = b_.CreateExtractElement(offset, b_.getInt32(0));
     out.first = b_.CreateGEP(et, a.data, first);
-    out.consecutive = b_.CreateAndReduce(b_.CreateICmpEQ(offset, b_.CreateAdd(widen(first), iota)));
+    if (auto step = offset_lane_step(array, indices)) {
+        out.consecutive = b_.getInt1(*step == 1);
+        return out;
+    }
+    // Checked at run time, on frozen offsets: the check branches on every
+    // lane's offset, inactive lanes' included.
+    Value* frozen = b_.CreateFreeze(offset);
+    out.ptr = b_.CreateGEP(et, a.data, frozen);
+    first = b_.CreateExtractElement(frozen, b_.getInt32(0));
+    out.first = b_.CreateGEP(et, a.data, first);
+    out.consecutive = b_.CreateAndReduce(b_.CreateICmpEQ(frozen, b_.CreateAdd(widen(first), iota)));
     return out;
+}
+
+void Emitter::note_assignments() {
+    assignments_.assign(k_.vars.size(), 0);
+    auto count = [&](ir::Stmt& s) {
+        if (auto* a = s.as<ir::Assign>()) ++assignments_[a->var];
+        if (auto* f = s.as<ir::For>()) ++assignments_[f->var];
+    };
+    ir::visit(const_cast<ir::Block&>(k_.prologue), [](ir::Expr&) {}, count);
+    ir::visit(const_cast<ir::Block&>(k_.body), [](ir::Expr&) {}, count);
+}
+
+// A variable assigned once in the whole kernel, in every lane (outside
+// masked control), holds the same lanes' difference as its value for the
+// rest of the block: the statements after it run after it, and nothing
+// assigns it again. Inlined functions' parameters are such variables.
+void Emitter::note_lane_step(const Assign& a) {
+    if (depth_ > 0 || assignments_[a.var] != 1 || !varying_var(a.var)) return;
+    if (auto step = lane_step(*a.value)) known_steps_.emplace_back(a.var, *step);
+}
+
+// Lane l of the innermost loop variable is start + (g + l) * step, exact
+// for every active lane; sums, differences and multiples of such values in
+// 64 bits keep a constant difference between lanes (two's complement
+// arithmetic is a ring), and a uniform value has a difference of 0. A
+// narrower type's arithmetic wraps at its own width, so only the variable
+// itself, unchanged, is widened exactly.
+std::optional<int64_t> Emitter::lane_step(const Expr& e) const {
+    if (!labels_->varying(e)) return 0;
+    const ParallelDim& inner = k_.dims.back();
+    auto wrap = [](uint64_t v) { return static_cast<int64_t>(v); };
+    switch (e.kind) {
+        case ExprKind::VarRef: {
+            int v = e.as<VarRef>()->var;
+            for (auto& [var, step] : known_steps_)
+                if (var == v) return step;
+            if (v != inner.var || assigned_in_body(v)) return std::nullopt;
+            if (!inner.step) return 1;
+            if (auto* c = inner.step->as<IntConst>()) return wrap(c->bits);
+            return std::nullopt;
+        }
+        case ExprKind::Cast: {
+            auto& c = *e.as<Cast>();
+            DType from = c.operand->dtype();
+            if (!is_int(from) || !is_int(c.to) || bits_of(c.to) != 64) return std::nullopt;
+            if (bits_of(from) == 64) return lane_step(*c.operand);
+            auto* r = c.operand->as<VarRef>();
+            if (!r || r->var != inner.var) return std::nullopt;
+            return lane_step(*c.operand);
+        }
+        case ExprKind::Binary: {
+            auto& b = *e.as<Binary>();
+            if (bits_of(b.dtype()) != 64 || !is_int(b.dtype())) return std::nullopt;
+            auto l = lane_step(*b.lhs);
+            auto r = lane_step(*b.rhs);
+            if (!l || !r) return std::nullopt;
+            auto ul = static_cast<uint64_t>(*l), ur = static_cast<uint64_t>(*r);
+            switch (b.op) {
+                case BinOp::Add: return wrap(ul + ur);
+                case BinOp::Sub: return wrap(ul - ur);
+                case BinOp::Mul: {
+                    // One side uniform and a literal.
+                    if (*l == 0) {
+                        if (auto* c = b.lhs->as<IntConst>()) return wrap(c->bits * ur);
+                    }
+                    if (*r == 0) {
+                        if (auto* c = b.rhs->as<IntConst>()) return wrap(ul * c->bits);
+                    }
+                    return std::nullopt;
+                }
+                default: return std::nullopt;
+            }
+        }
+        default: return std::nullopt;
+    }
+}
+
+// The lanes' difference of an element's offset in scalars: the indices'
+// differences times their strides, where those are known when compiling
+// (the last dimension of a contiguous array, or a flat index into one).
+std::optional<int64_t> Emitter::offset_lane_step(int array, const std::vector<ExprPtr>& indices) const {
+    auto& param = k_.params[array];
+    auto& a = arrays_[array];
+    if (!param.contiguous) return std::nullopt;
+    uint64_t total = 0;
+    for (size_t d = 0; d < indices.size(); ++d) {
+        auto s = lane_step(*indices[d]);
+        if (!s) return std::nullopt;
+        if (*s == 0) continue;
+        bool last = static_cast<int>(indices.size()) != param.ndim || d + 1 == indices.size();
+        if (!last) return std::nullopt;  // a stride known only at run time
+        total += static_cast<uint64_t>(*s) * static_cast<uint64_t>(a.element_stride);
+    }
+    return static_cast<int64_t>(total);
 }
 
 Value* Emitter::lane_load(const Load& l) {

@@ -84,6 +84,18 @@ void Emitter::emit_body(const std::string& name) {
     std::vector<Value*> counts = dim_counts();
     for (auto& c : counts) c = b_.CreateTrunc(c, i64());
     size_t nd = k_.dims.size();
+    llvm::FunctionCallee scalar_body;
+    if (lanes_ > 1) {
+        // Rows narrower than a group run the scalar program.
+        scalar_body = m_.getOrInsertFunction(scalar_body_, fty);
+        auto* narrow = block("rows.narrow");
+        auto* wide = block("rows.wide");
+        b_.CreateCondBr(b_.CreateICmpULT(counts[nd - 1], b_.getInt64(lanes_)), narrow, wide);
+        b_.SetInsertPoint(narrow);
+        b_.CreateCall(scalar_body, {fn_->getArg(0), begin, end});
+        b_.CreateRetVoid();
+        b_.SetInsertPoint(wide);
+    }
     std::vector<Value*> starts(nd), steps(nd);
     for (size_t d = 0; d < nd; ++d) {
         starts[d] = dim_start_[d];
@@ -125,8 +137,16 @@ void Emitter::emit_body(const std::string& name) {
     Value* inner_end = b_.CreateAdd(inner_first, inner_count);
     auto* row_next = block("row.next");
     if (lanes_ > 1) {
-        emit_groups(inner_first, inner_end);
-        branch_if_open(row_next);
+        // Whole groups, then the scalar program for the rest of the row:
+        // full groups need no mask, which keeps their loads and stores
+        // plain.
+        Value* whole = b_.CreateSub(inner_count, b_.CreateURem(inner_count, b_.getInt64(lanes_)));
+        emit_groups(inner_first, b_.CreateAdd(inner_first, whole));
+        auto* rest = block("row.rest");
+        b_.CreateCondBr(b_.CreateICmpULT(whole, inner_count), rest, row_next);
+        b_.SetInsertPoint(rest);
+        b_.CreateCall(scalar_body, {fn_->getArg(0), b_.CreateAdd(k, whole), b_.CreateAdd(k, inner_count)});
+        b_.CreateBr(row_next);
     } else {
         emit_iterations(inner_first, inner_end, row_next);
     }
@@ -377,6 +397,12 @@ void Emitter::assign(int var, Value* v) {
 }
 
 void Emitter::emit_block(const Block& bl) {
+    size_t scope = known_steps_.size();
+    emit_statements(bl);
+    known_steps_.resize(scope);
+}
+
+void Emitter::emit_statements(const Block& bl) {
     for (auto& s : bl) {
         if (!open()) b_.SetInsertPoint(block("dead"));
         emit(*s);
@@ -388,6 +414,7 @@ void Emitter::emit(const Stmt& s) {
         case StmtKind::Assign: {
             auto& a = *s.as<Assign>();
             assign(a.var, emit(*a.value));
+            if (in_lanes()) note_lane_step(a);
             break;
         }
         case StmtKind::Store: {
@@ -787,9 +814,12 @@ Value* Emitter::emit(const Expr& e) {
         case ExprKind::BlockReduce: syntax::internal_error(kEmitPass, "a workgroup primitive reached the CPU backend");
         case ExprKind::StmtExpr: {
             auto& s = *e.as<StmtExpr>();
-            emit_block(s.stmts);
+            size_t scope = known_steps_.size();
+            emit_statements(s.stmts);
             if (!open()) b_.SetInsertPoint(block("dead"));
-            return emit(*s.value);
+            Value* v = emit(*s.value);
+            known_steps_.resize(scope);
+            return v;
         }
     }
     syntax::internal_error(kEmitPass, "unknown expression");
@@ -860,9 +890,16 @@ std::unique_ptr<llvm::Module> emit_llvm(const Kernel& k, llvm::LLVMContext& ctx,
     };
     run([&](Emitter& e) { e.emit_count(names->count); });
     analysis::Uniformity labels;
-    if (options.lanes > 1) labels = analysis::simd_lane_labels(k);
+    std::string scalar_body;
+    if (options.lanes > 1) {
+        labels = analysis::simd_lane_labels(k);
+        // The scalar program runs what does not fill a group.
+        scalar_body = symbol_prefix + ".body.scalar";
+        run([&](Emitter& e) { e.emit_body(scalar_body); });
+        m->getFunction(scalar_body)->setLinkage(llvm::GlobalValue::InternalLinkage);
+    }
     run([&](Emitter& e) {
-        if (options.lanes > 1) e.set_lanes(options.lanes, &labels);
+        if (options.lanes > 1) e.set_lanes(options.lanes, &labels, scalar_body);
         e.emit_body(names->body);
     });
     if (k.result) run([&](Emitter& e) { e.emit_result(names->result); });

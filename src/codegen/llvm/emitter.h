@@ -8,6 +8,7 @@
 #include <llvm/IR/Module.h>
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,9 +38,13 @@ public:
     // The SPMD body (emit_lanes.cpp): `lanes` consecutive iterations of the
     // innermost dimension per group, values labeled by `labels`
     // (analysis::simd_lane_labels). Set before emit_body.
-    void set_lanes(int lanes, const analysis::Uniformity* labels) {
+    // The iterations that do not fill a group run `scalar_body`, the scalar
+    // program's body entry.
+    void set_lanes(int lanes, const analysis::Uniformity* labels, std::string scalar_body) {
         lanes_ = lanes;
         labels_ = labels;
+        scalar_body_ = std::move(scalar_body);
+        note_assignments();
     }
     void emit_count(const std::string& name);
     void emit_body(const std::string& name);
@@ -118,7 +123,10 @@ private:
 
     // ------------------------------------------------------- statements
 
+    // A block's statements; what they teach the lanes about their variables
+    // (note_lane_step) holds until the block ends.
     void emit_block(const Block& bl);
+    void emit_statements(const Block& bl);
 
     void emit(const Stmt& s);
 
@@ -209,6 +217,15 @@ private:
     Value* each_active_lane(Type* result, const std::function<Value*(Value* lane)>& fn);
     void emit_groups(Value* first, Value* end);
     Access lane_address(int array, const std::vector<ExprPtr>& indices, int component);
+    // How far apart consecutive lanes' values of an integer index are, when
+    // the compiler can tell: exactly, in 64-bit two's complement, for every
+    // active lane.
+    std::optional<int64_t> lane_step(const Expr& index) const;
+    void note_assignments();
+    bool assigned_in_body(int var) const { return assignments_[var] > 0; }
+    // After `a`, the rest of its block reads the value it stored.
+    void note_lane_step(const Assign& a);
+    std::optional<int64_t> offset_lane_step(int array, const std::vector<ExprPtr>& indices) const;
     Value* lane_load(const Load& l);
     void lane_store(const Store& st, Value* v);
     void lane_if(const If& i);
@@ -234,6 +251,11 @@ private:
     std::vector<DebugAccess>* debug_accesses_;
     int lanes_ = 1;
     const analysis::Uniformity* labels_ = nullptr;
+    std::string scalar_body_;
+    std::vector<int> assignments_;  // SPMD: how often the kernel assigns each variable
+    // SPMD: variables whose lanes differ by a known step, in the scope
+    // where that holds.
+    std::vector<std::pair<int, int64_t>> known_steps_;
     llvm::AllocaInst* mask_slot_ = nullptr;  // SPMD body: the active lanes, <W x i1>
     int depth_ = 0;                          // SPMD: nesting of masked control
     bool iteration_left_ = false;            // SPMD: some lanes took a masked parallel `continue`

@@ -47,8 +47,9 @@ frontend::Resolution TestResolver::resolve(const std::vector<std::string>& path)
             r.builtin = path[1];
             return r;
         }
-        // Workgroup primitives.
-        for (const char* b : {"barrier", "thread_id", "block_sum", "block_min", "block_max", "shared", "shared_like"})
+        // Workgroup primitives and private scratch.
+        for (const char* b :
+             {"barrier", "thread_id", "block_sum", "block_min", "block_max", "shared", "shared_like", "local_array"})
             if (head == "tack" && path[1] == b) {
                 r.kind = K::Builtin;
                 r.builtin = path[1];

@@ -114,6 +114,65 @@ TEST(UniformityLabels, ASequentialLoopVariableVariesWithItsBounds) {
     EXPECT_TRUE(p.labels.varying_vars[var_named(*k, "m")]);
 }
 
+TEST(UniformityLabels, ALoopVariableVariesWhenSomeLanesLeaveTheLoopEarly) {
+    // Lanes that break at different iterations keep different values of j
+    // (which the language does not let a kernel read after the loop).
+    auto k = typed_kernel(kernel("        for j in range(n):\n"
+                                 "            if a[i] > tack.f32(j):\n"
+                                 "                break\n"
+                                 "        for m in range(n):\n"
+                                 "            if n > 3:\n"
+                                 "                break\n"),
+                          kParams);
+    auto p = check_participation(*k);
+    EXPECT_TRUE(p.labels.varying_vars[var_named(*k, "j")]);
+    EXPECT_FALSE(p.labels.varying_vars[var_named(*k, "m")]);
+}
+
+// The CPU's SIMD lanes: the innermost dimension's variable is the lane
+// index, the outer ones are uniform within a group, and a load of a
+// parameter array follows its indices (lanes read in lockstep).
+TEST(SimdLaneLabels, TheInnermostDimensionVariesAndLoadsFollowTheirIndices) {
+    auto k = typed_kernel("def k(a, b, n):\n"
+                          "    for r, c in tack.ndindex(n, len(a)):\n"
+                          "        x = a[r]\n"
+                          "        y = a[c]\n"
+                          "        z = b[r] + n\n"
+                          "        a[c] = x + y + tack.f32(z)\n",
+                          kParams);
+    auto labels = analysis::simd_lane_labels(*k);
+    EXPECT_FALSE(labels.varying_vars[var_named(*k, "r")]);
+    EXPECT_TRUE(labels.varying_vars[var_named(*k, "c")]);
+    EXPECT_FALSE(labels.varying_vars[var_named(*k, "x")]);
+    EXPECT_TRUE(labels.varying_vars[var_named(*k, "y")]);
+    EXPECT_FALSE(labels.varying_vars[var_named(*k, "z")]);
+    // The workgroup rule keeps every load varying.
+    auto p = check_participation(*k);
+    EXPECT_TRUE(p.labels.varying_vars[var_named(*k, "x")]);
+}
+
+TEST(SimdLaneLabels, LocalArraysAreEachLanesOwn) {
+    auto k = typed_kernel(kernel("        t = tack.local_array(4, tack.f32)\n"
+                                 "        t[0] = a[i]\n"
+                                 "        x = t[0]\n"
+                                 "        a[i] = x\n"),
+                          kParams);
+    auto labels = analysis::simd_lane_labels(*k);
+    EXPECT_TRUE(labels.varying_vars[var_named(*k, "x")]);
+}
+
+TEST(SimdLaneLabels, UniformLoadsUnderAVaryingConditionVary) {
+    auto k = typed_kernel(kernel("        x = 0.0\n"
+                                 "        if a[i] > 0.0:\n"
+                                 "            x = a[0]\n"
+                                 "        y = a[n]\n"
+                                 "        a[i] = x + y\n"),
+                          kParams);
+    auto labels = analysis::simd_lane_labels(*k);
+    EXPECT_TRUE(labels.varying_vars[var_named(*k, "x")]);
+    EXPECT_FALSE(labels.varying_vars[var_named(*k, "y")]);
+}
+
 // ---------------------------------------------------------------- accepted
 
 TEST(UniformityParticipation, BarrierAtTheTopOfTheBody) {

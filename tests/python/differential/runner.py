@@ -52,11 +52,31 @@ def _run_one(program, compiled, plain):
         getattr(plain, program.kernel)(*(lists[k] for k in order), inputs.n0, inputs.n1)
     except Exception as e:  # the generator produced something CPython rejects
         return Mismatch(program.seed, "oracle raised", f"{type(e).__name__}: {e}", program.source)
+    # On the CPU the kernel runs twice, in SIMD lanes and as the scalar
+    # program: each must agree with CPython, so they agree bit for bit.
+    modes = [True, False] if tack.get_default_device() == "cpu" else [None]
+    for spmd in modes:
+        found = _run_compiled(program, compiled, inputs, lists, spmd)
+        if found:
+            return found
+    return None
+
+
+def _run_compiled(program, compiled, inputs, lists, spmd):
+    import tack
+
+    order = ("a", "b", "o", "p")
     arrays = {k: tack.array(inputs.arrays[k]) for k in order}
+    mode = "" if spmd is None else (" (SPMD)" if spmd else " (scalar)")
+    was = tack.cpu_spmd_enabled()
     try:
+        if spmd is not None:
+            tack.set_cpu_spmd(spmd)
         getattr(compiled, program.kernel)(*(arrays[k] for k in order), inputs.n0, inputs.n1)
     except Exception as e:
-        return Mismatch(program.seed, "tack raised", f"{type(e).__name__}: {e}", program.source)
+        return Mismatch(program.seed, "tack raised" + mode, f"{type(e).__name__}: {e}", program.source)
+    finally:
+        tack.set_cpu_spmd(was)
     for k in order:
         expected = lists[k]
         info = np.iinfo(inputs.arrays[k].dtype)
@@ -65,7 +85,7 @@ def _run_one(program, compiled, plain):
                             program.source)
         got = arrays[k].numpy().tolist()
         if got != expected:
-            return Mismatch(program.seed, "array", f"{k}: tack {got} != python {expected} "
+            return Mismatch(program.seed, "array" + mode, f"{k}: tack {got} != python {expected} "
                             f"(n0={inputs.n0}, n1={inputs.n1}, dtypes "
                             f"{ {n: str(a.dtype) for n, a in inputs.arrays.items()} })", program.source)
     return None
