@@ -18,7 +18,7 @@ Every result is checked against NumPy's before anything is timed; besides,
 the C++ lanes results must equal the scalar C++'s bit for bit (else the run
 stops), and Tack SPMD's Tack scalar's (else a failure is reported). Times
 are medians of repeated calls after a warm-up call; data transfers are not
-timed. Ratios are time / scalar C++ time, both of the same run. The issue's
+timed. Ratios are time / scalar C++ time, both of the same run. The
 targets for the SPMD variant are printed below the tables, not asserted.
 """
 
@@ -40,7 +40,7 @@ import timing
 # compiler's default).
 TACK_MODES = (("tack", "Tack", None), ("spmd", "Tack SPMD", True), ("scalar", "Tack scalar", False))
 
-# The issue's targets: (kernel, column, at most this many times the scalar
+# The SPMD variant's targets: (kernel, column, at most this many times the scalar
 # C++ time). Besides these, no kernel's SPMD may be more than 5 % slower than
 # its scalar variant.
 TARGETS = (

@@ -65,6 +65,17 @@ case "$mode" in
     # One worker per core: device backends spend most of their time in the
     # OpenCL driver's program builds, which are single-threaded.
     TACK_EMIT_SOURCES="$gpu_sources" "$python" -m pytest -q -n "$(nproc)" tests/python
+    echo "== numerical suites on the CPU as the scalar program (TACK_CPU_SPMD=0)"
+    # The suites above ran the CPU's SPMD code (the generated differential
+    # programs in both forms); these run again with it forced off.
+    TACK_CPU_SPMD=0 "$python" -m pytest -q -n "$(nproc)" -k "not opencl" \
+      tests/python/test_float_semantics.py tests/python/test_integer_semantics.py \
+      tests/python/test_division_and_power.py tests/python/test_integer_division.py \
+      tests/python/test_float_division.py tests/python/test_float_literals.py tests/python/test_matrix.py \
+      tests/python/test_random.py tests/python/test_reduction_semantics.py tests/python/test_atomic_contract.py \
+      tests/python/test_element_arrays.py tests/python/test_texture_snapshot.py \
+      tests/python/test_compiler_contract.py tests/python/test_assignment_order.py \
+      tests/python/test_device_class.py tests/python/test_new_features.py
     echo "== GPU source compile check"
     # Every source checked; every 12th also compiled as the CUDA and HIP
     # runtimes would (PTX assembled at full optimization, gfx90a code objects).

@@ -195,17 +195,71 @@ def test_the_switch_is_part_of_the_variant_key():
     assert_same_bits(z.numpy(), want + want)
 
 
-def test_debug_mode_variants_are_scalar():
+@tack.kernel
+def shifted_every_third(a, out, k: int):
+    for i in range(len(out)):
+        if i % 3 == 0:
+            out[i] = a[i + k]
+        else:
+            out[i] = -1.0
+
+
+@tack.kernel
+def divide_where_odd(a, d, out):
+    for i in range(len(out)):
+        if i % 2 == 1:
+            out[i] = a[i] // d[i]
+
+
+def test_debug_mode_variants_run_in_lanes_and_report_what_the_scalar_program_reports():
+    n, k = 37, 5
+    a_np = np.arange(40, dtype=F32) + F32(0.5)
     x = tack.array(np.arange(10, dtype=F32))
     tack.set_debug(True)
     try:
-        assert "debug" in scalar_reason(axpy, 2.0, x, tack.zeros(10)).lower()
+        assert spmd_lanes(axpy, 2.0, x, tack.zeros(10)) >= 2
         y = tack.zeros(10)
         axpy(3.0, x, y)
+        assert_same_bits(y.numpy(), F32(3.0) * np.arange(10, dtype=F32))
+        # Iteration 36 (36 % 3 == 0) reads a[41] of 40 elements: the load is
+        # skipped (gives 0), the rest runs, and the call names the access.
+        messages, outs = [], []
+        for spmd in (False, True):
+            tack.set_cpu_spmd(spmd)
+            out = tack.zeros(n)
+            with pytest.raises(IndexError) as caught:
+                shifted_every_third(tack.array(a_np), out, k)
+            messages.append(str(caught.value))
+            outs.append(out.numpy())
+        assert spmd_lanes(shifted_every_third, tack.array(a_np), tack.zeros(n), k) >= 2
+        assert "41" in messages[1] and "out of bounds" in messages[1], messages[1]
+        assert messages[0] == messages[1]
+        want = np.full(n, F32(-1.0))
+        for i in range(0, n, 3):
+            want[i] = a_np[i + k] if i + k < len(a_np) else F32(0)
+        assert_same_bits(outs[0], want)
+        assert_same_bits(outs[1], want)
+        # An integer division by zero in one active lane (inactive lanes
+        # divide by zero too, and must not report).
+        a_i = np.arange(20, dtype=np.int32)
+        d_i = np.where(np.arange(20) % 2 == 1, 3, 0).astype(np.int32)
+        d_i[13] = 0
+        for spmd in (False, True):
+            tack.set_cpu_spmd(spmd)
+            with pytest.raises(Exception) as caught:
+                divide_where_odd(tack.array(a_i), tack.array(d_i), tack.zeros(20, dtype=tack.i32))
+            messages.append(str(caught.value))
+        assert "zero" in messages[-1].lower(), messages[-1]
+        assert messages[-2] == messages[-1]
+        d_i[13] = 3
+        out = tack.zeros(20, dtype=tack.i32)
+        divide_where_odd(tack.array(a_i), tack.array(d_i), out)
+        want_i = np.zeros(20, dtype=np.int32)
+        want_i[1::2] = a_i[1::2] // 3
+        np.testing.assert_array_equal(out.numpy(), want_i)
     finally:
         tack.set_debug(False)
-    assert_same_bits(y.numpy(), F32(3.0) * np.arange(10, dtype=F32))
-    assert spmd_lanes(axpy, 2.0, x, tack.zeros(10)) >= 2
+        tack.set_cpu_spmd(True)
 
 
 def test_the_environment_forces_scalar_at_import(tmp_path):
@@ -2022,3 +2076,71 @@ def test_a_kernel_returns_a_value():
     r.assert_identical()
     want = int((x > 0).sum()) * 1000 + int(x[x > 10].sum()) + 7
     assert r.rets[True] == want and r.rets[False] == want
+
+
+@tack.kernel
+def debug_past_last_column(a, out):
+    for r, c in tack.ndindex(out.shape[0], out.shape[1]):
+        out[r, c] = a[r, c + 1]
+
+
+@tack.kernel
+def debug_scatter(idx, out):
+    for i in range(len(idx)):
+        out[idx[i]] = tack.f32(i)
+
+
+@tack.kernel
+def debug_uniform_index(a, out, k: int):
+    for i in range(len(out)):
+        out[i] = a[k] + a[i]
+
+
+def _debug_run(kernel, make_args):
+    """(message, outputs) of a debug-mode call that raises IndexError."""
+    args = make_args()
+    with pytest.raises(IndexError) as caught:
+        kernel(*args)
+    return str(caught.value), [x.numpy() for x in args if isinstance(x, tack.Array)]
+
+
+@pytest.mark.parametrize("case", ["past_last_column", "scatter", "uniform_index"])
+def test_debug_mode_out_of_bounds_lanes_match_the_scalar_program(case):
+    a2 = np.arange(6 * 24, dtype=F32).reshape(6, 24)  # column 23 in a whole group
+    idx = np.arange(29, dtype=np.int32)
+    idx[17] = 40  # one lane of the third group stores past the end
+    a1 = np.arange(29, dtype=F32)
+    makers = {
+        "past_last_column": (debug_past_last_column, lambda: (tack.array(a2), tack.zeros((6, 24)))),
+        "scatter": (debug_scatter, lambda: (tack.array(idx), tack.zeros(30))),
+        "uniform_index": (debug_uniform_index, lambda: (tack.array(a1), tack.zeros(29), 29)),
+    }
+    kernel, make = makers[case]
+    tack.set_debug(True)
+    try:
+        results = []
+        for spmd in (False, True):
+            tack.set_cpu_spmd(spmd)
+            results.append(_debug_run(kernel, make))
+        assert spmd_lanes(kernel, *make()) >= 2
+    finally:
+        tack.set_debug(False)
+        tack.set_cpu_spmd(True)
+    (scalar_message, scalar_out), (spmd_message, spmd_out) = results
+    assert "out of bounds" in spmd_message, spmd_message
+    assert spmd_message == scalar_message
+    for s, v in zip(scalar_out, spmd_out):
+        assert_same_bits(v, s)
+    # The oracle: skipped loads give 0, skipped stores do nothing.
+    if case == "past_last_column":
+        want = np.zeros((6, 24), dtype=F32)
+        want[:, :23] = a2[:, 1:]
+        assert_same_bits(spmd_out[1], want)
+    elif case == "scatter":
+        want = np.zeros(30, dtype=F32)
+        for i, j in enumerate(idx):
+            if j < 30:
+                want[j] = F32(i)
+        assert_same_bits(spmd_out[1], want)
+    else:
+        assert_same_bits(spmd_out[1], a1)  # a[29] gives 0

@@ -171,7 +171,7 @@ private:
     // The SPMD body's lanes, or why the body is the scalar program.
     static codegen::LanePlan lane_plan(const ir::Kernel& typed, const CompileOptions& o) {
         if (!o.spmd) return codegen::LanePlan{1, "SPMD is off (tack.set_cpu_spmd(False) or TACK_CPU_SPMD=0)"};
-        return codegen::plan_lanes(typed, codegen::host_vector_bits(), o.debug);
+        return codegen::plan_lanes(typed, codegen::host_vector_bits());
     }
     static codegen::EmitOptions emit_options(const ir::Kernel& typed, const CompileOptions& o) {
         codegen::EmitOptions e;

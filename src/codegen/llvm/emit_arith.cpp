@@ -71,7 +71,14 @@ Value* Emitter::int_divmod(Value* l, Value* r, bool s, bool want_div, Span span)
     // -1) and the remainder 0. Debug mode reports a zero divisor.
     Value* zero = llvm::ConstantInt::get(l->getType(), 0);
     Value* one = llvm::ConstantInt::get(l->getType(), 1);
-    if (debug_) check_divisor(b_.CreateICmpEQ(r, zero), span);
+    if (debug_) {
+        // Lanes: once for the active lanes that divide by zero.
+        Value* by_zero = b_.CreateICmpEQ(r, zero);
+        if (in_lanes())
+            by_zero = by_zero->getType()->isVectorTy() ? any(b_.CreateSelect(mask(), by_zero, llvm::Constant::getNullValue(mask()->getType())))
+                                                       : b_.CreateAnd(by_zero, any(mask()));
+        check_divisor(by_zero, span);
+    }
     Value* unsafe = s ? b_.CreateICmpULE(b_.CreateAdd(r, one), one) : b_.CreateICmpEQ(r, zero);
     if (l->getType()->isVectorTy()) {
         // Lanes: a divisor of 1 where the lane is special (or

@@ -101,8 +101,7 @@ Value* Emitter::per_lane(const std::vector<Value*>& args, Type* result,
     return out;
 }
 
-Value* Emitter::each_active_lane(Type* result, const std::function<Value*(Value* lane)>& fn) {
-    Value* m = mask();
+Value* Emitter::each_lane_of(Value* m, Type* result, const std::function<Value*(Value* lane)>& fn) {
     llvm::AllocaInst* out = nullptr;
     if (result) {
         out = entry_alloca(vec(result), "lanes.out");
@@ -168,7 +167,7 @@ void Emitter::emit_groups(Value* first, Value* end) {
     b_.SetInsertPoint(exit);
 }
 
-Emitter::Access Emitter::lane_address(int array, const std::vector<ExprPtr>& indices, int component) {
+Emitter::Access Emitter::lane_address(int array, const std::vector<ExprPtr>& indices, int component, Span span) {
     auto& param = k_.params[array];
     auto& a = arrays_[array];
     if (!a.data) syntax::internal_error(kEmitPass, "array '" + param.name + "' used but not loaded");
@@ -177,6 +176,7 @@ Emitter::Access Emitter::lane_address(int array, const std::vector<ExprPtr>& ind
     Value* offset = offset_of(array, idx, component);
     Type* et = ty(param.dtype);
     Access out;
+    if (debug_) out.in_bounds = lane_bounds_check(array, idx, span);
     Value* iota = lane_iota(i64());
     if (param.kind == ParamKind::LocalArray) {
         // Lane l's copy of element e is at e * W + l.
@@ -306,16 +306,76 @@ std::optional<int64_t> Emitter::offset_lane_step(int array, const std::vector<Ex
     return static_cast<int64_t>(total);
 }
 
+Value* Emitter::lane_bounds_check(int array, const std::vector<Value*>& idx_in, Span span) {
+    auto& param = k_.params[array];
+    auto& a = arrays_[array];
+    bool lanes = false;
+    for (auto* i : idx_in) lanes = lanes || i->getType()->isVectorTy();
+    std::vector<Value*> idx = idx_in;
+    auto u = [&](Value* v) { return lanes ? widen(v) : v; };
+    if (lanes)
+        for (auto*& i : idx) i = widen(i);
+    Value* ok = nullptr;
+    Value* extent_total = nullptr;
+    auto both = [&](Value* c) { ok = ok ? b_.CreateAnd(ok, c) : c; };
+    if (static_cast<int>(idx.size()) == param.ndim) {
+        for (size_t d = 0; d < idx.size(); ++d) both(b_.CreateICmpULT(idx[d], u(a.shape[d])));
+    } else {
+        extent_total = b_.getInt64(1);
+        for (auto* s : a.shape) extent_total = b_.CreateMul(extent_total, s);
+        both(b_.CreateICmpULT(idx[0], u(extent_total)));
+    }
+    Value* m = mask();
+    Value* bad = lanes ? within(b_, m, b_.CreateNot(ok)) : b_.CreateAnd(b_.CreateNot(ok), any(m));
+    auto* report = block("bounds.fail");
+    auto* cont = block("bounds.ok");
+    b_.CreateCondBr(lanes ? any(bad) : bad, report, cont);
+    b_.SetInsertPoint(report);
+    DebugAccess check{array, span, static_cast<int>(idx.size())};
+    auto* values = entry_alloca(llvm::ArrayType::get(i64(), 16), "bounds.values");
+    auto write = [&](Value* lane) {
+        for (size_t d = 0; d < idx.size(); ++d)
+            b_.CreateStore(lane ? b_.CreateExtractElement(idx[d], lane) : idx[d], b_.CreateConstGEP1_64(i64(), values, d));
+        if (extent_total) {
+            b_.CreateStore(extent_total, b_.CreateConstGEP1_64(i64(), values, 8));
+        } else {
+            for (size_t d = 0; d < a.shape.size(); ++d)
+                b_.CreateStore(a.shape[d], b_.CreateConstGEP1_64(i64(), values, 8 + d));
+        }
+    };
+    if (lanes) {
+        // One report per failing lane, in lane order; the runtime keeps the
+        // launch's first. Each call site is one check.
+        int id = static_cast<int>(debug_accesses_->size());
+        debug_accesses_->push_back(check);
+        each_lane_of(bad, nullptr, [&](Value* lane) -> Value* {
+            write(lane);
+            auto callee = m_.getOrInsertFunction(
+                "tack_rt_bounds_failure",
+                llvm::FunctionType::get(b_.getVoidTy(), {ptr(), b_.getInt32Ty(), ptr()}, false));
+            b_.CreateCall(callee, {debug_state_, b_.getInt32(id), values});
+            return nullptr;
+        });
+    } else {
+        write(nullptr);
+        report_failure(check, values);
+    }
+    b_.CreateBr(cont);
+    b_.SetInsertPoint(cont);
+    return ok;
+}
+
 Value* Emitter::lane_load(const Load& l) {
-    Access a = lane_address(l.array, l.indices, l.component);
+    Access a = lane_address(l.array, l.indices, l.component, l.span);
     Type* et = ty(l.dtype());
     if (!a.ptr->getType()->isVectorTy()) {
         auto load = [&]() -> Value* { return tag(b_.CreateAlignedLoad(et, a.ptr, llvm::Align(1)), l.array); };
+        if (a.in_bounds) return guarded(a, et, [&] { return maybe_idle() ? when_any_active(et, load) : load(); });
         return maybe_idle() ? when_any_active(et, load) : load();
     }
     Type* vt = vec(et);
     Value* zero = llvm::Constant::getNullValue(vt);
-    Value* m = mask();
+    Value* m = access_lanes(a);
     auto consecutive = [&]() -> Value* {
         return tag(b_.CreateMaskedLoad(vt, a.first, llvm::Align(1), m, zero), l.array);
     };
@@ -339,23 +399,28 @@ Value* Emitter::lane_load(const Load& l) {
 }
 
 void Emitter::lane_store(const Store& st, Value* v) {
-    Access a = lane_address(st.array, st.indices, st.component);
+    Access a = lane_address(st.array, st.indices, st.component, st.span);
     if (!a.ptr->getType()->isVectorTy()) {
         if (!v->getType()->isVectorTy()) {
             auto store = [&]() -> Value* {
                 tag(b_.CreateAlignedStore(v, a.ptr, llvm::Align(1)), st.array);
                 return nullptr;
             };
-            if (maybe_idle()) when_any_active(nullptr, store);
-            else store();
+            auto run = [&]() -> Value* {
+                if (maybe_idle()) when_any_active(nullptr, store);
+                else store();
+                return nullptr;
+            };
+            if (a.in_bounds) guarded(a, nullptr, run);
+            else run();
             return;
         }
         // Lanes storing to one element: in lane order, the last wins.
-        tag(b_.CreateMaskedScatter(v, widen(a.ptr), llvm::Align(1), mask()), st.array);
+        tag(b_.CreateMaskedScatter(v, widen(a.ptr), llvm::Align(1), access_lanes(a)), st.array);
         return;
     }
     v = widen(v);
-    Value* m = mask();
+    Value* m = access_lanes(a);
     auto consecutive = [&] { tag(b_.CreateMaskedStore(v, a.first, llvm::Align(1), m), st.array); };
     auto scatter = [&] { tag(b_.CreateMaskedScatter(v, a.ptr, llvm::Align(1), m), st.array); };
     if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(a.consecutive)) {
@@ -573,12 +638,8 @@ private:
 
 }  // namespace
 
-LanePlan plan_lanes(const ir::Kernel& k, int vector_bits, bool debug) {
+LanePlan plan_lanes(const ir::Kernel& k, int vector_bits) {
     LanePlan plan;
-    if (debug) {
-        plan.why_scalar = "debug mode checks each access in the scalar program";
-        return plan;
-    }
     int widest = WidestValue(k).of_body();
     int lanes = std::min(16, vector_bits / widest);
     if (lanes < 2) {

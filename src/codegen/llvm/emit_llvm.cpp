@@ -713,10 +713,10 @@ Value* Emitter::guarded(const Access& a, Type* result, const std::function<Value
 Value* Emitter::atomic(const Atomic& at) {
     if (in_lanes()) {
         // Each active lane's update, in lane order.
-        Access acc = lane_address(at.array, at.indices, at.component);
+        Access acc = lane_address(at.array, at.indices, at.component, at.span);
         Value* ptrs = widen(acc.ptr);
         Value* v = widen(emit(*at.value));
-        return each_active_lane(ty(at.dtype()), [&](Value* lane) {
+        return each_lane_of(access_lanes(acc), ty(at.dtype()), [&](Value* lane) {
             return atomic_at(at, b_.CreateExtractElement(ptrs, lane), b_.CreateExtractElement(v, lane));
         });
     }

@@ -38,13 +38,13 @@ struct EmitOptions {
 
 // The lanes of a kernel's SPMD body on a host whose SIMD registers are
 // `vector_bits` wide: the register's width over the widest type the body
-// computes with, at most 16. A plan of 1 lane runs the scalar program, and
-// says why.
+// computes values in, at most 16. A plan of 1 lane runs the scalar program,
+// and says why.
 struct LanePlan {
     int lanes = 1;
     std::string why_scalar;
 };
-LanePlan plan_lanes(const ir::Kernel& k, int vector_bits, bool debug);
+LanePlan plan_lanes(const ir::Kernel& k, int vector_bits);
 
 // `symbol_prefix` must be unique within the JIT; user names never reach
 // symbol names, so any identifier is safe.

@@ -214,9 +214,23 @@ private:
                     const std::function<Value*(const std::vector<Value*>&)>& fn);
     // `fn` for each active lane in lane order, in a loop over the lanes;
     // `fn` gets the lane's index (i32) and returns its scalar result.
-    Value* each_active_lane(Type* result, const std::function<Value*(Value* lane)>& fn);
+    Value* each_active_lane(Type* result, const std::function<Value*(Value* lane)>& fn) {
+        return each_lane_of(mask(), result, fn);
+    }
+    // The same over the lanes of `lanes`.
+    Value* each_lane_of(Value* lanes, Type* result, const std::function<Value*(Value* lane)>& fn);
+    // Debug mode: each index within its extent, per lane; each active lane
+    // out of bounds reported, in lane order. The lanes (or, for uniform
+    // indices, the i1) that may access.
+    Value* lane_bounds_check(int array, const std::vector<Value*>& idx, Span span);
+    // The lanes an access runs in: the active ones, in debug mode those in
+    // bounds.
+    Value* access_lanes(const Access& a) {
+        return a.in_bounds ? b_.CreateSelect(mask(), widen(a.in_bounds), llvm::Constant::getNullValue(mask()->getType()))
+                           : mask();
+    }
     void emit_groups(Value* first, Value* end);
-    Access lane_address(int array, const std::vector<ExprPtr>& indices, int component);
+    Access lane_address(int array, const std::vector<ExprPtr>& indices, int component, Span span);
     // How far apart consecutive lanes' values of an integer index are, when
     // the compiler can tell: exactly, in 64-bit two's complement, for every
     // active lane.

@@ -1,8 +1,8 @@
 // How many SIMD lanes the CPU's SPMD body gets (codegen::plan_lanes): the
 // host register's width over the widest type the body computes values in,
 // at most 16, where indices and loop variables do not count; the scalar
-// program, with the reason, in debug mode, for too little SIMD width, and
-// for local arrays whose per-lane copies would overflow a thread's stack.
+// program, with the reason, for too little SIMD width and for local arrays
+// whose per-lane copies would overflow a thread's stack.
 #include <gtest/gtest.h>
 
 #include "codegen/llvm/emit_llvm.h"
@@ -14,9 +14,9 @@ namespace {
 using testing::array_of;
 using testing::typed_kernel;
 
-codegen::LanePlan plan(const std::string& text, std::vector<driver::ParamFacts> params, int bits, bool debug = false) {
+codegen::LanePlan plan(const std::string& text, std::vector<driver::ParamFacts> params, int bits) {
     auto k = typed_kernel(text, params);
-    return codegen::plan_lanes(*k, bits, debug);
+    return codegen::plan_lanes(*k, bits);
 }
 
 const char* kCopy =
@@ -43,10 +43,7 @@ TEST(CpuLanes, ArithmeticOnTheIndexCounts) {
     EXPECT_EQ(p.lanes, 4);  // i * i is an i64 value
 }
 
-TEST(CpuLanes, DebugModeAndNarrowRegistersRunTheScalarProgram) {
-    auto d = plan(kCopy, {array_of(DType::F32), array_of(DType::F32)}, 512, true);
-    EXPECT_EQ(d.lanes, 1);
-    EXPECT_NE(d.why_scalar.find("debug mode"), std::string::npos) << d.why_scalar;
+TEST(CpuLanes, NarrowRegistersRunTheScalarProgram) {
     auto n = plan(kCopy, {array_of(DType::F64), array_of(DType::F64)}, 64);
     EXPECT_EQ(n.lanes, 1);
     EXPECT_NE(n.why_scalar.find("fewer than two 64-bit values"), std::string::npos) << n.why_scalar;
