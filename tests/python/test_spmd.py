@@ -1665,31 +1665,7 @@ def test_device_class_methods_per_lane():
 # ----------------------------------------------------------------- textures
 
 
-def trilinear(data, shape, u, v, w):
-    """The documented sampling formula (docs/arrays.md), elementwise in f32,
-    as tests/python/test_texture_snapshot.py writes it."""
-    width, height, depth = shape
-    texels = np.asarray(data, F32).reshape(depth, height, width)
-
-    def axis(coord, n):
-        t = np.asarray(coord, F32) * F32(n) - F32(0.5)
-        fl = np.floor(t)
-        weight = t - fl
-        i = np.clip(np.nan_to_num(fl, nan=-1.0), -1, n).astype(np.int64)
-        return np.clip(i, 0, n - 1), np.clip(i + 1, 0, n - 1), weight
-
-    x0, x1, ax = axis(u, width)
-    y0, y1, ay = axis(v, height)
-    z0, z1, az = axis(w, depth)
-
-    def lerp(p, q, a):
-        return (F32(1) - a) * p + a * q
-
-    c00 = lerp(texels[z0, y0, x0], texels[z0, y0, x1], ax)
-    c10 = lerp(texels[z0, y1, x0], texels[z0, y1, x1], ax)
-    c01 = lerp(texels[z1, y0, x0], texels[z1, y0, x1], ax)
-    c11 = lerp(texels[z1, y1, x0], texels[z1, y1, x1], ax)
-    return lerp(lerp(c00, c10, ay), lerp(c01, c11, ay), az)
+from test_texture_snapshot import trilinear  # the documented sampling formula, in f32
 
 
 @tack.kernel

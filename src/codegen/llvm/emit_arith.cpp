@@ -80,21 +80,19 @@ Value* Emitter::int_divmod(Value* l, Value* r, bool s, bool want_div, Span span)
         check_divisor(by_zero, span);
     }
     Value* unsafe = s ? b_.CreateICmpULE(b_.CreateAdd(r, one), one) : b_.CreateICmpEQ(r, zero);
+    auto divide_by = [&](Value* d) -> Value* {
+        if (!s) return want_div ? b_.CreateUDiv(l, d) : b_.CreateURem(l, d);
+        // Truncating division corrected towards negative infinity.
+        Value* q = b_.CreateSDiv(l, d);
+        Value* m = b_.CreateSRem(l, d);
+        Value* adjust = b_.CreateAnd(b_.CreateICmpNE(m, zero), b_.CreateICmpSLT(b_.CreateXor(m, d), zero));
+        return want_div ? b_.CreateSub(q, b_.CreateZExt(adjust, l->getType()))
+                        : b_.CreateAdd(m, b_.CreateSelect(adjust, d, zero));
+    };
     if (l->getType()->isVectorTy()) {
-        // Lanes: a divisor of 1 where the lane is special (or
-        // inactive, with a garbage divisor), then the special value.
-        Value* safe = b_.CreateSelect(unsafe, one, r);
-        Value* value;
-        if (!s) {
-            value = want_div ? b_.CreateUDiv(l, safe) : b_.CreateURem(l, safe);
-        } else {
-            Value* q = b_.CreateSDiv(l, safe);
-            Value* m = b_.CreateSRem(l, safe);
-            Value* adjust =
-                b_.CreateAnd(b_.CreateICmpNE(m, zero), b_.CreateICmpSLT(b_.CreateXor(m, safe), zero));
-            value = want_div ? b_.CreateSub(q, b_.CreateZExt(adjust, l->getType()))
-                             : b_.CreateAdd(m, b_.CreateSelect(adjust, safe, zero));
-        }
+        // Lanes: a divisor of 1 where the lane is special (or inactive,
+        // with a garbage divisor), then the special value.
+        Value* value = divide_by(b_.CreateSelect(unsafe, one, r));
         return b_.CreateSelect(unsafe, want_div ? b_.CreateMul(l, r) : zero, value);
     }
     auto* divide = block("div");
@@ -105,17 +103,7 @@ Value* Emitter::int_divmod(Value* l, Value* r, bool s, bool want_div, Span span)
     Value* special_value = want_div ? b_.CreateMul(l, r) : zero;
     b_.CreateBr(join);
     b_.SetInsertPoint(divide);
-    Value* value;
-    if (!s) {
-        value = want_div ? b_.CreateUDiv(l, r) : b_.CreateURem(l, r);
-    } else {
-        // Truncating division corrected towards negative infinity.
-        Value* q = b_.CreateSDiv(l, r);
-        Value* m = b_.CreateSRem(l, r);
-        Value* adjust = b_.CreateAnd(b_.CreateICmpNE(m, zero), b_.CreateICmpSLT(b_.CreateXor(m, r), zero));
-        value = want_div ? b_.CreateSub(q, b_.CreateZExt(adjust, l->getType()))
-                         : b_.CreateAdd(m, b_.CreateSelect(adjust, r, zero));
-    }
+    Value* value = divide_by(r);
     BasicBlock* divided = b_.GetInsertBlock();
     b_.CreateBr(join);
     b_.SetInsertPoint(join);

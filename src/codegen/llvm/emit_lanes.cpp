@@ -69,20 +69,7 @@ Value* within(IRBuilder<>& b, Value* m, Value* c) {
 }  // namespace
 
 Value* Emitter::when_any_active(Type* result, const std::function<Value*()>& emit_then) {
-    BasicBlock* from = b_.GetInsertBlock();
-    auto* run = block("lanes.any");
-    auto* join = block("lanes.any.join");
-    b_.CreateCondBr(any(mask()), run, join);
-    b_.SetInsertPoint(run);
-    Value* v = emit_then();
-    BasicBlock* run_end = b_.GetInsertBlock();
-    b_.CreateBr(join);
-    b_.SetInsertPoint(join);
-    if (!result) return nullptr;
-    auto* phi = b_.CreatePHI(result, 2);
-    phi->addIncoming(llvm::Constant::getNullValue(result), from);
-    phi->addIncoming(v, run_end);
-    return phi;
+    return only_if(any(mask()), result, emit_then, "lanes.any");
 }
 
 Value* Emitter::per_lane(const std::vector<Value*>& args, Type* result,

@@ -691,12 +691,16 @@ void Emitter::report_failure(DebugAccess check, Value* values) {
 // debug mode); a skipped load yields zero.
 Value* Emitter::guarded(const Access& a, Type* result, const std::function<Value*()>& emit_access) {
     if (!a.in_bounds) return emit_access();
-    auto* do_bb = block("access");
-    auto* join = block("access.join");
+    return only_if(a.in_bounds, result, emit_access, "access");
+}
+
+Value* Emitter::only_if(Value* cond, Type* result, const std::function<Value*()>& emit_then, const char* name) {
+    auto* do_bb = block(name);
+    auto* join = block("only_if.join");
     BasicBlock* from = b_.GetInsertBlock();
-    b_.CreateCondBr(a.in_bounds, do_bb, join);
+    b_.CreateCondBr(cond, do_bb, join);
     b_.SetInsertPoint(do_bb);
-    Value* v = emit_access();
+    Value* v = emit_then();
     BasicBlock* do_end = b_.GetInsertBlock();
     b_.CreateBr(join);
     b_.SetInsertPoint(join);
@@ -896,7 +900,10 @@ std::unique_ptr<llvm::Module> emit_llvm(const Kernel& k, llvm::LLVMContext& ctx,
         // The scalar program runs what does not fill a group.
         scalar_body = symbol_prefix + ".body.scalar";
         run([&](Emitter& e) { e.emit_body(scalar_body); });
-        m->getFunction(scalar_body)->setLinkage(llvm::GlobalValue::InternalLinkage);
+        // Called once per chunk or row at most: one copy, not inlined.
+        llvm::Function* scalar = m->getFunction(scalar_body);
+        scalar->setLinkage(llvm::GlobalValue::InternalLinkage);
+        scalar->addFnAttr(llvm::Attribute::NoInline);
     }
     run([&](Emitter& e) {
         if (options.lanes > 1) e.set_lanes(options.lanes, &labels, scalar_body);

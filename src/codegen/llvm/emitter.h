@@ -146,6 +146,9 @@ private:
     Value* bounds_check(int array, const std::vector<Value*>& idx, Span span);
     Value* offset_of(int array, const std::vector<Value*>& idx, int component);
     Value* guarded(const Access& a, Type* result, const std::function<Value*()>& emit_access);
+    // Runs `emit_then` only when `cond` holds; its value (of type `result`,
+    // or nothing) or zero.
+    Value* only_if(Value* cond, Type* result, const std::function<Value*()>& emit_then, const char* name);
     Value* atomic(const Atomic& at);
     Value* atomic_at(const Atomic& at, Value* ptr, Value* v);
     void set_up_alias_scopes();
