@@ -328,7 +328,8 @@ def lanes_of(name):
 def test_lane_counts_follow_the_widest_type():
     w32, w64, w8 = lanes_of("f32"), lanes_of("f64"), lanes_of("i8")
     assert lanes_of("u8") == w8
-    assert w32 == 2 * w64, (w32, w64)
+    # Lanes are two registers of the widest type, at most 16.
+    assert w64 >= 2 and w32 == min(16, 2 * w64), (w32, w64)
     assert w8 == w32, (w8, w32)
 
 

@@ -628,9 +628,12 @@ private:
 LanePlan plan_lanes(const ir::Kernel& k, int vector_bits) {
     LanePlan plan;
     int widest = WidestValue(k).of_body();
-    int lanes = std::min(16, vector_bits / widest);
+    // Two registers' worth of lanes: each value is two independent
+    // halves, so a loop-carried chain of operations (Mandelbrot's escape
+    // loop) keeps the vector units busy while the other half waits.
+    int lanes = std::min(16, 2 * vector_bits / widest);
     if (lanes < 2) {
-        plan.why_scalar = "the host's SIMD registers hold fewer than two " + std::to_string(widest) + "-bit values";
+        plan.why_scalar = "the host has no SIMD registers for " + std::to_string(widest) + "-bit values";
         return plan;
     }
     // Each lane has its own copy of the local arrays, on the stack of the

@@ -37,9 +37,9 @@ struct EmitOptions {
 };
 
 // The lanes of a kernel's SPMD body on a host whose SIMD registers are
-// `vector_bits` wide: the register's width over the widest type the body
-// computes values in, at most 16. A plan of 1 lane runs the scalar program,
-// and says why.
+// `vector_bits` wide: two registers of the widest type the body computes
+// values in, at most 16. A plan of 1 lane runs the scalar program, and says
+// why.
 struct LanePlan {
     int lanes = 1;
     std::string why_scalar;
