@@ -900,10 +900,13 @@ std::unique_ptr<llvm::Module> emit_llvm(const Kernel& k, llvm::LLVMContext& ctx,
         // The scalar program runs what does not fill a group.
         scalar_body = symbol_prefix + ".body.scalar";
         run([&](Emitter& e) { e.emit_body(scalar_body); });
-        // Called once per chunk or row at most: one copy, not inlined.
+        // Called once per chunk or row at most for fewer iterations than a
+        // group: one copy, not inlined, optimized for size (no loop
+        // vectorizing or unrolling to compile for so few iterations).
         llvm::Function* scalar = m->getFunction(scalar_body);
         scalar->setLinkage(llvm::GlobalValue::InternalLinkage);
         scalar->addFnAttr(llvm::Attribute::NoInline);
+        scalar->addFnAttr(llvm::Attribute::OptimizeForSize);
     }
     run([&](Emitter& e) {
         if (options.lanes > 1) e.set_lanes(options.lanes, &labels, scalar_body);
