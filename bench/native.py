@@ -35,11 +35,13 @@ def compiler_version():
 
 
 def compile_cpp(source, output, extra_flags=(), libs=()):
-    """Compiles `source` to `output` unless `output` is newer than it and was
-    built by the same command (kept beside it in `output`.cmd)."""
+    """Compiles `source` to `output` unless `output` is newer than it and the
+    headers beside it, and was built by the same command (kept beside it in
+    `output`.cmd)."""
     command = [CXX, *CXX_FLAGS, *extra_flags, "-o", str(output), str(source), *libs]
     stamp = output.with_name(output.name + ".cmd")
-    if (output.exists() and output.stat().st_mtime >= source.stat().st_mtime
+    newest = max([source.stat().st_mtime] + [h.stat().st_mtime for h in source.parent.glob("*.h")])
+    if (output.exists() and output.stat().st_mtime >= newest
             and stamp.exists() and stamp.read_text() == " ".join(command)):
         return output
     OUT_DIR.mkdir(parents=True, exist_ok=True)

@@ -12,22 +12,9 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(__AVX512F__) || defined(__AVX__) || defined(__SSE__)
-#include <immintrin.h>
-#endif
+#include "lanes.h"
 
 namespace {
-
-constexpr int kLanes = 16;
-#if defined(__AVX512F__)
-constexpr int kWidth = 16;
-#elif defined(__AVX__)
-constexpr int kWidth = 8;
-#else
-constexpr int kWidth = 4;
-#endif
-constexpr int kParts = kLanes / kWidth;
-typedef float vf __attribute__((vector_size(kWidth * sizeof(float))));
 
 // IEEE square root of each lane (sqrtps rounds as sqrtss does).
 inline vf vsqrt(vf x) {
