@@ -19,14 +19,19 @@ the C++ lanes results must equal the scalar C++'s bit for bit (else the run
 stops), and Tack SPMD's Tack scalar's (else a failure is reported). Times
 are medians of repeated calls after a warm-up call; data transfers are not
 timed. Ratios are time / scalar C++ time, both of the same run. The
-targets for the SPMD variant are printed below the tables, not asserted.
+targets for the SPMD variant are printed below the tables, not asserted;
+SPMD against scalar is judged on one set of arrays with the two variants
+called in turn ("alternating"), since the columns' separate arrays move a
+memory-bound kernel by tens of percent.
 """
 
 import argparse
 import contextlib
 import os
 import platform
+import statistics
 import sys
+import time
 
 import numpy as np
 
@@ -167,6 +172,26 @@ def _measure_tack(case, label, on, tack, kernels, want, median):
         return None, None, f"{type(error).__name__}: {error}"
 
 
+def _alternating_ratio(case, tack, kernels, settings):
+    """SPMD over scalar time on one set of arrays, the two (already compiled)
+    variants called in turn, so that the arrays' placement in memory and the
+    machine's state are the same for both: the comparison the 5 % target
+    reads. The columns above time each variant on arrays of its own, which
+    moves a memory-bound kernel by tens of percent."""
+    state = {k: tack.array(v) for k, v in case.fresh_state().items()}
+    samples = {True: [], False: []}
+    for _ in range(settings["repeats"]):
+        for on in (True, False):
+            with _cpu_spmd(tack, on):
+                case.run_tack(kernels, state)  # the variant's first call of this round, untimed
+                tack.sync()
+                start = time.perf_counter()
+                case.run_tack(kernels, state)
+                tack.sync()
+                samples[on].append(time.perf_counter() - start)
+    return statistics.median(samples[True]) / statistics.median(samples[False])
+
+
 def _measure_case(case, cpp, tack, kernels, spmd_missing, settings):
     numpy_state, cpp_state, lanes_state = _verified_references(case, cpp)
 
@@ -184,10 +209,12 @@ def _measure_case(case, cpp, tack, kernels, spmd_missing, settings):
             row["failures"].append(f"{label} not timed: {failure}")
         elif on is not None:
             outputs[key] = got
+    row["alternating"] = None
     if "spmd" in outputs and "scalar" in outputs:
         difference = _bitwise_difference(case, outputs["spmd"], outputs["scalar"])
         if difference:
             row["failures"].append(f"Tack SPMD is not bit-identical to Tack scalar: {difference}")
+        row["alternating"] = _alternating_ratio(case, tack, kernels, settings)
     del outputs
     row["numpy"] = median(lambda: case.run_numpy(numpy_state))
     row["cpp"] = median(lambda: case.run_cpp(cpp, cpp_state))
@@ -241,9 +268,8 @@ def _print_targets(rows, spmd_missing):
         value = r[key] / r["cpp"] if r and r[key] is not None else None
         lines.append((f"{kernel} SPMD / scalar C++", f"<= {limit:.2f}x", *_verdict(value, limit)))
     for r in rows:
-        value = r["spmd"] / r["scalar"] if r["spmd"] is not None and r["scalar"] is not None else None
-        lines.append((f"{r['kernel']} SPMD / Tack scalar", f"<= {SPMD_OVER_SCALAR:.2f}x",
-                      *_verdict(value, SPMD_OVER_SCALAR)))
+        lines.append((f"{r['kernel']} SPMD / Tack scalar, alternating", f"<= {SPMD_OVER_SCALAR:.2f}x",
+                      *_verdict(r["alternating"], SPMD_OVER_SCALAR)))
     widths = [max(len(x) for x in column) for column in zip(*lines)]
     for line in lines:
         print("  " + "  ".join(x.ljust(w) if i in (0, 3) else x.rjust(w)
