@@ -65,8 +65,8 @@ public:
         Compiled out;
         auto ctx = std::make_unique<llvm::LLVMContext>();
         codegen::EntryNames names;
-        auto m = codegen::emit_llvm(typed, *ctx, options.symbol_prefix, emit_options(typed, options), &names,
-                                    &out.debug_accesses);
+        auto m = codegen::emit_llvm(typed, *ctx, options.symbol_prefix, emit_options(lane_plan(typed, options), options),
+                                    &names, &out.debug_accesses);
         out.code = std::make_unique<CpuExecutable>(
             codegen::jit_compile(std::move(m), std::move(ctx), names, host_symbols(), false));
         return out;
@@ -158,7 +158,7 @@ public:
         llvm::LLVMContext ctx;
         codegen::EntryNames names;
         codegen::LanePlan plan = lane_plan(typed, options);
-        auto m = codegen::emit_llvm(typed, ctx, "tack.inspect", emit_options(typed, options), &names);
+        auto m = codegen::emit_llvm(typed, ctx, "tack.inspect", emit_options(plan, options), &names);
         std::string s = plan.lanes > 1 ? "; tack cpu code: spmd, " + std::to_string(plan.lanes) + " lanes\n"
                                        : "; tack cpu code: scalar, " + plan.why_scalar + "\n";
         if (mode == "llvm") return s + codegen::optimize_and_print(*m);
@@ -173,11 +173,11 @@ private:
         if (!o.spmd) return codegen::LanePlan{1, "SPMD is off (tack.set_cpu_spmd(False) or TACK_CPU_SPMD=0)"};
         return codegen::plan_lanes(typed, codegen::host_vector_bits());
     }
-    static codegen::EmitOptions emit_options(const ir::Kernel& typed, const CompileOptions& o) {
+    static codegen::EmitOptions emit_options(const codegen::LanePlan& plan, const CompileOptions& o) {
         codegen::EmitOptions e;
         e.debug = o.debug;
         e.noalias = o.noalias;
-        e.lanes = lane_plan(typed, o).lanes;
+        e.lanes = plan.lanes;
         return e;
     }
     Capabilities capabilities_;
