@@ -1852,6 +1852,36 @@ def wrapping(x, y, s, e, nbits, mul, shl, shr, fdiv, mod, pw, neg):
         neg[i] = -x[i] - abs(y[i])
 
 
+@tack.kernel
+def many_divisions(x, out, d):
+    for i in range(len(x)):
+        v = x[i]
+        out[i] = (v % d) + (v // d) + ((v + 1) % d) + ((v + 2) // d) + ((v * 3) % d) + (v % len(x)) + (v % 97)
+
+
+def test_divisions_per_lane_share_one_function_per_kind():
+    """No CPU divides integer vectors, so each lane divides by itself, in a
+    function of the module's own per kind of division that every use
+    calls: written out at each use, the lanes' divisions would multiply
+    the code, and the compile time, by W."""
+    n = 500
+    rng = np.random.default_rng(23)
+    x = rng.integers(-10**12, 10**12, n, dtype=np.int64)
+    r = Both(many_divisions, lambda: (tack.array(x), tack.array(np.zeros(n, np.int64)), 7))
+    r.assert_identical()
+    v = [int(e) for e in x]
+    want = [(e % 7) + (e // 7) + ((e + 1) % 7) + ((e + 2) // 7) + ((e * 3) % 7) + (e % n) + (e % 97) for e in v]
+    assert r.spmd[1].tolist() == want
+    ir = many_divisions.inspect("llvm-unoptimized", tack.array(x), tack.array(np.zeros(n, np.int64)), 7)
+    assert ir.startswith("; tack cpu code: spmd,"), ir.split("\n", 1)[0]
+    defined = re.findall(r"^define internal [^@]*@([\w.]+\.lanes\.[\w.-]+)\(", ir, re.M)
+    # By a runtime divisor: one floor modulo and one floor division; by
+    # the constant 97 in 64-bit lanes, one of its own.
+    kinds = sorted(name.split(".lanes.")[1].split(".v")[0] for name in defined)
+    assert kinds == ["sdiv", "smod", "smod.by97"], defined
+    assert len(re.findall(r"call [^@]*@[\w.]+\.lanes\.smod\.v", ir)) == 4, "each runtime-divisor modulo calls it"
+
+
 @pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint32, np.int16, np.uint16, np.int8, np.uint8])
 def test_integer_wrapping_shifts_floor_division_and_powers(dtype):
     info = np.iinfo(dtype)

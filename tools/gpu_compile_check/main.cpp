@@ -37,8 +37,9 @@
 // translation unit in which each source sits in a namespace of its own, its
 // preamble (includes, `using namespace metal`) hoisted once and `extern "C"`
 // dropped so that entry names do not collide; `#line` keeps diagnostics
-// pointing into the dumped file. OpenCL C has no namespaces, so its bundle
-// is one clang invocation over many files. A bundle that fails is compiled
+// pointing into the dumped file. OpenCL C has no namespaces: its bundle
+// renames each source's file-scope names (all of which begin with tk_) to
+// begin with tk<i>_ instead. A bundle that fails is compiled
 // again one source at a time, as the runtime compiles it, and each failing
 // source is reported with its file name and the compiler's message.
 //
@@ -50,6 +51,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -221,6 +223,23 @@ struct Tools {
 };
 
 
+// `text` with each identifier that begins with tk_ beginning with `prefix`
+// instead.
+std::string with_prefix(const std::string& text, const std::string& prefix) {
+    std::string out;
+    out.reserve(text.size() + text.size() / 8);
+    auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    for (size_t i = 0; i < text.size(); ++i) {
+        if (text.compare(i, 3, "tk_") == 0 && (i == 0 || !word(text[i - 1]))) {
+            out += prefix;
+            i += 2;
+        } else {
+            out += text[i];
+        }
+    }
+    return out;
+}
+
 // Compiles the listed sources of one dialect, as one bundle when there are
 // several; `log` and its temporaries go under `scratch`.
 Outcome compile(const Target& t, const Tools& tools, const std::vector<std::string>& files, const fs::path& scratch,
@@ -228,17 +247,19 @@ Outcome compile(const Target& t, const Tools& tools, const std::vector<std::stri
     const auto& table = tack::codegen::cfamily::table(t.dialect);
     std::string options;
     for (auto& o : table.compile_options) options += " " + quote(o);
-    if (t.dialect == Dialect::OpenCL) {
-        std::string cmd = quote(tools.clang) + " -x cl -Werror" + tools.allowances() + " -fsyntax-only" + options;
-        for (auto& f : files) cmd += " " + quote(f);
-        return run(cmd, scratch / "log");
-    }
-
     fs::path source;
     std::string text;
     if (files.size() == 1) {
         source = files[0];
         text = read_text(source);
+    } else if (t.dialect == Dialect::OpenCL) {
+        // One translation unit: every name a source declares at file scope
+        // begins with tk_, which becomes tk<i>_ in the i-th source.
+        for (size_t i = 0; i < files.size(); ++i)
+            text += "#line 1 \"" + files[i] + "\"\n" + with_prefix(read_text(files[i]), "tk" + std::to_string(i) + "_") +
+                    "\n";
+        source = scratch / (std::string("bundle") + t.extension);
+        write_text(source, text);
     } else {
         // One translation unit: the preamble once, each source in its own
         // namespace. Removed text becomes blank lines, so #line numbers stay
@@ -281,7 +302,10 @@ Outcome compile(const Target& t, const Tools& tools, const std::vector<std::stri
                            "-Wno-unused-but-set-variable -Werror" + tools.allowances() + " -x c++ -I " + quote(tools.shims) + " " +
                            quote(source.string()),
                        scratch / "log");
-        case Dialect::OpenCL: break;
+        case Dialect::OpenCL:
+            return run(quote(tools.clang) + " -x cl -Werror" + tools.allowances() + " -fsyntax-only" + options + " " +
+                           quote(source.string()),
+                       scratch / "log");
     }
     return {false, "unknown dialect"};
 }
@@ -339,7 +363,7 @@ int main(int argc, char** argv) {
     Target targets[] = {
         {Dialect::Cuda, "cuda", ".cu", 150, tools.full ? "NVRTC + ptxas" : "NVRTC (--Ofast-compile=mid) + ptxas -O0"},
         {Dialect::Hip, "hip", ".hip", 150, tools.full ? "hipcc to code objects" : "hipcc -fsyntax-only (device side)"},
-        {Dialect::OpenCL, "opencl", ".cl", 100, "clang-19 -x cl"},
+        {Dialect::OpenCL, "opencl", ".cl", 150, "clang-19 -x cl"},
         {Dialect::Metal, "metal", ".metal", 150, "clang++-19 against the Metal shim"},
     };
     targets[0].compiled_fully = "NVRTC + ptxas at their default levels";

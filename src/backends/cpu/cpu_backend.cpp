@@ -178,6 +178,7 @@ private:
         e.debug = o.debug;
         e.noalias = o.noalias;
         e.lanes = plan.lanes;
+        e.gathers = codegen::host_gathers;
         return e;
     }
     Capabilities capabilities_;

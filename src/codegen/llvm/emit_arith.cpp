@@ -37,10 +37,10 @@ Value* Emitter::binary(const Binary& bin) {
         }
         case BinOp::Pow:
             if (lanes) {
-                return per_lane({l, r}, ty(t), [&](const std::vector<Value*>& x) -> Value* {
-                    if (f) return b_.CreateCall(libm(t, "pow", 2), x);
-                    return b_.CreateCall(int_pow(t, bin.rhs->dtype()), x);
-                });
+                llvm::FunctionCallee pow = f ? libm(t, "pow", 2) : llvm::FunctionCallee(int_pow(t, bin.rhs->dtype()));
+                std::string kind = "call." + llvm::cast<llvm::Function>(pow.getCallee())->getName().str();
+                return per_lane(kind, {l, r}, ty(t),
+                                [&](const std::vector<Value*>& x) -> Value* { return b_.CreateCall(pow, x); });
             }
             if (f) return b_.CreateCall(libm(t, "pow", 2), {l, r});
             return b_.CreateCall(int_pow(t, bin.rhs->dtype()), {l, r});
@@ -70,7 +70,6 @@ Value* Emitter::int_divmod(Value* l, Value* r, bool s, bool want_div, Span span)
     // a zero divisor, as NumPy gives, and the exact, wrapped -l for
     // -1) and the remainder 0. Debug mode reports a zero divisor.
     Value* zero = llvm::ConstantInt::get(l->getType(), 0);
-    Value* one = llvm::ConstantInt::get(l->getType(), 1);
     if (debug_) {
         // Lanes: once for the active lanes that divide by zero.
         Value* by_zero = b_.CreateICmpEQ(r, zero);
@@ -79,21 +78,46 @@ Value* Emitter::int_divmod(Value* l, Value* r, bool s, bool want_div, Span span)
                                                        : b_.CreateAnd(by_zero, any(mask()));
         check_divisor(by_zero, span);
     }
-    Value* unsafe = s ? b_.CreateICmpULE(b_.CreateAdd(r, one), one) : b_.CreateICmpEQ(r, zero);
-    auto divide_by = [&](Value* d) -> Value* {
+    auto unsafe_divisor = [&](Value* r) {
+        Value* one = llvm::ConstantInt::get(r->getType(), 1);
+        return s ? b_.CreateICmpULE(b_.CreateAdd(r, one), one) : b_.CreateICmpEQ(r, llvm::Constant::getNullValue(r->getType()));
+    };
+    Value* unsafe = unsafe_divisor(r);
+    auto divide_by = [&](Value* l, Value* d) -> Value* {
         if (!s) return want_div ? b_.CreateUDiv(l, d) : b_.CreateURem(l, d);
         // Truncating division corrected towards negative infinity.
+        Value* zero = llvm::Constant::getNullValue(l->getType());
         Value* q = b_.CreateSDiv(l, d);
         Value* m = b_.CreateSRem(l, d);
         Value* adjust = b_.CreateAnd(b_.CreateICmpNE(m, zero), b_.CreateICmpSLT(b_.CreateXor(m, d), zero));
         return want_div ? b_.CreateSub(q, b_.CreateZExt(adjust, l->getType()))
                         : b_.CreateAdd(m, b_.CreateSelect(adjust, d, zero));
     };
+    // Without a branch: a divisor of 1 where it is special (or, in an
+    // inactive lane, garbage), then the special value.
+    auto divide_or_special = [&](Value* l, Value* r, Value* unsafe) {
+        Value* one = llvm::ConstantInt::get(r->getType(), 1);
+        Value* value = divide_by(l, b_.CreateSelect(unsafe, one, r));
+        return b_.CreateSelect(unsafe, want_div ? b_.CreateMul(l, r) : llvm::Constant::getNullValue(l->getType()), value);
+    };
     if (l->getType()->isVectorTy()) {
-        // Lanes: a divisor of 1 where the lane is special (or inactive,
-        // with a garbage divisor), then the special value.
-        Value* value = divide_by(b_.CreateSelect(unsafe, one, r));
-        return b_.CreateSelect(unsafe, want_div ? b_.CreateMul(l, r) : zero, value);
+        // No CPU divides integer vectors. A constant divisor LLVM divides by
+        // multiplying, in vectors where the lanes are narrower than 64 bits
+        // and lane by lane otherwise; any other divides lane by lane.
+        std::string kind = std::string(s ? "s" : "u") + (want_div ? "div" : "mod");
+        auto* constant = llvm::dyn_cast<llvm::Constant>(r);
+        Value* splat = constant ? constant->getSplatValue() : nullptr;
+        if (constant && (!splat || l->getType()->getScalarSizeInBits() < 64)) return divide_or_special(l, r, unsafe);
+        if (splat) {
+            // One function per constant, which it divides by multiplying.
+            kind += ".by" + std::to_string(llvm::cast<llvm::ConstantInt>(splat)->getSExtValue());
+            return per_lane(kind, {l}, l->getType()->getScalarType(), [&](const std::vector<Value*>& x) {
+                return divide_or_special(x[0], splat, unsafe_divisor(splat));
+            });
+        }
+        return per_lane(kind, {l, r}, l->getType()->getScalarType(), [&](const std::vector<Value*>& x) {
+            return divide_or_special(x[0], x[1], unsafe_divisor(x[1]));
+        });
     }
     auto* divide = block("div");
     auto* special = block("div.special");
@@ -103,7 +127,7 @@ Value* Emitter::int_divmod(Value* l, Value* r, bool s, bool want_div, Span span)
     Value* special_value = want_div ? b_.CreateMul(l, r) : zero;
     b_.CreateBr(join);
     b_.SetInsertPoint(divide);
-    Value* value = divide_by(r);
+    Value* value = divide_by(l, r);
     BasicBlock* divided = b_.GetInsertBlock();
     b_.CreateBr(join);
     b_.SetInsertPoint(join);
@@ -179,7 +203,8 @@ Value* Emitter::math(const Math& m) {
     // scalar program gets.
     llvm::FunctionCallee f = libm(t, to_string(m.fn), ir::arity(m.fn));
     if (args[0]->getType()->isVectorTy())
-        return per_lane(args, ty(t), [&](const std::vector<Value*>& x) -> Value* { return b_.CreateCall(f, x); });
+        return per_lane("call." + llvm::cast<llvm::Function>(f.getCallee())->getName().str(), args, ty(t),
+                        [&](const std::vector<Value*>& x) -> Value* { return b_.CreateCall(f, x); });
     return b_.CreateCall(f, args);
 }
 

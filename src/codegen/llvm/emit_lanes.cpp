@@ -72,21 +72,82 @@ Value* Emitter::when_any_active(Type* result, const std::function<Value*()>& emi
     return only_if(any(mask()), result, emit_then, "lanes.any");
 }
 
-Value* Emitter::per_lane(const std::vector<Value*>& args, Type* result,
+namespace {
+
+// A type in a function's name: v8i64, f32.
+std::string mangled(Type* t) {
+    if (auto* v = llvm::dyn_cast<llvm::FixedVectorType>(t))
+        return "v" + std::to_string(v->getNumElements()) + mangled(v->getElementType());
+    if (t->isFloatTy()) return "f32";
+    if (t->isDoubleTy()) return "f64";
+    return "i" + std::to_string(t->getPrimitiveSizeInBits().getFixedValue());
+}
+
+}  // namespace
+
+// Written out at each use, a division or call per lane would multiply the
+// code, and with it the compile time, by W: the lanes' code is a function
+// of the module's own instead, one per kind, which each use calls.
+Value* Emitter::per_lane(const std::string& kind, const std::vector<Value*>& args, Type* result,
                          const std::function<Value*(const std::vector<Value*>&)>& fn) {
     std::vector<Value*> wide;
-    for (auto* a : args) wide.push_back(widen(a));
-    Value* out = result ? llvm::PoisonValue::get(vec(result)) : nullptr;
-    for (int l = 0; l < lanes_; ++l) {
-        std::vector<Value*> scalars;
-        // Frozen: an inactive lane's operand may be poison (an oversized
-        // shift of garbage), which a call or branch must not see.
-        for (auto* w : wide) scalars.push_back(b_.CreateFreeze(b_.CreateExtractElement(w, b_.getInt32(l))));
-        Value* r = fn(scalars);
-        if (result) out = b_.CreateInsertElement(out, r, b_.getInt32(l));
+    // Frozen: an inactive lane's operand may be poison (an oversized
+    // shift of garbage), which a call, division or branch must not see.
+    std::vector<Type*> types;
+    std::string name = prefix_ + ".lanes." + kind;
+    for (auto* a : args) {
+        wide.push_back(b_.CreateFreeze(widen(a)));
+        types.push_back(wide.back()->getType());
+        name += "." + mangled(types.back());
     }
-    return out;
+    llvm::Function* f = m_.getFunction(name);
+    if (!f) {
+        auto* fty = llvm::FunctionType::get(result ? vec(result) : b_.getVoidTy(), types, false);
+        f = llvm::Function::Create(fty, llvm::Function::InternalLinkage, name, m_);
+        f->addFnAttr(llvm::Attribute::NoInline);
+        f->addFnAttr(llvm::Attribute::NoUnwind);
+        auto ip = b_.saveIP();
+        llvm::Function* caller = fn_;
+        BasicBlock* caller_entry = entry_;
+        fn_ = f;
+        entry_ = BasicBlock::Create(ctx_, "entry", f);
+        b_.SetInsertPoint(entry_);
+        Value* out = result ? llvm::PoisonValue::get(vec(result)) : nullptr;
+        for (int l = 0; l < lanes_; ++l) {
+            std::vector<Value*> scalars;
+            for (auto& arg : f->args()) scalars.push_back(b_.CreateExtractElement(&arg, b_.getInt32(l)));
+            Value* r = fn(scalars);
+            if (result) out = b_.CreateInsertElement(out, r, b_.getInt32(l));
+        }
+        if (result) b_.CreateRet(out);
+        else b_.CreateRetVoid();
+        fn_ = caller;
+        entry_ = caller_entry;
+        b_.restoreIP(ip);
+    }
+    Value* call = b_.CreateCall(f, wide);
+    return result ? call : nullptr;
 }
+
+namespace {
+
+// Loop hints (llvm.loop.* properties, with an integer value or, given -1,
+// none) on the back edge `latch` of a loop.
+void hint_loop(llvm::Instruction* latch, std::initializer_list<std::pair<const char*, int>> hints) {
+    auto& c = latch->getContext();
+    std::vector<llvm::Metadata*> props = {nullptr};
+    for (auto& [name, value] : hints) {
+        std::vector<llvm::Metadata*> prop = {llvm::MDString::get(c, name)};
+        if (value >= 0)
+            prop.push_back(llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(c), value)));
+        props.push_back(llvm::MDNode::get(c, prop));
+    }
+    auto* loop = llvm::MDNode::getDistinct(c, props);
+    loop->replaceOperandWith(0, loop);
+    latch->setMetadata(llvm::LLVMContext::MD_loop, loop);
+}
+
+}  // namespace
 
 Value* Emitter::each_lane_of(Value* m, Type* result, const std::function<Value*(Value* lane)>& fn) {
     llvm::AllocaInst* out = nullptr;
@@ -113,7 +174,9 @@ Value* Emitter::each_lane_of(Value* m, Type* result, const std::function<Value*(
     b_.CreateBr(latch);
     b_.SetInsertPoint(latch);
     b_.CreateStore(b_.CreateAdd(lane, b_.getInt32(1)), lane_slot);
-    b_.CreateBr(head);
+    // Kept a loop: neither unrolled nor vectorized back into W copies.
+    hint_loop(b_.CreateBr(head), {{"llvm.loop.unroll.disable", -1}, {"llvm.loop.vectorize.width", 1},
+                                  {"llvm.loop.interleave.count", 1}});
     b_.SetInsertPoint(exit);
     return result ? b_.CreateLoad(vec(result), out) : nullptr;
 }
@@ -146,11 +209,17 @@ void Emitter::emit_groups(Value* first, Value* end) {
     emit_block(k_.body);
     loops_.pop_back();
     mask_slot_ = nullptr;
+    // A body that stayed one block (no control flow, no per-lane calls or
+    // run-time choices) runs two groups per turn of the loop, as LLVM's loop
+    // vectorizer interleaves the scalar program's loop: the memory-bound
+    // stencils keep more loads in flight.
+    bool straight = b_.GetInsertBlock() == body;
     branch_if_open(latch);
 
     b_.SetInsertPoint(latch);
     b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64(), g_slot), b_.getInt64(lanes_)), g_slot);
-    b_.CreateBr(head);
+    auto* back = b_.CreateBr(head);
+    if (straight) hint_loop(back, {{"llvm.loop.unroll.count", 2}});
     b_.SetInsertPoint(exit);
 }
 
@@ -366,7 +435,7 @@ Value* Emitter::lane_load(const Load& l) {
     auto consecutive = [&]() -> Value* {
         return tag(b_.CreateMaskedLoad(vt, a.first, llvm::Align(1), m, zero), l.array);
     };
-    auto gather = [&]() -> Value* { return tag(b_.CreateMaskedGather(vt, a.ptr, llvm::Align(1), m, zero), l.array); };
+    auto gather = [&]() -> Value* { return this->gather(vt, a.ptr, m, l.array); };
     if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(a.consecutive)) return c->isOne() ? consecutive() : gather();
     auto* row = block("load.consecutive");
     auto* scattered = block("load.gather");
@@ -383,6 +452,43 @@ Value* Emitter::lane_load(const Load& l) {
     phi->addIncoming(rv, row);
     phi->addIncoming(gv, scattered);
     return phi;
+}
+
+// A target without gathers in hardware (AVX2 on most CPUs) has LLVM expand
+// a masked gather or scatter into a test and a branch per lane, which
+// multiplies the blocks of a branchy body by the lanes and its compile time
+// with them. Here each lane loads or stores by itself instead, with no
+// branch: an inactive lane through a spare slot of the function's own.
+Value* Emitter::spare_lane_pointers(Value* ptrs, Value* m) {
+    if (!spare_) spare_ = entry_alloca(i64(), "lanes.spare");
+    return b_.CreateSelect(m, ptrs, widen(spare_));
+}
+
+Value* Emitter::gather(Type* vt, Value* ptrs, Value* m, int array) {
+    Value* zero = llvm::Constant::getNullValue(vt);
+    if (gathers_ && gathers_(vt, false)) return tag(b_.CreateMaskedGather(vt, ptrs, llvm::Align(1), m, zero), array);
+    Type* et = llvm::cast<llvm::VectorType>(vt)->getElementType();
+    Value* lanes = spare_lane_pointers(ptrs, m);
+    Value* out = zero;
+    for (int l = 0; l < lanes_; ++l) {
+        Value* p = b_.CreateExtractElement(lanes, b_.getInt32(l));
+        out = b_.CreateInsertElement(out, tag(b_.CreateAlignedLoad(et, p, llvm::Align(1)), array), b_.getInt32(l));
+    }
+    return b_.CreateSelect(m, out, zero);
+}
+
+// Lanes store in lane order: of several lanes storing to one element, the
+// last wins.
+void Emitter::scatter(Value* v, Value* ptrs, Value* m, int array) {
+    if (gathers_ && gathers_(v->getType(), true)) {
+        tag(b_.CreateMaskedScatter(v, ptrs, llvm::Align(1), m), array);
+        return;
+    }
+    Value* lanes = spare_lane_pointers(ptrs, m);
+    for (int l = 0; l < lanes_; ++l)
+        tag(b_.CreateAlignedStore(b_.CreateExtractElement(v, b_.getInt32(l)),
+                                  b_.CreateExtractElement(lanes, b_.getInt32(l)), llvm::Align(1)),
+            array);
 }
 
 void Emitter::lane_store(const Store& st, Value* v) {
@@ -403,13 +509,13 @@ void Emitter::lane_store(const Store& st, Value* v) {
             return;
         }
         // Lanes storing to one element: in lane order, the last wins.
-        tag(b_.CreateMaskedScatter(v, widen(a.ptr), llvm::Align(1), access_lanes(a)), st.array);
+        scatter(v, widen(a.ptr), access_lanes(a), st.array);
         return;
     }
     v = widen(v);
     Value* m = access_lanes(a);
     auto consecutive = [&] { tag(b_.CreateMaskedStore(v, a.first, llvm::Align(1), m), st.array); };
-    auto scatter = [&] { tag(b_.CreateMaskedScatter(v, a.ptr, llvm::Align(1), m), st.array); };
+    auto scatter = [&] { this->scatter(v, a.ptr, m, st.array); };
     if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(a.consecutive)) {
         if (c->isOne()) consecutive();
         else scatter();
@@ -474,7 +580,7 @@ void Emitter::lane_loop(const Stmt& s) {
         Value* end = emit(*f->end);
         step = emit(*f->step);
         if (start->getType()->isVectorTy() || end->getType()->isVectorTy() || step->getType()->isVectorTy()) {
-            count = per_lane({start, end, step}, i64(),
+            count = per_lane(std::string("trip.") + (is_signed_int(t) ? "s" : "u"), {start, end, step}, i64(),
                              [&](const std::vector<Value*>& x) { return trip_count(x[0], x[1], x[2], t); });
         } else {
             count = trip_count(start, end, step, t);

@@ -219,6 +219,7 @@ void Emitter::begin_function(llvm::FunctionType* fty, const std::string& name) {
     fn_->addFnAttr(llvm::Attribute::NoUnwind);
     entry_ = BasicBlock::Create(ctx_, "entry", fn_);
     b_.SetInsertPoint(entry_);
+    spare_ = nullptr;
     slots_.assign(k_.vars.size(), nullptr);
     arrays_.assign(k_.params.size(), ArrayValues{});
     dim_start_.clear();
@@ -909,7 +910,7 @@ std::unique_ptr<llvm::Module> emit_llvm(const Kernel& k, llvm::LLVMContext& ctx,
         scalar->addFnAttr(llvm::Attribute::OptimizeForSize);
     }
     run([&](Emitter& e) {
-        if (options.lanes > 1) e.set_lanes(options.lanes, &labels, scalar_body);
+        if (options.lanes > 1) e.set_lanes(options.lanes, &labels, scalar_body, options.gathers);
         e.emit_body(names->body);
     });
     if (k.result) run([&](Emitter& e) { e.emit_result(names->result); });

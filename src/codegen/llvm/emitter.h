@@ -39,11 +39,13 @@ public:
     // innermost dimension per group, values labeled by `labels`
     // (analysis::simd_lane_labels). Set before emit_body.
     // The iterations that do not fill a group run `scalar_body`, the scalar
-    // program's body entry.
-    void set_lanes(int lanes, const analysis::Uniformity* labels, std::string scalar_body) {
+    // program's body entry. `gathers` is EmitOptions::gathers.
+    void set_lanes(int lanes, const analysis::Uniformity* labels, std::string scalar_body,
+                   std::function<bool(Type*, bool)> gathers) {
         lanes_ = lanes;
         labels_ = labels;
         scalar_body_ = std::move(scalar_body);
+        gathers_ = std::move(gathers);
         note_assignments();
     }
     void emit_count(const std::string& name);
@@ -211,9 +213,11 @@ private:
     // Runs `emit_then` only when some lane is active; yields its value (of
     // type `result`, or nothing) or zero.
     Value* when_any_active(Type* result, const std::function<Value*()>& emit_then);
-    // `fn` on each lane's scalars of `args`, written out once per lane,
-    // every lane; the results as a vector of `result` (null for none).
-    Value* per_lane(const std::vector<Value*>& args, Type* result,
+    // `fn` on each lane's scalars of `args`, every lane, in a function of
+    // the module's own named by `kind` and the arguments' types, which `fn`
+    // must determine with them; the results as a vector of `result` (null
+    // for none).
+    Value* per_lane(const std::string& kind, const std::vector<Value*>& args, Type* result,
                     const std::function<Value*(const std::vector<Value*>&)>& fn);
     // `fn` for each active lane in lane order, in a loop over the lanes;
     // `fn` gets the lane's index (i32) and returns its scalar result.
@@ -244,6 +248,10 @@ private:
     void note_lane_step(const Assign& a);
     std::optional<int64_t> offset_lane_step(int array, const std::vector<ExprPtr>& indices) const;
     Value* lane_load(const Load& l);
+    // A masked gather or scatter through a vector of pointers.
+    Value* gather(Type* vt, Value* ptrs, Value* m, int array);
+    void scatter(Value* v, Value* ptrs, Value* m, int array);
+    Value* spare_lane_pointers(Value* ptrs, Value* m);
     void lane_store(const Store& st, Value* v);
     void lane_if(const If& i);
     void lane_loop(const Stmt& loop);
@@ -267,6 +275,8 @@ private:
     Value* debug_state_ = nullptr;
     std::vector<DebugAccess>* debug_accesses_;
     int lanes_ = 1;
+    std::function<bool(Type*, bool)> gathers_;
+    llvm::AllocaInst* spare_ = nullptr;  // SPMD: where inactive lanes' own loads and stores go
     const analysis::Uniformity* labels_ = nullptr;
     std::string scalar_body_;
     std::vector<int> assignments_;  // SPMD: how often the kernel assigns each variable

@@ -72,6 +72,34 @@ void compile_all(Dialect d) {
 }
 
 TEST(CompileCheck, OpenCL) { compile_all(Dialect::OpenCL); }
+
+// An OpenCL bundle is one translation unit of many sources that declare the
+// same names: they compile together, and of a bundle with one broken source
+// only that source is reported.
+TEST(CompileCheck, OpenCLBundleReportsOnlyTheBrokenSource) {
+    fs::path root = fs::temp_directory_path() / ("tack_cfamily_bundle_" + std::to_string(::getpid()));
+    fs::path dir = root / "opencl";
+    fs::create_directories(dir);
+    auto k = testing::codegen_kernel(testing::sample_kernels().front().text, testing::sample_kernels().front().params);
+    std::string text = codegen::cfamily::emit_c(*k, Dialect::OpenCL, {}).text;
+    for (int i = 0; i < 4; ++i) std::ofstream(dir / ("same_" + std::to_string(i) + ".cl")) << text;
+    std::string broken = text + "\nstatic inline int tk_broken(void) { return tk_no_such_name; }\n";
+    std::ofstream(dir / "broken.cl") << broken;
+    fs::path log = root / "log";
+    std::string command = std::string(TACK_GPU_COMPILE_CHECK) + " --jobs 1 --dialect opencl " + root.string() + " > " +
+                          log.string() + " 2>&1";
+    int rc = std::system(command.c_str());
+    std::string output = read_text(log);
+    fs::remove_all(root);
+    if (output.find("sources skipped: ") != std::string::npos)
+        GTEST_SKIP() << "OpenCL compile check skipped: " << output.substr(output.find("sources skipped: ") + 17);
+    EXPECT_NE(rc, 0) << output;
+    EXPECT_NE(output.find("FAIL " + (dir / "broken.cl").string() + " does not compile as opencl"), std::string::npos)
+        << output;
+    EXPECT_NE(output.find("tk_no_such_name"), std::string::npos) << output;
+    EXPECT_EQ(output.find("same_"), std::string::npos) << output;
+    EXPECT_NE(output.find("5 sources compiled by clang-19 -x cl, 1 failed"), std::string::npos) << output;
+}
 TEST(CompileCheck, Cuda) { compile_all(Dialect::Cuda); }
 TEST(CompileCheck, Hip) { compile_all(Dialect::Hip); }
 TEST(CompileCheck, Metal) { compile_all(Dialect::Metal); }
