@@ -178,7 +178,6 @@ private:
         e.debug = o.debug;
         e.noalias = o.noalias;
         e.lanes = plan.lanes;
-        e.gathers = codegen::host_gathers;
         return e;
     }
     Capabilities capabilities_;

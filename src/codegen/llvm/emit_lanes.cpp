@@ -186,7 +186,7 @@ Value* Emitter::each_lane_of(Value* m, Type* result, const std::function<Value*(
 void Emitter::emit_groups(Value* first, Value* end) {
     size_t nd = k_.dims.size();
     Type* mask_type = vec(b_.getInt1Ty());
-    auto* mask_slot = entry_alloca(mask_type, "lanes");
+    auto* mask_slot = mask_alloca("lanes");
     auto* g_slot = entry_alloca(i64(), "group");
     b_.CreateStore(first, g_slot);
     auto* head = block("group.head");
@@ -435,7 +435,7 @@ Value* Emitter::lane_load(const Load& l) {
     auto consecutive = [&]() -> Value* {
         return tag(b_.CreateMaskedLoad(vt, a.first, llvm::Align(1), m, zero), l.array);
     };
-    auto gather = [&]() -> Value* { return this->gather(vt, a.ptr, m, l.array); };
+    auto gather = [&]() -> Value* { return tag(b_.CreateMaskedGather(vt, a.ptr, llvm::Align(1), m, zero), l.array); };
     if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(a.consecutive)) return c->isOne() ? consecutive() : gather();
     auto* row = block("load.consecutive");
     auto* scattered = block("load.gather");
@@ -452,43 +452,6 @@ Value* Emitter::lane_load(const Load& l) {
     phi->addIncoming(rv, row);
     phi->addIncoming(gv, scattered);
     return phi;
-}
-
-// A target without gathers in hardware (AVX2 on most CPUs) has LLVM expand
-// a masked gather or scatter into a test and a branch per lane, which
-// multiplies the blocks of a branchy body by the lanes and its compile time
-// with them. Here each lane loads or stores by itself instead, with no
-// branch: an inactive lane through a spare slot of the function's own.
-Value* Emitter::spare_lane_pointers(Value* ptrs, Value* m) {
-    if (!spare_) spare_ = entry_alloca(i64(), "lanes.spare");
-    return b_.CreateSelect(m, ptrs, widen(spare_));
-}
-
-Value* Emitter::gather(Type* vt, Value* ptrs, Value* m, int array) {
-    Value* zero = llvm::Constant::getNullValue(vt);
-    if (gathers_ && gathers_(vt, false)) return tag(b_.CreateMaskedGather(vt, ptrs, llvm::Align(1), m, zero), array);
-    Type* et = llvm::cast<llvm::VectorType>(vt)->getElementType();
-    Value* lanes = spare_lane_pointers(ptrs, m);
-    Value* out = zero;
-    for (int l = 0; l < lanes_; ++l) {
-        Value* p = b_.CreateExtractElement(lanes, b_.getInt32(l));
-        out = b_.CreateInsertElement(out, tag(b_.CreateAlignedLoad(et, p, llvm::Align(1)), array), b_.getInt32(l));
-    }
-    return b_.CreateSelect(m, out, zero);
-}
-
-// Lanes store in lane order: of several lanes storing to one element, the
-// last wins.
-void Emitter::scatter(Value* v, Value* ptrs, Value* m, int array) {
-    if (gathers_ && gathers_(v->getType(), true)) {
-        tag(b_.CreateMaskedScatter(v, ptrs, llvm::Align(1), m), array);
-        return;
-    }
-    Value* lanes = spare_lane_pointers(ptrs, m);
-    for (int l = 0; l < lanes_; ++l)
-        tag(b_.CreateAlignedStore(b_.CreateExtractElement(v, b_.getInt32(l)),
-                                  b_.CreateExtractElement(lanes, b_.getInt32(l)), llvm::Align(1)),
-            array);
 }
 
 void Emitter::lane_store(const Store& st, Value* v) {
@@ -509,13 +472,13 @@ void Emitter::lane_store(const Store& st, Value* v) {
             return;
         }
         // Lanes storing to one element: in lane order, the last wins.
-        scatter(v, widen(a.ptr), access_lanes(a), st.array);
+        tag(b_.CreateMaskedScatter(v, widen(a.ptr), llvm::Align(1), access_lanes(a)), st.array);
         return;
     }
     v = widen(v);
     Value* m = access_lanes(a);
     auto consecutive = [&] { tag(b_.CreateMaskedStore(v, a.first, llvm::Align(1), m), st.array); };
-    auto scatter = [&] { this->scatter(v, a.ptr, m, st.array); };
+    auto scatter = [&] { tag(b_.CreateMaskedScatter(v, a.ptr, llvm::Align(1), m), st.array); };
     if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(a.consecutive)) {
         if (c->isOne()) consecutive();
         else scatter();
@@ -538,9 +501,9 @@ void Emitter::lane_if(const If& i) {
     Value* c = widen(truth(*i.cond));
     Value* m0 = mask();
     Type* mask_type = m0->getType();
-    auto* joined = entry_alloca(mask_type, "if.lanes");
-    b_.CreateStore(llvm::Constant::getNullValue(mask_type), joined);
-    auto join_active = [&](Value* lanes) { b_.CreateStore(b_.CreateOr(b_.CreateLoad(mask_type, joined), lanes), joined); };
+    auto* joined = mask_alloca("if.lanes");
+    store_mask(joined, llvm::Constant::getNullValue(mask_type));
+    auto join_active = [&](Value* lanes) { store_mask(joined, b_.CreateOr(load_mask(joined), lanes)); };
     ++depth_;
     auto side = [&](const Block& body, Value* lanes, const char* name) {
         if (body.empty()) {
@@ -562,7 +525,7 @@ void Emitter::lane_if(const If& i) {
     side(i.then_body, within(b_, m0, c), "if.then");
     side(i.else_body, within(b_, m0, b_.CreateNot(c)), "if.else");
     --depth_;
-    set_mask(b_.CreateLoad(mask_type, joined));
+    set_mask(load_mask(joined));
 }
 
 void Emitter::lane_loop(const Stmt& s) {
@@ -588,7 +551,7 @@ void Emitter::lane_loop(const Stmt& s) {
         counter = entry_alloca(i64(), "for.k");
         b_.CreateStore(b_.getInt64(0), counter);
     }
-    auto* continued = entry_alloca(mask_type, "loop.continued");
+    auto* continued = mask_alloca("loop.continued");
     auto* head = block("loop.head");
     auto* body = block("loop.body");
     auto* latch = block("loop.latch");
@@ -608,7 +571,7 @@ void Emitter::lane_loop(const Stmt& s) {
     b_.CreateCondBr(any(mask()), body, exit);
 
     b_.SetInsertPoint(body);
-    b_.CreateStore(none, continued);
+    store_mask(continued, none);
     if (f) {
         Value* i = b_.CreateTrunc(kv, ty(*k_.vars[f->var].type));
         Value* st = step;
@@ -624,7 +587,7 @@ void Emitter::lane_loop(const Stmt& s) {
     branch_if_open(latch);
 
     b_.SetInsertPoint(latch);
-    set_mask(b_.CreateOr(mask(), b_.CreateLoad(mask_type, continued)));
+    set_mask(b_.CreateOr(mask(), load_mask(continued)));
     if (f) b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64(), counter), b_.getInt64(1)), counter);
     b_.CreateBr(head);
 

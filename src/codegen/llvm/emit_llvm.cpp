@@ -219,7 +219,6 @@ void Emitter::begin_function(llvm::FunctionType* fty, const std::string& name) {
     fn_->addFnAttr(llvm::Attribute::NoUnwind);
     entry_ = BasicBlock::Create(ctx_, "entry", fn_);
     b_.SetInsertPoint(entry_);
-    spare_ = nullptr;
     slots_.assign(k_.vars.size(), nullptr);
     arrays_.assign(k_.params.size(), ArrayValues{});
     dim_start_.clear();
@@ -486,7 +485,7 @@ void Emitter::emit_exit(bool is_break) {
     }
     Value* none = llvm::Constant::getNullValue(vec(b_.getInt1Ty()));
     if (!is_break) {
-        if (loop.continued) b_.CreateStore(b_.CreateOr(b_.CreateLoad(none->getType(), loop.continued), mask()), loop.continued);
+        if (loop.continued) store_mask(loop.continued, b_.CreateOr(load_mask(loop.continued), mask()));
         else iteration_left_ = true;  // the parallel loop's: the lanes' iteration is over
     }
     set_mask(none);
@@ -910,7 +909,7 @@ std::unique_ptr<llvm::Module> emit_llvm(const Kernel& k, llvm::LLVMContext& ctx,
         scalar->addFnAttr(llvm::Attribute::OptimizeForSize);
     }
     run([&](Emitter& e) {
-        if (options.lanes > 1) e.set_lanes(options.lanes, &labels, scalar_body, options.gathers);
+        if (options.lanes > 1) e.set_lanes(options.lanes, &labels, scalar_body);
         e.emit_body(names->body);
     });
     if (k.result) run([&](Emitter& e) { e.emit_result(names->result); });

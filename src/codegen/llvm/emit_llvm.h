@@ -7,7 +7,6 @@
 // claim alignment 1.
 #pragma once
 
-#include <functional>
 #include <memory>
 #include <string>
 
@@ -17,7 +16,6 @@
 namespace llvm {
 class LLVMContext;
 class Module;
-class Type;
 }  // namespace llvm
 
 namespace tack::codegen {
@@ -36,10 +34,6 @@ struct EmitOptions {
     // Iterations per SIMD group of the body (emit_lanes.cpp); 1 is the
     // scalar program.
     int lanes = 1;
-    // SPMD: whether the target gathers (`scatter`: scatters) a vector of
-    // this type in one instruction (host_gathers). Where it does not, or
-    // this is empty, each lane loads or stores by itself without a branch.
-    std::function<bool(llvm::Type* vector, bool scatter)> gathers;
 };
 
 // The lanes of a kernel's SPMD body on a host whose SIMD registers are

@@ -39,13 +39,11 @@ public:
     // innermost dimension per group, values labeled by `labels`
     // (analysis::simd_lane_labels). Set before emit_body.
     // The iterations that do not fill a group run `scalar_body`, the scalar
-    // program's body entry. `gathers` is EmitOptions::gathers.
-    void set_lanes(int lanes, const analysis::Uniformity* labels, std::string scalar_body,
-                   std::function<bool(Type*, bool)> gathers) {
+    // program's body entry.
+    void set_lanes(int lanes, const analysis::Uniformity* labels, std::string scalar_body) {
         lanes_ = lanes;
         labels_ = labels;
         scalar_body_ = std::move(scalar_body);
-        gathers_ = std::move(gathers);
         note_assignments();
     }
     void emit_count(const std::string& name);
@@ -203,8 +201,12 @@ private:
     Value* widen(Value* v);
     // Broadcasts whichever of `a` and `b` is uniform when the other varies.
     void unify(Value*& a, Value*& b);
-    Value* mask() { return b_.CreateLoad(vec(b_.getInt1Ty()), mask_slot_); }
-    void set_mask(Value* m) { b_.CreateStore(m, mask_slot_); }
+    // The active lanes and other masks are <W x i1>, each in a slot.
+    llvm::AllocaInst* mask_alloca(const std::string& name) { return entry_alloca(vec(b_.getInt1Ty()), name); }
+    Value* load_mask(llvm::AllocaInst* slot) { return b_.CreateLoad(vec(b_.getInt1Ty()), slot); }
+    void store_mask(llvm::AllocaInst* slot, Value* m) { b_.CreateStore(m, slot); }
+    Value* mask() { return load_mask(mask_slot_); }
+    void set_mask(Value* m) { store_mask(mask_slot_, m); }
     Value* any(Value* lanes) { return b_.CreateOrReduce(lanes); }
     Value* lane_iota(Type* elem);
     // Whether code here may run with no active lane: masked control, or
@@ -248,10 +250,6 @@ private:
     void note_lane_step(const Assign& a);
     std::optional<int64_t> offset_lane_step(int array, const std::vector<ExprPtr>& indices) const;
     Value* lane_load(const Load& l);
-    // A masked gather or scatter through a vector of pointers.
-    Value* gather(Type* vt, Value* ptrs, Value* m, int array);
-    void scatter(Value* v, Value* ptrs, Value* m, int array);
-    Value* spare_lane_pointers(Value* ptrs, Value* m);
     void lane_store(const Store& st, Value* v);
     void lane_if(const If& i);
     void lane_loop(const Stmt& loop);
@@ -275,8 +273,6 @@ private:
     Value* debug_state_ = nullptr;
     std::vector<DebugAccess>* debug_accesses_;
     int lanes_ = 1;
-    std::function<bool(Type*, bool)> gathers_;
-    llvm::AllocaInst* spare_ = nullptr;  // SPMD: where inactive lanes' own loads and stores go
     const analysis::Uniformity* labels_ = nullptr;
     std::string scalar_body_;
     std::vector<int> assignments_;  // SPMD: how often the kernel assigns each variable

@@ -4,8 +4,6 @@
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/Config/llvm-config.h>
-#include <llvm/Analysis/TargetTransformInfo.h>
-#include <llvm/IR/DerivedTypes.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
@@ -16,10 +14,9 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Host.h>
 
-#include <map>
 #include <mutex>
-#include <tuple>
 
+#include "codegen/llvm/lower_gathers.h"
 #include "syntax/source.h"
 
 #ifdef __SIZEOF_INT128__
@@ -146,10 +143,11 @@ void optimize(llvm::Module& m, llvm::TargetMachine& tm) {
     pb.crossRegisterProxies(lam, fam, cgam, mam);
     auto mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
     mpm.run(m, mam);
+    lower_gathers(m, tm);
 }
 
 // What optimize() runs, for target_description(): change both together.
-constexpr const char* kPipeline = "new-pm O3, loop and SLP vectorization, no fast-math";
+constexpr const char* kPipeline = "new-pm O3, loop and SLP vectorization, no fast-math, branch-free gathers";
 
 std::string emit_object(llvm::Module& m, llvm::TargetMachine& tm) {
     llvm::SmallVector<char, 0> buffer;
@@ -183,36 +181,6 @@ int host_vector_bits() {
         return 0;
     }();
     return bits;
-}
-
-bool host_gathers(llvm::Type* vector, bool scatter) {
-    auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(vector);
-    if (!vt) return false;
-    // Asked of a function in a module of its own, since the cost model is
-    // per function; the answers are kept by element kind and lanes.
-    static std::mutex mutex;
-    static std::map<std::tuple<unsigned, bool, unsigned, bool>, bool> known;
-    llvm::Type* et = vt->getElementType();
-    auto key = std::tuple{et->getPrimitiveSizeInBits().getFixedValue(), et->isFloatingPointTy(), vt->getNumElements(),
-                          scatter};
-    std::lock_guard<std::mutex> hold(mutex);
-    if (auto it = known.find(key); it != known.end()) return it->second;
-    Jit& j = jit();
-    std::lock_guard<std::mutex> compiling(j.mutex);  // the target machine is not shared while compiling
-    llvm::TargetMachine& tm = j.target_machine();
-    llvm::LLVMContext ctx;
-    llvm::Module m("tack.gathers", ctx);
-    m.setDataLayout(tm.createDataLayout());
-    auto* f = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), false),
-                                     llvm::Function::ExternalLinkage, "probe", m);
-    llvm::Type* elem = et->isFloatingPointTy() ? (et->isDoubleTy() ? llvm::Type::getDoubleTy(ctx) : llvm::Type::getFloatTy(ctx))
-                                         : static_cast<llvm::Type*>(llvm::Type::getIntNTy(ctx, std::get<0>(key)));
-    auto* type = llvm::FixedVectorType::get(elem, vt->getNumElements());
-    llvm::TargetTransformInfo tti = tm.getTargetTransformInfo(*f);
-    bool yes = scatter ? tti.isLegalMaskedScatter(type, llvm::Align(1)) && !tti.forceScalarizeMaskedScatter(type, llvm::Align(1))
-                       : tti.isLegalMaskedGather(type, llvm::Align(1)) && !tti.forceScalarizeMaskedGather(type, llvm::Align(1));
-    known[key] = yes;
-    return yes;
 }
 
 const std::string& target_description() {

@@ -23,7 +23,6 @@
 #include "codegen/llvm/emit_llvm.h"
 
 namespace llvm {
-class Type;
 class LLVMContext;
 class Module;
 }  // namespace llvm
@@ -47,11 +46,6 @@ std::string host_cpu_description();
 // The width of the host's SIMD registers in bits (512 with AVX-512, 256
 // with AVX, 128 with SSE2 or NEON), 0 when unknown.
 int host_vector_bits();
-
-// Whether the host gathers (`scatter`: scatters) a vector of type `vector`
-// in hardware, as LLVM's cost model for the host says (AVX-512 does; AVX2
-// only on CPUs whose gathers are fast). For EmitOptions::gathers.
-bool host_gathers(llvm::Type* vector, bool scatter);
 
 // Everything object code depends on besides its IR: the target triple, CPU
 // and features, relocation and code models, the optimization pipeline and
