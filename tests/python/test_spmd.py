@@ -25,6 +25,7 @@ import json
 import math
 import mmap
 import os
+import platform
 import re
 import subprocess
 import sys
@@ -464,6 +465,44 @@ def test_mandelbrot_escape_counts(dtype):
     want = np.array([[escape(x, y, limit) for x in cx] for y in cy], np.int32)
     assert_equal_to(r.spmd[2], want)
     assert len(set(want.ravel().tolist())) > 15  # lanes of one group leave the loop at different counts
+
+
+def _has_mask_registers():
+    """Whether this host's vector unit has mask registers (AVX-512), from
+    /proc/cpuinfo; None where that cannot be read."""
+    try:
+        flags = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return None
+    if "flags" not in flags:
+        return None
+    return "avx512f" in flags.split()
+
+
+@pytest.mark.parametrize("dtype", [F32, F64], ids=["f32", "f64"])
+def test_masks_around_loops_are_as_wide_as_the_compares_without_mask_registers(dtype):
+    """Without mask registers, the active lanes that the escape loop carries
+    from turn to turn are kept as wide as the host's compare results, not as
+    bytes (widen_masks.cpp); the escape counts stay the scalar program's."""
+    has_k = _has_mask_registers()
+    if has_k is None or platform.machine() != "x86_64":
+        pytest.skip("reads the x86 host's flags from /proc/cpuinfo")
+    cx = np.linspace(-2.2, 0.8, 64).astype(dtype)
+    cy = np.linspace(-1.2, 1.2, 8).astype(dtype)
+    args = (tack.array(cx), tack.array(cy), zeros((8, 64), tack.i32), 60)
+    ir = mandelbrot.inspect("llvm", *args)
+    w = int(SPMD_HEADER.match(ir).group(1))
+    narrow = re.findall(rf"phi <{w} x i1>", ir)
+    wide = re.findall(rf"\.wide = phi <{w} x i(\d+)>", ir)
+    if has_k:
+        assert narrow and not wide, "mask registers hold the <W x i1> as it is"
+    else:
+        assert not narrow, f"{len(narrow)} masks carried as <{w} x i1>"
+        assert wide and all(int(bits) > 8 for bits in wide), wide
+    r = Both(mandelbrot, lambda: (tack.array(cx), tack.array(cy), zeros((8, 64), tack.i32), 60))
+    r.assert_identical()
+    want = np.array([[escape(x, y, 60) for x in cx] for y in cy], np.int32)
+    assert_equal_to(r.spmd[2], want)
 
 
 @tack.func

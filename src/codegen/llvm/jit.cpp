@@ -17,6 +17,7 @@
 #include <mutex>
 
 #include "codegen/llvm/lower_gathers.h"
+#include "codegen/llvm/widen_masks.h"
 #include "syntax/source.h"
 
 #ifdef __SIZEOF_INT128__
@@ -144,10 +145,11 @@ void optimize(llvm::Module& m, llvm::TargetMachine& tm) {
     auto mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
     mpm.run(m, mam);
     lower_gathers(m, tm);
+    widen_masks(m, tm);
 }
 
 // What optimize() runs, for target_description(): change both together.
-constexpr const char* kPipeline = "new-pm O3, loop and SLP vectorization, no fast-math, branch-free gathers";
+constexpr const char* kPipeline = "new-pm O3, loop and SLP vectorization, no fast-math, branch-free gathers, wide masks";
 
 std::string emit_object(llvm::Module& m, llvm::TargetMachine& tm) {
     llvm::SmallVector<char, 0> buffer;
