@@ -23,7 +23,6 @@ Value* Emitter::binary(const Binary& bin) {
     unify(l, r);
     DType t = bin.dtype();
     bool f = is_float(t), s = is_signed_int(t);
-    bool lanes = l->getType()->isVectorTy();
     switch (bin.op) {
         case BinOp::Add: return f ? b_.CreateFAdd(l, r) : b_.CreateAdd(l, r);
         case BinOp::Sub: return f ? b_.CreateFSub(l, r) : b_.CreateSub(l, r);
@@ -36,14 +35,7 @@ Value* Emitter::binary(const Binary& bin) {
             return int_divmod(l, r, s, want_div, bin.span);
         }
         case BinOp::Pow:
-            if (lanes) {
-                llvm::FunctionCallee pow = f ? libm(t, "pow", 2) : llvm::FunctionCallee(int_pow(t, bin.rhs->dtype()));
-                std::string kind = "call." + llvm::cast<llvm::Function>(pow.getCallee())->getName().str();
-                return per_lane(kind, {l, r}, ty(t),
-                                [&](const std::vector<Value*>& x) -> Value* { return b_.CreateCall(pow, x); });
-            }
-            if (f) return b_.CreateCall(libm(t, "pow", 2), {l, r});
-            return b_.CreateCall(int_pow(t, bin.rhs->dtype()), {l, r});
+            return call(f ? libm(t, "pow", 2) : llvm::FunctionCallee(int_pow(t, bin.rhs->dtype())), {l, r}, ty(t));
         case BinOp::Shl: return b_.CreateShl(l, r);
         case BinOp::Shr: return s ? b_.CreateAShr(l, r) : b_.CreateLShr(l, r);
         case BinOp::BitAnd: return b_.CreateAnd(l, r);
@@ -201,11 +193,13 @@ Value* Emitter::math(const Math& m) {
     }
     // Lanes call the C library one at a time: its results are the bits the
     // scalar program gets.
-    llvm::FunctionCallee f = libm(t, to_string(m.fn), ir::arity(m.fn));
-    if (args[0]->getType()->isVectorTy())
-        return per_lane("call." + llvm::cast<llvm::Function>(f.getCallee())->getName().str(), args, ty(t),
-                        [&](const std::vector<Value*>& x) -> Value* { return b_.CreateCall(f, x); });
-    return b_.CreateCall(f, args);
+    return call(libm(t, to_string(m.fn), ir::arity(m.fn)), args, ty(t));
+}
+
+Value* Emitter::call(llvm::FunctionCallee f, const std::vector<Value*>& args, Type* result) {
+    if (!args[0]->getType()->isVectorTy()) return b_.CreateCall(f, args);
+    return per_lane("call." + llvm::cast<llvm::Function>(f.getCallee())->getName().str(), args, result,
+                    [&](const std::vector<Value*>& x) -> Value* { return b_.CreateCall(f, x); });
 }
 
 // The C library's function of the right precision: sinf for f32, sin for f64.

@@ -219,6 +219,9 @@ private:
     // the module's own named by `kind` and the arguments' types, which `fn`
     // must determine with them; the results as a vector of `result` (null
     // for none).
+    // A call of `f` (scalar operands), or of `f` per lane (per_lane) when
+    // the first operand is a vector.
+    Value* call(llvm::FunctionCallee f, const std::vector<Value*>& args, Type* result);
     Value* per_lane(const std::string& kind, const std::vector<Value*>& args, Type* result,
                     const std::function<Value*(const std::vector<Value*>&)>& fn);
     // `fn` for each active lane in lane order, in a loop over the lanes;
