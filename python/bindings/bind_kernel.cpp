@@ -193,8 +193,23 @@ void bind_kernel(nb::module_& m) {
 
     m.def("set_debug", &driver::set_debug, "Compile bounds-checked variants from now on (or stop).");
     m.def("debug_enabled", &driver::debug_enabled);
-    m.def("set_cpu_spmd", &driver::set_cpu_spmd, "Compile SPMD CPU variants from now on (or the scalar program).");
-    m.def("cpu_spmd_enabled", &driver::cpu_spmd_enabled);
+    // "paying" (the default), "always" or "never": tack.set_cpu_spmd.
+    m.def(
+        "set_cpu_lanes",
+        [](const std::string& lanes) {
+            if (lanes == "paying") driver::set_cpu_lanes(backends::CpuLanes::WherePaying);
+            else if (lanes == "always") driver::set_cpu_lanes(backends::CpuLanes::Always);
+            else if (lanes == "never") driver::set_cpu_lanes(backends::CpuLanes::Never);
+            else throw nb::value_error(("set_cpu_lanes: '" + lanes + "' is not 'paying', 'always' or 'never'").c_str());
+        },
+        "SPMD CPU variants from now on: where the lanes pay, always where the kernel allows, or never.");
+    m.def("cpu_lanes", [] {
+        switch (driver::cpu_lanes()) {
+            case backends::CpuLanes::Always: return "always";
+            case backends::CpuLanes::Never: return "never";
+            default: return "paying";
+        }
+    });
 
     nb::class_<Kernel>(m, "Kernel")
         .def("__init__", [](Kernel* self, std::string name, nb::handle text, nb::handle filename, int first_line,

@@ -118,17 +118,31 @@ def debug_enabled():
     return _core.debug_enabled()
 
 
+_CPU_LANES = {True: "paying", "always": "always", False: "never"}
+
+
 def set_cpu_spmd(on=True):
     """SPMD CPU code: kernels compiled from now on run consecutive parallel
     iterations in the lanes of SIMD registers, with the scalar program's
-    results to the bit (the default), or, with on=False, one iteration at a
-    time, for comparison. kernel.inspect("llvm") says which a variant is, and
-    why a kernel runs scalar. TACK_CPU_SPMD=0 turns it off at import."""
-    _core.set_cpu_spmd(bool(on))
+    results to the bit.
+
+    on=True (the default): where the kernel allows and the lanes pay; a
+    body that runs mostly lane by lane (library calls, gathers, atomics)
+    runs as the scalar program. on="always": wherever the kernel allows.
+    on=False: one iteration at a time, for comparison. kernel.inspect("llvm")
+    says which a variant is, and why a kernel runs scalar. TACK_CPU_SPMD=0
+    (or =always) sets it at import."""
+    for setting, lanes in _CPU_LANES.items():
+        if on is setting or (isinstance(on, str) and on == setting):
+            _core.set_cpu_lanes(lanes)
+            return
+    raise ValueError(f"set_cpu_spmd: {on!r} is not True, False or 'always'")
 
 
 def cpu_spmd_enabled():
-    return _core.cpu_spmd_enabled()
+    """The setting of set_cpu_spmd: True, False or "always"."""
+    lanes = _core.cpu_lanes()
+    return next(setting for setting, name in _CPU_LANES.items() if name == lanes)
 
 
 import os as _os
@@ -137,6 +151,8 @@ if _os.environ.get("TACK_DEBUG", "") not in ("", "0"):
     set_debug(True)
 if _os.environ.get("TACK_CPU_SPMD", "") == "0":
     set_cpu_spmd(False)
+elif _os.environ.get("TACK_CPU_SPMD", "") == "always":
+    set_cpu_spmd("always")
 
 
 def available_devices():

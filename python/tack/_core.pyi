@@ -134,10 +134,12 @@ def set_debug(arg: bool, /) -> None:
 
 def debug_enabled() -> bool: ...
 
-def set_cpu_spmd(arg: bool, /) -> None:
-    """Compile SPMD CPU variants from now on (or the scalar program)."""
+def set_cpu_lanes(arg: str, /) -> None:
+    """
+    SPMD CPU variants from now on: where the lanes pay, always where the kernel allows, or never.
+    """
 
-def cpu_spmd_enabled() -> bool: ...
+def cpu_lanes() -> str: ...
 
 class Kernel:
     def __init__(self, arg0: str, arg1: object, arg2: object, arg3: int, arg4: int, arg5: object, /) -> None: ...

@@ -36,11 +36,16 @@ struct Capabilities {
     std::string max_iterations_text = "2^63 - 1";
 };
 
+// CPU: whether parallel iterations run in SIMD lanes: where the kernel
+// allows and the lanes pay (codegen/llvm/lane_cost.h), where the kernel
+// allows, or never.
+enum class CpuLanes : uint8_t { WherePaying, Always, Never };
+
 struct CompileOptions {
     std::string symbol_prefix;  // unique within the process
     bool debug = false;         // check every index and integer divisor
     bool noalias = false;       // the disjoint-storage variant
-    bool spmd = true;           // CPU: run parallel iterations in SIMD lanes where the kernel allows
+    CpuLanes lanes = CpuLanes::WherePaying;
 };
 
 // Compiled code for one variant, runnable by the backend that made it, for

@@ -28,7 +28,7 @@ namespace {
 
 std::atomic<uint64_t> next_kernel_id{0};
 std::atomic<bool> debug_mode{false};
-std::atomic<bool> cpu_spmd{true};
+std::atomic<backends::CpuLanes> cpu_lanes_setting{backends::CpuLanes::WherePaying};
 
 // The variant key is each argument's words, then one word of flags. An
 // array or a scalar is one word; a texture is its tag and its three extents.
@@ -37,7 +37,8 @@ constexpr uint32_t kScalarTag = 2u << 28;
 constexpr uint32_t kTextureTag = 3u << 28;
 constexpr uint32_t kDebugFlag = 1;
 constexpr uint32_t kDisjointFlag = 2;
-constexpr uint32_t kScalarFlag = 4;  // SPMD CPU code forced off
+constexpr uint32_t kScalarFlag = 4;       // SPMD CPU code forced off
+constexpr uint32_t kAlwaysLanesFlag = 8;  // SPMD CPU code wherever the kernel allows
 constexpr uint32_t kObjectTag = 4u << 28;  // | the instance's signature id
 constexpr int kBackendShift = 8;           // flags: the backend's index in known_backends()
 
@@ -102,8 +103,8 @@ bool key_matches(const CallArg& a, DType precision, const std::vector<uint32_t>&
 
 void set_debug(bool on) { debug_mode = on; }
 bool debug_enabled() { return debug_mode; }
-void set_cpu_spmd(bool on) { cpu_spmd = on; }
-bool cpu_spmd_enabled() { return cpu_spmd; }
+void set_cpu_lanes(backends::CpuLanes lanes) { cpu_lanes_setting = lanes; }
+backends::CpuLanes cpu_lanes() { return cpu_lanes_setting; }
 
 namespace {
 // The default device, as its index in backends::known_backends() (0: the CPU).
@@ -170,7 +171,7 @@ struct Kernel::Variant {
     analysis::Effects effects;
     bool debug = false;
     bool disjoint = false;  // compiled with noalias array parameters
-    bool spmd = true;       // CPU code may run iterations in SIMD lanes
+    backends::CpuLanes lanes = backends::CpuLanes::WherePaying;  // CPU code's SIMD lanes
     std::vector<codegen::DebugAccess> debug_accesses;
 };
 
@@ -293,8 +294,10 @@ size_t Kernel::backend_index(const CallArg* args, size_t n) {
 
 Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n, Caller* caller) {
     DType precision = float_precision_of(args, n);
+    backends::CpuLanes lanes = cpu_lanes_setting.load(std::memory_order_relaxed);
     uint32_t flags = (debug_mode.load(std::memory_order_relaxed) ? kDebugFlag : 0) |
-                     (cpu_spmd.load(std::memory_order_relaxed) ? 0 : kScalarFlag);
+                     (lanes == backends::CpuLanes::Never ? kScalarFlag : 0) |
+                     (lanes == backends::CpuLanes::Always ? kAlwaysLanesFlag : 0);
     uint32_t backend = static_cast<uint32_t>(backend_index(args, n)) << kBackendShift;
     auto facts_match = [&](const Variant& v) {
         size_t at = 0;
@@ -389,7 +392,9 @@ Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n, Caller* call
     }
     v->key.push_back(flags | backend | (disjoint ? kDisjointFlag : 0));
     v->debug = (flags & kDebugFlag) != 0;
-    v->spmd = (flags & kScalarFlag) == 0;
+    v->lanes = (flags & kScalarFlag)        ? backends::CpuLanes::Never
+               : (flags & kAlwaysLanesFlag) ? backends::CpuLanes::Always
+                                            : backends::CpuLanes::WherePaying;
     v->disjoint = disjoint;
     std::string why_not;
     const std::string& backend_name = backends::known_backends()[backend >> kBackendShift];
@@ -433,7 +438,7 @@ backends::CompileOptions Kernel::compile_options(const Variant& v) const {
     o.symbol_prefix = "tack.k" + std::to_string(id_) + ".v" + std::to_string(variants_.size());
     o.debug = v.debug;
     o.noalias = v.disjoint;
-    o.spmd = v.spmd;
+    o.lanes = v.lanes;
     return o;
 }
 

@@ -54,11 +54,12 @@ struct CallResult {
 void set_debug(bool on);
 bool debug_enabled();
 
-// SPMD CPU code (tack.set_cpu_spmd / TACK_CPU_SPMD=0): variants compiled
+// SPMD CPU code (tack.set_cpu_spmd / TACK_CPU_SPMD): variants compiled
 // from now on run parallel iterations in SIMD lanes where the kernel allows
-// (the default), or the scalar program; it is part of the variant key.
-void set_cpu_spmd(bool on);
-bool cpu_spmd_enabled();
+// and the lanes pay (the default), wherever the kernel allows, or never;
+// it is part of the variant key.
+void set_cpu_lanes(backends::CpuLanes lanes);
+backends::CpuLanes cpu_lanes();
 
 // The device a launch with no array arguments runs on, and new arrays are
 // created on ("cpu" unless tack.set_default_device or TACK_DEVICE said

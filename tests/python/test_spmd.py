@@ -6,7 +6,7 @@ group, every chunk ends with one masked tail group, and varying control
 flow runs under masks. Each case here
 
 - runs its kernel twice on fresh inputs, under tack.set_cpu_spmd(False) and
-  under tack.set_cpu_spmd(True), and requires the two results to be equal
+  under tack.set_cpu_spmd("always"), and requires the two results to be equal
   bit for bit (integer views of every output), except where the contract
   leaves a result open (which duplicate store wins, the order of contended
   atomics), where each variant is checked against the set of results the
@@ -39,6 +39,10 @@ import tack
 
 pytestmark = pytest.mark.cpu_only("SPMD is a variant of the CPU code generator")
 
+# The lanes wherever the kernel allows them: these cases test the lanes,
+# whether or not the compiler would choose them (lane_cost.h).
+LANES = "always"
+
 SPMD_HEADER = re.compile(r"; tack cpu code: spmd, (\d+) lanes")
 SCALAR_HEADER = re.compile(r"; tack cpu code: scalar, (.+)")
 
@@ -49,14 +53,14 @@ UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 @pytest.fixture(autouse=True)
 def spmd_on():
-    """Every case starts on the CPU, outside debug mode, with SPMD on, and
-    leaves SPMD on."""
-    device, debug = tack.get_default_device(), tack.debug_enabled()
+    """Every case starts on the CPU, outside debug mode, with the lanes
+    always on, and leaves the settings as it found them."""
+    device, debug, lanes = tack.get_default_device(), tack.debug_enabled(), tack.cpu_spmd_enabled()
     tack.set_default_device("cpu")
     tack.set_debug(False)
-    tack.set_cpu_spmd(True)
+    tack.set_cpu_spmd(LANES)
     yield
-    tack.set_cpu_spmd(True)
+    tack.set_cpu_spmd(lanes)
     tack.set_debug(debug)
     tack.set_default_device(device)
 
@@ -71,8 +75,8 @@ def header(kernel, args):
 def spmd_lanes(kernel, *args):
     """W of the kernel's SPMD variant for these argument types; fails unless
     the variant compiled as SPMD."""
-    tack.set_cpu_spmd(True)
-    assert tack.cpu_spmd_enabled()
+    tack.set_cpu_spmd(LANES)
+    assert tack.cpu_spmd_enabled() == LANES
     line = header(kernel, args)
     m = SPMD_HEADER.fullmatch(line)
     assert m, f"the SPMD variant did not compile as SPMD: {line!r}"
@@ -125,7 +129,7 @@ class Both:
     def __init__(self, kernel, make_args, watch=None, check_header=True):
         self.outs, self.rets, self.w = {}, {}, None
         for spmd in (False, True):
-            tack.set_cpu_spmd(spmd)
+            tack.set_cpu_spmd(LANES if spmd else False)
             args = make_args()
             if check_header:
                 if spmd:
@@ -135,7 +139,7 @@ class Both:
             self.rets[spmd] = kernel(*args)
             arrays = watch(args) if watch else [a for a in args if isinstance(a, tack.Array)]
             self.outs[spmd] = [a.numpy().copy() for a in arrays]
-        tack.set_cpu_spmd(True)
+        tack.set_cpu_spmd(LANES)
 
     @property
     def spmd(self):
@@ -188,12 +192,144 @@ def test_the_switch_is_part_of_the_variant_key():
     scale_add(2.0, x, z)
     assert scale_add.compiled_variants == 2
     assert scalar_reason(scale_add, 2.0, x, z)
-    tack.set_cpu_spmd(True)
+    tack.set_cpu_spmd(LANES)
     scale_add(2.0, x, z)
     assert scale_add.compiled_variants == 2
     assert spmd_lanes(scale_add, 2.0, x, z) >= 2
+    # The default (lanes where they pay) is a third variant, which for this
+    # body is the lanes too.
+    tack.set_cpu_spmd(True)
+    assert tack.cpu_spmd_enabled() is True
+    scale_add(2.0, x, z)
+    assert scale_add.compiled_variants == 3
+    assert SPMD_HEADER.fullmatch(header(scale_add, (2.0, x, z)))
     assert_same_bits(y.numpy(), want)
-    assert_same_bits(z.numpy(), want + want)
+    assert_same_bits(z.numpy(), want + want + want)
+
+
+# ------------------------------------------- the lanes where they pay
+
+
+@tack.kernel
+def histogram(keys, counts):
+    for i in range(len(keys)):
+        tack.atomic_add(counts, keys[i], 1)
+
+
+@tack.kernel
+def gather_eight(idx, x, out):
+    for i in range(len(out)):
+        s = x[0] * 0.0
+        for j in range(8):
+            s += x[idx[i * 8 + j]]
+        out[i] = s
+
+
+@tack.kernel
+def scale_and_add(a, x, y):
+    for i in range(len(x)):
+        y[i] = a * x[i] + y[i]
+
+
+@tack.kernel
+def poly_exp(x, out):
+    for i in range(len(x)):
+        v = x[i]
+        s = v
+        for j in range(8):
+            s = s * v + 0.25
+        out[i] = math.exp(v) + s
+
+
+def _default_and_always(kernel, make_args):
+    """The kernel's first header line and outputs under the default setting
+    (True) and under "always", run on fresh arguments each."""
+    lines, outs = {}, {}
+    for setting in (True, LANES):
+        tack.set_cpu_spmd(setting)
+        args = make_args()
+        lines[setting] = header(kernel, args)
+        kernel(*args)
+        outs[setting] = [a.numpy().copy() for a in args if isinstance(a, tack.Array)]
+    return lines, outs
+
+
+def test_a_body_of_atomics_runs_the_scalar_program_by_default():
+    rng = np.random.default_rng(5)
+    keys = rng.integers(0, 300, 20000).astype(np.int32)
+    lines, outs = _default_and_always(histogram, lambda: (tack.array(keys), zeros(300, tack.i32)))
+    reason = SCALAR_HEADER.fullmatch(lines[True])
+    assert reason and "the lanes would not pay" in reason.group(1), lines[True]
+    assert "1 atomics or prints" in reason.group(1), lines[True]
+    assert SPMD_HEADER.fullmatch(lines[LANES]), lines[LANES]
+    want = np.bincount(keys, minlength=300).astype(np.int32)
+    for setting in (True, LANES):
+        assert_equal_to(outs[setting][1], want, f"set_cpu_spmd({setting!r})")
+
+
+def test_a_body_of_gathers_runs_the_scalar_program_by_default():
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal(5000).astype(F32)
+    idx = rng.integers(0, len(x), 8 * 700).astype(np.int32)
+    lines, outs = _default_and_always(gather_eight, lambda: (tack.array(idx), tack.array(x), zeros(700, tack.f32)))
+    reason = SCALAR_HEADER.fullmatch(lines[True])
+    assert reason and "gathers or scatters" in reason.group(1), lines[True]
+    assert SPMD_HEADER.fullmatch(lines[LANES]), lines[LANES]
+    # f32 sums in the kernel's order, by NumPy's typed arithmetic.
+    want = np.zeros(700, F32)
+    for j in range(8):
+        want = want + x[idx[j::8]]
+    for setting in (True, LANES):
+        assert_equal_to(outs[setting][2], want, f"set_cpu_spmd({setting!r})")
+
+
+@pytest.mark.parametrize("which", ["saxpy", "mandelbrot", "poly_exp"])
+def test_arithmetic_bodies_keep_their_lanes_by_default(which):
+    """Bodies that are mostly arithmetic on consecutive elements run in
+    lanes under the default setting, one C library call among many
+    operations included; their results are the scalar program's."""
+    if which == "saxpy":
+        x = np.linspace(-3, 3, 1000).astype(F32)
+        kernel, make = scale_and_add, lambda: (F32(1.5), tack.array(x), tack.array(x[::-1].copy()))
+        want = lambda: F32(1.5) * x + x[::-1]
+        out = 1
+    elif which == "mandelbrot":
+        cx = np.linspace(-2.2, 0.8, 40).astype(F32)
+        cy = np.linspace(-1.2, 1.2, 9).astype(F32)
+        kernel, make = mandelbrot, lambda: (tack.array(cx), tack.array(cy), zeros((9, 40), tack.i32), 40)
+        want = lambda: np.array([[escape(a, b, 40) for a in cx] for b in cy], np.int32)
+        out = 2
+    else:
+        x = np.linspace(-2, 2, 333).astype(F32)
+        kernel, make = poly_exp, lambda: (tack.array(x), zeros(333, tack.f32))
+        out = 1
+        want = None
+    lines, outs = _default_and_always(kernel, make)
+    assert SPMD_HEADER.fullmatch(lines[True]), lines[True]
+    assert_same_bits(outs[True][out], outs[LANES][out], which)
+    tack.set_cpu_spmd(False)
+    args = make()
+    kernel(*args)
+    scalar = [a.numpy() for a in args if isinstance(a, tack.Array)]
+    assert_same_bits(outs[True][out], scalar[out], f"{which}: default against scalar")
+    if want is not None:
+        assert_equal_to(outs[True][out], want(), which)
+    else:
+        # The polynomial by NumPy's f32 arithmetic; exp by the C library
+        # (the same libm call in both programs), within a few ulp of NumPy.
+        s = x.copy()
+        for _ in range(8):
+            s = s * x + F32(0.25)
+        np.testing.assert_allclose(outs[True][out], np.exp(x) + s, rtol=4e-7 * 8)
+
+
+def test_the_setting_takes_three_values_and_refuses_others():
+    for setting in (True, False, "always"):
+        tack.set_cpu_spmd(setting)
+        assert tack.cpu_spmd_enabled() == setting
+    with pytest.raises(ValueError, match="not True, False or 'always'"):
+        tack.set_cpu_spmd("sometimes")
+    assert tack.cpu_spmd_enabled() == "always"
 
 
 @tack.kernel
@@ -226,7 +362,7 @@ def test_debug_mode_variants_run_in_lanes_and_report_what_the_scalar_program_rep
         # skipped (gives 0), the rest runs, and the call names the access.
         messages, outs = [], []
         for spmd in (False, True):
-            tack.set_cpu_spmd(spmd)
+            tack.set_cpu_spmd(LANES if spmd else False)
             out = tack.zeros(n)
             with pytest.raises(IndexError) as caught:
                 shifted_every_third(tack.array(a_np), out, k)
@@ -246,7 +382,7 @@ def test_debug_mode_variants_run_in_lanes_and_report_what_the_scalar_program_rep
         d_i = np.where(np.arange(20) % 2 == 1, 3, 0).astype(np.int32)
         d_i[13] = 0
         for spmd in (False, True):
-            tack.set_cpu_spmd(spmd)
+            tack.set_cpu_spmd(LANES if spmd else False)
             with pytest.raises(Exception) as caught:
                 divide_where_odd(tack.array(a_i), tack.array(d_i), tack.zeros(20, dtype=tack.i32))
             messages.append(str(caught.value))
@@ -260,7 +396,7 @@ def test_debug_mode_variants_run_in_lanes_and_report_what_the_scalar_program_rep
         np.testing.assert_array_equal(out.numpy(), want_i)
     finally:
         tack.set_debug(False)
-        tack.set_cpu_spmd(True)
+        tack.set_cpu_spmd(LANES)
 
 
 def test_the_environment_forces_scalar_at_import(tmp_path):
@@ -285,6 +421,30 @@ def test_the_environment_forces_scalar_at_import(tmp_path):
     assert enabled == "False"
     assert SCALAR_HEADER.fullmatch(line), line
     assert float(total) == 2.0 * sum(range(40))
+
+
+def test_the_environment_keeps_the_lanes_always_at_import(tmp_path):
+    script = (
+        "import numpy as np, tack\n"
+        "@tack.kernel\n"
+        "def count(keys, counts):\n"
+        "    for i in range(len(keys)):\n"
+        "        tack.atomic_add(counts, keys[i], 1)\n"
+        "keys = tack.array(np.arange(100, dtype=np.int32) % 7); counts = tack.zeros(7, dtype=tack.i32)\n"
+        "count(keys, counts)\n"
+        "print(tack.cpu_spmd_enabled())\n"
+        "print(count.inspect('llvm', keys, counts).split(chr(10), 1)[0])\n"
+        "print(counts.numpy().tolist())\n"
+    )
+    path = tmp_path / "env_always.py"
+    path.write_text(script)
+    env = dict(os.environ, TACK_CPU_SPMD="always")
+    done = subprocess.run([sys.executable, str(path)], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    setting, line, counts = done.stdout.splitlines()
+    assert setting == "always"
+    assert SPMD_HEADER.fullmatch(line), line  # the default would run this body scalar
+    assert json.loads(counts) == np.bincount(np.arange(100) % 7).tolist()
 
 
 # ------------------------------------------------------- lane counts, tails
@@ -341,7 +501,7 @@ def test_every_tail_length_and_multiples_of_w(name, start, step):
     w = lanes_of(name)
     tack.set_cpu_spmd(False)
     scalar_reason(kernel, *(tack.array(np.zeros(4, dtype)) for _ in range(3)), 0, 4, 1)
-    tack.set_cpu_spmd(True)
+    tack.set_cpu_spmd(LANES)
     # Past a few thousand iterations the runtime splits the launch into
     # chunks at boundaries that need not be multiples of W, each with its tail.
     counts = list(range(0, 2 * w + 2)) + [3 * w, 4 * w - 1, 5 * w + 3, 64 * w, 100 * w + w - 1, 40000 * w + 3]
@@ -978,7 +1138,7 @@ def _guarded_child(sizes):
         for case in ("neighbours", "gather"):
             for side in ("start", "end"):
                 for spmd in (False, True):
-                    tack.set_cpu_spmd(spmd)
+                    tack.set_cpu_spmd(LANES if spmd else False)
                     if case == "neighbours":
                         out = zeros((n, 7), tack.i32)
                         guarded_neighbours(fenced(a, side), out)
@@ -1427,12 +1587,12 @@ def test_strided_and_reversed_views():
 
     results = {}
     for spmd in (False, True):
-        tack.set_cpu_spmd(spmd)
+        tack.set_cpu_spmd(LANES if spmd else False)
         x, y, out, base = make()
         assert not x.is_contiguous and not out.is_contiguous
         strided(x, y, out)
         results[spmd] = base.copy()
-    tack.set_cpu_spmd(True)
+    tack.set_cpu_spmd(LANES)
     x, y, out, _ = make()
     spmd_lanes(strided, x, y, out)
     assert_same_bits(results[True], results[False])
@@ -1471,11 +1631,11 @@ def test_an_array_passed_twice_sees_its_own_stores():
     a = np.random.default_rng(28).standard_normal(n).astype(F32)
     results = {}
     for spmd in (False, True):
-        tack.set_cpu_spmd(spmd)
+        tack.set_cpu_spmd(LANES if spmd else False)
         arr, out = tack.array(a), tack.zeros(n)
         in_place(arr, arr, out)
         results[spmd] = (arr.numpy().copy(), out.numpy().copy())
-    tack.set_cpu_spmd(True)
+    tack.set_cpu_spmd(LANES)
     arr = tack.array(a)
     spmd_lanes(in_place, arr, arr, tack.zeros(n))
     for k in range(2):
@@ -1857,7 +2017,7 @@ def test_local_arrays_at_the_size_limit_run_in_every_variant(tmp_path):
         "n = 50000\n"
         "a = np.arange(n, dtype=np.float32)\n"
         "for spmd in (False, True):\n"
-        "    tack.set_cpu_spmd(spmd)\n"
+        "    tack.set_cpu_spmd('always' if spmd else False)\n"
         "    out = tack.zeros(n)\n"
         "    line = scratch.inspect('llvm', tack.array(a), out).split(chr(10), 1)[0]\n"
         "    print(line, flush=True)\n"
@@ -2086,12 +2246,12 @@ def test_print_from_a_few_lanes(capfd):
 
     outs = {}
     for spmd in (False, True):
-        tack.set_cpu_spmd(spmd)
+        tack.set_cpu_spmd(LANES if spmd else False)
         args = make()
         chatty(*args)
         outs[spmd] = args[1].numpy().copy()
         lines[spmd] = Counter(capfd.readouterr().out.splitlines())
-    tack.set_cpu_spmd(True)
+    tack.set_cpu_spmd(LANES)
     spmd_lanes(chatty, *make())
     want = Counter(
         f"{i} {v} {str(F32(v) * F32(0.5))} [{str(F32(i))}, -0.0]" for i, v in enumerate(x.tolist()) if v % 7 == 3
@@ -2166,12 +2326,12 @@ def test_debug_mode_out_of_bounds_lanes_match_the_scalar_program(case):
     try:
         results = []
         for spmd in (False, True):
-            tack.set_cpu_spmd(spmd)
+            tack.set_cpu_spmd(LANES if spmd else False)
             results.append(_debug_run(kernel, make))
         assert spmd_lanes(kernel, *make()) >= 2
     finally:
         tack.set_debug(False)
-        tack.set_cpu_spmd(True)
+        tack.set_cpu_spmd(LANES)
     (scalar_message, scalar_out), (spmd_message, spmd_out) = results
     assert "out of bounds" in spmd_message, spmd_message
     assert spmd_message == scalar_message

@@ -65,8 +65,8 @@ public:
         Compiled out;
         auto ctx = std::make_unique<llvm::LLVMContext>();
         codegen::EntryNames names;
-        auto m = codegen::emit_llvm(typed, *ctx, options.symbol_prefix, emit_options(lane_plan(typed, options), options),
-                                    &names, &out.debug_accesses);
+        auto m = codegen::emit_llvm(typed, *ctx, options.symbol_prefix, emit_options(typed, options), &names,
+                                    &out.debug_accesses);
         out.code = std::make_unique<CpuExecutable>(
             codegen::jit_compile(std::move(m), std::move(ctx), names, host_symbols(), false));
         return out;
@@ -157,8 +157,9 @@ public:
     std::string inspect(const std::string& mode, const ir::Kernel& typed, const CompileOptions& options) override {
         llvm::LLVMContext ctx;
         codegen::EntryNames names;
-        codegen::LanePlan plan = lane_plan(typed, options);
-        auto m = codegen::emit_llvm(typed, ctx, "tack.inspect", emit_options(plan, options), &names);
+        codegen::LanePlan plan;
+        auto m = codegen::emit_llvm(typed, ctx, "tack.inspect", emit_options(typed, options, &plan), &names, nullptr,
+                                    &plan);
         std::string s = plan.lanes > 1 ? "; tack cpu code: spmd, " + std::to_string(plan.lanes) + " lanes\n"
                                        : "; tack cpu code: scalar, " + plan.why_scalar + "\n";
         if (mode == "llvm") return s + codegen::optimize_and_print(*m);
@@ -168,16 +169,20 @@ public:
     }
 
 private:
-    // The SPMD body's lanes, or why the body is the scalar program.
-    static codegen::LanePlan lane_plan(const ir::Kernel& typed, const CompileOptions& o) {
-        if (!o.spmd) return codegen::LanePlan{1, "SPMD is off (tack.set_cpu_spmd(False) or TACK_CPU_SPMD=0)"};
-        return codegen::plan_lanes(typed, codegen::host_vector_bits());
-    }
-    static codegen::EmitOptions emit_options(const codegen::LanePlan& plan, const CompileOptions& o) {
+    // The SPMD body's lanes (`plan` receives them, or why the body is the
+    // scalar program); where they would not pay, emit_llvm replaces them.
+    static codegen::EmitOptions emit_options(const ir::Kernel& typed, const CompileOptions& o,
+                                             codegen::LanePlan* plan = nullptr) {
+        codegen::LanePlan lanes =
+            o.lanes == CpuLanes::Never
+                ? codegen::LanePlan{1, "SPMD is off (tack.set_cpu_spmd(False) or TACK_CPU_SPMD=0)"}
+                : codegen::plan_lanes(typed, codegen::host_vector_bits());
+        if (plan) *plan = lanes;
         codegen::EmitOptions e;
         e.debug = o.debug;
         e.noalias = o.noalias;
-        e.lanes = plan.lanes;
+        e.lanes = lanes.lanes;
+        e.always_lanes = o.lanes == CpuLanes::Always;
         return e;
     }
     Capabilities capabilities_;

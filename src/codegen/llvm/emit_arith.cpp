@@ -100,6 +100,7 @@ Value* Emitter::int_divmod(Value* l, Value* r, bool s, bool want_div, Span span)
         auto* constant = llvm::dyn_cast<llvm::Constant>(r);
         Value* splat = constant ? constant->getSplatValue() : nullptr;
         if (constant && (!splat || l->getType()->getScalarSizeInBits() < 64)) return divide_or_special(l, r, unsafe);
+        count_work(&LaneWork::divisions);
         if (splat) {
             // One function per constant, which it divides by multiplying.
             kind += ".by" + std::to_string(llvm::cast<llvm::ConstantInt>(splat)->getSExtValue());
@@ -198,6 +199,7 @@ Value* Emitter::math(const Math& m) {
 
 Value* Emitter::call(llvm::FunctionCallee f, const std::vector<Value*>& args, Type* result) {
     if (!args[0]->getType()->isVectorTy()) return b_.CreateCall(f, args);
+    count_work(&LaneWork::calls);
     return per_lane("call." + llvm::cast<llvm::Function>(f.getCallee())->getName().str(), args, result,
                     [&](const std::vector<Value*>& x) -> Value* { return b_.CreateCall(f, x); });
 }

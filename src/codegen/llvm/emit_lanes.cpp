@@ -60,6 +60,11 @@ Value* Emitter::lane_iota(Type* elem) {
 
 namespace {
 
+bool is_true(Value* v) {
+    auto* c = llvm::dyn_cast<llvm::ConstantInt>(v);
+    return c && c->isOne();
+}
+
 // Lanes of `m` that are also in `c`, without letting `c`'s value in a lane
 // outside `m` (computed from an inactive lane's operands) reach the mask.
 Value* within(IRBuilder<>& b, Value* m, Value* c) {
@@ -67,6 +72,12 @@ Value* within(IRBuilder<>& b, Value* m, Value* c) {
 }
 
 }  // namespace
+
+void Emitter::count_work(double LaneWork::*kind) {
+    double weight = 1;
+    for (size_t loop = 1; loop < loops_.size() && loop <= 3; ++loop) weight *= LaneWork::kLoopWeight;
+    work_.*kind += weight;
+}
 
 Value* Emitter::when_any_active(Type* result, const std::function<Value*()>& emit_then) {
     return only_if(any(mask()), result, emit_then, "lanes.any");
@@ -436,6 +447,7 @@ Value* Emitter::lane_load(const Load& l) {
         return tag(b_.CreateMaskedLoad(vt, a.first, llvm::Align(1), m, zero), l.array);
     };
     auto gather = [&]() -> Value* { return tag(b_.CreateMaskedGather(vt, a.ptr, llvm::Align(1), m, zero), l.array); };
+    if (!is_true(a.consecutive)) count_work(&LaneWork::scattered);
     if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(a.consecutive)) return c->isOne() ? consecutive() : gather();
     auto* row = block("load.consecutive");
     auto* scattered = block("load.gather");
@@ -472,10 +484,13 @@ void Emitter::lane_store(const Store& st, Value* v) {
             return;
         }
         // Lanes storing to one element: in lane order, the last wins.
+        count_work(&LaneWork::scattered);
         tag(b_.CreateMaskedScatter(v, widen(a.ptr), llvm::Align(1), access_lanes(a)), st.array);
         return;
     }
     v = widen(v);
+    count_work(&LaneWork::in_vectors);
+    if (!is_true(a.consecutive)) count_work(&LaneWork::scattered);
     Value* m = access_lanes(a);
     auto consecutive = [&] { tag(b_.CreateMaskedStore(v, a.first, llvm::Align(1), m), st.array); };
     auto scatter = [&] { tag(b_.CreateMaskedScatter(v, a.ptr, llvm::Align(1), m), st.array); };
@@ -543,6 +558,7 @@ void Emitter::lane_loop(const Stmt& s) {
         Value* end = emit(*f->end);
         step = emit(*f->step);
         if (start->getType()->isVectorTy() || end->getType()->isVectorTy() || step->getType()->isVectorTy()) {
+            count_work(&LaneWork::calls);
             count = per_lane(std::string("trip.") + (is_signed_int(t) ? "s" : "u"), {start, end, step}, i64(),
                              [&](const std::vector<Value*>& x) { return trip_count(x[0], x[1], x[2], t); });
         } else {

@@ -501,6 +501,7 @@ void Emitter::emit_print(const Print& p) {
         print_values(p, values);
         return;
     }
+    count_work(&LaneWork::serial);
     for (auto*& v : values) v = widen(v);
     each_active_lane(nullptr, [&](Value* lane) -> Value* {
         std::vector<Value*> scalars;
@@ -717,6 +718,7 @@ Value* Emitter::only_if(Value* cond, Type* result, const std::function<Value*()>
 Value* Emitter::atomic(const Atomic& at) {
     if (in_lanes()) {
         // Each active lane's update, in lane order.
+        count_work(&LaneWork::serial);
         Access acc = lane_address(at.array, at.indices, at.component, at.span);
         Value* ptrs = widen(acc.ptr);
         Value* v = widen(emit(*at.value));
@@ -778,6 +780,19 @@ Value* Emitter::truth(const Expr& e) {
 }
 
 Value* Emitter::emit(const Expr& e) {
+    if (in_lanes() && labels_->varying(e)) {
+        switch (e.kind) {
+            case ExprKind::Load:
+            case ExprKind::Unary:
+            case ExprKind::Binary:
+            case ExprKind::Compare:
+            case ExprKind::Logical:
+            case ExprKind::Select:
+            case ExprKind::Cast:
+            case ExprKind::Math: count_work(&LaneWork::in_vectors); break;
+            default: break;
+        }
+    }
     switch (e.kind) {
         case ExprKind::IntConst:
             return llvm::ConstantInt::get(ty(e.dtype()), e.as<IntConst>()->bits, false);
@@ -876,12 +891,11 @@ Value* Emitter::select(const Select& s) {
 
 
 
-std::unique_ptr<llvm::Module> emit_llvm(const Kernel& k, llvm::LLVMContext& ctx, const std::string& symbol_prefix,
-                                        const EmitOptions& options, EntryNames* names,
-                                        std::vector<DebugAccess>* debug_accesses) {
-    // The CPU has no workgroups (the driver refuses such kernels before
-    // this; a direct caller is refused the same way).
-    analysis::require_no_workgroups(k, "the CPU backend", analysis::kWithoutWorkgroupsHint);
+namespace {
+
+std::unique_ptr<llvm::Module> emit_module(const Kernel& k, llvm::LLVMContext& ctx, const std::string& symbol_prefix,
+                                          const EmitOptions& options, EntryNames* names,
+                                          std::vector<DebugAccess>* debug_accesses, LaneWork* work) {
     auto m = std::make_unique<llvm::Module>(symbol_prefix, ctx);
     names->count = symbol_prefix + ".count";
     names->body = symbol_prefix + ".body";
@@ -911,10 +925,33 @@ std::unique_ptr<llvm::Module> emit_llvm(const Kernel& k, llvm::LLVMContext& ctx,
     run([&](Emitter& e) {
         if (options.lanes > 1) e.set_lanes(options.lanes, &labels, scalar_body);
         e.emit_body(names->body);
+        *work = e.lane_work();
     });
     if (k.result) run([&](Emitter& e) { e.emit_result(names->result); });
     if (debug_accesses) *debug_accesses = std::move(accesses);
     return m;
+}
+
+}  // namespace
+
+std::unique_ptr<llvm::Module> emit_llvm(const Kernel& k, llvm::LLVMContext& ctx, const std::string& symbol_prefix,
+                                        const EmitOptions& options, EntryNames* names,
+                                        std::vector<DebugAccess>* debug_accesses, LanePlan* chosen) {
+    // The CPU has no workgroups (the driver refuses such kernels before
+    // this; a direct caller is refused the same way).
+    analysis::require_no_workgroups(k, "the CPU backend", analysis::kWithoutWorkgroupsHint);
+    LaneWork work;
+    auto m = emit_module(k, ctx, symbol_prefix, options, names, debug_accesses, &work);
+    if (chosen) chosen->lanes = options.lanes;
+    if (options.lanes == 1 || options.always_lanes) return m;
+    // What the lanes do is known once their body is emitted; where it is
+    // mostly lane by lane, the scalar program replaces it.
+    auto why = why_lanes_do_not_pay(work, options.lanes);
+    if (!why) return m;
+    if (chosen) *chosen = LanePlan{1, *why};
+    EmitOptions scalar = options;
+    scalar.lanes = 1;
+    return emit_module(k, ctx, symbol_prefix, scalar, names, debug_accesses, &work);
 }
 
 }  // namespace tack::codegen

@@ -34,6 +34,9 @@ struct EmitOptions {
     // Iterations per SIMD group of the body (emit_lanes.cpp); 1 is the
     // scalar program.
     int lanes = 1;
+    // Keep the lanes even where the scalar program would run faster
+    // (lane_cost.h).
+    bool always_lanes = false;
 };
 
 // The lanes of a kernel's SPMD body on a host whose SIMD registers are
@@ -47,9 +50,13 @@ struct LanePlan {
 LanePlan plan_lanes(const ir::Kernel& k, int vector_bits);
 
 // `symbol_prefix` must be unique within the JIT; user names never reach
-// symbol names, so any identifier is safe.
+// symbol names, so any identifier is safe. With lanes, the body is the
+// scalar program where the lanes would not pay (unless always_lanes);
+// `chosen`, when given, receives the lanes the module runs, or why it runs
+// the scalar program.
 std::unique_ptr<llvm::Module> emit_llvm(const ir::Kernel& k, llvm::LLVMContext& ctx, const std::string& symbol_prefix,
                                         const EmitOptions& options, EntryNames* names,
-                                        std::vector<DebugAccess>* debug_accesses = nullptr);
+                                        std::vector<DebugAccess>* debug_accesses = nullptr,
+                                        LanePlan* chosen = nullptr);
 
 }  // namespace tack::codegen

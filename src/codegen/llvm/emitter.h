@@ -14,6 +14,7 @@
 
 #include "analysis/uniformity.h"
 #include "codegen/llvm/emit_llvm.h"
+#include "codegen/llvm/lane_cost.h"
 #include "ir/ir.h"
 
 namespace tack::codegen {
@@ -49,6 +50,8 @@ public:
     void emit_count(const std::string& name);
     void emit_body(const std::string& name);
     void emit_result(const std::string& name);
+    // SPMD: what the body's lanes do, counted as it was emitted.
+    const LaneWork& lane_work() const { return work_; }
 
 private:
     struct LoopTargets {
@@ -258,6 +261,10 @@ private:
     void lane_loop(const Stmt& loop);
     Value* lane_logical(const Logical& l);
     Value* lane_select(const Select& s);
+    // Adds one operation of a kind to the lanes' work, weighted by the
+    // sequential loops around it (the parallel loop is the first of
+    // loops_).
+    void count_work(double LaneWork::*kind);
 
     const Kernel& k_;
     llvm::LLVMContext& ctx_;
@@ -285,6 +292,7 @@ private:
     llvm::AllocaInst* mask_slot_ = nullptr;  // SPMD body: the active lanes, <W x i1>
     int depth_ = 0;                          // SPMD: nesting of masked control
     bool iteration_left_ = false;            // SPMD: some lanes took a masked parallel `continue`
+    LaneWork work_;                          // SPMD: the body's work (count_work)
 };
 
 }  // namespace tack::codegen

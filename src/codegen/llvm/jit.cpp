@@ -149,7 +149,7 @@ void optimize(llvm::Module& m, llvm::TargetMachine& tm) {
 }
 
 // What optimize() runs, for target_description(): change both together.
-constexpr const char* kPipeline = "new-pm O3, loop and SLP vectorization, no fast-math, branch-free gathers, wide masks";
+constexpr const char* kPipeline = "new-pm O3, loop and SLP vectorization, no fast-math, branch-free gathers, wide masks, lanes where they pay";
 
 std::string emit_object(llvm::Module& m, llvm::TargetMachine& tm) {
     llvm::SmallVector<char, 0> buffer;

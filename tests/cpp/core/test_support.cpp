@@ -47,9 +47,10 @@ frontend::Resolution TestResolver::resolve(const std::vector<std::string>& path)
             r.builtin = path[1];
             return r;
         }
-        // Workgroup primitives and private scratch.
+        // Workgroup primitives, private scratch and atomics.
         for (const char* b :
-             {"barrier", "thread_id", "block_sum", "block_min", "block_max", "shared", "shared_like", "local_array"})
+             {"barrier", "thread_id", "block_sum", "block_min", "block_max", "shared", "shared_like", "local_array",
+              "atomic_add"})
             if (head == "tack" && path[1] == b) {
                 r.kind = K::Builtin;
                 r.builtin = path[1];

@@ -71,7 +71,7 @@ def _run_compiled(program, compiled, inputs, lists, spmd):
     was = tack.cpu_spmd_enabled()
     try:
         if spmd is not None:
-            tack.set_cpu_spmd(spmd)
+            tack.set_cpu_spmd("always" if spmd else False)
         getattr(compiled, program.kernel)(*(arrays[k] for k in order), inputs.n0, inputs.n1)
     except Exception as e:
         return Mismatch(program.seed, "tack raised" + mode, f"{type(e).__name__}: {e}", program.source)
