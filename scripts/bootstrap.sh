@@ -63,11 +63,14 @@ case "$mode" in
     # there, for the compile check that follows.
     gpu_sources="$(mktemp -d -t tack-gpu-sources-XXXXXX)"
     # One worker per core: device backends spend most of their time in the
-    # OpenCL driver's program builds, which are single-threaded.
-    TACK_EMIT_SOURCES="$gpu_sources" "$python" -m pytest -q -n "$(nproc)" tests/python
+    # OpenCL driver's program builds, which are single-threaded. The CPU
+    # runs every kernel in SIMD lanes (TACK_CPU_SPMD=always), not only
+    # those whose lanes pay: the suites test the lanes, and the default's
+    # choice has tests of its own (test_spmd.py).
+    TACK_CPU_SPMD=always TACK_EMIT_SOURCES="$gpu_sources" "$python" -m pytest -q -n "$(nproc)" tests/python
     echo "== numerical suites on the CPU as the scalar program (TACK_CPU_SPMD=0)"
     # The suites above ran the CPU's SPMD code (the generated differential
-    # programs in both forms); these run again with it forced off.
+    # programs in both forms); these run again as the scalar program.
     TACK_CPU_SPMD=0 "$python" -m pytest -q -n "$(nproc)" -k "not opencl" \
       tests/python/test_float_semantics.py tests/python/test_integer_semantics.py \
       tests/python/test_division_and_power.py tests/python/test_integer_division.py \

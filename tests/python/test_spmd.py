@@ -2074,11 +2074,12 @@ def test_divisions_per_lane_share_one_function_per_kind():
     ir = many_divisions.inspect("llvm-unoptimized", tack.array(x), tack.array(np.zeros(n, np.int64)), 7)
     assert ir.startswith("; tack cpu code: spmd,"), ir.split("\n", 1)[0]
     defined = re.findall(r"^define internal [^@]*@([\w.]+\.lanes\.[\w.-]+)\(", ir, re.M)
-    # By a runtime divisor: one floor modulo and one floor division; by
-    # the constant 97 in 64-bit lanes, one of its own.
+    # By a runtime divisor: one truncating remainder and one truncating
+    # division (the floor's correction runs in vectors); by the constant 97
+    # in 64-bit lanes, one of its own.
     kinds = sorted(name.split(".lanes.")[1].split(".v")[0] for name in defined)
-    assert kinds == ["sdiv", "smod", "smod.by97"], defined
-    assert len(re.findall(r"call [^@]*@[\w.]+\.lanes\.smod\.v", ir)) == 4, "each runtime-divisor modulo calls it"
+    assert kinds == ["sdiv", "srem", "srem.by97"], defined
+    assert len(re.findall(r"call [^@]*@[\w.]+\.lanes\.srem\.v", ir)) == 4, "each runtime-divisor modulo calls it"
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint32, np.int16, np.uint16, np.int8, np.uint8])

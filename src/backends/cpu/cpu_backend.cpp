@@ -182,6 +182,7 @@ private:
         e.debug = o.debug;
         e.noalias = o.noalias;
         e.lanes = lanes.lanes;
+        e.straight_groups = lanes.straight_groups;
         e.always_lanes = o.lanes == CpuLanes::Always;
         return e;
     }

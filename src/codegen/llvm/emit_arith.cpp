@@ -94,23 +94,41 @@ Value* Emitter::int_divmod(Value* l, Value* r, bool s, bool want_div, Span span)
     };
     if (l->getType()->isVectorTy()) {
         // No CPU divides integer vectors. A constant divisor LLVM divides by
-        // multiplying, in vectors where the lanes are narrower than 64 bits
-        // and lane by lane otherwise; any other divides lane by lane.
-        std::string kind = std::string(s ? "s" : "u") + (want_div ? "div" : "mod");
+        // multiplying, in vectors where the lanes are narrower than 64 bits.
         auto* constant = llvm::dyn_cast<llvm::Constant>(r);
         Value* splat = constant ? constant->getSplatValue() : nullptr;
         if (constant && (!splat || l->getType()->getScalarSizeInBits() < 64)) return divide_or_special(l, r, unsafe);
+        // Any other divides lane by lane, and only the hardware's truncating
+        // division does, by a divisor made safe in vectors; the correction
+        // towards negative infinity and the special values stay in vectors.
         count_work(&LaneWork::divisions);
+        Value* one = llvm::ConstantInt::get(r->getType(), 1);
+        Value* d = b_.CreateSelect(unsafe, one, r);
+        // Signed //: the remainder the correction needs follows from the
+        // quotient in vectors.
+        llvm::Instruction::BinaryOps op = s ? (want_div ? llvm::Instruction::SDiv : llvm::Instruction::SRem)
+                                            : (want_div ? llvm::Instruction::UDiv : llvm::Instruction::URem);
+        std::string kind = std::string(s ? "s" : "u") + (want_div ? "div" : "rem");
+        Value* t;
         if (splat) {
             // One function per constant, which it divides by multiplying.
-            kind += ".by" + std::to_string(llvm::cast<llvm::ConstantInt>(splat)->getSExtValue());
-            return per_lane(kind, {l}, l->getType()->getScalarType(), [&](const std::vector<Value*>& x) {
-                return divide_or_special(x[0], splat, unsafe_divisor(splat));
-            });
+            auto* c = llvm::cast<llvm::ConstantInt>(splat);
+            t = per_lane(kind + ".by" + std::to_string(c->getSExtValue()), {l}, l->getType()->getScalarType(),
+                         [&](const std::vector<Value*>& x) {
+                             return b_.CreateBinOp(op, x[0], c->isZero() || (s && c->isMinusOne()) ? b_.getIntN(c->getBitWidth(), 1) : c);
+                         });
+        } else {
+            t = per_lane(kind, {l, d}, l->getType()->getScalarType(),
+                         [&](const std::vector<Value*>& x) { return b_.CreateBinOp(op, x[0], x[1]); });
         }
-        return per_lane(kind, {l, r}, l->getType()->getScalarType(), [&](const std::vector<Value*>& x) {
-            return divide_or_special(x[0], x[1], unsafe_divisor(x[1]));
-        });
+        Value* value = t;
+        if (s) {
+            Value* m = want_div ? b_.CreateSub(l, b_.CreateMul(t, d)) : t;
+            Value* adjust = b_.CreateAnd(b_.CreateICmpNE(m, zero), b_.CreateICmpSLT(b_.CreateXor(m, d), zero));
+            value = want_div ? b_.CreateSub(t, b_.CreateZExt(adjust, l->getType()))
+                             : b_.CreateAdd(m, b_.CreateSelect(adjust, d, zero));
+        }
+        return b_.CreateSelect(unsafe, want_div ? b_.CreateMul(l, r) : zero, value);
     }
     auto* divide = block("div");
     auto* special = block("div.special");

@@ -221,16 +221,16 @@ void Emitter::emit_groups(Value* first, Value* end) {
     loops_.pop_back();
     mask_slot_ = nullptr;
     // A body that stayed one block (no control flow, no per-lane calls or
-    // run-time choices) runs two groups per turn of the loop, as LLVM's loop
-    // vectorizer interleaves the scalar program's loop: the memory-bound
-    // stencils keep more loads in flight.
+    // run-time choices) runs several groups per turn of the loop, as LLVM's
+    // loop vectorizer interleaves the scalar program's loop: the
+    // memory-bound stencils keep more loads in flight.
     bool straight = b_.GetInsertBlock() == body;
     branch_if_open(latch);
 
     b_.SetInsertPoint(latch);
     b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64(), g_slot), b_.getInt64(lanes_)), g_slot);
     auto* back = b_.CreateBr(head);
-    if (straight) hint_loop(back, {{"llvm.loop.unroll.count", 2}});
+    if (straight && straight_groups_ > 1) hint_loop(back, {{"llvm.loop.unroll.count", straight_groups_}});
     b_.SetInsertPoint(exit);
 }
 
@@ -738,6 +738,7 @@ LanePlan plan_lanes(const ir::Kernel& k, int vector_bits) {
         return plan;
     }
     plan.lanes = lanes;
+    plan.straight_groups = std::max(1, 4 * vector_bits / (lanes * widest));
     return plan;
 }
 

@@ -923,7 +923,7 @@ std::unique_ptr<llvm::Module> emit_module(const Kernel& k, llvm::LLVMContext& ct
         scalar->addFnAttr(llvm::Attribute::OptimizeForSize);
     }
     run([&](Emitter& e) {
-        if (options.lanes > 1) e.set_lanes(options.lanes, &labels, scalar_body);
+        if (options.lanes > 1) e.set_lanes(options.lanes, options.straight_groups, &labels, scalar_body);
         e.emit_body(names->body);
         *work = e.lane_work();
     });

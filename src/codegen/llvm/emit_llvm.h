@@ -34,6 +34,9 @@ struct EmitOptions {
     // Iterations per SIMD group of the body (emit_lanes.cpp); 1 is the
     // scalar program.
     int lanes = 1;
+    // Lane groups per turn of the group loop for a body without control
+    // flow (LanePlan::straight_groups).
+    int straight_groups = 2;
     // Keep the lanes even where the scalar program would run faster
     // (lane_cost.h).
     bool always_lanes = false;
@@ -46,6 +49,11 @@ struct EmitOptions {
 struct LanePlan {
     int lanes = 1;
     std::string why_scalar;
+    // A body without control flow runs this many groups per turn of its
+    // loop: four registers' worth of each value, as LLVM's loop vectorizer
+    // interleaves the scalar program's loop four vectors deep, so that a
+    // memory-bound body keeps as many loads in flight.
+    int straight_groups = 2;
 };
 LanePlan plan_lanes(const ir::Kernel& k, int vector_bits);
 

@@ -41,8 +41,9 @@ public:
     // (analysis::simd_lane_labels). Set before emit_body.
     // The iterations that do not fill a group run `scalar_body`, the scalar
     // program's body entry.
-    void set_lanes(int lanes, const analysis::Uniformity* labels, std::string scalar_body) {
+    void set_lanes(int lanes, int straight_groups, const analysis::Uniformity* labels, std::string scalar_body) {
         lanes_ = lanes;
+        straight_groups_ = straight_groups;
         labels_ = labels;
         scalar_body_ = std::move(scalar_body);
         note_assignments();
@@ -283,6 +284,7 @@ private:
     Value* debug_state_ = nullptr;
     std::vector<DebugAccess>* debug_accesses_;
     int lanes_ = 1;
+    int straight_groups_ = 2;  // SPMD: groups per turn of a body without control flow
     const analysis::Uniformity* labels_ = nullptr;
     std::string scalar_body_;
     std::vector<int> assignments_;  // SPMD: how often the kernel assigns each variable

@@ -42,6 +42,13 @@ TEST(CpuLanes, TwoRegistersOfTheWidestValueType) {
     EXPECT_EQ(plan(kCopy, {array_of(DType::I8), array_of(DType::I32)}, 512).lanes, 16);
 }
 
+TEST(CpuLanes, StraightBodiesRunFourRegistersOfGroupsPerTurn) {
+    EXPECT_EQ(plan(kCopy, {array_of(DType::F32), array_of(DType::F32)}, 256).straight_groups, 2);
+    EXPECT_EQ(plan(kCopy, {array_of(DType::F32), array_of(DType::F32)}, 512).straight_groups, 4);
+    EXPECT_EQ(plan(kCopy, {array_of(DType::F64), array_of(DType::F64)}, 256).straight_groups, 2);
+    EXPECT_EQ(plan(kCopy, {array_of(DType::F64), array_of(DType::F64)}, 512).straight_groups, 2);
+}
+
 TEST(CpuLanes, ArithmeticOnTheIndexCounts) {
     auto p = plan(
         "def k(a):\n"
