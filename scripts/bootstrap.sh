@@ -79,6 +79,12 @@ case "$mode" in
       tests/python/test_element_arrays.py tests/python/test_texture_snapshot.py \
       tests/python/test_compiler_contract.py tests/python/test_assignment_order.py \
       tests/python/test_device_class.py tests/python/test_new_features.py
+    if [ "$(uname -m)" = x86_64 ]; then
+      echo "== the CPU's SIMD lanes compiled for AVX2 without AVX-512 (TACK_CPU_TARGET=x86-64-v3)"
+      # Branch-free gathers and wide masks (lower_gathers, widen_masks) are
+      # for hosts without AVX-512; this runs them on any x86-64 host.
+      TACK_CPU_TARGET=x86-64-v3 "$python" -m pytest -q -n "$(nproc)" tests/python/test_spmd.py
+    fi
     echo "== GPU source compile check"
     # Every source checked; every 12th also compiled as the CUDA and HIP
     # runtimes would (PTX assembled at full optimization, gfx90a code objects).

@@ -46,6 +46,10 @@ void bind_device(nb::module_& m) {
         std::string why_not;
         return backends::find_backend(name, &why_not) ? std::string() : why_not;
     });
+    m.def(
+        "target_description", [](const std::string& name) { return backend_or_raise(name).target_description(); },
+        "What a device's compiled code depends on besides its IR: for the CPU, LLVM's target triple, CPU and "
+        "features.");
     m.def("sync", [] {
         for (auto& name : backends::available_backends()) {
             backends::Backend& b = backend_or_raise(name);

@@ -20,6 +20,11 @@ def default_device() -> str: ...
 
 def device_unavailable_reason(arg: str, /) -> str: ...
 
+def target_description(arg: str, /) -> str:
+    """
+    What a device's compiled code depends on besides its IR: for the CPU, LLVM's target triple, CPU and features.
+    """
+
 def sync() -> None: ...
 
 def array_from_ptr(address: int, shape: object, dtype: object, strides: object | None = None, readonly: bool = True, owner: object | None = None) -> Array:

@@ -447,6 +447,39 @@ def test_the_environment_keeps_the_lanes_always_at_import(tmp_path):
     assert json.loads(counts) == np.bincount(np.arange(100) % 7).tolist()
 
 
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="the CPU names are x86's")
+def test_the_environment_names_an_older_cpu_to_compile_for(tmp_path):
+    """TACK_CPU_TARGET compiles for the CPU it names (here AVX2 without
+    AVX-512: 8 lanes of f64), whose code runs on this host; a name LLVM does
+    not know is refused when the first kernel compiles."""
+    script = (
+        "import numpy as np, tack\n"
+        "@tack.kernel\n"
+        "def twice(x, y):\n"
+        "    for i in range(len(x)):\n"
+        "        y[i] = x[i] * 2.0 + 0.5\n"
+        "x = tack.array(np.arange(100, dtype=np.float64)); y = tack.zeros(100, dtype=tack.f64)\n"
+        "twice(x, y)\n"
+        "print(tack._core.target_description('cpu'))\n"
+        "print(twice.inspect('llvm', x, y).split(chr(10), 1)[0])\n"
+        "print(y.numpy().tolist())\n"
+    )
+    path = tmp_path / "older_cpu.py"
+    path.write_text(script)
+    env = dict(os.environ, TACK_CPU_TARGET="x86-64-v3")
+    done = subprocess.run([sys.executable, str(path)], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    description, line, values = done.stdout.splitlines()
+    assert "; cpu x86-64-v3; " in description and "+avx2" in description.split(",")
+    assert "+avx512f" not in description.split(",")
+    assert SPMD_HEADER.fullmatch(line).group(1) == "8", line
+    assert json.loads(values) == (np.arange(100, dtype=np.float64) * 2.0 + 0.5).tolist()
+    done = subprocess.run([sys.executable, str(path)], env=dict(env, TACK_CPU_TARGET="no-such-cpu"),
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0
+    assert "ValueError: TACK_CPU_TARGET='no-such-cpu' is not a CPU that LLVM knows" in done.stderr, done.stderr
+
+
 # ------------------------------------------------------- lane counts, tails
 
 
@@ -628,15 +661,11 @@ def test_mandelbrot_escape_counts(dtype):
 
 
 def _has_mask_registers():
-    """Whether this host's vector unit has mask registers (AVX-512), from
-    /proc/cpuinfo; None where that cannot be read."""
-    try:
-        flags = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return None
-    if "flags" not in flags:
-        return None
-    return "avx512f" in flags.split()
+    """Whether the CPU the code is compiled for (the host, or the one
+    TACK_CPU_TARGET names) has mask registers (AVX-512), from the features
+    of its target description."""
+    features = tack._core.target_description("cpu").split("; features ", 1)[1].split(";", 1)[0].split(",")
+    return "+avx512f" in features
 
 
 @pytest.mark.parametrize("dtype", [F32, F64], ids=["f32", "f64"])
@@ -650,10 +679,10 @@ def test_masks_around_loops_are_as_wide_as_the_compares_without_mask_registers(d
     r.assert_identical()
     want = np.array([[escape(x, y, 60) for x in cx] for y in cy], np.int32)
     assert_equal_to(r.spmd[2], want)
-    # The masks' width is known only on an x86 host whose flags can be read.
-    has_k = _has_mask_registers()
-    if has_k is None or platform.machine() != "x86_64":
+    # The masks' width is known only on an x86 host.
+    if platform.machine() != "x86_64":
         return
+    has_k = _has_mask_registers()
     ir = mandelbrot.inspect("llvm", tack.array(cx), tack.array(cy), zeros((8, 64), tack.i32), 60)
     w = int(SPMD_HEADER.match(ir).group(1))
     narrow = re.findall(rf"phi <{w} x i1>", ir)

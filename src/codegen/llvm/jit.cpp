@@ -11,10 +11,15 @@
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
+#include <llvm/MC/MCSubtargetInfo.h>
+#include <llvm/MC/TargetRegistry.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Host.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <mutex>
+#include <stdexcept>
 
 #include "codegen/llvm/lower_gathers.h"
 #include "codegen/llvm/widen_masks.h"
@@ -76,6 +81,27 @@ private:
     std::unique_ptr<llvm::TargetMachine> tm;
 };
 
+// Code for the CPU named instead of the host. Its features are listed in
+// the builder, as the host's are, so that the target description (and with
+// it the disk cache's key) names them.
+void target_cpu(llvm::orc::JITTargetMachineBuilder& jtmb, const std::string& cpu) {
+    const std::string triple = jtmb.getTargetTriple().str();
+    std::string error;
+    const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, error);
+    if (!target) syntax::internal_error(kPass, "no target for " + triple + ": " + error);
+    std::unique_ptr<llvm::MCSubtargetInfo> known(target->createMCSubtargetInfo(triple, "", ""));
+    if (!known->isCPUStringValid(cpu))
+        throw std::invalid_argument("TACK_CPU_TARGET='" + cpu + "' is not a CPU that LLVM knows for " + triple +
+                                    " (e.g. x86-64-v3, znver3, skylake-avx512)");
+    jtmb.setCPU(cpu);
+    jtmb.getFeatures() = llvm::SubtargetFeatures();
+    auto tm = jtmb.createTargetMachine();
+    if (!tm) syntax::internal_error(kPass, "no target machine: " + to_string(tm.takeError()));
+    const llvm::MCSubtargetInfo* sti = (*tm)->getMCSubtargetInfo();
+    for (const llvm::SubtargetFeatureKV& f : sti->getAllProcessorFeatures())
+        if (sti->getFeatureBits()[f.Value]) jtmb.getFeatures().AddFeature(f.Key);
+}
+
 Jit& jit() {
     static Jit* instance = [] {
         llvm::InitializeNativeTarget();
@@ -84,6 +110,7 @@ Jit& jit() {
         auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
         if (!jtmb) syntax::internal_error(kPass, "cannot detect the host: " + to_string(jtmb.takeError()));
         jtmb->setCodeGenOptLevel(kCodeGenOpt);
+        if (const char* cpu = std::getenv("TACK_CPU_TARGET"); cpu && *cpu) target_cpu(*jtmb, cpu);
         // Objects are emitted here rather than by the JIT's compile layer, so
         // the target machine is made from the builder after it has settled
         // the relocation and code models its linker expects. Kernels have no
@@ -163,19 +190,11 @@ std::string emit_object(llvm::Module& m, llvm::TargetMachine& tm) {
 
 }  // namespace
 
-std::string host_cpu_description() {
-    std::string s = llvm::sys::getHostCPUName().str();
-    for (auto& f : llvm::sys::getHostCPUFeatures())
-        if (f.second) s += "," + f.first().str();
-    return s;
-}
-
 int host_vector_bits() {
     static const int bits = [] {
-        auto features = llvm::sys::getHostCPUFeatures();
+        const std::vector<std::string>& features = jit().jtmb->getFeatures().getFeatures();
         auto has = [&](const char* f) {
-            auto it = features.find(f);
-            return it != features.end() && it->second;
+            return std::find(features.begin(), features.end(), std::string("+") + f) != features.end();
         };
         if (has("avx512f")) return 512;
         if (has("avx")) return 256;

@@ -40,11 +40,11 @@ struct CompiledCpuKernel {
     std::shared_ptr<void> owner;  // releases the code
 };
 
-// The host CPU's name and features, for cache keys and messages.
-std::string host_cpu_description();
-
-// The width of the host's SIMD registers in bits (512 with AVX-512, 256
-// with AVX, 128 with SSE2 or NEON), 0 when unknown.
+// The width of the target CPU's SIMD registers in bits (512 with AVX-512,
+// 256 with AVX, 128 with SSE2 or NEON), 0 when unknown. The target is the
+// host, or the CPU that TACK_CPU_TARGET names (an LLVM CPU name such as
+// "x86-64-v3" or "znver3"): code for an older CPU of the host's family,
+// which runs on the host, as on every CPU at least as capable.
 int host_vector_bits();
 
 // Everything object code depends on besides its IR: the target triple, CPU
