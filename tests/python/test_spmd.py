@@ -399,6 +399,16 @@ def test_debug_mode_variants_run_in_lanes_and_report_what_the_scalar_program_rep
         tack.set_cpu_spmd(LANES)
 
 
+def _run_script(tmp_path, script, **env):
+    """Runs `script` in a fresh Python with `env` added to the environment:
+    (exit code, lines of standard output, standard error)."""
+    path = tmp_path / "script.py"
+    path.write_text(script)
+    done = subprocess.run([sys.executable, str(path)], env=dict(os.environ, **env), capture_output=True, text=True,
+                          timeout=120)
+    return done.returncode, done.stdout.splitlines(), done.stderr
+
+
 def test_the_environment_forces_scalar_at_import(tmp_path):
     script = (
         "import numpy as np, tack\n"
@@ -412,12 +422,9 @@ def test_the_environment_forces_scalar_at_import(tmp_path):
         "print(twice.inspect('llvm', x, y).split(chr(10), 1)[0])\n"
         "print(float(y.numpy().sum()))\n"
     )
-    path = tmp_path / "env_scalar.py"
-    path.write_text(script)
-    env = dict(os.environ, TACK_CPU_SPMD="0")
-    done = subprocess.run([sys.executable, str(path)], env=env, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    enabled, line, total = done.stdout.splitlines()
+    rc, lines, stderr = _run_script(tmp_path, script, TACK_CPU_SPMD="0")
+    assert rc == 0, stderr
+    enabled, line, total = lines
     assert enabled == "False"
     assert SCALAR_HEADER.fullmatch(line), line
     assert float(total) == 2.0 * sum(range(40))
@@ -436,12 +443,9 @@ def test_the_environment_keeps_the_lanes_always_at_import(tmp_path):
         "print(count.inspect('llvm', keys, counts).split(chr(10), 1)[0])\n"
         "print(counts.numpy().tolist())\n"
     )
-    path = tmp_path / "env_always.py"
-    path.write_text(script)
-    env = dict(os.environ, TACK_CPU_SPMD="always")
-    done = subprocess.run([sys.executable, str(path)], env=env, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    setting, line, counts = done.stdout.splitlines()
+    rc, lines, stderr = _run_script(tmp_path, script, TACK_CPU_SPMD="always")
+    assert rc == 0, stderr
+    setting, line, counts = lines
     assert setting == "always"
     assert SPMD_HEADER.fullmatch(line), line  # the default would run this body scalar
     assert json.loads(counts) == np.bincount(np.arange(100) % 7).tolist()
@@ -464,20 +468,16 @@ def test_the_environment_names_an_older_cpu_to_compile_for(tmp_path):
         "print(twice.inspect('llvm', x, y).split(chr(10), 1)[0])\n"
         "print(y.numpy().tolist())\n"
     )
-    path = tmp_path / "older_cpu.py"
-    path.write_text(script)
-    env = dict(os.environ, TACK_CPU_TARGET="x86-64-v3")
-    done = subprocess.run([sys.executable, str(path)], env=env, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    description, line, values = done.stdout.splitlines()
+    rc, lines, stderr = _run_script(tmp_path, script, TACK_CPU_TARGET="x86-64-v3")
+    assert rc == 0, stderr
+    description, line, values = lines
     assert "; cpu x86-64-v3; " in description and "+avx2" in description.split(",")
     assert "+avx512f" not in description.split(",")
     assert SPMD_HEADER.fullmatch(line).group(1) == "8", line
     assert json.loads(values) == (np.arange(100, dtype=np.float64) * 2.0 + 0.5).tolist()
-    done = subprocess.run([sys.executable, str(path)], env=dict(env, TACK_CPU_TARGET="no-such-cpu"),
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode != 0
-    assert "ValueError: TACK_CPU_TARGET='no-such-cpu' is not a CPU that LLVM knows" in done.stderr, done.stderr
+    rc, _, stderr = _run_script(tmp_path, script, TACK_CPU_TARGET="no-such-cpu")
+    assert rc != 0
+    assert "ValueError: TACK_CPU_TARGET='no-such-cpu' is not a CPU that LLVM knows" in stderr, stderr
 
 
 # ------------------------------------------------------- lane counts, tails
