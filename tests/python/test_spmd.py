@@ -2111,6 +2111,35 @@ def test_divisions_per_lane_share_one_function_per_kind():
     assert len(re.findall(r"call [^@]*@[\w.]+\.lanes\.srem\.v", ir)) == 4, "each runtime-divisor modulo calls it"
 
 
+@tack.kernel
+def by_64bit_constants(x, a, b, c, d, e, f):
+    for i in range(len(x)):
+        a[i] = x[i] // -1
+        b[i] = x[i] % -1
+        c[i] = x[i] // 0
+        d[i] = x[i] % 0
+        e[i] = x[i] // -7
+        f[i] = x[i] % -7
+
+
+def test_64bit_constant_divisors_lane_by_lane_including_the_special_ones():
+    """64-bit lanes divide by a constant lane by lane, in a function per
+    constant; 0 and -1 give the contract's special values (the product
+    l * r, wrapped, and 0) without trapping."""
+    lo, hi = np.iinfo(np.int64).min, np.iinfo(np.int64).max
+    x = np.array([lo, lo + 1, -9, -5, -1, 0, 3, 7, 9, hi - 1, hi] * 4, np.int64)
+    r = Both(by_64bit_constants, lambda: (tack.array(x), *(zeros(len(x), tack.i64) for _ in range(6))))
+    r.assert_identical()
+
+    def wrap(v):
+        return (v + 2**63) % 2**64 - 2**63
+
+    v = [int(e) for e in x]
+    want = [[wrap(-e) for e in v], [0] * len(v), [0] * len(v), [0] * len(v), [e // -7 for e in v], [e % -7 for e in v]]
+    for k, w in enumerate(want):
+        assert r.spmd[1 + k].tolist() == w, k
+
+
 @pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint32, np.int16, np.uint16, np.int8, np.uint8])
 def test_integer_wrapping_shifts_floor_division_and_powers(dtype):
     info = np.iinfo(dtype)

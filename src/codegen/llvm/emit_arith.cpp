@@ -113,10 +113,9 @@ Value* Emitter::int_divmod(Value* l, Value* r, bool s, bool want_div, Span span)
         if (splat) {
             // One function per constant, which it divides by multiplying.
             auto* c = llvm::cast<llvm::ConstantInt>(splat);
+            Value* safe = c->isZero() || (s && c->isMinusOne()) ? b_.getIntN(c->getBitWidth(), 1) : c;
             t = per_lane(kind + ".by" + std::to_string(c->getSExtValue()), {l}, l->getType()->getScalarType(),
-                         [&](const std::vector<Value*>& x) {
-                             return b_.CreateBinOp(op, x[0], c->isZero() || (s && c->isMinusOne()) ? b_.getIntN(c->getBitWidth(), 1) : c);
-                         });
+                         [&](const std::vector<Value*>& x) { return b_.CreateBinOp(op, x[0], safe); });
         } else {
             t = per_lane(kind, {l, d}, l->getType()->getScalarType(),
                          [&](const std::vector<Value*>& x) { return b_.CreateBinOp(op, x[0], x[1]); });
