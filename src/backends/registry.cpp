@@ -6,6 +6,7 @@
 #ifdef TACK_WITH_OPENCL
 #include "backends/opencl/opencl_backend.h"
 #endif
+#include "backends/cuda/cuda_backend.h"
 
 namespace tack::backends {
 
@@ -27,12 +28,14 @@ Backend* find_backend(const std::string& name, std::string* why_not) {
         return nullptr;
 #endif
     }
+    // The driver and NVRTC are opened at run time: every build has it.
+    if (name == "cuda") return cuda_backend(why_not);
     *why_not = "Tack has no backend named '" + name + "'";
     return nullptr;
 }
 
 const std::vector<std::string>& known_backends() {
-    static const std::vector<std::string> names = {"cpu", "opencl"};
+    static const std::vector<std::string> names = {"cpu", "opencl", "cuda"};
     return names;
 }
 

@@ -8,7 +8,7 @@
 
 namespace tack::backends {
 
-// The backend named `name` ("cpu", "opencl"), started on first use; null,
+// The backend named `name` ("cpu", "opencl", "cuda"), started on first use; null,
 // with the reason in `why_not` (what is missing and how to get it), when
 // this build or this machine cannot run it.
 Backend* find_backend(const std::string& name, std::string* why_not);

@@ -80,6 +80,60 @@ def test_available_devices_start_with_the_cpu():
     assert ("opencl" in devices) == (tack._core.device_unavailable_reason("opencl") == "")
 
 
+# What the CUDA backend reports where it cannot start: each piece it needs
+# (the driver, a device, NVRTC) or, where all are here, the launch path
+# that is not built yet.
+CUDA_MISSING = ("no NVIDIA driver", "no CUDA device", "NVRTC not found", "cuInit failed",
+                "does not launch kernels on CUDA devices yet")
+
+
+def test_cuda_is_known_and_says_what_it_lacks():
+    assert "cuda" in tack._core.known_devices()
+    reason = tack._core.device_unavailable_reason("cuda")
+    assert ("cuda" in tack.available_devices()) == (reason == "")
+    assert any(what in reason for what in CUDA_MISSING), reason
+    for name, make in CREATORS.items():
+        with pytest.raises(RuntimeError, match="device 'cuda' is not available: ") as raised:
+            make("cuda")
+        assert reason in str(raised.value), name
+    with pytest.raises(RuntimeError, match="device 'cuda' is not available"):
+        tack.set_default_device("cuda")
+    assert tack.get_default_device() == "cpu"
+
+
+def _driver_loads():
+    import ctypes
+
+    try:
+        ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False
+    return True
+
+
+CUDA_STUBS = Path(os.environ.get("TACK_CUDA_HOME") or "/usr/local/cuda") / "lib64" / "stubs"
+
+
+@pytest.mark.skipif(not (CUDA_STUBS / "libcuda.so").exists() or _driver_loads(),
+                    reason="needs the CUDA toolkit's stub libcuda.so and no NVIDIA driver")
+def test_cuda_names_the_toolkits_stub_which_runs_nothing():
+    """With only the toolkit, the libcuda the loader may find is the stub
+    that links programs and answers every call with an error: the device is
+    refused with that reason, and nothing crashes."""
+    script = (
+        "import tack\n"
+        "print(tack._core.device_unavailable_reason('cuda'))\n"
+        "print(tack.available_devices())\n"
+    )
+    env = dict(os.environ, PYTHONPATH=PYTHON_DIR, LD_LIBRARY_PATH=str(CUDA_STUBS))
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    reason, devices = done.stdout.splitlines()
+    assert "no NVIDIA driver: the libcuda found is the CUDA toolkit's stub" in reason, reason
+    assert "CUDA_ERROR_STUB_LIBRARY (34)" in reason, reason
+    assert "cuda" not in devices
+
+
 def test_the_cpu_is_the_default_device():
     assert tack.get_default_device() == "cpu"
     assert tack.zeros(3).device == "cpu"

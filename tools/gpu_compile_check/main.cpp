@@ -46,7 +46,6 @@
 // A dialect whose compiler is missing is skipped with a message naming what
 // to install. Exit status: 0 when every source compiled, 1 when one did not,
 // 2 for a usage error.
-#include <dlfcn.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -67,6 +66,7 @@
 #include <thread>
 #include <vector>
 
+#include "backends/cuda/nvrtc.h"
 #include "codegen/cfamily/dialect.h"
 
 #ifndef TACK_SHIM_DIR
@@ -119,74 +119,6 @@ Outcome run(const std::string& command, const fs::path& log) {
     return {rc == 0, read_text(log)};
 }
 
-// ---- NVRTC, opened at run time so that nothing links against the toolkit
-
-struct Nvrtc {
-    using Program = void*;
-    int (*create)(Program*, const char*, const char*, int, const char* const*, const char* const*) = nullptr;
-    int (*destroy)(Program*) = nullptr;
-    int (*compile)(Program, int, const char* const*) = nullptr;
-    int (*log_size)(Program, size_t*) = nullptr;
-    int (*log)(Program, char*) = nullptr;
-    int (*ptx_size)(Program, size_t*) = nullptr;
-    int (*ptx)(Program, char*) = nullptr;
-    const char* (*error_string)(int) = nullptr;
-
-    // Loads libnvrtc from `lib`; the reason in `why` when it cannot.
-    bool open(const fs::path& lib, std::string& why) {
-        void* h = ::dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
-        if (!h) {
-            why = std::string("cannot load ") + lib.string() + ": " + ::dlerror();
-            return false;
-        }
-        bool all = true;
-        auto get = [&](auto& fn, const char* name) {
-            fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(::dlsym(h, name));
-            if (!fn) {
-                why = lib.string() + " has no " + name;
-                all = false;
-            }
-        };
-        get(create, "nvrtcCreateProgram");
-        get(destroy, "nvrtcDestroyProgram");
-        get(compile, "nvrtcCompileProgram");
-        get(log_size, "nvrtcGetProgramLogSize");
-        get(log, "nvrtcGetProgramLog");
-        get(ptx_size, "nvrtcGetPTXSize");
-        get(ptx, "nvrtcGetPTX");
-        get(error_string, "nvrtcGetErrorString");
-        return all;
-    }
-
-    // Compiles `text` to PTX; false with the compiler's log in `message`.
-    bool to_ptx(const std::string& text, const std::string& name, const std::vector<std::string>& options,
-                std::string& out, std::string& message) const {
-        Program p = nullptr;
-        if (int rc = create(&p, text.c_str(), name.c_str(), 0, nullptr, nullptr)) {
-            message = std::string("nvrtcCreateProgram: ") + error_string(rc);
-            return false;
-        }
-        std::vector<const char*> argv;
-        for (auto& o : options) argv.push_back(o.c_str());
-        int rc = compile(p, static_cast<int>(argv.size()), argv.data());
-        size_t n = 0;
-        log_size(p, &n);
-        std::string log_text(n, '\0');
-        if (n) log(p, log_text.data());
-        while (!log_text.empty() && (log_text.back() == '\0' || log_text.back() == '\n')) log_text.pop_back();
-        if (rc == 0) {
-            ptx_size(p, &n);
-            out.assign(n, '\0');
-            ptx(p, out.data());
-            while (!out.empty() && out.back() == '\0') out.pop_back();
-        } else {
-            message = log_text.empty() ? std::string("nvrtcCompileProgram: ") + error_string(rc) : log_text;
-        }
-        destroy(&p);
-        return rc == 0;
-    }
-};
-
 // ---- Dialects
 
 struct Target {
@@ -215,7 +147,7 @@ const std::string kUserCodeWarnings = "-Wno-tautological-compare";
 struct Tools {
     std::string cuda_home = "/usr/local/cuda";
     std::string ptxas, hipcc, clang, clangxx, shims = TACK_SHIM_DIR;
-    Nvrtc nvrtc;
+    std::unique_ptr<tack::backends::cuda::Nvrtc> nvrtc;
     bool full = false;    // --full: every optimization the runtime's compilers apply
     size_t full_every = 0;  // --full-every N: every Nth source also as --full compiles it
     bool strict = false;  // --strict: no allowance for kernel authors' warnings
@@ -282,7 +214,7 @@ Outcome compile(const Target& t, const Tools& tools, const std::vector<std::stri
             opts.insert(opts.end(), table.compile_options.begin(), table.compile_options.end());
             if (!full) opts.push_back("--Ofast-compile=mid");
             std::string ptx, message;
-            if (!tools.nvrtc.to_ptx(text, source.string(), opts, ptx, message)) return {false, message};
+            if (!tools.nvrtc->to_ptx(text, source.string(), opts, &ptx, &message)) return {false, message};
             fs::path ptx_file = scratch / "bundle.ptx";
             write_text(ptx_file, ptx);
             Outcome o = run(quote(tools.ptxas) + " -arch=sm_90" + (full ? "" : " -O0") + " -o /dev/null " +
@@ -392,7 +324,7 @@ int main(int argc, char** argv) {
                 std::string why;
                 if (!fs::exists(lib))
                     t.missing = lib.string() + " not found: install the CUDA toolkit there or set TACK_CUDA_HOME";
-                else if (!tools.nvrtc.open(lib, why))
+                else if (!(tools.nvrtc = tack::backends::cuda::Nvrtc::open(lib.string(), &why)))
                     t.missing = why;
                 else if (tools.ptxas.empty())
                     t.missing = tools.cuda_home + "/bin/ptxas not found: install the CUDA toolkit's ptxas";
