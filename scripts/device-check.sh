@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The checks that need an NVIDIA GPU, as one script for a lent machine: it
+# builds Tack from source, says what Tack sees of the device, and runs the
+# CUDA backend's C++ tests and every Python suite's CUDA cases, printing
+# the counts per suite. Meant for a machine with the NVIDIA driver, the CUDA
+# toolkit (NVRTC), Python with NumPy, nanobind, scikit-build-core, cmake and
+# ninja, and perhaps no LLVM development files (the CPU backend is then
+# left out of the build). It installs nothing and reaches no network.
+#
+#   bash scripts/device-check.sh        # about a minute to build on 16 cores
+#
+# The build goes to build-device/; the extension module beside the package
+# sources (python/tack/), as a developer build puts it.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+python=${PYTHON:-python3}
+status=0
+
+echo "== the machine"
+nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv,noheader 2>&1 || true
+command -v nvcc >/dev/null && nvcc --version | tail -n 1
+
+llvm=OFF
+[ -f /usr/lib/llvm-19/lib/cmake/llvm/LLVMConfig.cmake ] && llvm=ON
+echo "== building (the LLVM CPU backend: $llvm)"
+cmake -S . -B build-device -G Ninja -DCMAKE_BUILD_TYPE=Release -DTACK_ENABLE_LLVM="$llvm" \
+  -DPython_EXECUTABLE="$(command -v "$python")" >/dev/null || exit 1
+ninja -C build-device -j"$(nproc)" >build-device/ninja.log 2>&1 || { tail -n 40 build-device/ninja.log; exit 1; }
+export PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
+
+echo "== what Tack sees"
+"$python" -c '
+import tack
+print("available devices:", tack.available_devices())
+print("cuda:", tack._core.device_unavailable_reason("cuda") or "starts")
+' || status=1
+
+echo "== C++ tests of the CUDA backend"
+(cd build-device && ctest --output-on-failure -R 'Nvrtc|CudaBackend') || status=1
+
+echo "== Python suites, their CUDA cases (-k cuda)"
+report="$(mktemp -d -t tack-device-XXXXXX)/cuda.xml"
+timeout 420 "$python" -m pytest -q -p no:cacheprovider -k cuda --junitxml="$report" tests/python >/dev/null 2>&1
+rc=$?
+# pytest's 5 is "no test selected": no suite has a CUDA case yet.
+[ "$rc" -ne 0 ] && [ "$rc" -ne 5 ] && status=1
+"$python" - "$report" <<'PY'
+import collections, sys, xml.etree.ElementTree as ET
+counts = collections.defaultdict(collections.Counter)
+try:
+    cases = ET.parse(sys.argv[1]).iter("testcase")
+except (OSError, ET.ParseError) as error:
+    sys.exit(f"no report ({error})")
+for case in cases:
+    suite = case.get("classname", "?").split(".")[-1]
+    kind = next((c.tag for c in case if c.tag in ("failure", "error", "skipped")), "passed")
+    counts[suite][kind] += 1
+for suite in sorted(counts):
+    c = counts[suite]
+    print(f"  {suite}: {c['passed']} passed, {c['failure'] + c['error']} failed, {c['skipped']} skipped")
+total = sum(counts.values(), collections.Counter())
+print(f"{total['passed']} passed, {total['failure'] + total['error']} failed, {total['skipped']} skipped")
+PY
+exit "$status"
