@@ -195,12 +195,11 @@ def main():
         chosen_s, other_s = (lanes_s, scalar_s) if lanes_chosen else (scalar_s, lanes_s)
         right = chosen_s <= TOLERANCE * other_s
         wrong += not right
-        why = chosen if not lanes_chosen else "lanes"
         rows.append((name, lanes_line.split(",")[1].strip() if lanes_line.startswith("spmd") else "-",
                      f"{lanes_s * 1e3:.2f}", f"{scalar_s * 1e3:.2f}", f"{ratio:.2f}",
                      "lanes" if lanes_chosen else "scalar", "right" if right else "WRONG"))
         if not lanes_chosen:
-            print(f"  {name}: {why}")
+            print(f"  {name}: {chosen}")
     tack.set_cpu_spmd(True)
     head = ("body", "lanes", "lanes ms", "scalar ms", "lanes/scalar", "default", "choice")
     widths = [max(len(str(x)) for x in column) for column in zip(head, *rows)]
