@@ -86,8 +86,17 @@ nb::object getitem(nb::handle self, nb::handle key) {
     if (all_ints) {
         int64_t off = 0;
         for (int d = 0; d < a.ndim(); ++d) off += checked_index(parts[d], a.shape()[d], d) * a.strides()[d];
+        if (a.element().shape.empty()) {
+            // One number: only its bytes come back from a device.
+            const int64_t at = a.byte_offset() + off * size_of(a.dtype());
+            const auto& storage = *a.storage();
+            if (storage.device) {
+                nb::gil_scoped_release waiting;
+                storage.device->peek(storage.data, static_cast<size_t>(at), size_of(a.dtype()));
+            }
+            return element(a, storage.data + at);
+        }
         host_ready(a);
-        if (a.element().shape.empty()) return element(a, a.data() + off * size_of(a.dtype()));
         // A vector or matrix element: a NumPy array of its own (a copy).
         Array one(a.storage(), a.byte_offset() + off * size_of(a.dtype()), a.dtype(), {}, {}, a.element());
         return numpy_view(nb::cast(one.scalars())).attr("copy")();

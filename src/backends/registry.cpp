@@ -7,6 +7,7 @@
 #include "backends/opencl/opencl_backend.h"
 #endif
 #include "backends/cuda/cuda_backend.h"
+#include "backends/hip/hip_backend.h"
 
 namespace tack::backends {
 
@@ -28,14 +29,16 @@ Backend* find_backend(const std::string& name, std::string* why_not) {
         return nullptr;
 #endif
     }
-    // The driver and NVRTC are opened at run time: every build has it.
+    // The drivers and runtime compilers are opened at run time: every
+    // build has these two.
     if (name == "cuda") return cuda_backend(why_not);
+    if (name == "hip") return hip_backend(why_not);
     *why_not = "Tack has no backend named '" + name + "'";
     return nullptr;
 }
 
 const std::vector<std::string>& known_backends() {
-    static const std::vector<std::string> names = {"cpu", "opencl", "cuda"};
+    static const std::vector<std::string> names = {"cpu", "opencl", "cuda", "hip"};
     return names;
 }
 

@@ -33,6 +33,13 @@ public:
         if (newer_ == Newer::Device) read(host, bytes);
         newer_ = Newer::Host;
     }
+    // Makes bytes [offset, offset + n) of the host copy current without
+    // counting the host as newer: reading one element copies that element
+    // alone, and the rest stays where it is newest.
+    void peek(char* host, size_t offset, size_t n) {
+        std::lock_guard<std::mutex> hold(mutex_);
+        if (newer_ == Newer::Device) read_range(host, offset, n);
+    }
     // Makes the device bytes current; `written` counts the device as newer
     // afterwards (a launch that may store to the array).
     void for_device(const char* host, size_t bytes, bool written) {
@@ -49,6 +56,8 @@ protected:
     // queued before.
     virtual void read(char* host, size_t bytes) = 0;
     virtual void write(const char* host, size_t bytes) = 0;
+    // Device to host, bytes [offset, offset + n) only, into host + offset.
+    virtual void read_range(char* host, size_t offset, size_t n) = 0;
 
 private:
     std::string device_;

@@ -80,24 +80,28 @@ def test_available_devices_start_with_the_cpu():
     assert ("opencl" in devices) == (tack._core.device_unavailable_reason("opencl") == "")
 
 
-# What the CUDA backend reports where it cannot start: each piece it needs
-# (the driver, a device, NVRTC) or, where all are here, the launch path
-# that is not built yet.
-CUDA_MISSING = ("no NVIDIA driver", "no CUDA device", "NVRTC not found", "cuInit failed",
-                "does not launch kernels on CUDA devices yet")
+# What a GPU backend that cannot start names: its driver or runtime, a
+# device, or its runtime compiler.
+MISSING = {
+    "cuda": ("no NVIDIA driver", "no CUDA device", "NVRTC not found", "cuInit failed"),
+    "hip": ("no HIP runtime", "no HIP device", "hipRTC not found", "hipInit failed"),
+}
 
 
-def test_cuda_is_known_and_says_what_it_lacks():
-    assert "cuda" in tack._core.known_devices()
-    reason = tack._core.device_unavailable_reason("cuda")
-    assert ("cuda" in tack.available_devices()) == (reason == "")
-    assert any(what in reason for what in CUDA_MISSING), reason
-    for name, make in CREATORS.items():
-        with pytest.raises(RuntimeError, match="device 'cuda' is not available: ") as raised:
-            make("cuda")
-        assert reason in str(raised.value), name
-    with pytest.raises(RuntimeError, match="device 'cuda' is not available"):
-        tack.set_default_device("cuda")
+@pytest.mark.parametrize("name", ["cuda", "hip"])
+def test_gpu_backends_are_known_and_say_what_they_lack(name):
+    assert name in tack._core.known_devices()
+    reason = tack._core.device_unavailable_reason(name)
+    assert (name in tack.available_devices()) == (reason == "")
+    if not reason:
+        pytest.skip(f"this machine runs {name} kernels")
+    assert any(what in reason for what in MISSING[name]), reason
+    for creator, make in CREATORS.items():
+        with pytest.raises(RuntimeError, match=f"device '{name}' is not available: ") as raised:
+            make(name)
+        assert reason in str(raised.value), creator
+    with pytest.raises(RuntimeError, match=f"device '{name}' is not available"):
+        tack.set_default_device(name)
     assert tack.get_default_device() == "cpu"
 
 

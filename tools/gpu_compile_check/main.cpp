@@ -66,7 +66,7 @@
 #include <thread>
 #include <vector>
 
-#include "backends/cuda/nvrtc.h"
+#include "backends/gpu/runtime_compiler.h"
 #include "codegen/cfamily/dialect.h"
 
 #ifndef TACK_SHIM_DIR
@@ -147,7 +147,7 @@ const std::string kUserCodeWarnings = "-Wno-tautological-compare";
 struct Tools {
     std::string cuda_home = "/usr/local/cuda";
     std::string ptxas, hipcc, clang, clangxx, shims = TACK_SHIM_DIR;
-    std::unique_ptr<tack::backends::cuda::Nvrtc> nvrtc;
+    std::unique_ptr<tack::backends::gpu::RuntimeCompiler> nvrtc;
     bool full = false;    // --full: every optimization the runtime's compilers apply
     size_t full_every = 0;  // --full-every N: every Nth source also as --full compiles it
     bool strict = false;  // --strict: no allowance for kernel authors' warnings
@@ -324,7 +324,7 @@ int main(int argc, char** argv) {
                 std::string why;
                 if (!fs::exists(lib))
                     t.missing = lib.string() + " not found: install the CUDA toolkit there or set TACK_CUDA_HOME";
-                else if (!(tools.nvrtc = tack::backends::cuda::Nvrtc::open(lib.string(), &why)))
+                else if (!(tools.nvrtc = tack::backends::gpu::RuntimeCompiler::open(tack::backends::gpu::kNvrtc, lib.string(), &why)))
                     t.missing = why;
                 else if (tools.ptxas.empty())
                     t.missing = tools.cuda_home + "/bin/ptxas not found: install the CUDA toolkit's ptxas";

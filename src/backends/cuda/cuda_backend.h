@@ -1,23 +1,26 @@
-// The CUDA backend: kernels printed as CUDA C++ (codegen/cfamily), compiled
-// by NVRTC (nvrtc.h) and run through the driver API (cuda_api.h), both
-// loaded at run time.
+// The CUDA backend: kernels printed as CUDA C++ (codegen/cfamily),
+// compiled by NVRTC to a cubin for the device's compute capability, and run
+// through the CUDA driver API, both loaded at run time (backends/gpu).
 //
-// What exists today is the way in: the driver and NVRTC are found, the
-// device is named, and everything missing is reported by name. Launching
-// kernels on the device is not built yet, so the backend never starts; a
-// request for it says why, and on a machine with a GPU, that the launch
-// path is what is missing.
+// Launches: one thread per iteration with a 64-bit index, in blocks of 256;
+// the longest launch is the device's largest gridDim.x times 256
+// iterations (2^31 - 1 blocks on every GPU since compute capability 3.0).
 #pragma once
 
 #include <string>
 
 #include "backends/backend.h"
+#include "backends/gpu/cfamily_backend.h"
+#include "backends/gpu/driver_device.h"
 
 namespace tack::backends {
 
 // The process's CUDA backend; null, with the reason in `why_not`: no
-// driver, no device, no NVRTC, or (on a machine with all three) no launch
-// path yet.
+// driver (or only the toolkit's stub), no device, or no NVRTC.
 Backend* cuda_backend(std::string* why_not);
+
+// What the CUDA backend is on `device`: its options name the device's
+// architecture (-arch=sm_XY), its limit the device's grid.
+gpu::Identity cuda_identity(const gpu::DriverDevice& device);
 
 }  // namespace tack::backends

@@ -1,0 +1,21 @@
+#include "backends/gpu/device.h"
+
+namespace tack::backends::gpu {
+
+Arguments& Arguments::bytes(const void* data, size_t size) {
+    // Aligned slots, so that a driver reading the value in place sees it
+    // aligned as its type.
+    size_t offset = (data_.size() + 15) & ~size_t(15);
+    data_.resize(offset + size);
+    if (size) std::memcpy(data_.data() + offset, data, size);
+    slots_.push_back({offset, size});
+    return *this;
+}
+
+Arguments& Arguments::overwrite(size_t index, const void* data) {
+    const Slot& slot = slots_.at(index);
+    if (slot.size) std::memcpy(data_.data() + slot.offset, data, slot.size);
+    return *this;
+}
+
+}  // namespace tack::backends::gpu

@@ -1,0 +1,102 @@
+// The CUDA driver API and the HIP runtime's module API, one table for both,
+// loaded at run time.
+//
+// Tack builds and imports where no GPU driver exists, so nothing links
+// against libcuda or libamdhip64 and no vendor header is needed: the
+// handful of types these calls pass are declared here by their ABI (a
+// device address is 64 bits, every other object a pointer-sized handle),
+// and the library is opened with dlopen. HIP mirrors the CUDA driver API
+// call for call (cuLaunchKernel and hipModuleLaunchKernel take the same
+// arguments), so each entry of TACK_DRIVER_FUNCTIONS names the CUDA symbol
+// and the HIP symbol of one function, and a Vendor table holds the rest:
+// library names, attribute numbers and error codes. Everything above the
+// table (driver_device.h) is written once.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tack::backends::gpu {
+
+using DriverResult = int;      // 0 is success (CUDA_SUCCESS, hipSuccess)
+using DeviceAddress = uint64_t;  // CUdeviceptr, hipDeviceptr_t
+using DriverHandle = void*;    // contexts, modules, functions, streams
+
+// Every driver entry point Tack calls: (member, CUDA symbol, HIP symbol,
+// parameters), each returning a DriverResult. The CUDA symbol is the one
+// <cuda.h> maps the name to (cuMemAlloc is cuMemAlloc_v2).
+#define TACK_DRIVER_FUNCTIONS(X)                                                                                  \
+    X(init, "cuInit", "hipInit", (unsigned int flags))                                                           \
+    X(driver_version, "cuDriverGetVersion", "hipDriverGetVersion", (int* version))                               \
+    X(device_count, "cuDeviceGetCount", "hipGetDeviceCount", (int* count))                                       \
+    X(device_get, "cuDeviceGet", "hipDeviceGet", (int* device, int ordinal))                                     \
+    X(device_name, "cuDeviceGetName", "hipDeviceGetName", (char* name, int length, int device))                  \
+    X(device_attribute, "cuDeviceGetAttribute", "hipDeviceGetAttribute", (int* value, int attribute, int device)) \
+    X(device_memory, "cuDeviceTotalMem_v2", "hipDeviceTotalMem", (size_t * bytes, int device))                   \
+    X(primary_context, "cuDevicePrimaryCtxRetain", "hipDevicePrimaryCtxRetain", (DriverHandle * context, int device)) \
+    X(set_context, "cuCtxSetCurrent", "hipCtxSetCurrent", (DriverHandle context))                                \
+    X(allocate, "cuMemAlloc_v2", "hipMalloc", (DeviceAddress * address, size_t bytes))                            \
+    X(free, "cuMemFree_v2", "hipFree", (DeviceAddress address))                                                   \
+    X(copy_to_device, "cuMemcpyHtoDAsync_v2", "hipMemcpyHtoDAsync",                                               \
+      (DeviceAddress dst, const void* src, size_t bytes, DriverHandle stream))                                    \
+    X(copy_to_host, "cuMemcpyDtoHAsync_v2", "hipMemcpyDtoHAsync",                                                 \
+      (void* dst, DeviceAddress src, size_t bytes, DriverHandle stream))                                          \
+    X(stream_create, "cuStreamCreate", "hipStreamCreateWithFlags", (DriverHandle * stream, unsigned int flags))   \
+    X(stream_synchronize, "cuStreamSynchronize", "hipStreamSynchronize", (DriverHandle stream))                   \
+    X(module_load, "cuModuleLoadData", "hipModuleLoadData", (DriverHandle * module, const void* image))           \
+    X(module_unload, "cuModuleUnload", "hipModuleUnload", (DriverHandle module))                                  \
+    X(module_function, "cuModuleGetFunction", "hipModuleGetFunction",                                             \
+      (DriverHandle * function, DriverHandle module, const char* name))                                           \
+    X(function_attribute, "cuFuncGetAttribute", "hipFuncGetAttribute", (int* value, int attribute, DriverHandle function)) \
+    X(launch, "cuLaunchKernel", "hipModuleLaunchKernel",                                                          \
+      (DriverHandle function, unsigned int grid_x, unsigned int grid_y, unsigned int grid_z, unsigned int block_x, \
+       unsigned int block_y, unsigned int block_z, unsigned int shared_bytes, DriverHandle stream, void** params,  \
+       void** extra))
+
+// What differs between the vendors besides symbol names.
+struct Vendor {
+    const char* name;            // "CUDA", "HIP"
+    bool hip;                    // which symbol column
+    std::vector<std::string> libraries;  // sonames, first found wins
+    const char* missing;         // why_not when no library opens
+    // Device attributes.
+    int compute_major, compute_minor, max_threads_per_block, max_grid_x;
+    int function_max_threads;    // the function attribute: max threads per block
+    unsigned int nonblocking_stream;
+    DriverResult stub_library;   // the CUDA toolkit's stub libcuda (CUDA only; else 0)
+    DriverResult no_device;      // cuInit's and hipInit's answers without a device
+    DriverResult invalid_device;
+};
+
+extern const Vendor kCudaVendor;
+extern const Vendor kHipVendor;
+
+struct DriverApi {
+#define TACK_DRIVER_POINTER(member, cuda, hip, params) DriverResult(*member) params = nullptr;
+    TACK_DRIVER_FUNCTIONS(TACK_DRIVER_POINTER)
+#undef TACK_DRIVER_POINTER
+    // cuGetErrorName and hipGetErrorName differ in shape; one of them is set.
+    DriverResult (*cuda_error_name)(DriverResult, const char**) = nullptr;
+    const char* (*hip_error_name)(DriverResult) = nullptr;
+    const Vendor* vendor = nullptr;
+};
+
+// The vendor's driver, opened and probed once per process: null, with the
+// reason in *why_not, when the library is missing (or is only the CUDA
+// toolkit's stub), lacks a function, fails to initialize, or sees no device.
+const DriverApi* driver_api(const Vendor& vendor, std::string* why_not = nullptr);
+
+// The same from the library at `path`, opened afresh (tests load a
+// recording driver this way).
+const DriverApi* open_driver_api(const Vendor& vendor, const std::string& path, std::string* why_not);
+
+// "cuInit failed: CUDA_ERROR_NO_DEVICE (100)".
+std::string driver_error(const DriverApi& api, const char* call, DriverResult code);
+
+// The device's name, architecture and the driver's version, e.g. "NVIDIA
+// H200 (compute capability 9.0), driver CUDA 13.0".
+std::string describe_device(const DriverApi& api, int ordinal = 0);
+
+}  // namespace tack::backends::gpu

@@ -1,0 +1,220 @@
+#include "backends/gpu/driver_device.h"
+
+#include <algorithm>
+
+namespace tack::backends::gpu {
+
+namespace {
+
+class DriverMemory final : public Memory {
+public:
+    DriverMemory(const DriverDevice& device, const DriverApi& api, DeviceAddress address, size_t bytes)
+        : device_(device), api_(api), address_(address), bytes_(bytes) {}
+    ~DriverMemory() override {
+        device_.enter();
+        // A failing free leaves a leak, not a wrong result: nothing to report.
+        (void)api_.free(address_);
+    }
+    size_t size() const override { return bytes_; }
+    const void* handle() const override { return &address_; }
+    size_t handle_size() const override { return sizeof address_; }
+    DeviceAddress address() const { return address_; }
+
+private:
+    const DriverDevice& device_;
+    const DriverApi& api_;
+    DeviceAddress address_;
+    size_t bytes_;
+};
+
+// A loaded module, shared by its program and its functions and unloaded
+// with the last of them.
+struct Module {
+    const DriverDevice* device;
+    const DriverApi* api;
+    DriverHandle handle;
+    ~Module() {
+        device->enter();
+        (void)api->module_unload(handle);
+    }
+};
+
+class DriverProgram final : public Program {
+public:
+    DriverProgram(std::shared_ptr<Module> module, std::string image) : module(std::move(module)), image(std::move(image)) {}
+    std::shared_ptr<Module> module;
+    std::string image;  // the code the module was loaded from
+};
+
+class DriverFunction final : public Function {
+public:
+    DriverFunction(std::shared_ptr<Module> module, DriverHandle handle, std::string entry, size_t max_group)
+        : module(std::move(module)), handle(handle), entry(std::move(entry)), max_group(max_group) {}
+    size_t max_group_size() const override { return max_group; }
+    std::shared_ptr<Module> module;
+    DriverHandle handle;
+    std::string entry;
+    size_t max_group;
+};
+
+DeviceAddress address(const Memory& m) { return static_cast<const DriverMemory&>(m).address(); }
+
+}  // namespace
+
+std::unique_ptr<DriverDevice> DriverDevice::open(const DriverApi& api, const RuntimeCompiler& compiler, int ordinal,
+                                                 std::string* why_not) {
+    std::unique_ptr<DriverDevice> d(new DriverDevice(api, compiler));
+    const Vendor& v = *api.vendor;
+    auto fail = [&](const char* call, DriverResult rc) {
+        *why_not = driver_error(api, call, rc);
+        return nullptr;
+    };
+    if (DriverResult rc = api.device_get(&d->device_, ordinal)) return fail("device_get", rc);
+    char name[256] = {};
+    api.device_name(name, sizeof name, d->device_);
+    d->name_ = name;
+    int grid = 0;
+    api.device_attribute(&d->major_, v.compute_major, d->device_);
+    api.device_attribute(&d->minor_, v.compute_minor, d->device_);
+    api.device_attribute(&grid, v.max_grid_x, d->device_);
+    api.device_attribute(&d->max_group_, v.max_threads_per_block, d->device_);
+    d->max_grid_ = grid > 0 ? static_cast<uint64_t>(grid) : 1;
+    if (DriverResult rc = api.primary_context(&d->context_, d->device_))
+        return fail(v.hip ? "hipDevicePrimaryCtxRetain" : "cuDevicePrimaryCtxRetain", rc);
+    d->enter();
+    const char* stream_call = v.hip ? "hipStreamCreateWithFlags" : "cuStreamCreate";
+    if (DriverResult rc = api.stream_create(&d->ordered_, v.nonblocking_stream)) return fail(stream_call, rc);
+    if (DriverResult rc = api.stream_create(&d->beside_, v.nonblocking_stream)) return fail(stream_call, rc);
+    int driver = 0;
+    api.driver_version(&driver);
+    d->description_ = "device: " + d->name_ + "\n" + (v.hip ? "architecture: " : "compute capability: ") +
+                      std::to_string(d->major_) + "." + std::to_string(d->minor_) + "\ndriver version: " +
+                      std::to_string(driver) + "\ncompiler: " + compiler.name() + " " + compiler.version();
+    return d;
+}
+
+// The device lives until the process exits, and drivers tear themselves
+// down at exit in no order relative to static destructors: nothing is
+// released here.
+DriverDevice::~DriverDevice() = default;
+
+void DriverDevice::enter() const {
+    thread_local const DriverDevice* current = nullptr;
+    if (current == this) return;
+    check(api_.set_context(context_), api_.vendor->hip ? "hipCtxSetCurrent" : "cuCtxSetCurrent");
+    current = this;
+}
+
+void DriverDevice::check(DriverResult rc, const char* call) const {
+    if (rc != 0) throw DriverError(driver_error(api_, call, rc) + " on " + name_);
+}
+
+void DriverDevice::check_range(const char* what, const Memory& memory, size_t offset, size_t bytes) const {
+    if (offset > memory.size() || bytes > memory.size() - offset)
+        throw std::out_of_range(std::string(api_.vendor->name) + " " + what + " of " + std::to_string(bytes) +
+                                " bytes at offset " + std::to_string(offset) + " from memory of " +
+                                std::to_string(memory.size()) + " bytes");
+}
+
+std::unique_ptr<Memory> DriverDevice::allocate(size_t bytes) {
+    enter();
+    DeviceAddress a = 0;
+    // At least one byte: drivers refuse empty allocations.
+    DriverResult rc = api_.allocate(&a, std::max<size_t>(bytes, 1));
+    if (rc != 0)
+        throw DriverError(driver_error(api_, api_.vendor->hip ? "hipMalloc" : "cuMemAlloc", rc) + " (" +
+                          std::to_string(bytes) + " bytes on " + name_ + ")");
+    return std::make_unique<DriverMemory>(*this, api_, a, bytes);
+}
+
+void DriverDevice::write(const Memory& memory, size_t offset, const void* src, size_t bytes) {
+    check_range("write", memory, offset, bytes);
+    if (bytes == 0) return;
+    enter();
+    const bool hip = api_.vendor->hip;
+    check(api_.copy_to_device(address(memory) + offset, src, bytes, ordered_), hip ? "hipMemcpyHtoDAsync" : "cuMemcpyHtoDAsync");
+    // The copy may read `src` after the call returns (pinned staging is the
+    // driver's choice): wait, so the caller may reuse it.
+    check(api_.stream_synchronize(ordered_), hip ? "hipStreamSynchronize" : "cuStreamSynchronize");
+}
+
+void DriverDevice::read(const Memory& memory, size_t offset, void* dst, size_t bytes, Queue queue) {
+    check_range("read", memory, offset, bytes);
+    if (bytes == 0) return;
+    enter();
+    const bool hip = api_.vendor->hip;
+    check(api_.copy_to_host(dst, address(memory) + offset, bytes, stream(queue)), hip ? "hipMemcpyDtoHAsync" : "cuMemcpyDtoHAsync");
+    check(api_.stream_synchronize(stream(queue)), hip ? "hipStreamSynchronize" : "cuStreamSynchronize");
+}
+
+void DriverDevice::finish() {
+    enter();
+    const char* call = api_.vendor->hip ? "hipStreamSynchronize" : "cuStreamSynchronize";
+    check(api_.stream_synchronize(ordered_), call);
+    check(api_.stream_synchronize(beside_), call);
+}
+
+std::unique_ptr<Program> DriverDevice::build(const std::string& source, const std::vector<std::string>& options) {
+    std::string code, message;
+    if (!compiler_.compile(source, api_.vendor->hip ? "tack_kernel.hip" : "tack_kernel.cu", options,
+                           RuntimeCompiler::Output::Code, &code, &message))
+        throw DriverError(std::string(compiler_.name()) + " could not compile the kernel for " + name_ + ":\n" + message);
+    std::string why_not;
+    auto program = load(code, options, &why_not);
+    if (!program) throw DriverError(why_not);
+    return program;
+}
+
+std::string DriverDevice::binary(const Program& program) { return static_cast<const DriverProgram&>(program).image; }
+
+std::unique_ptr<Program> DriverDevice::load(const std::string& binary, const std::vector<std::string>&,
+                                            std::string* why_not) {
+    if (binary.empty()) {
+        *why_not = "the program is empty";
+        return nullptr;
+    }
+    enter();
+    DriverHandle module = nullptr;
+    if (DriverResult rc = api_.module_load(&module, binary.data())) {
+        *why_not = driver_error(api_, api_.vendor->hip ? "hipModuleLoadData" : "cuModuleLoadData", rc) + " on " + name_;
+        return nullptr;
+    }
+    auto owner = std::shared_ptr<Module>(new Module{this, &api_, module});
+    return std::make_unique<DriverProgram>(std::move(owner), binary);
+}
+
+std::unique_ptr<Function> DriverDevice::function(const Program& program, const std::string& entry) {
+    enter();
+    const auto& p = static_cast<const DriverProgram&>(program);
+    DriverHandle handle = nullptr;
+    const bool hip = api_.vendor->hip;
+    if (DriverResult rc = api_.module_function(&handle, p.module->handle, entry.c_str()))
+        throw DriverError(driver_error(api_, hip ? "hipModuleGetFunction" : "cuModuleGetFunction", rc) + " for \"" +
+                          entry + "\" on " + name_);
+    int max_threads = 0;
+    if (api_.function_attribute(&max_threads, api_.vendor->function_max_threads, handle) != 0 || max_threads <= 0)
+        max_threads = max_group_;
+    return std::make_unique<DriverFunction>(p.module, handle, entry, static_cast<size_t>(std::max(max_threads, 1)));
+}
+
+void DriverDevice::launch(const Function& function, const Arguments& args, uint64_t items, size_t group,
+                          Queue queue) {
+    const auto& f = static_cast<const DriverFunction&>(function);
+    if (items == 0) return;
+    if (group == 0 || group > f.max_group)
+        throw std::invalid_argument("launch of \"" + f.entry + "\" in groups of " + std::to_string(group) +
+                                    " work items: " + name_ + " allows 1 to " + std::to_string(f.max_group));
+    const uint64_t groups = items / group + (items % group != 0);
+    if (groups > max_grid_)
+        throw std::out_of_range("launch of \"" + f.entry + "\": " + std::to_string(items) + " work items need " +
+                                std::to_string(groups) + " groups of " + std::to_string(group) + ", and " + name_ +
+                                " launches at most " + std::to_string(max_grid_));
+    std::vector<void*> params(args.count());
+    for (size_t i = 0; i < args.count(); ++i) params[i] = const_cast<void*>(args.data(i));
+    enter();
+    check(api_.launch(f.handle, static_cast<unsigned>(groups), 1, 1, static_cast<unsigned>(group), 1, 1, 0,
+                      stream(queue), params.data(), nullptr),
+          api_.vendor->hip ? "hipModuleLaunchKernel" : "cuLaunchKernel");
+}
+
+}  // namespace tack::backends::gpu

@@ -1,0 +1,368 @@
+// A driver library for tests of the CUDA and HIP runtimes on machines
+// without a GPU: it exports the CUDA driver and HIP symbols of
+// backends/gpu/driver_api.h over host memory and records every launch.
+//
+// Device addresses are host addresses of allocations it tracks; a copy
+// outside one fails as the drivers do. A module's image is text, one line
+// per entry point: "entry <name> <parameters> <max threads per block>";
+// cuLaunchKernel records the entry, grid, block, stream and each
+// parameter's first 8 bytes. TACK_FAKE_DRIVER_DEVICES=0 makes it see no
+// device. tack_fake_* functions let a test read and reset what it recorded.
+#include <cctype>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Entry {
+    std::string name;
+    int params = 0;
+    int max_threads = 0;
+};
+struct Module {
+    std::vector<Entry*> entries;
+};
+struct Launch {
+    std::string entry;
+    unsigned grid[3], block[3], shared;
+    void* stream;
+    std::vector<uint64_t> params;
+};
+
+std::mutex mutex;
+std::map<uint64_t, std::vector<char>*> allocations;  // by address
+std::vector<Launch> launches;
+int context_token, stream_tokens[64], streams_made = 0;
+void* current_context = nullptr;
+
+constexpr int kSuccess = 0, kInvalidValue = 1, kNoDevice = 100, kNotFound = 500, kIllegalAddress = 700,
+              kInvalidContext = 201;
+
+bool has_device() {
+    const char* n = std::getenv("TACK_FAKE_DRIVER_DEVICES");
+    return !(n && std::string(n) == "0");
+}
+
+// The allocation holding [address, address + bytes), or null.
+char* locate(uint64_t address, size_t bytes) {
+    auto it = allocations.upper_bound(address);
+    if (it == allocations.begin()) return nullptr;
+    --it;
+    uint64_t base = it->first;
+    size_t size = it->second->size();
+    if (address < base || address - base > size || bytes > size - (address - base)) return nullptr;
+    return it->second->data() + (address - base);
+}
+
+int init(unsigned) { return has_device() ? kSuccess : kNoDevice; }
+int driver_version(int* v) {
+    *v = 13000;
+    return kSuccess;
+}
+int device_count(int* n) {
+    *n = has_device() ? 1 : 0;
+    return kSuccess;
+}
+int device_get(int* d, int ordinal) {
+    if (ordinal != 0 || !has_device()) return kInvalidValue + 100;  // invalid device
+    *d = 0;
+    return kSuccess;
+}
+int device_name(char* name, int length, int) {
+    std::snprintf(name, length, "Fake GPU");
+    return kSuccess;
+}
+// CUDA and HIP attribute numbers for compute capability, threads per block
+// and grid size answer alike: 9.0, 1024, 2^31 - 1 (or TACK_FAKE_DRIVER_GRID).
+int device_attribute(int* value, int attribute, int) {
+    switch (attribute) {
+        case 75: case 23: *value = 9; return kSuccess;
+        case 76: case 61: *value = 0; return kSuccess;
+        case 1: case 56: *value = 1024; return kSuccess;
+        case 5: case 29: {
+            const char* g = std::getenv("TACK_FAKE_DRIVER_GRID");
+            *value = g ? std::atoi(g) : 2147483647;
+            return kSuccess;
+        }
+    }
+    *value = 0;
+    return kInvalidValue;
+}
+int device_memory(size_t* bytes, int) {
+    *bytes = size_t{1} << 30;
+    return kSuccess;
+}
+int primary_context(void** context, int) {
+    *context = &context_token;
+    return kSuccess;
+}
+int set_context(void* context) {
+    current_context = context;
+    return kSuccess;
+}
+int allocate(uint64_t* address, size_t bytes) {
+    if (!current_context) return kInvalidContext;
+    if (bytes == 0) return kInvalidValue;
+    std::lock_guard<std::mutex> hold(mutex);
+    auto* block = new std::vector<char>(bytes, 0);
+    *address = reinterpret_cast<uint64_t>(block->data());
+    allocations[*address] = block;
+    return kSuccess;
+}
+int release(uint64_t address) {
+    std::lock_guard<std::mutex> hold(mutex);
+    auto it = allocations.find(address);
+    if (it == allocations.end()) return kInvalidValue;
+    delete it->second;
+    allocations.erase(it);
+    return kSuccess;
+}
+int copy_to_device(uint64_t dst, const void* src, size_t bytes, void*) {
+    std::lock_guard<std::mutex> hold(mutex);
+    char* at = locate(dst, bytes);
+    if (!at) return kIllegalAddress;
+    std::memcpy(at, src, bytes);
+    return kSuccess;
+}
+int copy_to_host(void* dst, uint64_t src, size_t bytes, void*) {
+    std::lock_guard<std::mutex> hold(mutex);
+    char* at = locate(src, bytes);
+    if (!at) return kIllegalAddress;
+    std::memcpy(dst, at, bytes);
+    return kSuccess;
+}
+int stream_create(void** stream, unsigned) {
+    std::lock_guard<std::mutex> hold(mutex);
+    *stream = &stream_tokens[streams_made++ % 64];
+    return kSuccess;
+}
+int stream_synchronize(void*) { return kSuccess; }
+int module_load(void** module, const void* image) {
+    std::istringstream in(static_cast<const char*>(image));
+    auto* m = new Module;
+    std::string word;
+    while (in >> word) {
+        if (word != "entry") {
+            delete m;
+            return 218;  // CUDA_ERROR_INVALID_PTX / a code object it cannot read
+        }
+        auto* e = new Entry;
+        in >> e->name >> e->params >> e->max_threads;
+        m->entries.push_back(e);
+    }
+    *module = m;
+    return kSuccess;
+}
+int module_unload(void* module) {
+    auto* m = static_cast<Module*>(module);
+    for (auto* e : m->entries) delete e;
+    delete m;
+    return kSuccess;
+}
+int module_function(void** function, void* module, const char* name) {
+    for (auto* e : static_cast<Module*>(module)->entries)
+        if (e->name == name) {
+            *function = e;
+            return kSuccess;
+        }
+    return kNotFound;
+}
+int function_attribute(int* value, int attribute, void* function) {
+    if (attribute != 0) return kInvalidValue;
+    *value = static_cast<Entry*>(function)->max_threads;
+    return kSuccess;
+}
+int launch(void* function, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+           unsigned shared, void* stream, void** params, void** extra) {
+    if (extra) return kInvalidValue;
+    auto* e = static_cast<Entry*>(function);
+    if (bx * by * bz > static_cast<unsigned>(e->max_threads)) return kInvalidValue;
+    Launch l{e->name, {gx, gy, gz}, {bx, by, bz}, shared, stream, {}};
+    for (int i = 0; i < e->params; ++i) {
+        uint64_t bits = 0;
+        std::memcpy(&bits, params[i], sizeof bits);
+        l.params.push_back(bits);
+    }
+    std::lock_guard<std::mutex> hold(mutex);
+    launches.push_back(std::move(l));
+    return kSuccess;
+}
+int cuda_error_name(int code, const char** name) {
+    switch (code) {
+        case kNoDevice: *name = "CUDA_ERROR_NO_DEVICE"; return kSuccess;
+        case kIllegalAddress: *name = "CUDA_ERROR_ILLEGAL_ADDRESS"; return kSuccess;
+        case kNotFound: *name = "CUDA_ERROR_NOT_FOUND"; return kSuccess;
+        case 218: *name = "CUDA_ERROR_INVALID_PTX"; return kSuccess;
+    }
+    return kInvalidValue;
+}
+const char* hip_error_name(int code) {
+    switch (code) {
+        case kNoDevice: return "hipErrorNoDevice";
+        case kIllegalAddress: return "hipErrorIllegalAddress";
+        case kNotFound: return "hipErrorNotFound";
+    }
+    return "hipErrorUnknown";
+}
+
+}  // namespace
+
+#define TACK_FAKE(cuda, hip, fn, params, args)                      \
+    extern "C" int cuda params { return fn args; }                  \
+    extern "C" int hip params { return fn args; }
+
+TACK_FAKE(cuInit, hipInit, init, (unsigned f), (f))
+TACK_FAKE(cuDriverGetVersion, hipDriverGetVersion, driver_version, (int* v), (v))
+TACK_FAKE(cuDeviceGetCount, hipGetDeviceCount, device_count, (int* n), (n))
+TACK_FAKE(cuDeviceGet, hipDeviceGet, device_get, (int* d, int o), (d, o))
+TACK_FAKE(cuDeviceGetName, hipDeviceGetName, device_name, (char* n, int l, int d), (n, l, d))
+TACK_FAKE(cuDeviceGetAttribute, hipDeviceGetAttribute, device_attribute, (int* v, int a, int d), (v, a, d))
+TACK_FAKE(cuDeviceTotalMem_v2, hipDeviceTotalMem, device_memory, (size_t* b, int d), (b, d))
+TACK_FAKE(cuDevicePrimaryCtxRetain, hipDevicePrimaryCtxRetain, primary_context, (void** c, int d), (c, d))
+TACK_FAKE(cuCtxSetCurrent, hipCtxSetCurrent, set_context, (void* c), (c))
+TACK_FAKE(cuMemAlloc_v2, hipMalloc, allocate, (uint64_t* a, size_t b), (a, b))
+TACK_FAKE(cuMemFree_v2, hipFree, release, (uint64_t a), (a))
+TACK_FAKE(cuMemcpyHtoDAsync_v2, hipMemcpyHtoDAsync, copy_to_device, (uint64_t d, const void* s, size_t b, void* st),
+          (d, s, b, st))
+TACK_FAKE(cuMemcpyDtoHAsync_v2, hipMemcpyDtoHAsync, copy_to_host, (void* d, uint64_t s, size_t b, void* st),
+          (d, s, b, st))
+TACK_FAKE(cuStreamCreate, hipStreamCreateWithFlags, stream_create, (void** s, unsigned f), (s, f))
+TACK_FAKE(cuStreamSynchronize, hipStreamSynchronize, stream_synchronize, (void* s), (s))
+TACK_FAKE(cuModuleLoadData, hipModuleLoadData, module_load, (void** m, const void* i), (m, i))
+TACK_FAKE(cuModuleUnload, hipModuleUnload, module_unload, (void* m), (m))
+TACK_FAKE(cuModuleGetFunction, hipModuleGetFunction, module_function, (void** f, void* m, const char* n), (f, m, n))
+TACK_FAKE(cuFuncGetAttribute, hipFuncGetAttribute, function_attribute, (int* v, int a, void* f), (v, a, f))
+TACK_FAKE(cuLaunchKernel, hipModuleLaunchKernel, launch,
+          (void* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned sh,
+           void* st, void** p, void** e),
+          (f, gx, gy, gz, bx, by, bz, sh, st, p, e))
+
+extern "C" int cuGetErrorName(int code, const char** name) { return cuda_error_name(code, name); }
+extern "C" const char* hipGetErrorName(int code) { return hip_error_name(code); }
+
+// What the tests read back.
+extern "C" size_t tack_fake_launch_count() {
+    std::lock_guard<std::mutex> hold(mutex);
+    return launches.size();
+}
+// Launch `i`: its entry name; grid, block and parameters through the
+// pointers (grid and block 3 each, params up to `max_params`).
+extern "C" const char* tack_fake_launch(size_t i, unsigned* grid, unsigned* block, void** stream, uint64_t* params,
+                                        size_t max_params, size_t* param_count) {
+    std::lock_guard<std::mutex> hold(mutex);
+    const Launch& l = launches.at(i);
+    std::memcpy(grid, l.grid, sizeof l.grid);
+    std::memcpy(block, l.block, sizeof l.block);
+    *stream = l.stream;
+    *param_count = l.params.size();
+    for (size_t k = 0; k < l.params.size() && k < max_params; ++k) params[k] = l.params[k];
+    return l.entry.c_str();
+}
+extern "C" void tack_fake_reset() {
+    std::lock_guard<std::mutex> hold(mutex);
+    launches.clear();
+}
+extern "C" size_t tack_fake_allocations() {
+    std::lock_guard<std::mutex> hold(mutex);
+    return allocations.size();
+}
+
+// A runtime compiler of the same shape as NVRTC and hipRTC, whose "code" is
+// the module image above: one entry line per `__global__` function of the
+// source, with its parameter count and 256 threads per block (the C-family
+// kernels' launch bounds). A source containing "#error" fails with a log.
+namespace {
+
+struct FakeProgram {
+    std::string source, image, log;
+};
+
+std::string image_of(const std::string& source) {
+    std::string image;
+    for (size_t at = source.find("__global__"); at != std::string::npos; at = source.find("__global__", at + 1)) {
+        size_t open = source.find('(', source.find(" void ", at));
+        size_t name_end = open;
+        size_t name_start = source.rfind(' ', name_end) + 1;
+        std::string name = source.substr(name_start, name_end - name_start);
+        int depth = 0, params = 0;
+        bool any = false;
+        for (size_t i = open; i < source.size(); ++i) {
+            char c = source[i];
+            if (c == '(') ++depth;
+            else if (c == ')' && --depth == 0) break;
+            else if (c == ',' && depth == 1) ++params;
+            else if (!std::isspace(static_cast<unsigned char>(c))) any = true;
+        }
+        image += "entry " + name + " " + std::to_string(any ? params + 1 : 0) + " 256\n";
+    }
+    return image;
+}
+
+int rtc_create(void** p, const char* source, const char*, int, const char* const*, const char* const*) {
+    *p = new FakeProgram{source, "", ""};
+    return 0;
+}
+int rtc_destroy(void** p) {
+    delete static_cast<FakeProgram*>(*p);
+    *p = nullptr;
+    return 0;
+}
+int rtc_compile(void* p, int, const char* const*) {
+    auto* f = static_cast<FakeProgram*>(p);
+    if (f->source.find("#error") != std::string::npos) {
+        f->log = "fake.cu(1): error: #error directive";
+        return 6;
+    }
+    f->image = image_of(f->source);
+    return 0;
+}
+int rtc_log_size(void* p, size_t* n) {
+    *n = static_cast<FakeProgram*>(p)->log.size() + 1;
+    return 0;
+}
+int rtc_log(void* p, char* out) {
+    auto* f = static_cast<FakeProgram*>(p);
+    std::memcpy(out, f->log.c_str(), f->log.size() + 1);
+    return 0;
+}
+int rtc_code_size(void* p, size_t* n) {
+    *n = static_cast<FakeProgram*>(p)->image.size() + 1;
+    return 0;
+}
+int rtc_code(void* p, char* out) {
+    auto* f = static_cast<FakeProgram*>(p);
+    std::memcpy(out, f->image.c_str(), f->image.size() + 1);
+    return 0;
+}
+const char* rtc_error(int) { return "FAKE_RTC_ERROR"; }
+int rtc_version(int* major, int* minor) {
+    *major = 1;
+    *minor = 0;
+    return 0;
+}
+
+}  // namespace
+
+#define TACK_FAKE_RTC(nv, hip, fn, params, args)   \
+    extern "C" int nv params { return fn args; }   \
+    extern "C" int hip params { return fn args; }
+TACK_FAKE_RTC(nvrtcCreateProgram, hiprtcCreateProgram, rtc_create,
+              (void** p, const char* s, const char* n, int h, const char* const* hs, const char* const* hn),
+              (p, s, n, h, hs, hn))
+TACK_FAKE_RTC(nvrtcDestroyProgram, hiprtcDestroyProgram, rtc_destroy, (void** p), (p))
+TACK_FAKE_RTC(nvrtcCompileProgram, hiprtcCompileProgram, rtc_compile, (void* p, int n, const char* const* o), (p, n, o))
+TACK_FAKE_RTC(nvrtcGetProgramLogSize, hiprtcGetProgramLogSize, rtc_log_size, (void* p, size_t* n), (p, n))
+TACK_FAKE_RTC(nvrtcGetProgramLog, hiprtcGetProgramLog, rtc_log, (void* p, char* o), (p, o))
+TACK_FAKE_RTC(nvrtcGetCUBINSize, hiprtcGetCodeSize, rtc_code_size, (void* p, size_t* n), (p, n))
+TACK_FAKE_RTC(nvrtcGetCUBIN, hiprtcGetCode, rtc_code, (void* p, char* o), (p, o))
+TACK_FAKE_RTC(nvrtcVersion, hiprtcVersion, rtc_version, (int* a, int* b), (a, b))
+extern "C" int nvrtcGetPTXSize(void* p, size_t* n) { return rtc_code_size(p, n); }
+extern "C" int nvrtcGetPTX(void* p, char* o) { return rtc_code(p, o); }
+extern "C" const char* nvrtcGetErrorString(int c) { return rtc_error(c); }
+extern "C" const char* hiprtcGetErrorString(int c) { return rtc_error(c); }
