@@ -33,14 +33,29 @@ echo "== what Tack sees"
 import tack
 print("available devices:", tack.available_devices())
 print("cuda:", tack._core.device_unavailable_reason("cuda") or "starts")
+if "cuda" in tack.available_devices():
+    import numpy as np
+    print(tack._core.target_description("cuda"))
+    @tack.kernel
+    def saxpy(alpha: float, x, y):
+        for i in range(len(x)):
+            y[i] = alpha * x[i] + y[i]
+    n = 1_000_003
+    x = np.arange(n, dtype=np.float32) % 1000
+    y0 = np.ones(n, dtype=np.float32)
+    y = tack.array(y0, device="cuda")
+    saxpy(0.5, tack.array(x, device="cuda"), y)
+    same = np.array_equal(y.numpy(), np.float32(0.5) * x + y0)
+    print("saxpy over", n, "elements on cuda equals NumPy:", same)
+    raise SystemExit(0 if same else 1)
 ' || status=1
 
-echo "== C++ tests of the CUDA backend"
-(cd build-device && ctest --output-on-failure -R 'Nvrtc|CudaBackend') || status=1
+echo "== C++ tests of the GPU runtimes (NVRTC, the driver table, the CUDA backend)"
+(cd build-device && ctest --output-on-failure -R 'gpu_runtime_tests') || status=1
 
 echo "== Python suites, their CUDA cases (-k cuda)"
 report="$(mktemp -d -t tack-device-XXXXXX)/cuda.xml"
-timeout 420 "$python" -m pytest -q -p no:cacheprovider -k cuda --junitxml="$report" tests/python >/dev/null 2>&1
+timeout 360 "$python" -m pytest -q -p no:cacheprovider -k cuda --junitxml="$report" tests/python >/dev/null 2>&1
 rc=$?
 # pytest's 5 is "no test selected": no suite has a CUDA case yet.
 [ "$rc" -ne 0 ] && [ "$rc" -ne 5 ] && status=1
@@ -61,4 +76,7 @@ for suite in sorted(counts):
 total = sum(counts.values(), collections.Counter())
 print(f"{total['passed']} passed, {total['failure'] + total['error']} failed, {total['skipped']} skipped")
 PY
+
+echo "== launch overhead and saxpy, the CPU as the baseline of the same run"
+timeout 90 "$python" bench/launch_overhead.py --devices cpu,cuda || status=1
 exit "$status"
