@@ -1,8 +1,8 @@
 #include "backends/opencl/cl_api.h"
 
-#include <dlfcn.h>
-
 #include <vector>
+
+#include "support/shared_library.h"
 
 namespace tack::backends::opencl {
 
@@ -17,9 +17,7 @@ struct LoadedApi {
 // The soname first: libOpenCL.so is a development symlink that a machine
 // with only the runtime package lacks.
 void* open_loader(std::string* why_not) {
-    for (const char* name : {"libOpenCL.so.1", "libOpenCL.so"}) {
-        if (void* handle = dlopen(name, RTLD_NOW | RTLD_LOCAL)) return handle;
-    }
+    if (void* handle = support::open_first({"libOpenCL.so.1", "libOpenCL.so"})) return handle;
     *why_not =
         "libOpenCL.so.1 not found (install ocl-icd-libopencl1 and an OpenCL driver such as "
         "pocl-opencl-icd)";
@@ -28,7 +26,7 @@ void* open_loader(std::string* why_not) {
 
 bool resolve(void* handle, ClApi& api, std::string* why_not) {
 #define TACK_CL_RESOLVE(name)                                                                   \
-    api.name = reinterpret_cast<decltype(api.name)>(dlsym(handle, #name));                      \
+    api.name = reinterpret_cast<decltype(api.name)>(support::find_symbol(handle, #name));                      \
     if (!api.name) {                                                                            \
         *why_not = "the OpenCL ICD loader has no " #name " (Tack needs OpenCL 2.0 or newer)";   \
         return false;                                                                           \
