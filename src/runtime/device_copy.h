@@ -30,7 +30,7 @@ public:
     // Makes the host bytes current and counts the host as newer.
     void for_host(char* host, size_t bytes) {
         std::lock_guard<std::mutex> hold(mutex_);
-        if (newer_ == Newer::Device) read(host, bytes);
+        if (newer_ == Newer::Device) read_range(host, 0, bytes);
         newer_ = Newer::Host;
     }
     // Makes bytes [offset, offset + n) of the host copy current without
@@ -52,12 +52,10 @@ public:
     }
 
 protected:
-    // Device to host and host to device, whole storage, waiting for work
-    // queued before.
-    virtual void read(char* host, size_t bytes) = 0;
-    virtual void write(const char* host, size_t bytes) = 0;
-    // Device to host, bytes [offset, offset + n) only, into host + offset.
+    // Device to host, bytes [offset, offset + n) into host + offset, and
+    // host to device, the whole storage; each waits for work queued before.
     virtual void read_range(char* host, size_t offset, size_t n) = 0;
+    virtual void write(const char* host, size_t bytes) = 0;
 
 private:
     std::string device_;

@@ -23,7 +23,6 @@ public:
     const Memory& memory() const { return *memory_; }
 
 protected:
-    void read(char* host, size_t bytes) override { device_.read(*memory_, 0, host, bytes); }
     void read_range(char* host, size_t offset, size_t bytes) override {
         device_.read(*memory_, offset, host + offset, bytes);
     }
@@ -309,9 +308,9 @@ private:
         }
         if (claimed > capacity)
             std::fprintf(stderr,
-                         "tack: a%s %s launch printed more than its %lld-word print buffer holds; the lines past "
+                         "tack: a launch on %s printed more than its %lld-word print buffer holds; the lines past "
                          "it were not printed\n",
-                         id_.display_name[0] == 'O' ? "n" : "", id_.display_name, static_cast<long long>(capacity));
+                         id_.display_name, static_cast<long long>(capacity));
     }
 
     // The kernel arguments, slot by slot (cfamily/emit_c.h gives the order),

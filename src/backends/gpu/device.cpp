@@ -12,9 +12,14 @@ Arguments& Arguments::bytes(const void* data, size_t size) {
     return *this;
 }
 
+Arguments& Arguments::local(size_t size) {
+    slots_.push_back({0, size, true});
+    return *this;
+}
+
 Arguments& Arguments::overwrite(size_t index, const void* data) {
     const Slot& slot = slots_.at(index);
-    if (slot.size) std::memcpy(data_.data() + slot.offset, data, slot.size);
+    if (!slot.local && slot.size) std::memcpy(data_.data() + slot.offset, data, slot.size);
     return *this;
 }
 

@@ -58,17 +58,26 @@ public:
         return bytes(&v, sizeof v);
     }
     Arguments& memory(const Memory& m) { return bytes(m.handle(), m.handle_size()); }
+    // A workgroup-local array of `size` bytes that the launch allocates
+    // (OpenCL's __local arguments): it has a size and no bytes.
+    Arguments& local(size_t size);
     // Replaces argument `index`'s bytes with as many from `data`.
     Arguments& overwrite(size_t index, const void* data);
     size_t count() const { return slots_.size(); }
-    // Argument `index`: its bytes, aligned to 16 in one block, and size.
-    const void* data(size_t index) const { return data_.data() + slots_.at(index).offset; }
+    // Argument `index`: its bytes, aligned to 16 in one block (null for a
+    // local array), and its size.
+    const void* data(size_t index) const {
+        const Slot& s = slots_.at(index);
+        return s.local ? nullptr : data_.data() + s.offset;
+    }
     size_t size(size_t index) const { return slots_.at(index).size; }
+    bool is_local(size_t index) const { return slots_.at(index).local; }
 
 private:
     struct Slot {
         size_t offset = 0;
         size_t size = 0;
+        bool local = false;
     };
     std::vector<unsigned char> data_;
     std::vector<Slot> slots_;

@@ -55,12 +55,13 @@ struct Loaded {
 
 bool resolve(void* library, const std::string& path, DriverApi& api, std::string* why_not) {
     const bool hip = api.vendor->hip;
-#define TACK_DRIVER_RESOLVE(member, cuda, hipname, params)                                                \
-    api.member = reinterpret_cast<decltype(api.member)>(support::find_symbol(library, hip ? hipname : cuda)); \
-    if (!api.member) {                                                                                      \
-        *why_not = path + " has no " + (hip ? hipname : cuda) + " (Tack needs a " +                         \
-                   (hip ? "ROCm 5 or newer HIP runtime" : "CUDA 12 or newer driver") + ")";                \
-        return false;                                                                                       \
+#define TACK_DRIVER_RESOLVE(member, cuda, hipname, params)                                        \
+    api.name.member = hip ? hipname : cuda;                                                         \
+    api.member = reinterpret_cast<decltype(api.member)>(support::find_symbol(library, api.name.member)); \
+    if (!api.member) {                                                                              \
+        *why_not = path + " has no " + api.name.member + " (Tack needs a " +                        \
+                   (hip ? "ROCm 5 or newer HIP runtime" : "CUDA 12 or newer driver") + ")";        \
+        return false;                                                                               \
     }
     TACK_DRIVER_FUNCTIONS(TACK_DRIVER_RESOLVE)
 #undef TACK_DRIVER_RESOLVE
@@ -73,32 +74,26 @@ bool resolve(void* library, const std::string& path, DriverApi& api, std::string
 
 bool probe_devices(const DriverApi& api, std::string* why_not) {
     const Vendor& v = *api.vendor;
-    const std::string gpu = v.hip ? "an AMD GPU" : "a GPU";
+    auto no_device = [&](const std::string& detail) {
+        *why_not = std::string("no ") + v.name + " device: the " + (v.hip ? "HIP runtime" : "NVIDIA driver") +
+                   " is installed but sees no " + (v.hip ? "AMD GPU" : "GPU") + detail;
+        return false;
+    };
     DriverResult rc = api.init(0);
     if (v.stub_library && rc == v.stub_library) {
-        *why_not = "no NVIDIA driver: the libcuda found is the CUDA toolkit's stub (" + driver_error(api, "cuInit", rc) +
-                   "), which links programs but runs nothing";
+        *why_not = "no NVIDIA driver: the libcuda found is the CUDA toolkit's stub (" +
+                   driver_error(api, api.name.init, rc) + "), which links programs but runs nothing";
         return false;
     }
-    const char* init = v.hip ? "hipInit" : "cuInit";
-    if (rc == v.no_device || rc == v.invalid_device) {
-        *why_not = std::string("no ") + v.name + " device: the " + (v.hip ? "HIP runtime" : "NVIDIA driver") +
-                   " is installed but sees no " + (v.hip ? "AMD GPU" : "GPU") + " (" + driver_error(api, init, rc) + ")";
-        return false;
-    }
+    if (rc == v.no_device || rc == v.invalid_device) return no_device(" (" + driver_error(api, api.name.init, rc) + ")");
     if (rc != 0) {
-        *why_not = driver_error(api, init, rc);
+        *why_not = driver_error(api, api.name.init, rc);
         return false;
     }
     int count = 0;
     rc = api.device_count(&count);
-    if (rc != 0 || count == 0) {
-        *why_not = std::string("no ") + v.name + " device: the " + (v.hip ? "HIP runtime" : "NVIDIA driver") +
-                   " sees no " + (v.hip ? "AMD GPU" : "GPU") +
-                   (rc != 0 ? " (" + driver_error(api, v.hip ? "hipGetDeviceCount" : "cuDeviceGetCount", rc) + ")"
-                            : std::string());
-        return false;
-    }
+    if (rc != 0) return no_device(" (" + driver_error(api, api.name.device_count, rc) + ")");
+    if (count == 0) return no_device("");
     return true;
 }
 

@@ -77,6 +77,13 @@ struct DriverApi {
 #define TACK_DRIVER_POINTER(member, cuda, hip, params) DriverResult(*member) params = nullptr;
     TACK_DRIVER_FUNCTIONS(TACK_DRIVER_POINTER)
 #undef TACK_DRIVER_POINTER
+    // The symbol behind each function, for messages: name.launch is
+    // "cuLaunchKernel" or "hipModuleLaunchKernel".
+    struct Names {
+#define TACK_DRIVER_NAME(member, cuda, hip, params) const char* member = "";
+        TACK_DRIVER_FUNCTIONS(TACK_DRIVER_NAME)
+#undef TACK_DRIVER_NAME
+    } name;
     // cuGetErrorName and hipGetErrorName differ in shape; one of them is set.
     DriverResult (*cuda_error_name)(DriverResult, const char**) = nullptr;
     const char* (*hip_error_name)(DriverResult) = nullptr;

@@ -69,7 +69,7 @@ std::unique_ptr<DriverDevice> DriverDevice::open(const DriverApi& api, const Run
         *why_not = driver_error(api, call, rc);
         return nullptr;
     };
-    if (DriverResult rc = api.device_get(&d->device_, ordinal)) return fail("device_get", rc);
+    if (DriverResult rc = api.device_get(&d->device_, ordinal)) return fail(api.name.device_get, rc);
     char name[256] = {};
     api.device_name(name, sizeof name, d->device_);
     d->name_ = name;
@@ -80,11 +80,10 @@ std::unique_ptr<DriverDevice> DriverDevice::open(const DriverApi& api, const Run
     api.device_attribute(&d->max_group_, v.max_threads_per_block, d->device_);
     d->max_grid_ = grid > 0 ? static_cast<uint64_t>(grid) : 1;
     if (DriverResult rc = api.primary_context(&d->context_, d->device_))
-        return fail(v.hip ? "hipDevicePrimaryCtxRetain" : "cuDevicePrimaryCtxRetain", rc);
+        return fail(api.name.primary_context, rc);
     d->enter();
-    const char* stream_call = v.hip ? "hipStreamCreateWithFlags" : "cuStreamCreate";
-    if (DriverResult rc = api.stream_create(&d->ordered_, v.nonblocking_stream)) return fail(stream_call, rc);
-    if (DriverResult rc = api.stream_create(&d->beside_, v.nonblocking_stream)) return fail(stream_call, rc);
+    if (DriverResult rc = api.stream_create(&d->ordered_, v.nonblocking_stream)) return fail(api.name.stream_create, rc);
+    if (DriverResult rc = api.stream_create(&d->beside_, v.nonblocking_stream)) return fail(api.name.stream_create, rc);
     int driver = 0;
     api.driver_version(&driver);
     d->description_ = "device: " + d->name_ + "\n" + (v.hip ? "architecture: " : "compute capability: ") +
@@ -101,7 +100,7 @@ DriverDevice::~DriverDevice() = default;
 void DriverDevice::enter() const {
     thread_local const DriverDevice* current = nullptr;
     if (current == this) return;
-    check(api_.set_context(context_), api_.vendor->hip ? "hipCtxSetCurrent" : "cuCtxSetCurrent");
+    check(api_.set_context(context_), api_.name.set_context);
     current = this;
 }
 
@@ -122,7 +121,7 @@ std::unique_ptr<Memory> DriverDevice::allocate(size_t bytes) {
     // At least one byte: drivers refuse empty allocations.
     DriverResult rc = api_.allocate(&a, std::max<size_t>(bytes, 1));
     if (rc != 0)
-        throw DriverError(driver_error(api_, api_.vendor->hip ? "hipMalloc" : "cuMemAlloc", rc) + " (" +
+        throw DriverError(driver_error(api_, api_.name.allocate, rc) + " (" +
                           std::to_string(bytes) + " bytes on " + name_ + ")");
     return std::make_unique<DriverMemory>(*this, api_, a, bytes);
 }
@@ -131,27 +130,24 @@ void DriverDevice::write(const Memory& memory, size_t offset, const void* src, s
     check_range("write", memory, offset, bytes);
     if (bytes == 0) return;
     enter();
-    const bool hip = api_.vendor->hip;
-    check(api_.copy_to_device(address(memory) + offset, src, bytes, ordered_), hip ? "hipMemcpyHtoDAsync" : "cuMemcpyHtoDAsync");
+    check(api_.copy_to_device(address(memory) + offset, src, bytes, ordered_), api_.name.copy_to_device);
     // The copy may read `src` after the call returns (pinned staging is the
     // driver's choice): wait, so the caller may reuse it.
-    check(api_.stream_synchronize(ordered_), hip ? "hipStreamSynchronize" : "cuStreamSynchronize");
+    check(api_.stream_synchronize(ordered_), api_.name.stream_synchronize);
 }
 
 void DriverDevice::read(const Memory& memory, size_t offset, void* dst, size_t bytes, Queue queue) {
     check_range("read", memory, offset, bytes);
     if (bytes == 0) return;
     enter();
-    const bool hip = api_.vendor->hip;
-    check(api_.copy_to_host(dst, address(memory) + offset, bytes, stream(queue)), hip ? "hipMemcpyDtoHAsync" : "cuMemcpyDtoHAsync");
-    check(api_.stream_synchronize(stream(queue)), hip ? "hipStreamSynchronize" : "cuStreamSynchronize");
+    check(api_.copy_to_host(dst, address(memory) + offset, bytes, stream(queue)), api_.name.copy_to_host);
+    check(api_.stream_synchronize(stream(queue)), api_.name.stream_synchronize);
 }
 
 void DriverDevice::finish() {
     enter();
-    const char* call = api_.vendor->hip ? "hipStreamSynchronize" : "cuStreamSynchronize";
-    check(api_.stream_synchronize(ordered_), call);
-    check(api_.stream_synchronize(beside_), call);
+    check(api_.stream_synchronize(ordered_), api_.name.stream_synchronize);
+    check(api_.stream_synchronize(beside_), api_.name.stream_synchronize);
 }
 
 std::unique_ptr<Program> DriverDevice::build(const std::string& source, const std::vector<std::string>& options) {
@@ -176,7 +172,7 @@ std::unique_ptr<Program> DriverDevice::load(const std::string& binary, const std
     enter();
     DriverHandle module = nullptr;
     if (DriverResult rc = api_.module_load(&module, binary.data())) {
-        *why_not = driver_error(api_, api_.vendor->hip ? "hipModuleLoadData" : "cuModuleLoadData", rc) + " on " + name_;
+        *why_not = driver_error(api_, api_.name.module_load, rc) + " on " + name_;
         return nullptr;
     }
     auto owner = std::shared_ptr<Module>(new Module{this, &api_, module});
@@ -187,9 +183,8 @@ std::unique_ptr<Function> DriverDevice::function(const Program& program, const s
     enter();
     const auto& p = static_cast<const DriverProgram&>(program);
     DriverHandle handle = nullptr;
-    const bool hip = api_.vendor->hip;
     if (DriverResult rc = api_.module_function(&handle, p.module->handle, entry.c_str()))
-        throw DriverError(driver_error(api_, hip ? "hipModuleGetFunction" : "cuModuleGetFunction", rc) + " for \"" +
+        throw DriverError(driver_error(api_, api_.name.module_function, rc) + " for \"" +
                           entry + "\" on " + name_);
     int max_threads = 0;
     if (api_.function_attribute(&max_threads, api_.vendor->function_max_threads, handle) != 0 || max_threads <= 0)
@@ -210,11 +205,17 @@ void DriverDevice::launch(const Function& function, const Arguments& args, uint6
                                 std::to_string(groups) + " groups of " + std::to_string(group) + ", and " + name_ +
                                 " launches at most " + std::to_string(max_grid_));
     std::vector<void*> params(args.count());
-    for (size_t i = 0; i < args.count(); ++i) params[i] = const_cast<void*>(args.data(i));
+    for (size_t i = 0; i < args.count(); ++i) {
+        if (args.is_local(i))
+            throw std::invalid_argument("launch of \"" + f.entry + "\": argument " + std::to_string(i) +
+                                        " is a local array, which " + api_.vendor->name +
+                                        " kernels declare as __shared__ instead");
+        params[i] = const_cast<void*>(args.data(i));
+    }
     enter();
     check(api_.launch(f.handle, static_cast<unsigned>(groups), 1, 1, static_cast<unsigned>(group), 1, 1, 0,
                       stream(queue), params.data(), nullptr),
-          api_.vendor->hip ? "hipModuleLaunchKernel" : "cuLaunchKernel");
+          api_.name.launch);
 }
 
 }  // namespace tack::backends::gpu

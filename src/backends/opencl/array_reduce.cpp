@@ -84,8 +84,8 @@ std::optional<double> reduce_on_device(ClDevice& device, const ClBuffer& storage
                                            : -std::numeric_limits<float>::infinity();
     device.write(p.out, 0, &identity, sizeof identity);
     int64_t offset = a.byte_offset(), n = a.size();
-    ClLaunch args;
-    args.buffer(storage).value(offset).value(n).value(identity).buffer(p.out);
+    gpu::Arguments args;
+    args.value(storage.handle()).value(offset).value(n).value(identity).value(p.out.handle());
     uint64_t groups = std::min<uint64_t>((static_cast<uint64_t>(n) + 255) / 256, kMaxGroups);
     device.launch(p.kernels[static_cast<int>(op)], args, groups * codegen::cfamily::kGroupSize, codegen::cfamily::kGroupSize);
     float result;

@@ -26,7 +26,7 @@ void* open_loader(std::string* why_not) {
 
 bool resolve(void* handle, ClApi& api, std::string* why_not) {
 #define TACK_CL_RESOLVE(name)                                                                   \
-    api.name = reinterpret_cast<decltype(api.name)>(support::find_symbol(handle, #name));                      \
+    api.name = reinterpret_cast<decltype(api.name)>(support::find_symbol(handle, #name));       \
     if (!api.name) {                                                                            \
         *why_not = "the OpenCL ICD loader has no " #name " (Tack needs OpenCL 2.0 or newer)";   \
         return false;                                                                           \

@@ -274,32 +274,6 @@ ClKernel::~ClKernel() {
     if (kernel_) api_->clReleaseKernel(kernel_);
 }
 
-ClLaunch& ClLaunch::bytes(const void* data, size_t size) {
-    // Aligned slots, so that a driver reading the value in place sees it
-    // aligned as its type.
-    size_t offset = (data_.size() + 15) & ~size_t(15);
-    data_.resize(offset + size);
-    if (size) std::memcpy(data_.data() + offset, data, size);
-    args_.push_back({offset, size, false});
-    return *this;
-}
-
-ClLaunch& ClLaunch::overwrite(size_t index, const void* data) {
-    const Arg& arg = args_.at(index);
-    if (!arg.local && arg.size) std::memcpy(data_.data() + arg.offset, data, arg.size);
-    return *this;
-}
-
-ClLaunch& ClLaunch::local(size_t size) {
-    args_.push_back({0, size, true});
-    return *this;
-}
-
-void ClLaunch::clear() {
-    data_.clear();
-    args_.clear();
-}
-
 ClDevice* ClDevice::instance(std::string* why_not) {
     struct Made {
         ClDevice* device = nullptr;
@@ -450,7 +424,7 @@ ClKernel ClDevice::kernel(const ClProgram& program, const std::string& entry) {
     return k;
 }
 
-void ClDevice::launch(const ClKernel& kernel, const ClLaunch& args, uint64_t global_size, size_t group_size,
+void ClDevice::launch(const ClKernel& kernel, const gpu::Arguments& args, uint64_t global_size, size_t group_size,
                       Queue queue) {
     if (!kernel) throw std::invalid_argument("ClDevice::launch: the kernel is empty");
     if (global_size == 0) return;
@@ -463,10 +437,8 @@ void ClDevice::launch(const ClKernel& kernel, const ClLaunch& args, uint64_t glo
     const size_t global = size_t(groups * group);
 
     std::lock_guard<std::mutex> lock(*kernel.mutex_);
-    for (size_t i = 0; i < args.args_.size(); ++i) {
-        const ClLaunch::Arg& arg = args.args_[i];
-        const void* value = arg.local ? nullptr : args.data_.data() + arg.offset;
-        cl_int err = api_->clSetKernelArg(kernel.handle(), cl_uint(i), arg.size, value);
+    for (size_t i = 0; i < args.count(); ++i) {
+        cl_int err = api_->clSetKernelArg(kernel.handle(), cl_uint(i), args.size(i), args.data(i));
         if (err != CL_SUCCESS)
             throw ClError("clSetKernelArg(\"" + kernel.entry() + "\", " + std::to_string(i) + ")", err);
     }

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/gpu/device.h"
 #include "backends/opencl/cl_api.h"
 
 namespace tack::backends::opencl {
@@ -113,35 +114,6 @@ private:
     std::unique_ptr<std::mutex> mutex_;
 };
 
-// The arguments of one launch, in order, copied when added so that their
-// sources may go away before the launch.
-class ClLaunch {
-public:
-    // `size` bytes from `data`, e.g. a 64-bit count or a float scalar.
-    ClLaunch& bytes(const void* data, size_t size);
-    template <class T>
-    ClLaunch& value(const T& v) {
-        return bytes(&v, sizeof v);
-    }
-    ClLaunch& buffer(const ClBuffer& buffer) { return value(buffer.handle()); }
-    // A __local array of `size` bytes.
-    ClLaunch& local(size_t size);
-    // Replaces argument `index`'s bytes with as many from `data`.
-    ClLaunch& overwrite(size_t index, const void* data);
-    size_t count() const { return args_.size(); }
-    void clear();
-
-private:
-    friend class ClDevice;
-    struct Arg {
-        size_t offset = 0;  // into data_
-        size_t size = 0;
-        bool local = false;
-    };
-    std::vector<unsigned char> data_;
-    std::vector<Arg> args_;
-};
-
 // The device's two command queues, both in order. Ordered carries every
 // launch, copy and transfer in call order; Beside carries small launches
 // that read no buffer memory Ordered may be writing (a count entry that
@@ -210,7 +182,7 @@ public:
     // is `group_size`, or kernel.group_size() when it is 0. Work items past
     // global_size run, so a kernel compares its index against its count. A
     // global size of zero queues nothing.
-    void launch(const ClKernel& kernel, const ClLaunch& args, uint64_t global_size, size_t group_size = 0,
+    void launch(const ClKernel& kernel, const gpu::Arguments& args, uint64_t global_size, size_t group_size = 0,
                 Queue queue = Queue::Ordered);
 
     const ClApi& api() const { return *api_; }

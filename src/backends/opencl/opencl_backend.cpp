@@ -13,7 +13,6 @@ namespace {
 using opencl::ClBuffer;
 using opencl::ClDevice;
 using opencl::ClKernel;
-using opencl::ClLaunch;
 using opencl::ClProgram;
 
 class ClMemory final : public gpu::Memory {
@@ -84,9 +83,7 @@ public:
 
     void launch(const gpu::Function& f, const gpu::Arguments& args, uint64_t items, size_t group,
                 gpu::Queue queue) override {
-        ClLaunch cl;
-        for (size_t i = 0; i < args.count(); ++i) cl.bytes(args.data(i), args.size(i));
-        device_.launch(static_cast<const ClFunction&>(f).kernel, cl, items, group,
+        device_.launch(static_cast<const ClFunction&>(f).kernel, args, items, group,
                        queue == gpu::Queue::Beside ? opencl::Queue::Beside : opencl::Queue::Ordered);
     }
 

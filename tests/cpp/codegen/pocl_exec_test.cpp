@@ -16,7 +16,6 @@ namespace {
 using namespace codegen::cfamily;
 using backends::opencl::ClBuffer;
 using backends::opencl::ClDevice;
-using backends::opencl::ClLaunch;
 using testing::array_of;
 using testing::scalar_of;
 
@@ -64,17 +63,17 @@ int64_t run(const CSource& src, std::vector<HostArray>& arrays, const std::vecto
     ClBuffer out_buffer = d.allocate(words.size() * 8);
     d.write(out_buffer, 0, words.data(), words.size() * 8);
     auto arguments = [&](int64_t count) {
-        ClLaunch args;
+        backends::gpu::Arguments args;
         size_t array = 0, scalar = 0;
         for (size_t i = 0; i < src.slots.size(); ++i) {
             auto& s = src.slots[i];
             switch (s.kind) {
-                case ArgSlot::Kind::Data: args.buffer(buffers[array]); break;
+                case ArgSlot::Kind::Data: args.value(buffers[array].handle()); break;
                 case ArgSlot::Kind::ByteOffset: args.value(int64_t{0}); break;
                 case ArgSlot::Kind::Extent: args.value(arrays[array].shape[s.dim]); break;
                 case ArgSlot::Kind::Scalar: args.bytes(&scalars[scalar++], static_cast<size_t>(s.bytes)); break;  // low bytes
                 case ArgSlot::Kind::Count: args.value(count); break;
-                case ArgSlot::Kind::Out: args.buffer(out_buffer); break;
+                case ArgSlot::Kind::Out: args.value(out_buffer.handle()); break;
                 default: ADD_FAILURE() << "unexpected slot"; break;
             }
             // The next slot of another array starts with its Data.

@@ -83,8 +83,8 @@ void run_axpy(ClDevice& device, const ClKernel& kernel, size_t n) {
     const int32_t zero = 0;
     device.fill(visits, 0, &zero, sizeof zero, sizeof zero);
 
-    ClLaunch args;
-    args.buffer(y).buffer(x).value(c.a).value(int64_t(n)).buffer(visits);
+    gpu::Arguments args;
+    args.value(y.handle()).value(x.handle()).value(c.a).value(int64_t(n)).value(visits.handle());
     device.launch(kernel, args, n);
 
     std::vector<float> got(n);
@@ -170,8 +170,8 @@ TEST_F(OpenClDriverTest, ExplicitGroupSizes) {
         device_->write(y, 0, c.y.data(), n * sizeof(float));
         const int32_t zero = 0;
         device_->write(visits, 0, &zero, sizeof zero);
-        ClLaunch args;
-        args.buffer(y).buffer(x).value(c.a).value(int64_t(n)).buffer(visits);
+        gpu::Arguments args;
+        args.value(y.handle()).value(x.handle()).value(c.a).value(int64_t(n)).value(visits.handle());
         device_->launch(kernel, args, n, group);
         std::vector<float> got(n);
         device_->read(y, 0, got.data(), n * sizeof(float));
@@ -188,8 +188,8 @@ TEST_F(OpenClDriverTest, LocalMemoryAndBarriers) {
     for (size_t i = 0; i < n; ++i) data[i] = int32_t(i * 7 + 1);
     ClBuffer buffer = device_->allocate(n * sizeof(int32_t));
     device_->write(buffer, 0, data.data(), n * sizeof(int32_t));
-    ClLaunch args;
-    args.buffer(buffer).local(group * sizeof(int32_t));
+    gpu::Arguments args;
+    args.value(buffer.handle()).local(group * sizeof(int32_t));
     device_->launch(kernel, args, n);
     std::vector<int32_t> got(n);
     device_->read(buffer, 0, got.data(), n * sizeof(int32_t));
@@ -284,8 +284,8 @@ TEST_F(OpenClDriverTest, ThreadsShareOneKernel) {
                 const int32_t zero = 0;
                 device_->write(vb, 0, &zero, sizeof zero);
                 for (int r = 0; r < rounds; ++r) {
-                    ClLaunch args;
-                    args.buffer(yb).buffer(xb).value(1.0f).value(int64_t(n)).buffer(vb);
+                    gpu::Arguments args;
+                    args.value(yb.handle()).value(xb.handle()).value(1.0f).value(int64_t(n)).value(vb.handle());
                     device_->launch(kernel, args, n);
                 }
                 results[t].resize(n);
