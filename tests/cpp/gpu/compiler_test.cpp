@@ -17,6 +17,7 @@
 namespace tack {
 namespace {
 
+using backends::Backend;
 using backends::gpu::kHiprtc;
 using backends::gpu::kNvrtc;
 using backends::gpu::RuntimeCompiler;
@@ -90,7 +91,12 @@ TEST(Hiprtc, CompilesEverySampleKernelToAGfx90aCodeObject) {
 
 TEST(CudaBackend, SaysWhatIsMissingInsteadOfStarting) {
     std::string why_not;
-    if (backends::cuda_backend(&why_not)) GTEST_SKIP() << "this machine runs CUDA kernels";
+    if (Backend* backend = backends::cuda_backend(&why_not)) {
+        // It starts here: it is the CUDA backend, on a device it describes.
+        EXPECT_STREQ(backend->name(), "cuda");
+        EXPECT_NE(backend->target_description().find("device: "), std::string::npos);
+        return;
+    }
     bool named = false;
     for (const char* what : {"no NVIDIA driver", "no CUDA device", "NVRTC not found", "cuInit failed"})
         named = named || why_not.find(what) != std::string::npos;
@@ -99,7 +105,12 @@ TEST(CudaBackend, SaysWhatIsMissingInsteadOfStarting) {
 
 TEST(HipBackend, SaysWhatIsMissingInsteadOfStarting) {
     std::string why_not;
-    if (backends::hip_backend(&why_not)) GTEST_SKIP() << "this machine runs HIP kernels";
+    if (Backend* backend = backends::hip_backend(&why_not)) {
+        // It starts here: it is the HIP backend, on a device it describes.
+        EXPECT_STREQ(backend->name(), "hip");
+        EXPECT_NE(backend->target_description().find("device: "), std::string::npos);
+        return;
+    }
     bool named = false;
     for (const char* what : {"no HIP runtime", "no HIP device", "hipRTC not found", "hipInit failed"})
         named = named || why_not.find(what) != std::string::npos;
