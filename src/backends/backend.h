@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,15 @@ struct LaunchOutcome {
 
 enum class ReduceOp { Sum, Min, Max };
 
+// How other libraries name a backend's memory: a DLPack device type
+// (kDLCUDA 2, kDLROCM 10) and the device's ordinal. Type 0: its memory has
+// no addresses to share (the CPU's arrays are host memory, which NumPy's
+// protocols share; OpenCL buffers are handles).
+struct SharedMemory {
+    int dlpack_device = 0;
+    int ordinal = 0;
+};
+
 class Backend {
 public:
     virtual ~Backend() = default;
@@ -119,11 +129,45 @@ public:
     virtual std::shared_ptr<runtime::DeviceCopy> device_copy(size_t bytes) = 0;
     // Waits for every queued launch (tack.sync()).
     virtual void synchronize() = 0;
+
+    // Sharing device memory with other libraries (DLPack,
+    // __cuda_array_interface__), for backends whose shared_memory() names a
+    // DLPack device; the others are never asked.
+    virtual SharedMemory shared_memory() const { return {}; }
+    // The device address of `storage`'s copy, brought up to date there and
+    // shared from now on (runtime/device_copy.h). Launches already queued
+    // may still be writing it: the consumer orders its work after stream().
+    virtual uint64_t share(runtime::Storage& storage) {
+        (void)storage;
+        no_sharing();
+    }
+    // The handle of the stream that carries this backend's launches and
+    // copies in call order.
+    virtual uint64_t stream() { no_sharing(); }
+    // Waits until work another library queued on its stream `handle` (1 and
+    // 2: the default streams) is done.
+    virtual void wait_for_stream(uint64_t handle) {
+        (void)handle;
+        no_sharing();
+    }
+    // A device copy over `bytes` of memory another library allocated at
+    // device address `address`, holding the data: never freed here. Throws
+    // std::invalid_argument, saying why, when it is not this device's memory.
+    virtual std::shared_ptr<runtime::DeviceCopy> adopt(uint64_t address, size_t bytes) {
+        (void)address, (void)bytes;
+        no_sharing();
+    }
     // Array.sum/min/max of a nonempty view of scalars on this device, where
     // the backend reduces it there; nothing sends it to the runtime's host
     // reduction (runtime/reduce.h).
     virtual std::optional<double> reduce(const runtime::Array&, ReduceOp) { return std::nullopt; }
 
+private:
+    [[noreturn]] void no_sharing() const {
+        throw std::logic_error(std::string(display_name()) + " memory has no device addresses to share");
+    }
+
+public:
     // The modes inspect() prints beyond the IR, and the text of one.
     virtual std::vector<std::string> inspect_modes() const = 0;
     virtual std::string inspect(const std::string& mode, const ir::Kernel& typed, const CompileOptions& options) = 0;

@@ -143,6 +143,20 @@ Array Array::external(char* first, DType dtype, std::vector<int64_t> shape, std:
                  std::move(shape), std::move(strides));
 }
 
+Array Array::on_device(uint64_t first, DType dtype, std::vector<int64_t> shape, std::vector<int64_t> strides,
+                       bool readonly, std::shared_ptr<void> owner,
+                       const std::function<std::shared_ptr<DeviceCopy>(uint64_t, size_t)>& adopt) {
+    // The span's arithmetic is external()'s; its storage is only measured.
+    Array span = external(reinterpret_cast<char*>(first), dtype, std::move(shape), std::move(strides), readonly, nullptr);
+    const Storage& at = *span.storage_;
+    auto storage = Storage::allocate(at.bytes);
+    storage->readonly = readonly;
+    if (owner) storage->owner = std::make_shared<std::pair<std::shared_ptr<void>, std::shared_ptr<void>>>(
+                   std::move(storage->owner), std::move(owner));
+    storage->device = adopt(reinterpret_cast<uint64_t>(at.data), at.bytes);
+    return Array(storage, span.offset_, dtype, span.shape_, span.strides_);
+}
+
 int64_t Array::size() const {
     int64_t n = 1;
     for (auto e : shape_) n *= e;
@@ -219,21 +233,23 @@ template <typename T>
 void fill_as(const Array& a, T v) {
     int64_t n = a.size();
     if (n == 0) return;
+    char* base = a.data();
     if (a.contiguous()) {
-        T* p = reinterpret_cast<T*>(a.data());
+        T* p = reinterpret_cast<T*>(base);
         for (int64_t i = 0; i < n; ++i) std::memcpy(p + i, &v, sizeof(T));
-        return;
-    }
-    std::vector<int64_t> idx(a.ndim(), 0);
-    for (int64_t i = 0; i < n; ++i) {
-        int64_t off = 0;
-        for (int d = 0; d < a.ndim(); ++d) off += idx[d] * a.strides()[d];
-        std::memcpy(a.data() + off * sizeof(T), &v, sizeof(T));
-        for (int d = a.ndim() - 1; d >= 0; --d) {
-            if (++idx[d] < a.shape()[d]) break;
-            idx[d] = 0;
+    } else {
+        std::vector<int64_t> idx(a.ndim(), 0);
+        for (int64_t i = 0; i < n; ++i) {
+            int64_t off = 0;
+            for (int d = 0; d < a.ndim(); ++d) off += idx[d] * a.strides()[d];
+            std::memcpy(base + off * sizeof(T), &v, sizeof(T));
+            for (int d = a.ndim() - 1; d >= 0; --d) {
+                if (++idx[d] < a.shape()[d]) break;
+                idx[d] = 0;
+            }
         }
     }
+    a.written_on_host();
 }
 
 template <typename V>

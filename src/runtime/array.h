@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -68,6 +69,15 @@ public:
     static Array external(char* first, DType dtype, std::vector<int64_t> shape, std::vector<int64_t> strides,
                           bool readonly, std::shared_ptr<void> owner);
 
+    // A view of memory another library allocated on a device, whose first
+    // element lies at device address `first` (shape and strides as for
+    // external()): host storage of the same span, unfilled, beside the
+    // device copy that `adopt(base, bytes)` makes of the span's memory,
+    // which holds the data (a shared copy, runtime/device_copy.h).
+    static Array on_device(uint64_t first, DType dtype, std::vector<int64_t> shape, std::vector<int64_t> strides,
+                           bool readonly, std::shared_ptr<void> owner,
+                           const std::function<std::shared_ptr<DeviceCopy>(uint64_t base, size_t bytes)>& adopt);
+
     DType dtype() const { return dtype_; }  // of one scalar component
     const Element& element() const { return element_; }
     int components() const { return element_.components(); }
@@ -82,6 +92,11 @@ public:
     char* data() const {
         if (storage_->device) storage_->device->for_host(storage_->data, storage_->bytes);
         return storage_->data + offset_;
+    }
+    // After host code wrote through data(): a copy shared with another
+    // library takes the bytes now (runtime/device_copy.h).
+    void written_on_host() const {
+        if (storage_->device) storage_->device->host_written(storage_->data, storage_->bytes);
     }
     // The same address, as it is: for overlap and alignment checks.
     char* address() const { return storage_->data + offset_; }

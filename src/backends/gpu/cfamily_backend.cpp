@@ -15,11 +15,22 @@ namespace {
 
 using codegen::cfamily::ArgSlot;
 
-// An array's storage on the device: one allocation of the storage's bytes.
+// An array's storage on the device: one allocation of the storage's bytes,
+// or memory another library allocated (adopted, holding the data).
 class MemoryCopy final : public runtime::DeviceCopy {
 public:
     MemoryCopy(const char* backend, Device& device, size_t bytes)
         : DeviceCopy(backend), device_(device), memory_(device.allocate(bytes)) {}
+    MemoryCopy(const char* backend, Device& device, std::unique_ptr<Memory> adopted)
+        : DeviceCopy(backend, Newer::Device), device_(device), memory_(std::move(adopted)), adopted_(true) {}
+    ~MemoryCopy() override {
+        // The library that allocated adopted memory may free it as soon as
+        // Tack lets go: nothing queued may still use it.
+        if (adopted_) try {
+                device_.finish();
+            } catch (...) {
+            }
+    }
     const Memory& memory() const { return *memory_; }
 
 protected:
@@ -31,6 +42,7 @@ protected:
 private:
     Device& device_;
     std::unique_ptr<Memory> memory_;
+    bool adopted_ = false;
 };
 
 class CExecutable final : public Executable {
@@ -240,6 +252,17 @@ public:
         return std::make_shared<MemoryCopy>(id_.name, device_, bytes);
     }
     void synchronize() override { device_.finish(); }
+
+    SharedMemory shared_memory() const override { return {device_.dlpack_device(), 0}; }
+    uint64_t share(runtime::Storage& storage) override {
+        storage.device->share(storage.data, storage.bytes);
+        return *static_cast<const MemoryCopy&>(*storage.device).memory().address();
+    }
+    uint64_t stream() override { return device_.stream_handle(Queue::Ordered); }
+    void wait_for_stream(uint64_t handle) override { device_.wait_for_stream(handle); }
+    std::shared_ptr<runtime::DeviceCopy> adopt(uint64_t address, size_t bytes) override {
+        return std::make_shared<MemoryCopy>(id_.name, device_, device_.adopt(address, bytes));
+    }
 
     std::optional<double> reduce(const runtime::Array& a, ReduceOp op) override {
         auto& storage = *a.storage();

@@ -1,5 +1,7 @@
 #include "backends/gpu/device.h"
 
+#include <stdexcept>
+
 namespace tack::backends::gpu {
 
 Arguments& Arguments::bytes(const void* data, size_t size) {
@@ -22,5 +24,13 @@ Arguments& Arguments::overwrite(size_t index, const void* data) {
     if (!slot.local && slot.size) std::memcpy(data_.data() + slot.offset, data, slot.size);
     return *this;
 }
+
+// A device without addresses is never asked: the backend reports no
+// DLPack device for it, and sharing is refused above.
+std::unique_ptr<Memory> Device::adopt(uint64_t, size_t) {
+    throw std::logic_error("this device's memory has no addresses to share");
+}
+uint64_t Device::stream_handle(Queue) const { throw std::logic_error("this device has no streams to share"); }
+void Device::wait_for_stream(uint64_t) { throw std::logic_error("this device has no streams to share"); }
 
 }  // namespace tack::backends::gpu

@@ -30,6 +30,9 @@ public:
     // address; `handle_size()` bytes at `handle()`.
     virtual const void* handle() const = 0;
     virtual size_t handle_size() const = 0;
+    // Its address in the device's address space, where memory has one
+    // (CUDA, HIP); nothing for handles (OpenCL buffers).
+    virtual std::optional<uint64_t> address() const { return std::nullopt; }
 };
 
 // A program built for the device, with every entry point of one variant.
@@ -127,6 +130,20 @@ public:
     // device cannot launch that many at once.
     virtual void launch(const Function& function, const Arguments& args, uint64_t items, size_t group,
                         Queue queue = Queue::Ordered) = 0;
+
+    // Sharing memory with other libraries, on devices whose memory has
+    // addresses (CUDA, HIP; the defaults say the device has none).
+    // The DLPack device type of its memory (kDLCUDA, kDLROCM), 0 for none.
+    virtual int dlpack_device() const { return 0; }
+    // Memory another library allocated, `bytes` from device address
+    // `address`, used in place and never freed here; throws
+    // std::invalid_argument, saying why, when it is not this device's memory.
+    virtual std::unique_ptr<Memory> adopt(uint64_t address, size_t bytes);
+    // The native handle of a queue's stream, as other libraries name streams.
+    virtual uint64_t stream_handle(Queue queue) const;
+    // Waits until the work another library queued on its stream `handle`
+    // is done.
+    virtual void wait_for_stream(uint64_t handle);
 
     // Array.sum/min/max of `a` (a nonempty view of scalars) whose storage
     // is `memory`, where the device reduces it; nothing otherwise.

@@ -1,5 +1,6 @@
 #include "backends/gpu/driver_api.h"
 
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -15,6 +16,7 @@ const Vendor kCudaVendor{
     "CUDA",
     false,
     {"libcuda.so.1", "libcuda.so"},
+    "TACK_CUDA_DRIVER",
     "no NVIDIA driver: libcuda.so.1 not found (the CUDA backend needs the NVIDIA driver and a GPU; the CUDA "
     "toolkit alone compiles kernels but cannot run them)",
     75,   // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
@@ -26,6 +28,9 @@ const Vendor kCudaVendor{
     34,   // CUDA_ERROR_STUB_LIBRARY
     100,  // CUDA_ERROR_NO_DEVICE
     101,  // CUDA_ERROR_INVALID_DEVICE
+    2,    // kDLCUDA
+    1,    // CU_STREAM_LEGACY
+    2,    // CU_STREAM_PER_THREAD
 };
 
 // ROCm 5 and 6 keep the CUDA-compatible attributes' numbers.
@@ -33,6 +38,7 @@ const Vendor kHipVendor{
     "HIP",
     true,
     {"libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so"},
+    "TACK_HIP_RUNTIME",
     "no HIP runtime: libamdhip64.so not found (the HIP backend needs ROCm's HIP runtime and an AMD GPU)",
     23,   // hipDeviceAttributeComputeCapabilityMajor
     61,   // hipDeviceAttributeComputeCapabilityMinor
@@ -43,6 +49,9 @@ const Vendor kHipVendor{
     0,    // (no stub library)
     100,  // hipErrorNoDevice
     101,  // hipErrorInvalidDevice
+    10,   // kDLROCM
+    0,    // the null stream
+    2,    // hipStreamPerThread
 };
 
 namespace {
@@ -126,11 +135,15 @@ const DriverApi* driver_api(const Vendor& vendor, std::string* why_not) {
     static std::once_flag cuda_once, hip_once;
     static Loaded* cuda = nullptr;
     static Loaded* hip = nullptr;
+    auto open = [&] {
+        const char* chosen = std::getenv(vendor.library_variable);
+        return new Loaded(load(vendor, chosen && *chosen ? std::vector<std::string>{chosen} : vendor.libraries));
+    };
     if (vendor.hip) {
-        std::call_once(hip_once, [&] { hip = new Loaded(load(vendor, vendor.libraries)); });
+        std::call_once(hip_once, [&] { hip = open(); });
         return answer(*hip, why_not);
     }
-    std::call_once(cuda_once, [&] { cuda = new Loaded(load(vendor, vendor.libraries)); });
+    std::call_once(cuda_once, [&] { cuda = open(); });
     return answer(*cuda, why_not);
 }
 

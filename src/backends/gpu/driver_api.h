@@ -39,6 +39,8 @@ using DriverHandle = void*;    // contexts, modules, functions, streams
     X(set_context, "cuCtxSetCurrent", "hipCtxSetCurrent", (DriverHandle context))                                \
     X(allocate, "cuMemAlloc_v2", "hipMalloc", (DeviceAddress * address, size_t bytes))                            \
     X(free, "cuMemFree_v2", "hipFree", (DeviceAddress address))                                                   \
+    X(address_range, "cuMemGetAddressRange_v2", "hipMemGetAddressRange",                                          \
+      (DeviceAddress * base, size_t * bytes, DeviceAddress address))                                              \
     X(copy_to_device, "cuMemcpyHtoDAsync_v2", "hipMemcpyHtoDAsync",                                               \
       (DeviceAddress dst, const void* src, size_t bytes, DriverHandle stream))                                    \
     X(copy_to_host, "cuMemcpyDtoHAsync_v2", "hipMemcpyDtoHAsync",                                                 \
@@ -60,6 +62,7 @@ struct Vendor {
     const char* name;            // "CUDA", "HIP"
     bool hip;                    // which symbol column
     std::vector<std::string> libraries;  // sonames, first found wins
+    const char* library_variable;        // TACK_CUDA_DRIVER: a library path tried instead of them
     const char* missing;         // why_not when no library opens
     // Device attributes.
     int compute_major, compute_minor, max_threads_per_block, max_grid_x;
@@ -68,6 +71,11 @@ struct Vendor {
     DriverResult stub_library;   // the CUDA toolkit's stub libcuda (CUDA only; else 0)
     DriverResult no_device;      // cuInit's and hipInit's answers without a device
     DriverResult invalid_device;
+    // Sharing memory: the DLPack device type (kDLCUDA 2, kDLROCM 10), and
+    // the handles of the default streams that __cuda_array_interface__ and
+    // DLPack name 1 (legacy) and 2 (per-thread).
+    int dlpack_device;
+    uint64_t legacy_stream, per_thread_stream;
 };
 
 extern const Vendor kCudaVendor;
@@ -90,7 +98,8 @@ struct DriverApi {
     const Vendor* vendor = nullptr;
 };
 
-// The vendor's driver, opened and probed once per process: null, with the
+// The vendor's driver (the library $<library_variable> names, else the first
+// of its sonames), opened and probed once per process: null, with the
 // reason in *why_not, when the library is missing (or is only the CUDA
 // toolkit's stub), lacks a function, fails to initialize, or sees no device.
 const DriverApi* driver_api(const Vendor& vendor, std::string* why_not = nullptr);

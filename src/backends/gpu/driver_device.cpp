@@ -1,6 +1,7 @@
 #include "backends/gpu/driver_device.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace tack::backends::gpu {
 
@@ -8,9 +9,12 @@ namespace {
 
 class DriverMemory final : public Memory {
 public:
-    DriverMemory(const DriverDevice& device, const DriverApi& api, DeviceAddress address, size_t bytes)
-        : device_(device), api_(api), address_(address), bytes_(bytes) {}
+    // `owned`: allocated here, and freed when destroyed; adopted memory
+    // belongs to the library that allocated it.
+    DriverMemory(const DriverDevice& device, const DriverApi& api, DeviceAddress address, size_t bytes, bool owned)
+        : device_(device), api_(api), address_(address), bytes_(bytes), owned_(owned) {}
     ~DriverMemory() override {
+        if (!owned_) return;
         device_.enter();
         // A failing free leaves a leak, not a wrong result: nothing to report.
         (void)api_.free(address_);
@@ -18,13 +22,14 @@ public:
     size_t size() const override { return bytes_; }
     const void* handle() const override { return &address_; }
     size_t handle_size() const override { return sizeof address_; }
-    DeviceAddress address() const { return address_; }
+    std::optional<uint64_t> address() const override { return address_; }
 
 private:
     const DriverDevice& device_;
     const DriverApi& api_;
     DeviceAddress address_;
     size_t bytes_;
+    bool owned_;
 };
 
 // A loaded module, shared by its program and its functions and unloaded
@@ -57,7 +62,7 @@ public:
     size_t max_group;
 };
 
-DeviceAddress address(const Memory& m) { return static_cast<const DriverMemory&>(m).address(); }
+DeviceAddress address(const Memory& m) { return *static_cast<const DriverMemory&>(m).address(); }
 
 }  // namespace
 
@@ -123,7 +128,41 @@ std::unique_ptr<Memory> DriverDevice::allocate(size_t bytes) {
     if (rc != 0)
         throw DriverError(driver_error(api_, api_.name.allocate, rc) + " (" +
                           std::to_string(bytes) + " bytes on " + name_ + ")");
-    return std::make_unique<DriverMemory>(*this, api_, a, bytes);
+    return std::make_unique<DriverMemory>(*this, api_, a, bytes, true);
+}
+
+int DriverDevice::dlpack_device() const { return api_.vendor->dlpack_device; }
+
+std::unique_ptr<Memory> DriverDevice::adopt(uint64_t address, size_t bytes) {
+    enter();
+    // The driver knows the allocation an address lies in: the whole range
+    // must lie in one, on this device's context.
+    DeviceAddress base = 0;
+    size_t size = 0;
+    auto where = [&] {
+        char text[32];
+        std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(address));
+        return std::to_string(bytes) + " bytes at device address " + text;
+    };
+    if (DriverResult rc = api_.address_range(&base, &size, address))
+        throw std::invalid_argument(where() + " are not memory of " + name_ + " (" +
+                                    driver_error(api_, api_.name.address_range, rc) + ")");
+    if (address - base + bytes > size)
+        throw std::invalid_argument(where() + " run past the end of their allocation (" + std::to_string(size) +
+                                    " bytes from its start, " + std::to_string(address - base) + " before them)");
+    return std::make_unique<DriverMemory>(*this, api_, address, bytes, false);
+}
+
+uint64_t DriverDevice::stream_handle(Queue queue) const { return reinterpret_cast<uint64_t>(stream(queue)); }
+
+void DriverDevice::wait_for_stream(uint64_t handle) {
+    const Vendor& v = *api_.vendor;
+    // 1 and 2 name the default streams (the array interface's and DLPack's
+    // convention); any other value is a stream handle.
+    DriverHandle s = reinterpret_cast<DriverHandle>(handle == 1 ? v.legacy_stream : handle == 2 ? v.per_thread_stream
+                                                                                                : handle);
+    enter();
+    check(api_.stream_synchronize(s), api_.name.stream_synchronize);
 }
 
 void DriverDevice::write(const Memory& memory, size_t offset, const void* src, size_t bytes) {

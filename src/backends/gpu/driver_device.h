@@ -55,6 +55,11 @@ public:
     void read(const Memory& memory, size_t offset, void* dst, size_t bytes, Queue queue = Queue::Ordered) override;
     void finish() override;
 
+    int dlpack_device() const override;
+    std::unique_ptr<Memory> adopt(uint64_t address, size_t bytes) override;
+    uint64_t stream_handle(Queue queue) const override;
+    void wait_for_stream(uint64_t handle) override;
+
     std::unique_ptr<Program> build(const std::string& source, const std::vector<std::string>& options) override;
     std::string binary(const Program& program) override;
     std::unique_ptr<Program> load(const std::string& binary, const std::vector<std::string>& options,

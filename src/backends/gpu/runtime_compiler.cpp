@@ -22,6 +22,7 @@ const CompilerSymbols kNvrtc{
     "nvrtcGetPTX",
     "nvrtcGetErrorString",
     "nvrtcVersion",
+    "TACK_NVRTC",
     {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"},
     "TACK_CUDA_HOME",
     {"/usr/local/cuda"},
@@ -42,6 +43,7 @@ const CompilerSymbols kHiprtc{
     "hiprtcGetCode",
     "hiprtcGetErrorString",
     "hiprtcVersion",
+    "TACK_HIPRTC",
     {"libhiprtc.so.6", "libhiprtc.so.5", "libhiprtc.so", "libamdhip64.so.5"},
     "TACK_ROCM_HOME",
     {"/opt/rocm"},
@@ -96,6 +98,8 @@ const RuntimeCompiler* RuntimeCompiler::process(const CompilerSymbols& symbols, 
         const char* home = std::getenv(symbols.home_variable);
         if (home && *home) candidates.push_back(std::string(home) + "/lib64/" + symbols.home_library);
         for (auto& h : symbols.homes) candidates.push_back(h + "/lib64/" + symbols.home_library);
+        const char* chosen = std::getenv(symbols.library_variable);
+        if (chosen && *chosen) candidates = {chosen};
         std::string why;
         for (auto& c : candidates)
             if ((f.compiler = open(symbols, c, &why))) break;

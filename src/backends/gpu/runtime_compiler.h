@@ -20,6 +20,7 @@ struct CompilerSymbols {
     const char* name;  // "NVRTC", "hipRTC"
     const char *create, *destroy, *compile, *log_size, *log, *code_size, *code, *text_size, *text, *error_string,
         *version;
+    const char* library_variable;        // TACK_NVRTC: a library path tried alone, instead of the rest
     std::vector<std::string> libraries;  // tried in order by process()
     const char* home_variable;           // TACK_CUDA_HOME: a toolkit folder whose lib64 holds the library
     std::vector<std::string> homes;      // toolkit folders tried after it
@@ -38,7 +39,7 @@ public:
     static std::unique_ptr<RuntimeCompiler> open(const CompilerSymbols& symbols, const std::string& path,
                                                  std::string* why_not);
     // The process's compiler of that kind, opened once and never closed: the
-    // first of its libraries that the dynamic loader finds, else lib64/<name>
+    // library $<library_variable> names, else the first of its libraries that the dynamic loader finds, else lib64/<name>
     // under $<home_variable> and the usual homes; null, with the reason, when
     // none opens.
     static const RuntimeCompiler* process(const CompilerSymbols& symbols, std::string* why_not);

@@ -39,7 +39,10 @@ public:
         launch_ = reinterpret_cast<decltype(launch_)>(dlsym(library_, "tack_fake_launch"));
         reset_ = reinterpret_cast<void (*)()>(dlsym(library_, "tack_fake_reset"));
         allocations_ = reinterpret_cast<size_t (*)()>(dlsym(library_, "tack_fake_allocations"));
+        synchronized_ = reinterpret_cast<void* (*)(size_t)>(dlsym(library_, "tack_fake_synchronized"));
     }
+    // The stream waited for `back` waits before the newest.
+    void* synchronized(size_t back = 0) const { return synchronized_(back); }
     size_t launches() const { return count_(); }
     Recorded launch(size_t i) const {
         Recorded r;
@@ -58,6 +61,7 @@ private:
     const char* (*launch_)(size_t, unsigned*, unsigned*, void**, uint64_t*, size_t, size_t*) = nullptr;
     void (*reset_)() = nullptr;
     size_t (*allocations_)() = nullptr;
+    void* (*synchronized_)(size_t) = nullptr;
 };
 
 // The fake's compiler (NVRTC's or hipRTC's symbols), whose code is the
@@ -296,6 +300,103 @@ TEST_P(DriverDeviceTest, TheBackendUploadsArraysAndPassesTheArgumentList) {
     // What the disk cache keeps loads again, and a compiler's error names it.
     std::string error;
     EXPECT_NE(backend.load(compiled.code->serialize(), &error), nullptr) << error;
+}
+
+// Memory another library allocated: adopted in place when the whole range
+// lies in one of the device's allocations, refused with the reason
+// otherwise, and never freed by Tack.
+TEST_P(DriverDeviceTest, AdoptsMemoryOfTheDeviceAndRefusesOtherAddresses) {
+    EXPECT_EQ(device_->dlpack_device(), hip() ? 10 : 2);
+    auto theirs = device_->allocate(64);
+    const uint64_t base = *theirs->address();
+    const size_t before = fake_.allocations();
+    {
+        auto adopted = device_->adopt(base + 16, 48);
+        EXPECT_EQ(*adopted->address(), base + 16);
+        EXPECT_EQ(adopted->size(), 48u);
+        const uint32_t word = 0xdeadbeef;
+        device_->write(*adopted, 0, &word, sizeof word);
+        uint32_t back = 0;
+        device_->read(*theirs, 16, &back, sizeof back);
+        EXPECT_EQ(back, word);
+    }
+    EXPECT_EQ(fake_.allocations(), before);  // still theirs
+    try {
+        device_->adopt(base + 16, 49);
+        ADD_FAILURE() << "a range past the allocation was adopted";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("run past the end of their allocation (64 bytes"), std::string::npos)
+            << e.what();
+    }
+    int on_the_stack = 0;
+    try {
+        device_->adopt(reinterpret_cast<uint64_t>(&on_the_stack), 4);
+        ADD_FAILURE() << "host memory was adopted";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("are not memory of Fake GPU"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find(api_->name.address_range), std::string::npos) << e.what();
+    }
+}
+
+// The default streams' numbers become the vendor's handles; any other
+// number is a stream handle itself.
+TEST_P(DriverDeviceTest, WaitsForAnotherLibrarysStream) {
+    device_->wait_for_stream(1);
+    EXPECT_EQ(reinterpret_cast<uint64_t>(fake_.synchronized()), hip() ? 0u : 1u);
+    device_->wait_for_stream(2);
+    EXPECT_EQ(reinterpret_cast<uint64_t>(fake_.synchronized()), 2u);
+    device_->wait_for_stream(0x5000);
+    EXPECT_EQ(reinterpret_cast<uint64_t>(fake_.synchronized()), 0x5000u);
+    EXPECT_NE(device_->stream_handle(Queue::Ordered), device_->stream_handle(Queue::Beside));
+}
+
+// The backend's side of sharing: an exported copy is brought up to date
+// and then read from the device at every host access (another library may
+// have written it), host writes reach it at once, and an adopted copy
+// holds the data from the start.
+TEST_P(DriverDeviceTest, SharedCopiesLiveOnTheDevice) {
+    std::string why_not;
+    DriverBackend made = make_driver_backend(*api_, fake_compiler(*GetParam()), hip() ? hip_identity : cuda_identity,
+                                             &why_not);
+    ASSERT_NE(made.backend, nullptr) << why_not;
+    Backend& backend = *made.backend;
+    EXPECT_EQ(backend.shared_memory().dlpack_device, hip() ? 10 : 2);
+    EXPECT_EQ(backend.stream(), made.device->stream_handle(Queue::Ordered));
+
+    runtime::Array a = runtime::Array::empty({4}, DType::I32);
+    a.storage()->device = backend.device_copy(a.storage()->bytes);
+    for (int i = 0; i < 4; ++i) reinterpret_cast<int32_t*>(a.data())[i] = i + 1;
+    auto* on_device = reinterpret_cast<int32_t*>(backend.share(*a.storage()));
+    EXPECT_EQ(on_device[3], 4);  // brought up to date
+    EXPECT_TRUE(a.storage()->device->shared());
+    on_device[0] = 50;  // the other library writes
+    EXPECT_EQ(reinterpret_cast<const int32_t*>(a.data())[0], 50);
+    on_device[1] = 60;  // again, after a host access
+    EXPECT_EQ(reinterpret_cast<const int32_t*>(a.data())[1], 60);
+    a.fill_int(7);  // a host write goes through
+    EXPECT_EQ(on_device[2], 7);
+
+    // Adopted: a strided view of another library's allocation.
+    auto theirs = device_->allocate(10 * sizeof(int32_t));
+    auto* their_words = reinterpret_cast<int32_t*>(*theirs->address());
+    for (int i = 0; i < 10; ++i) their_words[i] = 100 + i;
+    runtime::Array view = runtime::Array::on_device(
+        *theirs->address() + 8 * sizeof(int32_t), DType::I32, {3}, {-3}, false, nullptr,
+        [&](uint64_t base, size_t bytes) { return backend.adopt(base, bytes); });
+    EXPECT_TRUE(view.storage()->device->shared());
+    EXPECT_EQ(view.storage()->bytes, 7 * sizeof(int32_t));  // elements 2..8
+    const auto* host = reinterpret_cast<const int32_t*>(view.data());
+    EXPECT_EQ(host[0], 108);
+    EXPECT_EQ(host[-3], 105);
+    EXPECT_EQ(host[-6], 102);
+    view.fill_int(-1);
+    EXPECT_EQ(their_words[8], -1);
+    EXPECT_EQ(their_words[5], -1);
+    EXPECT_EQ(their_words[7], 107);  // between the elements: rewritten with what it held
+    EXPECT_EQ(their_words[9], 109);  // outside the view's span: untouched
+    EXPECT_THROW(runtime::Array::on_device(*theirs->address(), DType::I32, {11}, {}, false, nullptr,
+                                           [&](uint64_t base, size_t bytes) { return backend.adopt(base, bytes); }),
+                 std::invalid_argument);
 }
 
 INSTANTIATE_TEST_SUITE_P(Vendors, DriverDeviceTest, ::testing::Values(&kCudaVendor, &kHipVendor),

@@ -6,7 +6,9 @@
 // outside one fails as the drivers do. A module's image is text, one line
 // per entry point: "entry <name> <parameters> <max threads per block>";
 // cuLaunchKernel records the entry, grid, block, stream and each
-// parameter's first 8 bytes. TACK_FAKE_DRIVER_DEVICES=0 makes it see no
+// parameter's first 8 bytes, and every stream synchronized; allocations can
+// also be made and freed by a test through cuMemAlloc_v2 and cuMemFree_v2
+// (the Python interop tests do, with ctypes). TACK_FAKE_DRIVER_DEVICES=0 makes it see no
 // device. tack_fake_* functions let a test read and reset what it recorded.
 #include <cctype>
 #include <cstdint>
@@ -142,7 +144,22 @@ int stream_create(void** stream, unsigned) {
     *stream = &stream_tokens[streams_made++ % 64];
     return kSuccess;
 }
-int stream_synchronize(void*) { return kSuccess; }
+std::vector<void*> synchronized;  // every stream waited for, in order
+int stream_synchronize(void* stream) {
+    std::lock_guard<std::mutex> hold(mutex);
+    synchronized.push_back(stream);
+    return kSuccess;
+}
+int address_range(uint64_t* base, size_t* bytes, uint64_t address) {
+    std::lock_guard<std::mutex> hold(mutex);
+    auto it = allocations.upper_bound(address);
+    if (it == allocations.begin()) return kNotFound;
+    --it;
+    if (address - it->first >= it->second->size()) return kNotFound;
+    *base = it->first;
+    *bytes = it->second->size();
+    return kSuccess;
+}
 int module_load(void** module, const void* image) {
     std::istringstream in(static_cast<const char*>(image));
     auto* m = new Module;
@@ -228,6 +245,8 @@ TACK_FAKE(cuDevicePrimaryCtxRetain, hipDevicePrimaryCtxRetain, primary_context, 
 TACK_FAKE(cuCtxSetCurrent, hipCtxSetCurrent, set_context, (void* c), (c))
 TACK_FAKE(cuMemAlloc_v2, hipMalloc, allocate, (uint64_t* a, size_t b), (a, b))
 TACK_FAKE(cuMemFree_v2, hipFree, release, (uint64_t a), (a))
+TACK_FAKE(cuMemGetAddressRange_v2, hipMemGetAddressRange, address_range, (uint64_t* b, size_t* n, uint64_t a),
+          (b, n, a))
 TACK_FAKE(cuMemcpyHtoDAsync_v2, hipMemcpyHtoDAsync, copy_to_device, (uint64_t d, const void* s, size_t b, void* st),
           (d, s, b, st))
 TACK_FAKE(cuMemcpyDtoHAsync_v2, hipMemcpyDtoHAsync, copy_to_host, (void* d, uint64_t s, size_t b, void* st),
@@ -267,6 +286,13 @@ extern "C" const char* tack_fake_launch(size_t i, unsigned* grid, unsigned* bloc
 extern "C" void tack_fake_reset() {
     std::lock_guard<std::mutex> hold(mutex);
     launches.clear();
+    synchronized.clear();
+}
+// The streams waited for since the last reset, newest last: `i` counts back
+// from the newest (0 is the last); null past the first.
+extern "C" void* tack_fake_synchronized(size_t i) {
+    std::lock_guard<std::mutex> hold(mutex);
+    return i < synchronized.size() ? synchronized[synchronized.size() - 1 - i] : nullptr;
 }
 extern "C" size_t tack_fake_allocations() {
     std::lock_guard<std::mutex> hold(mutex);
