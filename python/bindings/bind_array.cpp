@@ -23,6 +23,8 @@ nb::object* dtype_objects = new nb::object[kNumDTypes];
 // an array of vector or matrix elements.
 nb::object& element_type_factory = *new nb::object();
 
+}  // namespace
+
 nb::dlpack::dtype dlpack_dtype(DType t) {
     switch (t) {
 #define X(E, name, ctype, size) case DType::E: return nb::dtype<ctype>();
@@ -38,6 +40,8 @@ std::optional<DType> from_dlpack_dtype(nb::dlpack::dtype d) {
 #undef X
     return std::nullopt;
 }
+
+namespace {
 
 nb::object element(const Array& a, const char* p) {
     switch (a.dtype()) {
@@ -56,7 +60,7 @@ nb::object element(const Array& a, const char* p) {
     return nb::none();
 }
 
-nb::object numpy_view(nb::handle self);
+nb::object numpy_view(nb::handle self, bool for_writing = false);
 
 int64_t checked_index(nb::handle h, int64_t extent, int dim) {
     if (!PyLong_Check(h.ptr())) throw nb::type_error("array indices must be integers or slices");
@@ -217,21 +221,24 @@ std::vector<int64_t> shape_arg(nb::handle shape) {
 // through the view what a kernel may not. An array of vector or matrix
 // elements is viewed as its scalars, (*shape, n) or (*shape, rows, cols),
 // in either layout.
-nb::object numpy_view(nb::handle self) {
+// An array shared with another library on its device is viewed read-only:
+// the view is a snapshot, and the device holds the data (bind_device_memory).
+// `for_writing` is copyto's view, which sends what it wrote to the device.
+nb::object numpy_view(nb::handle self, bool for_writing) {
     Array a = nb::cast<Array&>(self).scalars();
     host_ready(a);
     std::vector<size_t> shape(a.shape().begin(), a.shape().end());
     std::vector<int64_t> strides = a.strides();
-    if (a.readonly())
+    const bool shared = a.storage()->device && a.storage()->device->shared();
+    if (a.readonly() || (shared && !for_writing))
         return nb::cast(nb::ndarray<nb::numpy, nb::ro>(a.data(), shape.size(), shape.data(), self, strides.data(),
                                                        dlpack_dtype(a.dtype())));
     return nb::cast(
         nb::ndarray<nb::numpy>(a.data(), shape.size(), shape.data(), self, strides.data(), dlpack_dtype(a.dtype())));
 }
 
-// A shared_ptr that keeps a Python object alive. Arrays can outlive the call
-// that made them and be released wherever the last view goes, so the
-// reference is dropped under the GIL.
+}  // namespace
+
 std::shared_ptr<void> keep_alive(nb::handle h) {
     h.inc_ref();
     return std::shared_ptr<void>(h.ptr(), [](void* p) {
@@ -241,28 +248,22 @@ std::shared_ptr<void> keep_alive(nb::handle h) {
     });
 }
 
-// tack.array_from_ptr(address, shape, dtype, strides=None, readonly=True, owner=None)
+namespace {
+
+// tack.array_from_ptr(address, shape, dtype, strides=None, readonly=True,
+// owner=None, device="cpu", stream=None)
 Array from_ptr(uintptr_t address, nb::handle shape, nb::handle dtype, nb::handle strides, bool readonly,
-               nb::handle owner) {
+               nb::handle owner, const std::string& device, nb::handle stream) {
     DType t = dtype_from_object(dtype);
-    std::vector<int64_t> extents = shape_arg(shape), element_strides;
-    if (!strides.is_none()) {
-        int64_t es = size_of(t);
-        for (auto h : strides) {
-            int64_t b = nb::cast<int64_t>(h);
-            if (b % es != 0)
-                throw nb::value_error(("array_from_ptr: stride " + std::to_string(b) + " bytes is not a multiple of the " +
-                                       std::to_string(es) + "-byte " + std::string(name_of(t)) + " element")
-                                          .c_str());
-            element_strides.push_back(b / es);
-        }
-        if (element_strides.size() != extents.size())
-            throw nb::value_error("array_from_ptr: give one stride per dimension of the shape");
-    }
+    if (device != "cpu") return device_from_ptr(device, address, shape_arg(shape), t, strides, readonly, owner, stream);
+    if (!stream.is_none())
+        throw nb::value_error("array_from_ptr: host memory takes stream=None; there is no stream to wait for");
+    std::vector<int64_t> extents = shape_arg(shape);
+    std::vector<int64_t> strides_in_elements = element_strides(strides, t, extents.size(), "array_from_ptr");
     std::shared_ptr<void> keep;
     if (!owner.is_none()) keep = keep_alive(owner);
     try {
-        return Array::external(reinterpret_cast<char*>(address), t, extents, element_strides, readonly, keep);
+        return Array::external(reinterpret_cast<char*>(address), t, extents, strides_in_elements, readonly, keep);
     } catch (const std::invalid_argument& e) {
         throw nb::value_error((std::string("array_from_ptr: ") + e.what()).c_str());
     }
@@ -276,17 +277,14 @@ std::pair<int, int> producer_device(nb::handle obj) {
 }
 
 // tack.from_dlpack(obj): zero-copy import of host memory, read-only when
-// the producer flags it so.
+// the producer flags it so; memory on a GPU goes to bind_device_memory.
 Array from_dlpack(nb::handle obj) {
     if (!nb::hasattr(obj, "__dlpack__") && !PyCapsule_CheckExact(obj.ptr()))
         throw nb::type_error(("from_dlpack: expected an object with __dlpack__ (a NumPy array, a PyTorch tensor, ...), "
                               "not " + nb::cast<std::string>(nb::str(obj.type().attr("__name__"))))
                                  .c_str());
     auto [device, device_id] = producer_device(obj);
-    if (device != nb::device::cpu::value)
-        throw nb::value_error(("from_dlpack: the producer's memory is on DLPack device (" + std::to_string(device) +
-                               ", " + std::to_string(device_id) + "); tack imports host memory (kDLCPU) only")
-                                  .c_str());
+    if (device != nb::device::cpu::value) return device_from_dlpack(obj, device, device_id);
     // A writable import first: it fails exactly when the producer flags its
     // memory read-only (or cannot export at all, which the read-only attempt
     // then reports).
@@ -332,19 +330,51 @@ nb::object exported(nb::handle self) {
                     nb::rv_policy::reference);
 }
 
+}  // namespace
+
+std::vector<int64_t> element_strides(nb::handle strides, DType t, size_t ndim, const char* who) {
+    std::vector<int64_t> out;
+    if (strides.is_none()) return out;
+    const int64_t es = size_of(t);
+    for (auto h : strides) {
+        int64_t b = nb::cast<int64_t>(h);
+        if (b % es != 0)
+            throw nb::value_error((std::string(who) + ": stride " + std::to_string(b) + " bytes is not a multiple of the " +
+                                   std::to_string(es) + "-byte " + std::string(name_of(t)) + " element")
+                                      .c_str());
+        out.push_back(b / es);
+    }
+    if (out.size() != ndim)
+        throw nb::value_error((std::string(who) + ": give one stride per dimension of the shape").c_str());
+    return out;
+}
+
+namespace {
+
+nb::tuple dlpack_device(const Array& a) {
+    if (backends::Backend* b = addressable_backend(a))
+        return nb::make_tuple(b->shared_memory().dlpack_device, b->shared_memory().ordinal);
+    return nb::make_tuple(nb::device::cpu::value, 0);
+}
+
 nb::object dlpack(nb::handle self, nb::handle stream, nb::handle max_version, nb::handle dl_device,
                   nb::handle copy) {
-    if (!stream.is_none() && !(PyLong_Check(stream.ptr()) && nb::cast<int64_t>(stream) == -1))
-        throw nb::value_error("Array.__dlpack__: host memory takes stream=None; there is no stream to synchronize");
+    const Array& a = nb::cast<const Array&>(self);
     if (!copy.is_none() && nb::cast<bool>(copy))
         throw nb::buffer_error("Array.__dlpack__: copy=True is not supported; the export shares the array's memory");
-    const Array& a = nb::cast<const Array&>(self);
     bool versioned = !max_version.is_none() && nb::cast<int>(nb::cast<nb::tuple>(max_version)[0]) >= 1;
     // A consumer of the unversioned format cannot see a read-only flag and
     // would write to the memory (the DLPack protocol says to refuse).
     if (a.readonly() && !versioned)
         throw nb::buffer_error(
             "Array.__dlpack__: this array is read-only, and a consumer without max_version >= (1, 0) cannot be told");
+    if (backends::Backend* b = addressable_backend(a)) {
+        if (!dl_device.is_none() && !dl_device.equal(dlpack_device(a)))
+            throw nb::buffer_error("Array.__dlpack__: the array's memory is on its device; dl_device asks for another");
+        return device_dlpack(self, *b, stream, max_version);
+    }
+    if (!stream.is_none() && !(PyLong_Check(stream.ptr()) && nb::cast<int64_t>(stream) == -1))
+        throw nb::value_error("Array.__dlpack__: host memory takes stream=None; there is no stream to synchronize");
     nb::object nd = exported(self);
     nb::dict kw;
     if (!max_version.is_none()) kw["max_version"] = max_version;
@@ -415,11 +445,13 @@ void bind_array(nb::module_& m) {
     m.def("_set_element_type_factory", [](nb::object f) { element_type_factory = std::move(f); });
     m.def("array_from_ptr", &from_ptr, nb::arg("address"), nb::arg("shape"), nb::arg("dtype"),
           nb::arg("strides") = nb::none(), nb::arg("readonly") = true, nb::arg("owner") = nb::none(),
-          "An array viewing external host memory at `address` (no copy). Strides are in bytes, row-major when "
-          "omitted. The caller keeps the memory alive, or passes `owner`, an object the array keeps referenced.");
+          nb::arg("device") = "cpu", nb::arg("stream") = nb::none(),
+          "An array viewing external memory at `address` (no copy): host memory, or device memory of 'cuda' or "
+          "'hip'. Strides are in bytes, row-major when omitted. The caller keeps the memory alive, or passes "
+          "`owner`, an object the array keeps referenced.");
     m.def("from_dlpack", &from_dlpack, nb::arg("obj"),
-          "An array sharing the memory of any host object with __dlpack__ (no copy); read-only when the producer "
-          "marks it so.");
+          "An array sharing the memory of any object with __dlpack__ (no copy), on the host or on a CUDA or ROCm "
+          "device; read-only when the producer marks it so.");
     m.def("_array_sum", &reduce<runtime::array_sum, backends::ReduceOp::Sum>);
     m.def("_array_min", &reduce<runtime::array_min, backends::ReduceOp::Min>);
     m.def("_array_max", &reduce<runtime::array_max, backends::ReduceOp::Max>);
@@ -494,13 +526,20 @@ void bind_array(nb::module_& m) {
             }
         })
         .def("fill", &fill, nb::arg("value"), "Sets every element to value.")
-        .def("numpy", &numpy_view,
+        .def("numpy", [](nb::handle self) { return numpy_view(self, false); },
              "A NumPy array viewing the same memory (no copy); vector and matrix elements add their own "
              "dimensions after the array's.")
         .def("__dlpack__", &dlpack, nb::arg("stream") = nb::none(), nb::kw_only(), nb::arg("max_version") = nb::none(),
              nb::arg("dl_device") = nb::none(), nb::arg("copy") = nb::none(),
              "A DLPack capsule sharing this array's memory; read-only arrays are flagged so.")
-        .def("__dlpack_device__", [](const Array&) { return nb::make_tuple(nb::device::cpu::value, 0); })
+        .def("__dlpack_device__", &dlpack_device,
+             "(kDLCUDA, 0) or (kDLROCM, 0) for an array on 'cuda' or 'hip', (kDLCPU, 0) for the others.")
+        .def_prop_ro("__cuda_array_interface__", &cuda_array_interface,
+                     "The array's device memory (version 3), on 'cuda' and 'hip'; naming it shares the memory: "
+                     "NumPy views become read-only snapshots and host reads fetch the device's bytes.")
+        .def("_host_view", [](nb::handle self) { return numpy_view(self, true); },
+             "copyto's writable NumPy view; call _host_written() after writing through it.")
+        .def("_host_written", [](const Array& a) { a.scalars().written_on_host(); })
         .def_prop_ro("__array_interface__", [](nb::handle self) {
             const Array a = nb::cast<const Array&>(self).scalars();
             nb::dict d;
@@ -514,7 +553,8 @@ void bind_array(nb::module_& m) {
             d["strides"] = nb::tuple(strides);
             d["typestr"] = np.attr("dtype")(numpy_names[static_cast<int>(a.dtype())]).attr("str");
             host_ready(a);
-            d["data"] = nb::make_tuple(reinterpret_cast<uintptr_t>(a.data()), a.readonly());
+            const bool shared = a.storage()->device && a.storage()->device->shared();
+            d["data"] = nb::make_tuple(reinterpret_cast<uintptr_t>(a.data()), a.readonly() || shared);
             d["version"] = 3;
             return d;
         })

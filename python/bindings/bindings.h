@@ -2,8 +2,12 @@
 #pragma once
 
 #include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
 
+#include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "backends/backend.h"
 #include "runtime/array.h"
@@ -26,6 +30,35 @@ void place_on(const runtime::Array& a, const std::string& device);
 void host_ready(const runtime::Array& a);
 // The backend of an array on a device; null for an array of the CPU.
 backends::Backend* backend_of(const runtime::Array& a);
+
+// A shared_ptr that keeps a Python object alive. Arrays can outlive the call
+// that made them and be released wherever the last view goes, so the
+// reference is dropped under the GIL.
+std::shared_ptr<void> keep_alive(nb::handle h);
+
+// Element strides from a sequence of byte strides (`who` names the caller in
+// errors); empty, for row-major, when `strides` is None.
+std::vector<int64_t> element_strides(nb::handle strides, DType t, size_t ndim, const char* who);
+
+// DLPack's element types and Tack's.
+nb::dlpack::dtype dlpack_dtype(DType t);
+std::optional<DType> from_dlpack_dtype(nb::dlpack::dtype d);
+
+// Device memory shared with other libraries (bind_device_memory.cpp).
+// The backend of an array whose device memory has addresses (cuda, hip);
+// null for the others.
+backends::Backend* addressable_backend(const runtime::Array& a);
+// Array.__cuda_array_interface__; AttributeError for arrays without device
+// addresses, so that consumers probing with hasattr() look elsewhere.
+nb::dict cuda_array_interface(const runtime::Array& a);
+// Array.__dlpack__ of an array on `backend`, which has device addresses.
+nb::object device_dlpack(nb::handle self, backends::Backend& backend, nb::handle stream, nb::handle max_version);
+// from_dlpack of a producer on DLPack device (type, ordinal), not the host.
+runtime::Array device_from_dlpack(nb::handle obj, int type, int ordinal);
+// array_from_ptr(..., device=`device`) for a device other than the CPU;
+// waits for `stream` (None: nothing to wait for) first.
+runtime::Array device_from_ptr(const std::string& device, uint64_t address, std::vector<int64_t> shape, DType t,
+                               nb::handle strides, bool readonly, nb::handle owner, nb::handle stream);
 
 // The tack.<dtype> objects the Python package registered, by DType index.
 nb::object dtype_object(DType t);

@@ -13,7 +13,7 @@
 """
 
 from . import _core
-from ._arrays import Array, array, array_from_ptr, copyto, empty, from_dlpack, full, ones, sync, zeros
+from ._arrays import Array, array, array_from_ptr, asarray, copyto, empty, from_dlpack, full, ones, sync, zeros
 from ._builtins import (
     acos,
     asin,

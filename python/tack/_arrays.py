@@ -88,12 +88,13 @@ def copyto(dst, src):
     if dst.readonly:
         raise ValueError("copyto: the destination is read-only (an import of read-only memory)")
     s = src.numpy() if isinstance(src, Array) else np.asarray(src)
-    d = dst.numpy()
+    d = dst._host_view()
     if s.dtype != d.dtype:
         raise TypeError(f"copyto: source dtype {s.dtype} differs from destination {d.dtype}; convert explicitly")
     if s.shape != d.shape:
         raise ValueError(f"copyto: source shape {s.shape} differs from destination {d.shape}")
     np.copyto(d, s)
+    dst._host_written()
 
 
 def sync():
@@ -103,22 +104,88 @@ def sync():
     _core.sync()
 
 
-def array_from_ptr(address, shape, dtype, strides=None, readonly=True, owner=None):
-    """An array viewing external host memory at the integer `address`; no
-    copy is made. `strides` are in bytes, row-major when omitted. The caller
-    keeps the memory alive for as long as the array (or any view of it) is
-    used, or passes `owner`, an object the array keeps referenced.
-    Read-only by default: a kernel that may store to it refuses it."""
+def array_from_ptr(address, shape, dtype, strides=None, readonly=True, owner=None, device="cpu", stream=None):
+    """An array viewing external memory at the integer `address`; no copy is
+    made. With device="cpu" the address is a host address; with "cuda" or
+    "hip" it is a device address inside one allocation of that device's
+    memory (the driver checks), and `stream`, a stream handle of the library
+    that wrote it (1 and 2: the default streams), is waited for first.
+    `strides` are in bytes, row-major when omitted. The caller keeps the
+    memory alive for as long as the array (or any view of it) is used, or
+    passes `owner`, an object the array keeps referenced. Read-only by
+    default: a kernel that may store to it refuses it."""
     return _core.array_from_ptr(
-        int(address), _shape(shape), _dtypes.as_dtype(dtype).name, strides, bool(readonly), owner
+        int(address), _shape(shape), _dtypes.as_dtype(dtype).name, strides, bool(readonly), owner, str(device),
+        stream,
     )
 
 
 def from_dlpack(obj):
-    """An array sharing the memory of `obj`, any host object with __dlpack__
-    (NumPy >= 1.22 arrays, PyTorch CPU tensors, tack arrays); no copy is
-    made. The array is read-only when the producer marks its memory so."""
+    """An array sharing the memory of `obj`, any object with __dlpack__:
+    host memory (NumPy >= 1.22 arrays, PyTorch CPU tensors, tack arrays) or
+    the memory of a CUDA or ROCm device (CuPy arrays, PyTorch and JAX GPU
+    tensors), which becomes an array on "cuda" or "hip"; no copy is made.
+    The producer is asked to make its data ready for Tack's stream. The
+    array is read-only when the producer marks its memory so."""
     return _core.from_dlpack(obj)
+
+
+_TYPESTRS = {
+    "i1": "i8", "i2": "i16", "i4": "i32", "i8": "i64",
+    "u1": "u8", "u2": "u16", "u4": "u32", "u8": "u64",
+    "f4": "f32", "f8": "f64",
+}
+
+
+def _from_cuda_array_interface(obj):
+    cai = obj.__cuda_array_interface__
+    version = cai.get("version", 0)
+    if version > 3:
+        raise ValueError(f"asarray: __cuda_array_interface__ version {version} is newer than the 3 Tack reads")
+    if cai.get("mask") is not None:
+        raise ValueError("asarray: __cuda_array_interface__ with a mask is not supported; Tack arrays have none")
+    typestr = cai["typestr"]
+    if typestr[0] == ">" or typestr[1:] not in _TYPESTRS:
+        raise TypeError(
+            f"asarray: element type {typestr!r} is not one of Tack's (little-endian i1..i8, u1..u8, f4, f8)"
+        )
+    address, readonly = cai["data"]
+    # ROCm builds of CuPy and PyTorch export HIP memory through the same
+    # protocol.
+    device = "hip" if _core.device_unavailable_reason("cuda") and not _core.device_unavailable_reason("hip") else "cuda"
+    # The producer's stream: None when its data is ready for every stream.
+    return _core.array_from_ptr(
+        int(address), tuple(cai["shape"]), _TYPESTRS[typestr[1:]], cai.get("strides"), bool(readonly), obj,
+        device, cai.get("stream") if version >= 3 else None,
+    )
+
+
+def asarray(obj):
+    """`obj` as a tack.Array, sharing its memory without a copy: a
+    tack.Array as it is; an object with __cuda_array_interface__ (CuPy,
+    PyTorch, Numba and JAX arrays on a CUDA device) as an array on "cuda";
+    an object with __dlpack__ as from_dlpack does; anything NumPy can view
+    without a copy (the buffer protocol, __array_interface__) as an array
+    on "cpu"."""
+    if isinstance(obj, Array):
+        return obj
+    if hasattr(obj, "__cuda_array_interface__"):
+        return _from_cuda_array_interface(obj)
+    if hasattr(obj, "__dlpack__"):
+        return from_dlpack(obj)
+    viewable = hasattr(obj, "__array_interface__") or hasattr(obj, "__array_struct__")
+    if not viewable:
+        try:
+            memoryview(obj).release()
+            viewable = True
+        except TypeError:
+            pass
+    if not viewable:
+        raise TypeError(
+            f"asarray: a {type(obj).__name__} has no memory to share (no __cuda_array_interface__, __dlpack__, "
+            "__array_interface__ or buffer); tack.array() copies sequences"
+        )
+    return from_dlpack(np.asarray(obj))
 
 
 # Whole-array reductions (contract, "Array and parallel reductions"). Each

@@ -27,14 +27,14 @@ def target_description(arg: str, /) -> str:
 
 def sync() -> None: ...
 
-def array_from_ptr(address: int, shape: object, dtype: object, strides: object | None = None, readonly: bool = True, owner: object | None = None) -> Array:
+def array_from_ptr(address: int, shape: object, dtype: object, strides: object | None = None, readonly: bool = True, owner: object | None = None, device: str = 'cpu', stream: object | None = None) -> Array:
     """
-    An array viewing external host memory at `address` (no copy). Strides are in bytes, row-major when omitted. The caller keeps the memory alive, or passes `owner`, an object the array keeps referenced.
+    An array viewing external memory at `address` (no copy): host memory, or device memory of 'cuda' or 'hip'. Strides are in bytes, row-major when omitted. The caller keeps the memory alive, or passes `owner`, an object the array keeps referenced.
     """
 
 def from_dlpack(obj: object) -> Array:
     """
-    An array sharing the memory of any host object with __dlpack__ (no copy); read-only when the producer marks it so.
+    An array sharing the memory of any object with __dlpack__ (no copy), on the host or on a CUDA or ROCm device; read-only when the producer marks it so.
     """
 
 class Array:
@@ -105,7 +105,16 @@ class Array:
         A DLPack capsule sharing this array's memory; read-only arrays are flagged so.
         """
 
-    def __dlpack_device__(self) -> tuple: ...
+    def __dlpack_device__(self) -> tuple:
+        """
+        (kDLCUDA, 0) or (kDLROCM, 0) for an array on 'cuda' or 'hip', (kDLCPU, 0) for the others.
+        """
+
+    @property
+    def __cuda_array_interface__(self) -> dict:
+        """
+        The array's device memory (version 3), on 'cuda' and 'hip'; naming it shares the memory: NumPy views become read-only snapshots and host reads fetch the device's bytes.
+        """
 
     @property
     def __array_interface__(self) -> dict: ...
