@@ -110,7 +110,27 @@ void read_instance(Kernel& k, size_t i, nb::handle h, std::vector<CallArg>& out,
 }
 
 [[noreturn]] void not_an_argument(Kernel& k, size_t i, nb::handle h) {
-    bad_argument(k, i, h, "expected a tack.Array, a texture, an int, a float or a @tack.device_class instance");
+    bad_argument(k, i, h,
+                 "expected a tack.Array, an array of another library (NumPy, CuPy, PyTorch, ...), a texture, an "
+                 "int, a float or a @tack.device_class instance");
+}
+
+// Another library's array: any object with __cuda_array_interface__,
+// __dlpack__ or __array_interface__, or a buffer.
+bool is_array_like(nb::handle h) {
+    return nb::hasattr(h, "__cuda_array_interface__") || nb::hasattr(h, "__dlpack__") ||
+           nb::hasattr(h, "__array_interface__") || PyObject_CheckBuffer(h.ptr());
+}
+
+// An array-like argument as a tack.Array sharing its memory (tack.asarray),
+// or a TypeError naming the kernel and the parameter.
+nb::object shared_array(Kernel& k, size_t i, nb::handle h) {
+    static nb::object& asarray = *new nb::object(nb::module_::import_("tack._arrays").attr("asarray"));
+    try {
+        return asarray(h);
+    } catch (nb::python_error& e) {
+        bad_argument(k, i, h, "its memory cannot be shared: " + std::string(e.what()));
+    }
 }
 
 nb::object to_python(const driver::CallResult& r) {
@@ -164,17 +184,21 @@ auto with_args(Kernel& k, nb::args args, F&& f) {
         for (; i < n; ++i)
             if (!read_arg(k, i, args[i], small[i])) break;
         if (i == n) return f(small, n);
-        if (!is_device_instance(args[i])) not_an_argument(k, i, args[i]);
+        if (!is_device_instance(args[i]) && !is_array_like(args[i])) not_an_argument(k, i, args[i]);
     }
     // Many arguments, or an instance, which adds its leaves.
     std::vector<CallArg> all(small, small + i);
-    std::vector<nb::object> keep;  // the leaves, alive for the call
+    std::vector<nb::object> keep;  // the leaves and shared arrays, alive for the call
     for (; i < n; ++i) {
         CallArg a;
         if (read_arg(k, i, args[i], a)) {
             all.push_back(a);
         } else if (is_device_instance(args[i])) {
             read_instance(k, i, args[i], all, keep);
+        } else if (is_array_like(args[i])) {
+            keep.push_back(shared_array(k, i, args[i]));
+            read_arg(k, i, keep.back(), a);
+            all.push_back(a);
         } else {
             not_an_argument(k, i, args[i]);
         }

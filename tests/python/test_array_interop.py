@@ -435,3 +435,42 @@ def test_reshape_to_an_overflowing_shape_is_refused(backend):
     a = tack.zeros(0, dtype=tack.f32)
     with pytest.raises(ValueError):
         a.reshape((2**32, 2**32, 0, 2**40))
+
+
+@tack.kernel
+def _axpy_into(a, x, y):
+    for i in range(len(x)):
+        y[i] = a * x[i] + y[i]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.float64], ids=["f32", "i32", "f64"])
+def test_kernel_arguments_share_numpy_arrays_and_buffers(dtype):
+    """A NumPy array (or any buffer) passed to a kernel is shared, not
+    copied: the kernel's stores are in the caller's array."""
+    x = sample(dtype, 300, seed=4) // 4 if np.dtype(dtype).kind == "i" else sample(dtype, 300, seed=4)
+    y0 = sample(dtype, 300, seed=5) // 4 if np.dtype(dtype).kind == "i" else sample(dtype, 300, seed=5)
+    y = y0.copy()
+    a = dtype(3)
+    _axpy_into(a, x, y)
+    with np.errstate(over="ignore"):
+        want = (a * x + y0).astype(dtype)
+    np.testing.assert_array_equal(y, want)
+    # A strided view and an array.array buffer.
+    z = np.zeros(600, dtype)
+    _axpy_into(a, x, z[::2])
+    np.testing.assert_array_equal(z[::2], (a * x).astype(dtype))
+    np.testing.assert_array_equal(z[1::2], 0)
+
+
+def test_kernel_arguments_that_cannot_be_shared_are_refused():
+    x = np.arange(4, dtype=np.float32)
+    with pytest.raises(TypeError, match=r"kernel '_axpy_into': parameter 'y' got list: expected a tack.Array, an "
+                                        r"array of another library"):
+        _axpy_into(1.0, x, [0.0] * 4)
+    ro = np.zeros(4, np.float32)
+    ro.flags.writeable = False
+    with pytest.raises(ValueError, match=r"parameter 'y' is bound to a read-only array"):
+        _axpy_into(1.0, x, ro)
+    np.testing.assert_array_equal(ro, 0)
+    with pytest.raises(TypeError, match=r"parameter 'y' got ndarray: its memory cannot be shared"):
+        _axpy_into(1.0, x, np.zeros(4, np.complex64))

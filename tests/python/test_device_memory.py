@@ -176,6 +176,11 @@ def case_imports_the_cuda_array_interface(tack, fake):
     grid, block = (ctypes.c_uint * 3)(), (ctypes.c_uint * 3)()
     fake.tack_fake_launch(0, grid, block, ctypes.byref(ctypes.c_void_p()), params, 64, ctypes.byref(n))
     assert base + 3 * 4 in list(params[: n.value])
+    # Another library's array passed to a kernel directly is shared the same way.
+    fake.tack_fake_reset()
+    double_it(theirs, 2.0)
+    fake.tack_fake_launch(0, grid, block, ctypes.byref(ctypes.c_void_p()), params, 64, ctypes.byref(n))
+    assert base + 3 * 4 in list(params[: n.value])
     # Read-only memory stays so: a kernel that stores refuses it.
     ro = tack.asarray(Foreign(shape=(10,), typestr="<f4", data=(base, True), version=3))
     assert ro.readonly
