@@ -269,6 +269,42 @@ Array from_ptr(uintptr_t address, nb::handle shape, nb::handle dtype, nb::handle
     }
 }
 
+}  // namespace
+
+DLPackView read_dlpack(nb::handle source, int device, const char* cannot_read) {
+    // A writable import first: it fails exactly when the producer flags its
+    // memory read-only (or cannot export at all, which the read-only attempt
+    // then reports).
+    nb::ndarray<> view;
+    DLPackView out;
+    if (!nb::try_cast(source, view, false)) {
+        nb::ndarray<nb::ro> ro_view;
+        if (!nb::try_cast(source, ro_view, false)) throw nb::type_error(cannot_read);
+        view = nb::ndarray<>(ro_view.handle());
+        out.readonly = true;
+    }
+    if (view.device_type() != device) throw nb::type_error(cannot_read);
+    auto t = from_dlpack_dtype(view.dtype());
+    if (!t)
+        throw nb::type_error(
+            "from_dlpack: unsupported element type; Tack arrays hold i8..i64, u8..u64, f32, f64 (one lane each)");
+    out.dtype = *t;
+    out.data = view.data();
+    for (size_t d = 0; d < view.ndim(); ++d) {
+        out.shape.push_back(static_cast<int64_t>(view.shape(d)));
+        out.strides.push_back(view.stride(d));
+    }
+    auto keep = std::make_shared<nb::ndarray<>>(view);
+    out.owner = std::shared_ptr<void>(keep.get(), [keep](void*) mutable {
+        if (!Py_IsInitialized()) return;
+        nb::gil_scoped_acquire gil;
+        keep.reset();
+    });
+    return out;
+}
+
+namespace {
+
 // The DLPack device of a producer that has __dlpack_device__, or kDLCPU.
 std::pair<int, int> producer_device(nb::handle obj) {
     if (!nb::hasattr(obj, "__dlpack_device__")) return {nb::device::cpu::value, 0};
@@ -285,34 +321,9 @@ Array from_dlpack(nb::handle obj) {
                                  .c_str());
     auto [device, device_id] = producer_device(obj);
     if (device != nb::device::cpu::value) return device_from_dlpack(obj, device, device_id);
-    // A writable import first: it fails exactly when the producer flags its
-    // memory read-only (or cannot export at all, which the read-only attempt
-    // then reports).
-    nb::ndarray<nb::device::cpu> view;
-    bool readonly = false;
-    if (!nb::try_cast(obj, view, false)) {
-        nb::ndarray<nb::ro, nb::device::cpu> ro_view;
-        if (!nb::try_cast(obj, ro_view, false))
-            throw nb::type_error("from_dlpack: the object did not export a host DLPack tensor that tack can view");
-        view = nb::ndarray<nb::device::cpu>(ro_view.handle());
-        readonly = true;
-    }
-    auto t = from_dlpack_dtype(view.dtype());
-    if (!t)
-        throw nb::type_error(
-            "from_dlpack: unsupported element type; Tack arrays hold i8..i64, u8..u64, f32, f64 (one lane each)");
-    std::vector<int64_t> shape, strides;
-    for (size_t d = 0; d < view.ndim(); ++d) {
-        shape.push_back(static_cast<int64_t>(view.shape(d)));
-        strides.push_back(view.stride(d));
-    }
-    auto keep = std::make_shared<nb::ndarray<nb::device::cpu>>(view);
-    std::shared_ptr<void> owner(keep.get(), [keep](void*) mutable {
-        if (!Py_IsInitialized()) return;
-        nb::gil_scoped_acquire gil;
-        keep.reset();
-    });
-    return Array::external(static_cast<char*>(view.data()), *t, shape, strides, readonly, owner);
+    DLPackView v = read_dlpack(obj, nb::device::cpu::value,
+                               "from_dlpack: the object did not export a host DLPack tensor that tack can view");
+    return Array::external(static_cast<char*>(v.data), v.dtype, v.shape, v.strides, v.readonly, v.owner);
 }
 
 // The nanobind ndarray that exports an Array's memory with `self` as owner.

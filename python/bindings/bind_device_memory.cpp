@@ -127,31 +127,8 @@ Array device_from_dlpack(nb::handle obj, int type, int ordinal) {
         if (!e.matches(PyExc_TypeError)) throw;
         capsule = obj.attr("__dlpack__")(nb::arg("stream") = stream);  // a producer before DLPack 1.0
     }
-    nb::ndarray<> view;
-    bool readonly = false;
-    if (!nb::try_cast(capsule, view, false)) {
-        nb::ndarray<nb::ro> ro_view;
-        if (!nb::try_cast(capsule, ro_view, false))
-            throw nb::type_error("from_dlpack: the object's DLPack capsule could not be read");
-        view = nb::ndarray<>(ro_view.handle());
-        readonly = true;
-    }
-    auto t = from_dlpack_dtype(view.dtype());
-    if (!t)
-        throw nb::type_error(
-            "from_dlpack: unsupported element type; Tack arrays hold i8..i64, u8..u64, f32, f64 (one lane each)");
-    std::vector<int64_t> shape, strides;
-    for (size_t d = 0; d < view.ndim(); ++d) {
-        shape.push_back(static_cast<int64_t>(view.shape(d)));
-        strides.push_back(view.stride(d));
-    }
-    auto keep = std::make_shared<nb::ndarray<>>(view);
-    std::shared_ptr<void> owner(keep.get(), [keep](void*) mutable {
-        if (!Py_IsInitialized()) return;
-        nb::gil_scoped_acquire gil;
-        keep.reset();
-    });
-    return adopt_view(backend, reinterpret_cast<uint64_t>(view.data()), *t, shape, strides, readonly, owner,
+    DLPackView v = read_dlpack(capsule, type, "from_dlpack: the object's DLPack capsule could not be read");
+    return adopt_view(backend, reinterpret_cast<uint64_t>(v.data), v.dtype, v.shape, v.strides, v.readonly, v.owner,
                       "from_dlpack");
 }
 

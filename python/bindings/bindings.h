@@ -44,6 +44,18 @@ std::vector<int64_t> element_strides(nb::handle strides, DType t, size_t ndim, c
 nb::dlpack::dtype dlpack_dtype(DType t);
 std::optional<DType> from_dlpack_dtype(nb::dlpack::dtype d);
 
+// A DLPack tensor viewed without a copy: `source` is an object with
+// __dlpack__ or a capsule, whose memory must be on DLPack device `device`
+// (TypeError `cannot_read` otherwise). `owner` keeps the tensor alive.
+struct DLPackView {
+    void* data = nullptr;  // the first element
+    DType dtype = DType::F32;
+    bool readonly = false;
+    std::vector<int64_t> shape, strides;  // strides in elements
+    std::shared_ptr<void> owner;
+};
+DLPackView read_dlpack(nb::handle source, int device, const char* cannot_read);
+
 // Device memory shared with other libraries (bind_device_memory.cpp).
 // The backend of an array whose device memory has addresses (cuda, hip);
 // null for the others.
