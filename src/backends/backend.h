@@ -162,15 +162,14 @@ public:
     // reduction (runtime/reduce.h).
     virtual std::optional<double> reduce(const runtime::Array&, ReduceOp) { return std::nullopt; }
 
+    // The modes inspect() prints beyond the IR, and the text of one.
+    virtual std::vector<std::string> inspect_modes() const = 0;
+    virtual std::string inspect(const std::string& mode, const ir::Kernel& typed, const CompileOptions& options) = 0;
+
 private:
     [[noreturn]] void no_sharing() const {
         throw std::logic_error(std::string(display_name()) + " memory has no device addresses to share");
     }
-
-public:
-    // The modes inspect() prints beyond the IR, and the text of one.
-    virtual std::vector<std::string> inspect_modes() const = 0;
-    virtual std::string inspect(const std::string& mode, const ir::Kernel& typed, const CompileOptions& options) = 0;
 };
 
 }  // namespace tack::backends
