@@ -326,22 +326,19 @@ Array from_dlpack(nb::handle obj) {
     return Array::external(static_cast<char*>(v.data), v.dtype, v.shape, v.strides, v.readonly, v.owner);
 }
 
-// The nanobind ndarray that exports an Array's memory with `self` as owner.
-nb::object exported(nb::handle self) {
-    const Array a = nb::cast<const Array&>(self).scalars();
-    host_ready(a);
+}  // namespace
+
+nb::object exported(nb::handle self, const Array& a, void* data, int device, int ordinal) {
     std::vector<size_t> shape(a.shape().begin(), a.shape().end());
     std::vector<int64_t> strides = a.strides();
     if (a.readonly())
-        return nb::cast(nb::ndarray<nb::array_api, nb::ro>(a.data(), shape.size(), shape.data(), self, strides.data(),
-                                            dlpack_dtype(a.dtype()), nb::device::cpu::value),
+        return nb::cast(nb::ndarray<nb::array_api, nb::ro>(data, shape.size(), shape.data(), self, strides.data(),
+                                                           dlpack_dtype(a.dtype()), device, ordinal),
                         nb::rv_policy::reference);
-    return nb::cast(nb::ndarray<nb::array_api>(a.data(), shape.size(), shape.data(), self, strides.data(), dlpack_dtype(a.dtype()),
-                                  nb::device::cpu::value),
+    return nb::cast(nb::ndarray<nb::array_api>(data, shape.size(), shape.data(), self, strides.data(),
+                                               dlpack_dtype(a.dtype()), device, ordinal),
                     nb::rv_policy::reference);
 }
-
-}  // namespace
 
 std::vector<int64_t> element_strides(nb::handle strides, DType t, size_t ndim, const char* who) {
     std::vector<int64_t> out;
@@ -386,7 +383,9 @@ nb::object dlpack(nb::handle self, nb::handle stream, nb::handle max_version, nb
     }
     if (!stream.is_none() && !(PyLong_Check(stream.ptr()) && nb::cast<int64_t>(stream) == -1))
         throw nb::value_error("Array.__dlpack__: host memory takes stream=None; there is no stream to synchronize");
-    nb::object nd = exported(self);
+    const Array scalars = a.scalars();
+    host_ready(scalars);
+    nb::object nd = exported(self, scalars, scalars.data(), nb::device::cpu::value, 0);
     nb::dict kw;
     if (!max_version.is_none()) kw["max_version"] = max_version;
     if (!dl_device.is_none()) kw["dl_device"] = dl_device;

@@ -9,10 +9,10 @@
 
 namespace tack::python {
 
-backends::Backend& backend_or_raise(const std::string& device) {
+backends::Backend& backend_or_raise(const std::string& device, const std::string& context) {
     std::string why_not;
     backends::Backend* b = backends::find_backend(device, &why_not);
-    if (!b) throw std::runtime_error("device '" + device + "' is not available: " + why_not);
+    if (!b) throw std::runtime_error(context + "device '" + device + "' is not available: " + why_not);
     return *b;
 }
 

@@ -11,7 +11,6 @@
 // or passes Tack's stream to the producer's __dlpack__.
 #include <nanobind/ndarray.h>
 
-#include "backends/registry.h"
 #include "bindings.h"
 
 namespace tack::python {
@@ -30,9 +29,7 @@ backends::Backend& backend_for_dlpack_device(int type, int ordinal, const char* 
         throw nb::value_error((where + "; Tack shares the memory of the host (kDLCPU, 1), CUDA devices (kDLCUDA, 2) "
                                        "and ROCm devices (kDLROCM, 10)")
                                   .c_str());
-    std::string why_not;
-    backends::Backend* b = backends::find_backend(name, &why_not);
-    if (!b) throw std::runtime_error(where + ", and device '" + name + "' is not available: " + why_not);
+    backends::Backend* b = &backend_or_raise(name, where + ", and ");
     if (ordinal != b->shared_memory().ordinal)
         throw nb::value_error((where + "; Tack's '" + name + "' backend runs on device " +
                                std::to_string(b->shared_memory().ordinal) + " only")
@@ -99,18 +96,9 @@ nb::object device_dlpack(nb::handle self, backends::Backend& backend, nb::handle
         nb::gil_scoped_release waiting;
         backend.synchronize();
     }
-    std::vector<size_t> shape(a.shape().begin(), a.shape().end());
-    std::vector<int64_t> strides = a.strides();
     void* data = reinterpret_cast<void*>(base + static_cast<uint64_t>(a.byte_offset()));
     const auto where = backend.shared_memory();
-    nb::object nd = a.readonly() ? nb::cast(nb::ndarray<nb::array_api, nb::ro>(data, shape.size(), shape.data(), self,
-                                                                             strides.data(), dlpack_dtype(a.dtype()),
-                                                                             where.dlpack_device, where.ordinal),
-                                            nb::rv_policy::reference)
-                                 : nb::cast(nb::ndarray<nb::array_api>(data, shape.size(), shape.data(), self,
-                                                                       strides.data(), dlpack_dtype(a.dtype()),
-                                                                       where.dlpack_device, where.ordinal),
-                                            nb::rv_policy::reference);
+    nb::object nd = exported(self, a, data, where.dlpack_device, where.ordinal);
     nb::dict kw;
     if (!max_version.is_none()) kw["max_version"] = max_version;
     return nd.attr("__dlpack__")(**kw);
@@ -134,9 +122,7 @@ Array device_from_dlpack(nb::handle obj, int type, int ordinal) {
 
 Array device_from_ptr(const std::string& device, uint64_t address, std::vector<int64_t> shape, DType t,
                       nb::handle strides, bool readonly, nb::handle owner, nb::handle stream) {
-    std::string why_not;
-    backends::Backend* backend = backends::find_backend(device, &why_not);
-    if (!backend) throw std::runtime_error("array_from_ptr: device '" + device + "' is not available: " + why_not);
+    backends::Backend* backend = &backend_or_raise(device, "array_from_ptr: ");
     if (!backend->shared_memory().dlpack_device)
         throw nb::value_error(("array_from_ptr: " + std::string(backend->display_name()) +
                                " memory has no addresses to view (device=\"cuda\" or \"hip\" take device "

@@ -22,6 +22,9 @@ void bind_texture(nb::module_& m);
 void bind_errors(nb::module_& m);
 void bind_device(nb::module_& m);
 
+// The backend named `device`, started; RuntimeError "<context>device 'x' is
+// not available: <what is missing>" when it cannot start.
+backends::Backend& backend_or_raise(const std::string& device, const std::string& context = "");
 // New storage on `device` ("cpu", "opencl"): attaches the backend's device
 // copy; raises RuntimeError naming what is missing when it cannot start.
 void place_on(const runtime::Array& a, const std::string& device);
@@ -55,6 +58,10 @@ struct DLPackView {
     std::shared_ptr<void> owner;
 };
 DLPackView read_dlpack(nb::handle source, int device, const char* cannot_read);
+
+// A DLPack-exportable ndarray of `a` (a view of scalars) at `data` on DLPack
+// device (`device`, `ordinal`), owned by `self`, read-only when `a` is.
+nb::object exported(nb::handle self, const runtime::Array& a, void* data, int device, int ordinal);
 
 // Device memory shared with other libraries (bind_device_memory.cpp).
 // The backend of an array whose device memory has addresses (cuda, hip);
