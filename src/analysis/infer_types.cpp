@@ -471,6 +471,10 @@ private:
                 if (settle_phase_) settle_to(*r.value, v, DType::F32);
                 return Info{DType::F32, false};
             }
+            case ExprKind::TextureSample:
+                // The frontend converted each coordinate to f32.
+                for (auto& c : e.as<TextureSample>()->coords) expr(*c, DType::F32);
+                return Info{DType::F32, false};
             case ExprKind::StmtExpr: {
                 auto& s = *e.as<StmtExpr>();
                 block(s.stmts);

@@ -20,6 +20,7 @@ bool Uniformity::varying(const ir::Expr& e) const {
             return false;
         }
         case ir::ExprKind::Atomic:
+        case ir::ExprKind::TextureSample:
         case ir::ExprKind::ThreadId: return true;
         case ir::ExprKind::Unary:
         case ir::ExprKind::Binary:
@@ -265,6 +266,7 @@ private:
             case ir::ExprKind::Cast:
             case ir::ExprKind::Math:
             case ir::ExprKind::Atomic:
+            case ir::ExprKind::TextureSample:
             case ir::ExprKind::StmtExpr:
                 ir::for_each_child(
                     e, [&](const ir::ExprPtr& x) { expr(*x, c); }, [&](const ir::Block& b) { block(b, c); });

@@ -21,6 +21,7 @@
 #include "ir/ir.h"
 #include "runtime/array.h"
 #include "runtime/caller.h"
+#include "runtime/texture.h"
 
 namespace tack::backends {
 
@@ -32,6 +33,9 @@ struct Capabilities {
     // What to do instead, when a kernel needs workgroups and there are none.
     std::string without_workgroups = analysis::kWithoutWorkgroupsHint;
     bool f64 = true;          // f64 arrays, scalars and arithmetic
+    // tack.texture3d as a hardware image, filtered by the device's texture
+    // units (ir::TextureSample); otherwise sampled in code from a snapshot.
+    bool images = false;
     // The longest launch, in iterations, and how a refusal names the limit.
     uint64_t max_iterations = INT64_MAX;
     std::string max_iterations_text = "2^63 - 1";
@@ -65,11 +69,13 @@ struct Compiled {
 };
 
 // One parameter as compiled code receives it: an array (a texture's
-// snapshot included) or a scalar's bits in the low bytes. A device-class
-// instance's marker is an empty slot: its leaves follow as parameters.
+// snapshot included, with the texture beside it for backends with images)
+// or a scalar's bits in the low bytes. A device-class instance's marker is
+// an empty slot: its leaves follow as parameters.
 struct LaunchArg {
     const runtime::Array* array = nullptr;
     uint64_t bits = 0;
+    const runtime::Texture3D* texture = nullptr;
 };
 
 struct LaunchRequest {

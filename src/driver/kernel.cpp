@@ -54,7 +54,7 @@ uint32_t array_key(const Array& a) {
 }
 
 frontend::ParamShape shape_of(const ParamFacts& f) {
-    return frontend::ParamShape{f.is_array, f.ndim, f.element_shape, f.soa, f.texture};
+    return frontend::ParamShape{f.is_array, f.ndim, f.element_shape, f.soa, f.texture, f.image};
 }
 
 DType precision_of(const std::vector<ParamFacts>& facts) {
@@ -136,7 +136,10 @@ struct PackedArgs {
             slot = {};
             switch (a.kind) {
                 case CallArg::Kind::Array: slot.array = a.array; break;
-                case CallArg::Kind::Texture: slot.array = &a.texture->storage(); break;
+                case CallArg::Kind::Texture:
+                    slot.array = &a.texture->storage();
+                    slot.texture = a.texture;
+                    break;
                 case CallArg::Kind::Scalar: slot.bits = a.bits; break;
                 case CallArg::Kind::Object: break;
                 case CallArg::Kind::PythonFloat:
@@ -338,6 +341,10 @@ Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n, Caller* call
     check_arity(args, n);
     auto v = std::make_unique<Variant>();
     auto& shapes = v->shapes;
+    std::string why_not;
+    const std::string& backend_name = backends::known_backends()[backend >> kBackendShift];
+    v->backend = backends::find_backend(backend_name, &why_not);
+    if (!v->backend) throw ArgumentError(ArgumentError::Kind::Runtime, "kernel '" + name_ + "': " + why_not);
     {
         // Argument names, an instance's leaves by their paths.
         size_t user = 0;
@@ -369,7 +376,7 @@ Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n, Caller* call
             continue;
         }
         if (args[i].kind == CallArg::Kind::Texture) {
-            f = ParamFacts{true, DType::F32, 3, true, {}, false, true};
+            f = ParamFacts{true, DType::F32, 3, true, {}, false, true, v->backend->capabilities().images};
         } else if (args[i].kind == CallArg::Kind::Array) {
             const Array& a = *args[i].array;
             if (a.ndim() > codegen::kMaxDims)
@@ -396,10 +403,6 @@ Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n, Caller* call
                : (flags & kAlwaysLanesFlag) ? backends::CpuLanes::Always
                                             : backends::CpuLanes::WherePaying;
     v->disjoint = disjoint;
-    std::string why_not;
-    const std::string& backend_name = backends::known_backends()[backend >> kBackendShift];
-    v->backend = backends::find_backend(backend_name, &why_not);
-    if (!v->backend) throw ArgumentError(ArgumentError::Kind::Runtime, "kernel '" + name_ + "': " + why_not);
     check_supported(template_for(shapes), *v->backend);
     // The disk cache stands in for lowering, typing and compiling, so
     // whatever a variant reads from its typed IR travels in the entry

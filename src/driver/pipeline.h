@@ -32,6 +32,7 @@ struct ParamFacts {
     std::vector<int> element_shape;  // arrays of vector or matrix elements
     bool soa = false;                // their layout: a structure of arrays
     bool texture = false;            // a 3D texture's f32 snapshot, (depth, height, width)
+    bool image = false;              // and sampled as a hardware image (Capabilities::images)
 };
 
 // A typed copy of the template for these argument facts.

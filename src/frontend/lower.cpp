@@ -160,6 +160,7 @@ void Lowerer::kernel(const FunctionDef& fn, std::shared_ptr<Resolver> resolver) 
         p.ndim = shape.ndim;
         p.element_shape = shape.element_shape;
         p.soa = shape.soa;
+        p.image = shape.image;
         k_.params.push_back(p);
         int var = -1;
         if (!shape.is_array) {

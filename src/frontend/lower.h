@@ -27,6 +27,7 @@ struct ParamShape {
     std::vector<int> element_shape;
     bool soa = false;
     bool texture = false;  // a texture argument: sampled, never indexed or written
+    bool image = false;    // and sampled by the device's texture hardware, not in code
     const TemplateInfo* object = nullptr;  // lives as long as the process
 
     auto operator<=>(const ParamShape&) const = default;

@@ -10,7 +10,9 @@
 //   x first (four lerps), then y (two), then z (one).
 //
 // The snapshot is a (depth, height, width) array, so a texel is loaded as
-// tex[z, y, x].
+// tex[z, y, x]. A texture the device filters in hardware (`image`) is one
+// TextureSample node instead; the texture unit computes the same formula
+// with weights of 8 fractional bits.
 #include "frontend/lowerer.h"
 #include "ir/build.h"
 
@@ -43,6 +45,13 @@ Value Lowerer::texture_sample(int texture, const syntax::Call& c) {
     }
 
     auto f32 = [&](ExprPtr e) { return ir::cast(DType::F32, std::move(e), span); };
+    if (p.image) {
+        auto sample = std::make_unique<ir::TextureSample>();
+        sample->texture = texture;
+        for (auto& c : coords) sample->coords.push_back(f32(std::move(c)));
+        sample->span = span;
+        return Value::scalar(with_prelude(std::move(pre), std::move(sample)), span);
+    }
     auto i64 = [&](ExprPtr e) { return ir::cast(DType::I64, std::move(e), span); };
     auto bin = [&](ir::BinOp op, ExprPtr a, ExprPtr b) { return ir::binary(op, std::move(a), std::move(b), span); };
     auto real = [&](double v) {

@@ -241,6 +241,10 @@ ExprPtr clone(const Expr& e) {
             auto& s = *e.as<BlockReduce>(); auto n = copy_header(s);
             n->op = s.op; n->value = clone(*s.value); return n;
         }
+        case ExprKind::TextureSample: {
+            auto& s = *e.as<TextureSample>(); auto n = copy_header(s);
+            n->texture = s.texture; n->coords = clone_all(s.coords); return n;
+        }
         case ExprKind::StmtExpr: {
             auto& s = *e.as<StmtExpr>(); auto n = copy_header(s);
             n->stmts = clone(s.stmts); n->value = clone(*s.value); return n;
@@ -419,6 +423,13 @@ public:
                 o << to_string(s.op) << "(" << expr(*s.value) << ")";
                 break;
             }
+            case ExprKind::TextureSample: {
+                auto& s = *e.as<TextureSample>();
+                o << k_.params[s.texture].name << ".sample(";
+                for (size_t i = 0; i < s.coords.size(); ++i) o << (i ? ", " : "") << expr(*s.coords[i]);
+                o << ")";
+                break;
+            }
             case ExprKind::StmtExpr: {
                 auto& s = *e.as<StmtExpr>();
                 std::ostringstream inner;
@@ -500,7 +511,7 @@ public:
             o << (first ? "" : ", ") << p.name;
             first = false;
             if (p.kind == ParamKind::Texture) {
-                o << ": texture3d[f32]";
+                o << (p.image ? ": texture3d[f32, image]" : ": texture3d[f32]");
             } else if (p.kind == ParamKind::Array) {
                 o << ": array[";
                 if (p.element_shape.size() == 1) o << "vec" << p.element_shape[0] << " of ";

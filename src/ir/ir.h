@@ -81,6 +81,7 @@ int arity(MathFn fn);
     X(Atomic)            \
     X(ThreadId)          \
     X(BlockReduce)       \
+    X(TextureSample)     \
     X(StmtExpr)
 
 enum class ExprKind {
@@ -161,6 +162,12 @@ struct ThreadId : Expr { TACK_IR_EXPR(ThreadId) };
 enum class BlockOp { Sum, Min, Max };
 const char* to_string(BlockOp op);  // "block_sum", ...
 struct BlockReduce : Expr { TACK_IR_EXPR(BlockReduce) BlockOp op = BlockOp::Sum; ExprPtr value; };
+// tex.sample(u, v, w) on a texture the device filters in hardware (a
+// Texture parameter with `image` set): f32 coordinates, f32 value. Where
+// textures are snapshots in memory the frontend writes sampling out as
+// loads and arithmetic instead, so only the C-family emitter for CUDA
+// sees this node.
+struct TextureSample : Expr { TACK_IR_EXPR(TextureSample) int texture = -1; std::vector<ExprPtr> coords; };
 // Runs `stmts`, then evaluates `value`. Inlined device-function calls and
 // evaluation-order temporaries lower to this.
 struct StmtExpr : Expr { TACK_IR_EXPR(StmtExpr) Block stmts; ExprPtr value; };
@@ -265,7 +272,8 @@ struct Var {
 // declared with tack.local_array) is an entry after the kernel's own
 // parameters, so every array reference is one index. A texture reaches
 // code as its f32 snapshot, a read-only (depth, height, width) array that
-// sampling loads from. A device-class instance is an Object parameter with
+// sampling loads from, or (`image`) as a handle the device samples through
+// its texture hardware. A device-class instance is an Object parameter with
 // no storage of its own, followed by its leaves (frontend/template.h), each
 // an Array or Scalar parameter.
 enum class ParamKind { Array, Scalar, LocalArray, Texture, Object };
@@ -287,6 +295,7 @@ struct Param {
     // field for a structure of arrays (`soa`).
     std::vector<int> element_shape;
     bool soa = false;
+    bool image = false;  // Texture: sampled by the device's texture hardware (TextureSample)
 
     std::string object_class;  // Object: the instance's class, for printing
 

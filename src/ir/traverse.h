@@ -50,6 +50,9 @@ void for_each_child(Expr& e, OnExpr&& on_expr, OnBlock&& on_block) {
             return;
         case ExprKind::ThreadId: return;
         case ExprKind::BlockReduce: on_expr(e.as<BlockReduce>()->value); return;
+        case ExprKind::TextureSample:
+            for (auto& c : e.as<TextureSample>()->coords) on_expr(c);
+            return;
         case ExprKind::StmtExpr:
             on_block(e.as<StmtExpr>()->stmts);
             on_expr(e.as<StmtExpr>()->value);

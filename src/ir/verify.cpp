@@ -164,6 +164,14 @@ private:
             case ExprKind::BlockReduce:
                 if (!in_parallel_) fail("block reduction outside the parallel loop");
                 break;
+            case ExprKind::TextureSample: {
+                auto& t = *e.as<TextureSample>();
+                if (t.texture < 0 || t.texture >= static_cast<int>(k_.params.size()) ||
+                    k_.params[t.texture].kind != ParamKind::Texture || !k_.params[t.texture].image)
+                    fail("texture sample of a parameter that is not a hardware texture");
+                if (t.coords.size() != 3) fail("texture sample without three coordinates");
+                break;
+            }
         }
         for_each_child(e, [&](const ExprPtr& c) { expr(*c); }, [&](const Block& b) { block(b, 0x1000); });
         if (typed()) typed_expr(e);
@@ -210,6 +218,10 @@ private:
             case ExprKind::BlockReduce:
                 same(*e.as<BlockReduce>()->value, DType::F32, "block reduction operand");
                 same(e, DType::F32, "block reduction result");
+                break;
+            case ExprKind::TextureSample:
+                for (auto& c : e.as<TextureSample>()->coords) same(*c, DType::F32, "texture coordinate");
+                same(e, DType::F32, "texture sample");
                 break;
         }
     }

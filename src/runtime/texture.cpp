@@ -32,7 +32,23 @@ Texture3D::Texture3D(Array source, int64_t width, int64_t height, int64_t depth)
     update();
 }
 
+uint64_t Texture3D::image(const std::string& device,
+                          const std::function<std::unique_ptr<DeviceImage>()>& make) const {
+    std::lock_guard<std::mutex> hold(image_mutex_);
+    if (!image_ || image_->device() != device) {
+        image_.reset();
+        image_ = make();
+        image_version_ = version_ - 1;
+    }
+    if (image_version_ != version_) {
+        image_->fill(reinterpret_cast<const float*>(storage_.data()));
+        image_version_ = version_;
+    }
+    return image_->handle();
+}
+
 void Texture3D::update() {
+    ++version_;
     // The source's elements in row-major order are the texels, x fastest.
     auto* out = reinterpret_cast<float*>(storage_.data());
     int64_t n = source_.size();

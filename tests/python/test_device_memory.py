@@ -1,6 +1,7 @@
 """Device memory shared with other libraries: __cuda_array_interface__ (v3)
 and DLPack (kDLCUDA, kDLROCM) out and in, tack.asarray, and
-tack.array_from_ptr(..., device=...).
+tack.array_from_ptr(..., device=...); and CUDA textures, which live in
+the device's texture memory as texture objects.
 
 Every case runs in a child process whose CUDA (or HIP) driver and runtime
 compiler are the recording driver library of tests/cpp/gpu (TACK_CUDA_DRIVER,
@@ -43,6 +44,7 @@ CASES = [
     "dlpack_round_trip_and_stream",
     "array_from_ptr_on_the_device",
     "hip_names_rocm_memory",
+    "cuda_textures_are_texture_objects",
 ]
 
 
@@ -317,6 +319,64 @@ def case_hip_names_rocm_memory(tack, fake):
     c = tack.from_dlpack(DLPackProducer(a))
     assert c.device == "hip"
     np.testing.assert_array_equal(c.numpy(), [0, 1, 2, 3])
+
+
+def _texture(fake, handle):
+    """The recording driver's texture object `handle`: extents, address
+    modes, filter mode, flags and texels; None when there is none."""
+    extents = (ctypes.c_size_t * 3)()
+    modes = (ctypes.c_int * 3)()
+    filt, flags = ctypes.c_int(), ctypes.c_uint()
+    texels = (ctypes.c_float * 4096)()
+    if fake.tack_fake_texture(ctypes.c_uint64(handle), extents, modes, ctypes.byref(filt), ctypes.byref(flags),
+                              texels, ctypes.c_size_t(4096)) != 0:
+        return None
+    n = extents[0] * extents[1] * extents[2]
+    return tuple(extents), tuple(modes), filt.value, flags.value, np.array(texels[:n], np.float32)
+
+
+def case_cuda_textures_are_texture_objects(tack, fake):
+    fake.tack_fake_textures.restype = ctypes.c_size_t
+
+    @tack.kernel
+    def sample(tex, p, out):
+        for i in range(len(out)):
+            out[i] = tex.sample(p[i, 0], p[i, 1], p[i, 2])
+
+    shape = (3, 2, 4)
+    data = np.arange(24, dtype=np.float32) * 0.5 - 3
+    source = tack.array(data, device="cuda")
+    tex = tack.texture3d(source, shape)
+    points, out = tack.zeros((4, 3), device="cuda"), tack.zeros(4, device="cuda")
+
+    def handle_passed():
+        fake.tack_fake_reset()
+        sample(tex, points, out)
+        grid, block = (ctypes.c_uint * 3)(), (ctypes.c_uint * 3)()
+        stream, params, n = ctypes.c_void_p(), (ctypes.c_uint64 * 64)(), ctypes.c_size_t()
+        fake.tack_fake_launch(0, grid, block, ctypes.byref(stream), params, 64, ctypes.byref(n))
+        return params[0]  # the texture, the kernel's first parameter, is one handle
+
+    handle = handle_passed()
+    extents, modes, filt, flags, texels = _texture(fake, handle)
+    assert extents == shape
+    assert modes == (1, 1, 1) and filt == 1  # clamped, trilinear
+    assert flags == 0x22  # normalized coordinates, no trilinear shortcut
+    np.testing.assert_array_equal(texels, data)
+    # A snapshot: the array's later writes reach the texture at update().
+    tack.copyto(source, data + 100)
+    assert handle_passed() == handle
+    np.testing.assert_array_equal(_texture(fake, handle)[4], data)
+    tex.update()
+    assert handle_passed() == handle
+    np.testing.assert_array_equal(_texture(fake, handle)[4], data + 100)
+    # Released with the texture: its CUDA array and texture object.
+    assert fake.tack_fake_textures() == 2
+    del tex
+    import gc
+    gc.collect()
+    assert fake.tack_fake_textures() == 0
+    assert _texture(fake, handle) is None
 
 
 if __name__ == "__main__":

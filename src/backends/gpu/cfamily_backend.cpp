@@ -45,6 +45,26 @@ private:
     bool adopted_ = false;
 };
 
+// A texture's snapshot as a hardware image. Compiled code queued before the
+// texture is released may still sample it, so it waits for that first.
+class ImageCopy final : public runtime::DeviceImage {
+public:
+    ImageCopy(const char* backend, Device& device, const runtime::Texture3D& t)
+        : DeviceImage(backend), device_(device), image_(device.create_image(t.width(), t.height(), t.depth())) {}
+    ~ImageCopy() override {
+        try {
+            device_.finish();
+        } catch (...) {
+        }
+    }
+    uint64_t handle() const override { return image_->handle(); }
+    void fill(const float* texels) override { device_.write_image(*image_, texels); }
+
+private:
+    Device& device_;
+    std::unique_ptr<Image> image_;
+};
+
 class CExecutable final : public Executable {
 public:
     // The options, the entry names, the argument slots, the print formats and
@@ -111,6 +131,7 @@ public:
     CFamilyBackend(Device& device, Identity identity) : device_(device), id_(std::move(identity)) {
         id_.capabilities.workgroups = true;
         id_.capabilities.f64 = device.supports_fp64() && id_.dialect != codegen::cfamily::Dialect::Metal;
+        id_.capabilities.images = device.has_images() && codegen::cfamily::table(id_.dialect).texture_sample;
         target_ = std::string(id_.name) + "\n" + device.description();
         if (!id_.extra_options.empty()) {
             target_ += "\noptions:";
@@ -188,7 +209,7 @@ public:
         // write count as newer there afterwards.
         for (size_t i = 0; i < request.count && !request.count_only; ++i) {
             const runtime::Array* a = request.args[i].array;
-            if (!a) continue;
+            if (!a || (request.args[i].texture && id_.capabilities.images)) continue;
             bool written = false;
             if (request.written)
                 for (int w : *request.written) written = written || w == static_cast<int>(i);
@@ -338,7 +359,7 @@ private:
 
     // The kernel arguments, slot by slot (cfamily/emit_c.h gives the order),
     // with a count of zero at *count_arg.
-    static Arguments arguments(const CExecutable& code, const LaunchRequest& request, size_t* count_arg) {
+    Arguments arguments(const CExecutable& code, const LaunchRequest& request, size_t* count_arg) {
         Arguments args;
         for (const ArgSlot& s : code.slots) {
             const LaunchArg* a = s.param >= 0 ? &request.args[s.param] : nullptr;
@@ -358,6 +379,10 @@ private:
                 case ArgSlot::Kind::Out: args.memory(*code.out); break;
                 case ArgSlot::Kind::Debug: args.memory(*code.debug); break;
                 case ArgSlot::Kind::Print: args.memory(*code.print); break;
+                case ArgSlot::Kind::Image:
+                    args.value(a->texture->image(
+                        id_.name, [&] { return std::make_unique<ImageCopy>(id_.name, device_, *a->texture); }));
+                    break;
             }
         }
         return args;

@@ -32,5 +32,10 @@ std::unique_ptr<Memory> Device::adopt(uint64_t, size_t) {
 }
 uint64_t Device::stream_handle(Queue) const { throw std::logic_error("this device has no streams to share"); }
 void Device::wait_for_stream(uint64_t) { throw std::logic_error("this device has no streams to share"); }
+// Nor is a device without images: the backend lowers textures to memory.
+std::unique_ptr<Image> Device::create_image(int64_t, int64_t, int64_t) {
+    throw std::logic_error("this device has no hardware textures");
+}
+void Device::write_image(Image&, const float*) { throw std::logic_error("this device has no hardware textures"); }
 
 }  // namespace tack::backends::gpu

@@ -35,6 +35,15 @@ public:
     virtual std::optional<uint64_t> address() const { return std::nullopt; }
 };
 
+// A 3D f32 image with a texture object over it that samples with trilinear
+// filtering, edge clamping and normalized coordinates (tack.texture3d's
+// hardware form); freed when destroyed.
+class Image {
+public:
+    virtual ~Image() = default;
+    virtual uint64_t handle() const = 0;  // the texture object kernels sample
+};
+
 // A program built for the device, with every entry point of one variant.
 class Program {
 public:
@@ -144,6 +153,14 @@ public:
     // Waits until the work another library queued on its stream `handle`
     // is done.
     virtual void wait_for_stream(uint64_t handle);
+
+    // Hardware textures, on devices with texture units (CUDA; the defaults
+    // say there are none). `create_image` makes a width x height x depth
+    // image; `write_image` copies texels in, x fastest, ordered after
+    // everything queued, and returns when `texels` may be reused.
+    virtual bool has_images() const { return false; }
+    virtual std::unique_ptr<Image> create_image(int64_t width, int64_t height, int64_t depth);
+    virtual void write_image(Image& image, const float* texels);
 
     // Array.sum/min/max of `a` (a nonempty view of scalars) whose storage
     // is `memory`, where the device reduces it; nothing otherwise.

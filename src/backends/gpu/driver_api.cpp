@@ -74,6 +74,14 @@ bool resolve(void* library, const std::string& path, DriverApi& api, std::string
     }
     TACK_DRIVER_FUNCTIONS(TACK_DRIVER_RESOLVE)
 #undef TACK_DRIVER_RESOLVE
+    if (!hip) {
+        api.images = true;
+#define TACK_DRIVER_IMAGE_RESOLVE(member, cuda, params)                                            \
+    api.member = reinterpret_cast<decltype(api.member)>(support::find_symbol(library, cuda));     \
+    api.images = api.images && api.member;
+        TACK_DRIVER_IMAGE_FUNCTIONS(TACK_DRIVER_IMAGE_RESOLVE)
+#undef TACK_DRIVER_IMAGE_RESOLVE
+    }
     if (hip)
         api.hip_error_name = reinterpret_cast<decltype(api.hip_error_name)>(support::find_symbol(library, "hipGetErrorName"));
     else

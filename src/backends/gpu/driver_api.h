@@ -57,6 +57,74 @@ using DriverHandle = void*;    // contexts, modules, functions, streams
        unsigned int block_y, unsigned int block_z, unsigned int shared_bytes, DriverHandle stream, void** params,  \
        void** extra))
 
+// Hardware textures (CUDA only: HIP's image calls take differently laid-out
+// structures, and its backend samples textures in code): a 3D array of f32
+// texels, a copy into it, and a texture object over it. The structures are
+// <cuda.h>'s, declared by their ABI (CUDA_ARRAY3D_DESCRIPTOR_v2,
+// CUDA_MEMCPY3D_v2, CUDA_RESOURCE_DESC, CUDA_TEXTURE_DESC); a test checks
+// sizes and offsets against the header where the toolkit is installed.
+struct ArrayDescriptor3D {
+    size_t width, height, depth;
+    int format;  // CUarray_format
+    unsigned int channels;
+    unsigned int flags;
+};
+struct Copy3D {
+    size_t src_x_bytes, src_y, src_z, src_lod;
+    int src_memory_type;  // CUmemorytype
+    const void* src_host;
+    DeviceAddress src_device;
+    DriverHandle src_array;
+    void* reserved0;
+    size_t src_pitch, src_height;
+    size_t dst_x_bytes, dst_y, dst_z, dst_lod;
+    int dst_memory_type;
+    void* dst_host;
+    DeviceAddress dst_device;
+    DriverHandle dst_array;
+    void* reserved1;
+    size_t dst_pitch, dst_height;
+    size_t width_bytes, height, depth;
+};
+struct ResourceDescriptor {
+    int type;  // CUresourcetype
+    union {
+        DriverHandle array;
+        int reserved[32];
+    } resource;
+    unsigned int flags;
+};
+struct TextureDescriptor {
+    int address_mode[3];  // CUaddress_mode
+    int filter_mode;      // CUfilter_mode
+    unsigned int flags;   // CU_TRSF_*
+    unsigned int max_anisotropy;
+    int mipmap_filter_mode;
+    float mipmap_level_bias, min_mipmap_level_clamp, max_mipmap_level_clamp;
+    float border_color[4];
+    int reserved[12];
+};
+// The values Tack passes in them.
+inline constexpr int kArrayFormatFloat = 0x20;        // CU_AD_FORMAT_FLOAT
+inline constexpr int kMemoryTypeHost = 1;             // CU_MEMORYTYPE_HOST
+inline constexpr int kMemoryTypeArray = 3;            // CU_MEMORYTYPE_ARRAY
+inline constexpr int kResourceTypeArray = 0;          // CU_RESOURCE_TYPE_ARRAY
+inline constexpr int kAddressModeClamp = 1;           // CU_TR_ADDRESS_MODE_CLAMP
+inline constexpr int kFilterModeLinear = 1;           // CU_TR_FILTER_MODE_LINEAR
+inline constexpr unsigned kNormalizedCoordinates = 0x02;  // CU_TRSF_NORMALIZED_COORDINATES
+inline constexpr unsigned kNoTrilinearShortcut = 0x20;    // CU_TRSF_DISABLE_TRILINEAR_OPTIMIZATION
+
+// (member, CUDA symbol, parameters): resolved for CUDA only, and optional:
+// without them the device has no images.
+#define TACK_DRIVER_IMAGE_FUNCTIONS(X)                                                                        \
+    X(array_create, "cuArray3DCreate_v2", (DriverHandle * array, const ArrayDescriptor3D* descriptor))       \
+    X(array_destroy, "cuArrayDestroy", (DriverHandle array))                                                  \
+    X(copy_3d, "cuMemcpy3DAsync_v2", (const Copy3D* copy, DriverHandle stream))                              \
+    X(texture_create, "cuTexObjectCreate",                                                                    \
+      (uint64_t * texture, const ResourceDescriptor* resource, const TextureDescriptor* sampling,             \
+       const void* view))                                                                                     \
+    X(texture_destroy, "cuTexObjectDestroy", (uint64_t texture))
+
 // What differs between the vendors besides symbol names.
 struct Vendor {
     const char* name;            // "CUDA", "HIP"
@@ -85,6 +153,10 @@ struct DriverApi {
 #define TACK_DRIVER_POINTER(member, cuda, hip, params) DriverResult(*member) params = nullptr;
     TACK_DRIVER_FUNCTIONS(TACK_DRIVER_POINTER)
 #undef TACK_DRIVER_POINTER
+#define TACK_DRIVER_IMAGE_POINTER(member, cuda, params) DriverResult(*member) params = nullptr;
+    TACK_DRIVER_IMAGE_FUNCTIONS(TACK_DRIVER_IMAGE_POINTER)
+#undef TACK_DRIVER_IMAGE_POINTER
+    bool images = false;  // every image function resolved
     // The symbol behind each function, for messages: name.launch is
     // "cuLaunchKernel" or "hipModuleLaunchKernel".
     struct Names {

@@ -64,6 +64,26 @@ public:
 
 DeviceAddress address(const Memory& m) { return *static_cast<const DriverMemory&>(m).address(); }
 
+// A CUDA array of f32 texels and the texture object that samples it.
+class DriverImage final : public Image {
+public:
+    DriverImage(const DriverDevice& device, const DriverApi& api, int64_t width, int64_t height, int64_t depth)
+        : device_(device), api_(api), width(width), height(height), depth(depth) {}
+    ~DriverImage() override {
+        device_.enter();
+        // Failing releases leave leaks, not wrong results.
+        if (texture) (void)api_.texture_destroy(texture);
+        if (array) (void)api_.array_destroy(array);
+    }
+    uint64_t handle() const override { return texture; }
+
+    const DriverDevice& device_;
+    const DriverApi& api_;
+    int64_t width, height, depth;
+    DriverHandle array = nullptr;
+    uint64_t texture = 0;
+};
+
 }  // namespace
 
 std::unique_ptr<DriverDevice> DriverDevice::open(const DriverApi& api, const RuntimeCompiler& compiler, int ordinal,
@@ -163,6 +183,52 @@ void DriverDevice::wait_for_stream(uint64_t handle) {
                                                                                                 : handle);
     enter();
     check(api_.stream_synchronize(s), api_.name.stream_synchronize);
+}
+
+std::unique_ptr<Image> DriverDevice::create_image(int64_t width, int64_t height, int64_t depth) {
+    if (!api_.images) throw std::logic_error(name_ + " has no hardware textures");
+    enter();
+    auto image = std::make_unique<DriverImage>(*this, api_, width, height, depth);
+    ArrayDescriptor3D shape{};
+    shape.width = static_cast<size_t>(width);
+    shape.height = static_cast<size_t>(height);
+    shape.depth = static_cast<size_t>(depth);
+    shape.format = kArrayFormatFloat;
+    shape.channels = 1;
+    if (DriverResult rc = api_.array_create(&image->array, &shape))
+        throw DriverError(driver_error(api_, "cuArray3DCreate_v2", rc) + " (a " + std::to_string(width) + " x " +
+                          std::to_string(height) + " x " + std::to_string(depth) + " f32 texture on " + name_ + ")");
+    ResourceDescriptor resource{};
+    resource.type = kResourceTypeArray;
+    resource.resource.array = image->array;
+    // tack.texture3d's sampling: texel centers at (i + 0.5) / N, clamped to
+    // the edge texels, trilinear, with no shortcut the driver may take
+    // when a coordinate lands near a texel center.
+    TextureDescriptor sampling{};
+    for (int& mode : sampling.address_mode) mode = kAddressModeClamp;
+    sampling.filter_mode = kFilterModeLinear;
+    sampling.flags = kNormalizedCoordinates | kNoTrilinearShortcut;
+    check(api_.texture_create(&image->texture, &resource, &sampling, nullptr), "cuTexObjectCreate");
+    return image;
+}
+
+void DriverDevice::write_image(Image& image, const float* texels) {
+    auto& i = static_cast<DriverImage&>(image);
+    Copy3D copy{};
+    copy.src_memory_type = kMemoryTypeHost;
+    copy.src_host = texels;
+    copy.src_pitch = static_cast<size_t>(i.width) * sizeof(float);
+    copy.src_height = static_cast<size_t>(i.height);
+    copy.dst_memory_type = kMemoryTypeArray;
+    copy.dst_array = i.array;
+    copy.width_bytes = static_cast<size_t>(i.width) * sizeof(float);
+    copy.height = static_cast<size_t>(i.height);
+    copy.depth = static_cast<size_t>(i.depth);
+    enter();
+    // On the ordered stream, after the launches that may still sample the
+    // image's previous texels; waited for, so `texels` may be reused.
+    check(api_.copy_3d(&copy, ordered_), "cuMemcpy3DAsync_v2");
+    check(api_.stream_synchronize(ordered_), api_.name.stream_synchronize);
 }
 
 void DriverDevice::write(const Memory& memory, size_t offset, const void* src, size_t bytes) {

@@ -60,6 +60,10 @@ public:
     uint64_t stream_handle(Queue queue) const override;
     void wait_for_stream(uint64_t handle) override;
 
+    bool has_images() const override { return api_.images; }
+    std::unique_ptr<Image> create_image(int64_t width, int64_t height, int64_t depth) override;
+    void write_image(Image& image, const float* texels) override;
+
     std::unique_ptr<Program> build(const std::string& source, const std::vector<std::string>& options) override;
     std::string binary(const Program& program) override;
     std::unique_ptr<Program> load(const std::string& binary, const std::vector<std::string>& options,

@@ -15,7 +15,8 @@
 //
 // The argument list is `slots`, in order: for each kernel parameter, its
 // pieces (an array's data pointer, then the extents and strides its code
-// reads, as 64-bit integers; a scalar's value in its dtype's carrier), then
+// reads, as 64-bit integers; a scalar's value in its dtype's carrier; a
+// hardware texture's object handle), then
 // the trailing slots Count (a 64-bit count, read by body) and Out (a pointer
 // to a buffer of at least kOutWords 64-bit words). A debug variant adds a
 // Debug slot: a pointer to DebugRecord words.
@@ -41,6 +42,7 @@ struct ArgSlot {
         Out,              // pointer to kOutWords int64 words
         Debug,            // pointer to kDebugWords int64 words (debug variants)
         Print,            // pointer to the print buffer (kernels that print; see PrintRecord)
+        Image,            // param's texture object (a hardware texture), 64-bit handle
     };
     Kind kind = Kind::Scalar;
     int param = -1;  // kernel parameter index (Data .. Scalar)

@@ -50,6 +50,7 @@ const DialectTable kCuda{
     "__syncthreads()",
     "__syncthreads()",
     "__launch_bounds__(256)",
+    "tex3D<float>",
 };
 
 // hipRTC's default contraction (fast) fuses across statements; `on` keeps
@@ -76,6 +77,7 @@ const DialectTable kHip{
     "__syncthreads()",
     "__syncthreads()",
     "__launch_bounds__(256)",
+    nullptr,
 };
 
 // get_global_id wraps at 2^32 on some devices, so the index is built from
@@ -103,6 +105,7 @@ const DialectTable kOpenCL{
     "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)",
     "barrier(CLK_LOCAL_MEM_FENCE)",
     "__attribute__((reqd_work_group_size(256, 1, 1)))",
+    nullptr,
 };
 
 // MSL has no f64; its `double` spelling is never printed (emit_c rejects
@@ -129,6 +132,7 @@ const DialectTable kMetal{
     "threadgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device)",
     "threadgroup_barrier(mem_flags::mem_threadgroup)",
     "",
+    nullptr,
 };
 
 #undef TACK_CUDA_TYPES

@@ -62,6 +62,10 @@ struct DialectTable {
     // Before a body entry that uses workgroup primitives: fixes its group
     // at kGroupSize lanes where the dialect can say so.
     const char* group_size_attribute;
+    // Hardware textures: the function that samples a 3D f32 texture object
+    // at normalized coordinates with the object's filtering, or null where
+    // textures reach code as snapshots in memory.
+    const char* texture_sample;
 };
 
 const DialectTable& table(Dialect d);

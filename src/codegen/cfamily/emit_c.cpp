@@ -87,6 +87,11 @@ void check_legal(const Kernel& k, Dialect d) {
                                p.name + "' is not supported by " + target + ": its atomics cover " + domain + " arrays",
                            atomic_name(a->op));
             }
+            if (auto* t = e.as<TextureSample>(); t && !table(d).texture_sample)
+                k.fail(syntax::ErrorKind::Type, e.span,
+                       "texture '" + k.params[t->texture].name + "' is a hardware texture, which " + target +
+                           " does not sample",
+                       "sample");
             if (metal && e.type && *e.type == DType::F64) no_f64(e.span, "a value");
         },
         [](const Stmt&) {});
@@ -140,7 +145,9 @@ void Printer::build_slots() {
     for (size_t p = 0; p < k_.params.size(); ++p) {
         auto& param = k_.params[p];
         int pi = static_cast<int>(p);
-        if (param.kind == ParamKind::Array || param.kind == ParamKind::Texture) {
+        if (param.kind == ParamKind::Texture && param.image) {
+            add(K::Image, pi, 0, DType::U64, 8, array_names_[p], ty(DType::U64));
+        } else if (param.kind == ParamKind::Array || param.kind == ParamKind::Texture) {
             const std::string& n = array_names_[p];
             std::string pointer = std::string(t_.global) + ty(param.dtype) + "*";
             if (!t_.byte_offsets) add(K::Data, pi, 0, param.dtype, 8, n, pointer);

@@ -209,6 +209,15 @@ std::string Printer::expr(const Expr& e) {
         case ExprKind::Math: return math(*e.as<Math>());
         case ExprKind::Atomic: return atomic(*e.as<Atomic>());
         case ExprKind::StmtExpr: return stmt_expr(*e.as<StmtExpr>());
+        case ExprKind::TextureSample: {
+            auto& t = *e.as<TextureSample>();
+            TACK_CHECK(t_.texture_sample != nullptr, kEmitPass, "a hardware texture sample in a dialect without them");
+            std::vector<const Expr*> kids;
+            for (auto& c : t.coords) kids.push_back(c.get());
+            auto texts = operands(kids);
+            return std::string(t_.texture_sample) + "(" + array_names_[t.texture] + ", " + texts[0] + ", " + texts[1] +
+                   ", " + texts[2] + ")";
+        }
         case ExprKind::ThreadId: return t_.lane_index;
         case ExprKind::BlockReduce: {
             // Every lane evaluates it once, in order (the participation proof

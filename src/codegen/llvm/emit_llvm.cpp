@@ -831,6 +831,7 @@ Value* Emitter::emit(const Expr& e) {
         case ExprKind::Math: return math(*e.as<Math>());
         case ExprKind::ThreadId:
         case ExprKind::BlockReduce: syntax::internal_error(kEmitPass, "a workgroup primitive reached the CPU backend");
+        case ExprKind::TextureSample: syntax::internal_error(kEmitPass, "a hardware texture sample reached the CPU backend");
         case ExprKind::StmtExpr: {
             auto& s = *e.as<StmtExpr>();
             size_t scope = known_steps_.size();

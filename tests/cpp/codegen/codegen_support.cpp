@@ -135,6 +135,14 @@ std::vector<SampleKernel> sample_kernels() {
                   "        s = tack.block_sum(tile[255 - t])\n"
                   "        out[i] = s + tack.block_min(a[i]) - tack.block_max(a[i])\n",
                   P{array_of(DType::F32), array_of(DType::F32)}});
+    // A texture the device samples in hardware (CUDA), at three scalar
+    // coordinates of which two are converted to f32.
+    driver::ParamFacts image{true, DType::F32, 3, true, {}, false, true, true};
+    ks.push_back({"textures",
+                  "def textures(tex, p, out):\n"
+                  "    for i in range(len(out)):\n"
+                  "        out[i] = tex.sample(p[i, 0], tack.f32(i) / 7.0, 0.5) + 1.0\n",
+                  P{image, array_of(DType::F32, 2), array_of(DType::F32)}, false, false, true});
     return ks;
 }
 

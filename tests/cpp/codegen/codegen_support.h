@@ -28,6 +28,7 @@ struct SampleKernel {
     std::vector<driver::ParamFacts> params;
     bool f64 = false;        // needs a target with f64
     bool atomics64 = false;  // needs 64-bit atomics
+    bool images = false;     // needs hardware textures
 };
 std::vector<SampleKernel> sample_kernels();
 

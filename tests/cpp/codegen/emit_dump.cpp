@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
     }
     for (auto& s : testing::sample_kernels()) {
         if (!only.empty() && s.name != only) continue;
+        if (s.images && !codegen::cfamily::table(*dialect).texture_sample) continue;
         auto k = testing::codegen_kernel(s.text, s.params);
         std::cout << codegen::cfamily::emit_c(*k, *dialect, options).text;
     }

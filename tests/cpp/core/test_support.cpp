@@ -67,7 +67,7 @@ std::unique_ptr<ir::Kernel> typed_kernel(const std::string& text, const std::vec
     std::vector<frontend::ParamShape> shapes;
     DType precision = DType::F32;
     for (auto& p : params) {
-        shapes.push_back(frontend::ParamShape{p.is_array, p.ndim});
+        shapes.push_back(frontend::ParamShape{p.is_array, p.ndim, p.element_shape, p.soa, p.texture, p.image});
         if (p.is_array && p.dtype == DType::F64) precision = DType::F64;
     }
     auto tmpl = driver::build_template(*tree, resolver, shapes);

@@ -33,6 +33,12 @@ std::unique_ptr<Kernel> every_node_kernel() {
     a.kind = ParamKind::Array;
     a.ndim = 1;
     k->params.push_back(a);
+    Param t;
+    t.name = "t";
+    t.kind = ParamKind::Texture;
+    t.ndim = 3;
+    t.image = true;
+    k->params.push_back(t);
     ParallelDim d;
     d.var = k->add_var("i", VarRole::LoopVar);
     d.start = num(0);
@@ -128,6 +134,14 @@ std::unique_ptr<Kernel> every_node_kernel() {
     auto last = node<Eval>();
     last->value = std::move(sum);
     k->body.push_back(std::move(last));
+
+    // t.sample(15, 16, 17)
+    auto sample = node<TextureSample>();
+    sample->texture = 1;
+    for (uint64_t c : {15, 16, 17}) sample->coords.push_back(num(c));
+    auto sampled = node<Eval>();
+    sampled->value = std::move(sample);
+    k->body.push_back(std::move(sampled));
     return k;
 }
 
@@ -152,7 +166,7 @@ TEST(Traverse, VisitReachesEveryNodeKindInEvaluationOrder) {
     };
     EXPECT_EQ(exprs, all_exprs);
     EXPECT_EQ(stmts, all_stmts);
-    EXPECT_EQ(literals, (std::vector<uint64_t>{1, 2, 3, 5, 7, 6, 4, 8, 9, 10, 11, 12, 13, 14}));
+    EXPECT_EQ(literals, (std::vector<uint64_t>{1, 2, 3, 5, 7, 6, 4, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17}));
 }
 
 TEST(Traverse, CloneKeepsEveryNode) {

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 
 #include "backends/cuda/cuda_backend.h"
@@ -19,6 +20,7 @@
 #include "backends/gpu/driver_device.h"
 #include "codegen_support.h"
 #include "runtime/array.h"
+#include "runtime/texture.h"
 #include "backends/hip/hip_backend.h"
 
 namespace tack::backends::gpu {
@@ -40,7 +42,25 @@ public:
         reset_ = reinterpret_cast<void (*)()>(dlsym(library_, "tack_fake_reset"));
         allocations_ = reinterpret_cast<size_t (*)()>(dlsym(library_, "tack_fake_allocations"));
         synchronized_ = reinterpret_cast<void* (*)(size_t)>(dlsym(library_, "tack_fake_synchronized"));
+        texture_ = reinterpret_cast<decltype(texture_)>(dlsym(library_, "tack_fake_texture"));
+        textures_ = reinterpret_cast<size_t (*)()>(dlsym(library_, "tack_fake_textures"));
     }
+    // A texture object as the fake holds it.
+    struct Texture {
+        size_t extents[3];
+        int address_modes[3], filter;
+        unsigned flags;
+        std::vector<float> texels;
+    };
+    std::optional<Texture> texture(uint64_t handle) const {
+        Texture t;
+        t.texels.resize(4096);
+        if (texture_(handle, t.extents, t.address_modes, &t.filter, &t.flags, t.texels.data(), t.texels.size()) != 0)
+            return std::nullopt;
+        t.texels.resize(t.extents[0] * t.extents[1] * t.extents[2]);
+        return t;
+    }
+    size_t textures() const { return textures_(); }
     // The stream waited for `back` waits before the newest.
     void* synchronized(size_t back = 0) const { return synchronized_(back); }
     size_t launches() const { return count_(); }
@@ -62,6 +82,8 @@ private:
     void (*reset_)() = nullptr;
     size_t (*allocations_)() = nullptr;
     void* (*synchronized_)(size_t) = nullptr;
+    int (*texture_)(uint64_t, size_t*, int*, int*, unsigned*, float*, size_t) = nullptr;
+    size_t (*textures_)() = nullptr;
 };
 
 // The fake's compiler (NVRTC's or hipRTC's symbols), whose code is the
@@ -300,6 +322,80 @@ TEST_P(DriverDeviceTest, TheBackendUploadsArraysAndPassesTheArgumentList) {
     // What the disk cache keeps loads again, and a compiler's error names it.
     std::string error;
     EXPECT_NE(backend.load(compiled.code->serialize(), &error), nullptr) << error;
+}
+
+// CUDA samples textures through texture objects over 3D arrays; HIP's
+// backend samples them in code. The texture object a launch passes holds
+// the snapshot's texels with tack.texture3d's sampling (clamped,
+// trilinear, normalized coordinates); it is filled again only after
+// update(), and released with the texture.
+TEST_P(DriverDeviceTest, CudaTexturesAreTextureObjectsOverTheSnapshot) {
+    std::string why_not;
+    DriverBackend made = make_driver_backend(*api_, fake_compiler(*GetParam()), hip() ? hip_identity : cuda_identity,
+                                             &why_not);
+    ASSERT_NE(made.backend, nullptr) << why_not;
+    Backend& backend = *made.backend;
+    EXPECT_EQ(device_->has_images(), !hip());
+    EXPECT_EQ(backend.capabilities().images, !hip());
+    if (hip()) return;
+
+    auto sample = testing::sample_kernels();
+    auto textures = std::find_if(sample.begin(), sample.end(), [](auto& k) { return k.name == "textures"; });
+    auto kernel = testing::codegen_kernel(textures->text, textures->params);
+    Compiled compiled = backend.compile(*kernel, CompileOptions{});
+    auto source = codegen::cfamily::emit_c(*kernel, codegen::cfamily::Dialect::Cuda);
+    EXPECT_NE(source.text.find("tex3D<float>("), std::string::npos) << source.text;
+
+    const int64_t w = 3, h = 2, d = 4;
+    runtime::Array texels = runtime::Array::empty({w * h * d}, DType::F32);
+    auto fill = [&](float base) {
+        for (int64_t i = 0; i < w * h * d; ++i) reinterpret_cast<float*>(texels.data())[i] = base + static_cast<float>(i);
+    };
+    fill(0.5f);
+    const size_t before = fake_.textures();
+    {
+        runtime::Texture3D texture(texels, w, h, d);
+        runtime::Array p = runtime::Array::empty({2, 3}, DType::F32), out = runtime::Array::empty({2}, DType::F32);
+        for (auto* a : {&p, &out}) a->storage()->device = backend.device_copy(a->storage()->bytes);
+        LaunchArg args[3] = {{&texture.storage(), 0, &texture}, {&p, 0}, {&out, 0}};
+        const std::vector<int> written = {2};
+        LaunchRequest request;
+        request.args = args;
+        request.count = 3;
+        request.written = &written;
+        auto handle_passed = [&] {
+            fake_.reset();
+            backend.launch(*compiled.code, request);
+            Recorded count = fake_.launch(0);
+            auto slot = std::find_if(source.slots.begin(), source.slots.end(), [](auto& s) {
+                return s.kind == codegen::cfamily::ArgSlot::Kind::Image;
+            });
+            EXPECT_EQ(slot->param, 0);
+            return count.params.at(slot - source.slots.begin());
+        };
+        uint64_t handle = handle_passed();
+        auto t = fake_.texture(handle);
+        ASSERT_TRUE(t.has_value()) << handle;
+        EXPECT_EQ(t->extents[0], 3u);
+        EXPECT_EQ(t->extents[1], 2u);
+        EXPECT_EQ(t->extents[2], 4u);
+        for (int mode : t->address_modes) EXPECT_EQ(mode, 1);  // CU_TR_ADDRESS_MODE_CLAMP
+        EXPECT_EQ(t->filter, 1);                                // CU_TR_FILTER_MODE_LINEAR
+        EXPECT_EQ(t->flags, 0x22u);  // normalized coordinates, no trilinear shortcut
+        for (int64_t i = 0; i < w * h * d; ++i) EXPECT_EQ(t->texels[i], 0.5f + static_cast<float>(i)) << i;
+        // The snapshot is not an array argument: it has no device copy.
+        EXPECT_EQ(texture.storage().storage()->device, nullptr);
+        EXPECT_EQ(fake_.textures(), before + 2);  // the array and its texture object
+
+        fill(100.0f);  // not visible before update()
+        EXPECT_EQ(handle_passed(), handle);
+        EXPECT_EQ(fake_.texture(handle)->texels[5], 5.5f);
+        texture.update();
+        EXPECT_EQ(handle_passed(), handle);
+        EXPECT_EQ(fake_.texture(handle)->texels[5], 105.0f);
+        EXPECT_EQ(fake_.textures(), before + 2);
+    }
+    EXPECT_EQ(fake_.textures(), before);
 }
 
 // Memory another library allocated: adopted in place when the whole range

@@ -10,6 +10,10 @@
 // also be made and freed by a test through cuMemAlloc_v2 and cuMemFree_v2
 // (the Python interop tests do, with ctypes). TACK_FAKE_DRIVER_DEVICES=0 makes it see no
 // device. tack_fake_* functions let a test read and reset what it recorded.
+// CUDA's image calls (cuArray3DCreate_v2, cuMemcpy3DAsync_v2 from host to
+// array, cuTexObjectCreate over an array) keep the texels and the sampling
+// descriptor for tack_fake_texture; textures sample nothing.
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <cstdlib>
@@ -210,6 +214,102 @@ int launch(void* function, unsigned gx, unsigned gy, unsigned gz, unsigned bx, u
     launches.push_back(std::move(l));
     return kSuccess;
 }
+// CUDA's image structures, as <cuda.h> lays them out (64-bit).
+struct ArrayShape {
+    size_t width, height, depth;
+    int format;
+    unsigned channels, flags;
+};
+struct Copy3D {
+    size_t src_x, src_y, src_z, src_lod;
+    int src_type;
+    const void* src_host;
+    uint64_t src_device;
+    void* src_array;
+    void* reserved0;
+    size_t src_pitch, src_height;
+    size_t dst_x, dst_y, dst_z, dst_lod;
+    int dst_type;
+    void* dst_host;
+    uint64_t dst_device;
+    void* dst_array;
+    void* reserved1;
+    size_t dst_pitch, dst_height;
+    size_t width_bytes, height, depth;
+};
+struct ResourceDesc {
+    int type;
+    union {
+        void* array;
+        int reserved[32];
+    } res;
+    unsigned flags;
+};
+struct TextureDesc {
+    int address[3];
+    int filter;
+    unsigned flags, max_anisotropy;
+    int mipmap_filter;
+    float bias, min_clamp, max_clamp, border[4];
+    int reserved[12];
+};
+struct Image {
+    ArrayShape shape;
+    std::vector<float> texels;
+};
+struct Texture {
+    Image* image;
+    TextureDesc sampling;
+};
+std::map<void*, Image*> images;
+std::map<uint64_t, Texture> textures;
+uint64_t next_texture = 0x7e000001;
+
+int array_create(void** array, const ArrayShape* shape) {
+    if (shape->format != 0x20 || shape->channels != 1 || shape->flags != 0 || !shape->width) return kInvalidValue;
+    auto* image = new Image{*shape, std::vector<float>(shape->width * std::max<size_t>(shape->height, 1) *
+                                                           std::max<size_t>(shape->depth, 1))};
+    std::lock_guard<std::mutex> hold(mutex);
+    images[image] = image;
+    *array = image;
+    return kSuccess;
+}
+int array_destroy(void* array) {
+    std::lock_guard<std::mutex> hold(mutex);
+    auto it = images.find(array);
+    if (it == images.end()) return kInvalidValue;
+    delete it->second;
+    images.erase(it);
+    return kSuccess;
+}
+// Host to a whole array only: what Tack asks for.
+int copy_3d(const Copy3D* c, void* stream) {
+    std::lock_guard<std::mutex> hold(mutex);
+    auto it = images.find(c->dst_array);
+    if (c->src_type != 1 || c->dst_type != 3 || it == images.end() || !stream) return kInvalidValue;
+    Image& image = *it->second;
+    const ArrayShape& s = image.shape;
+    if (c->src_x || c->src_y || c->src_z || c->dst_x || c->dst_y || c->dst_z || c->width_bytes != s.width * 4 ||
+        c->height != s.height || c->depth != s.depth || c->src_pitch < c->width_bytes || c->src_height < c->height)
+        return kInvalidValue;
+    for (size_t z = 0; z < s.depth; ++z)
+        for (size_t y = 0; y < s.height; ++y)
+            std::memcpy(&image.texels[(z * s.height + y) * s.width],
+                        static_cast<const char*>(c->src_host) + (z * c->src_height + y) * c->src_pitch, s.width * 4);
+    return kSuccess;
+}
+int texture_create(uint64_t* texture, const ResourceDesc* resource, const TextureDesc* sampling, const void* view) {
+    std::lock_guard<std::mutex> hold(mutex);
+    if (view || resource->type != 0 || !images.count(resource->res.array)) return kInvalidValue;
+    *texture = next_texture++;
+    textures[*texture] = Texture{images[resource->res.array], *sampling};
+    return kSuccess;
+}
+int texture_destroy(uint64_t texture) {
+    std::lock_guard<std::mutex> hold(mutex);
+    return textures.erase(texture) ? kSuccess : kInvalidValue;
+}
+
 int cuda_error_name(int code, const char** name) {
     switch (code) {
         case kNoDevice: *name = "CUDA_ERROR_NO_DEVICE"; return kSuccess;
@@ -262,6 +362,14 @@ TACK_FAKE(cuLaunchKernel, hipModuleLaunchKernel, launch,
            void* st, void** p, void** e),
           (f, gx, gy, gz, bx, by, bz, sh, st, p, e))
 
+extern "C" int cuArray3DCreate_v2(void** a, const ArrayShape* s) { return array_create(a, s); }
+extern "C" int cuArrayDestroy(void* a) { return array_destroy(a); }
+extern "C" int cuMemcpy3DAsync_v2(const Copy3D* c, void* s) { return copy_3d(c, s); }
+extern "C" int cuTexObjectCreate(uint64_t* t, const ResourceDesc* r, const TextureDesc* d, const void* v) {
+    return texture_create(t, r, d, v);
+}
+extern "C" int cuTexObjectDestroy(uint64_t t) { return texture_destroy(t); }
+
 extern "C" int cuGetErrorName(int code, const char** name) { return cuda_error_name(code, name); }
 extern "C" const char* hipGetErrorName(int code) { return hip_error_name(code); }
 
@@ -293,6 +401,29 @@ extern "C" void tack_fake_reset() {
 extern "C" void* tack_fake_synchronized(size_t i) {
     std::lock_guard<std::mutex> hold(mutex);
     return i < synchronized.size() ? synchronized[synchronized.size() - 1 - i] : nullptr;
+}
+// Texture object `handle`: 0, with its extents (3), address modes (3),
+// filter mode, flags and texels (width * height * depth floats, x fastest,
+// up to `max_texels`), or -1 when no such texture exists.
+extern "C" int tack_fake_texture(uint64_t handle, size_t* extents, int* address_modes, int* filter, unsigned* flags,
+                                 float* texels, size_t max_texels) {
+    std::lock_guard<std::mutex> hold(mutex);
+    auto it = textures.find(handle);
+    if (it == textures.end()) return -1;
+    const Texture& t = it->second;
+    extents[0] = t.image->shape.width;
+    extents[1] = t.image->shape.height;
+    extents[2] = t.image->shape.depth;
+    for (int i = 0; i < 3; ++i) address_modes[i] = t.sampling.address[i];
+    *filter = t.sampling.filter;
+    *flags = t.sampling.flags;
+    for (size_t i = 0; i < t.image->texels.size() && i < max_texels; ++i) texels[i] = t.image->texels[i];
+    return 0;
+}
+// Live texture objects and arrays.
+extern "C" size_t tack_fake_textures() {
+    std::lock_guard<std::mutex> hold(mutex);
+    return textures.size() + images.size();
 }
 extern "C" size_t tack_fake_allocations() {
     std::lock_guard<std::mutex> hold(mutex);
