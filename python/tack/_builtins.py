@@ -2,6 +2,8 @@
 on the host they compute with NumPy, so a device function can also run as
 plain Python."""
 
+import math
+
 import numpy as np
 
 sqrt = np.sqrt
@@ -16,6 +18,53 @@ exp = np.exp
 log = np.log
 floor = np.floor
 ceil = np.ceil
+tanh = np.tanh
+sinh = np.sinh
+cosh = np.cosh
+asinh = np.arcsinh
+acosh = np.arccosh
+atanh = np.arctanh
+log2 = np.log2
+log10 = np.log10
+exp2 = np.exp2
+expm1 = np.expm1
+log1p = np.log1p
+cbrt = np.cbrt
+hypot = np.hypot
+copysign = np.copysign
+fmod = np.fmod
+trunc = np.trunc
+isnan = np.isnan
+isinf = np.isinf
+isfinite = np.isfinite
+
+
+def round(x):
+    """x rounded to the nearest integral value, ties to even (Python's round,
+    NumPy's rint); in kernels it keeps the floating type."""
+    return np.rint(x)
+
+
+def _elementwise(scalar_fn, name, doc):
+    def fn(x):
+        return np.vectorize(scalar_fn, otypes=[np.float64])(x)[()]
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
+
+
+# NumPy has no error function; the host form applies Python's math.erf.
+erf = _elementwise(math.erf, "erf", "The error function (math.erf on the host).")
+erfc = _elementwise(math.erfc, "erfc", "The complementary error function, 1 - erf(x) without cancellation.")
+
+
+def clamp(x, lo, hi):
+    """min(max(x, lo), hi) by comparisons: a NaN x stays NaN and a NaN bound
+    imposes nothing; with lo > hi the result is hi."""
+    x = np.asarray(x)
+    t = np.where(x < lo, lo, x)
+    return np.where(t > hi, hi, t)[()]
 
 
 def ndindex(*extents):
@@ -45,6 +94,14 @@ BUILTIN_NAMES = {
     ceil: "ceil",
     ndindex: "ndindex",
 }
+BUILTIN_NAMES.update(
+    {
+        f: f.__name__
+        for f in (tanh, sinh, cosh, log2, log10, exp2, expm1, log1p, cbrt, hypot, copysign, fmod, trunc)
+        + (isnan, isinf, isfinite, round, erf, erfc, clamp)
+    }
+)
+BUILTIN_NAMES.update({asinh: "asinh", acosh: "acosh", atanh: "atanh"})
 
 
 def atomic_add(array, index, value):
@@ -68,6 +125,33 @@ def atomic_max(array, index, value):
     return old
 
 
+def atomic_sub(array, index, value):
+    """Subtracts value from array[index] atomically and returns the old value."""
+    old = array[index]
+    array[index] = old - value
+    return old
+
+
+def atomic_exch(array, index, value):
+    """Stores value in array[index] atomically and returns the old value."""
+    old = array[index]
+    array[index] = value
+    return old
+
+
+def atomic_cas(array, index, expected, value):
+    """Compare-and-swap: stores value in array[index] if the element holds
+    expected, atomically, and returns the old value either way. Floating
+    elements compare bit patterns (-0.0 is not 0.0; a NaN matches the same
+    NaN), so the store happened exactly when the old value has expected's
+    bits."""
+    old = array[index]
+    a, e = np.asarray(old), np.asarray(expected, dtype=np.asarray(old).dtype)
+    if a.tobytes() == e.tobytes():
+        array[index] = value
+    return old
+
+
 def local_array(shape, dtype):
     """Private scratch storage of fixed extents for one parallel iteration."""
     return np.zeros(shape, dtype=np.dtype(dtype.numpy) if hasattr(dtype, "numpy") else dtype)
@@ -82,6 +166,9 @@ BUILTIN_NAMES.update(
         atomic_add: "atomic_add",
         atomic_min: "atomic_min",
         atomic_max: "atomic_max",
+        atomic_sub: "atomic_sub",
+        atomic_exch: "atomic_exch",
+        atomic_cas: "atomic_cas",
         local_array: "local_array",
         local_array_like: "local_array_like",
     }

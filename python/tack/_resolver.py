@@ -39,6 +39,15 @@ _PYTHON_BUILTINS = {
     math.ceil: "ceil",
     math.fabs: "fabs",
     math.pow: "fpow",
+    builtins.round: "round",
+    **{
+        getattr(math, name): name
+        for name in (
+            "tanh sinh cosh asinh acosh atanh log2 log10 exp2 expm1 log1p cbrt hypot copysign fmod trunc erf erfc "
+            "isnan isinf isfinite"
+        ).split()
+        if hasattr(math, name)  # exp2 and cbrt arrived in Python 3.11
+    },
 }
 
 _MATH_CONSTANTS = {"pi", "e", "tau", "inf", "nan"}

@@ -454,6 +454,10 @@ private:
                 auto& a = *e.as<Atomic>();
                 for (auto& i : a.indices) index(*i);
                 DType elem = k_.params[a.array].dtype;
+                if (a.expected) {
+                    Info x = expr(*a.expected, elem);
+                    if (settle_phase_) settle_to(*a.expected, x, elem);
+                }
                 Info v = expr(*a.value, elem);
                 if (settle_phase_) settle_to(*a.value, v, elem);
                 return Info{elem, false};
@@ -640,6 +644,7 @@ private:
             }
             case ExprKind::Atomic: {
                 auto& a = *e.as<Atomic>();
+                if (a.expected) a.expected = converted(std::move(a.expected), k_.params[a.array].dtype);
                 a.value = converted(std::move(a.value), k_.params[a.array].dtype);
                 break;
             }

@@ -1,3 +1,4 @@
+#include <limits>
 #include <unordered_map>
 
 #include "frontend/lowerer.h"
@@ -12,13 +13,52 @@ namespace {
 
 const std::unordered_map<std::string, ir::MathFn>& math_functions() {
     static const std::unordered_map<std::string, ir::MathFn> table = {
-#define X(E, name, n) {#name, ir::MathFn::E},
+#define X(E, name, n, c) {#name, ir::MathFn::E},
         TACK_MATH_FUNCS(X)
 #undef X
         {"fabs", ir::MathFn::Abs},
         {"fpow", ir::MathFn::Pow},
     };
     return table;
+}
+
+// isnan, isinf, isfinite and clamp are comparisons and selects over their
+// arguments, so each backend prints them as it prints those: no target
+// needs a class-test function, and integers need no special case.
+bool is_comparison_builtin(const std::string& name) {
+    return name == "isnan" || name == "isinf" || name == "isfinite" || name == "clamp";
+}
+
+ExprPtr float_const(double v, Span span) {
+    auto f = std::make_unique<ir::FloatConst>();
+    f->value = v;
+    f->span = span;
+    return f;
+}
+
+// The builtin over pure operands (each may be read more than once).
+// abs(x) compared with infinity takes x's floating type (a weak literal);
+// NaN fails every ordered comparison, so isnan is `not abs(x) <= inf`.
+// clamp is max then min, by comparisons that keep a NaN x: x < lo and
+// t > hi are false for NaN, and a NaN bound imposes nothing.
+ExprPtr comparison_builtin(const std::string& name, std::vector<ExprPtr> a, Span span) {
+    if (name == "clamp") {
+        auto at_least_lo = [&]() {
+            return ir::select(ir::compare(ir::CmpOp::Lt, ir::clone(*a[0]), ir::clone(*a[1]), span), ir::clone(*a[1]),
+                              ir::clone(*a[0]), span);
+        };
+        return ir::select(ir::compare(ir::CmpOp::Gt, at_least_lo(), ir::clone(*a[2]), span), ir::clone(*a[2]),
+                          at_least_lo(), span);
+    }
+    ExprPtr magnitude = ir::math(ir::MathFn::Abs, std::move(a), span);
+    ExprPtr inf = float_const(std::numeric_limits<double>::infinity(), span);
+    if (name == "isinf") return ir::compare(ir::CmpOp::Eq, std::move(magnitude), std::move(inf), span);
+    if (name == "isfinite") return ir::compare(ir::CmpOp::Lt, std::move(magnitude), std::move(inf), span);
+    auto n = std::make_unique<ir::Unary>();
+    n->op = ir::UnOp::Not;
+    n->operand = ir::compare(ir::CmpOp::Le, std::move(magnitude), std::move(inf), span);
+    n->span = span;
+    return n;
 }
 
 }  // namespace
@@ -113,7 +153,9 @@ Value Lowerer::builtin(const std::string& bname, const syntax::Call& c) {
         v.is_void = true;
         return v;
     }
-    if (bname == "atomic_add" || bname == "atomic_min" || bname == "atomic_max") return atomic(bname, c);
+    if (bname == "atomic_add" || bname == "atomic_sub" || bname == "atomic_min" || bname == "atomic_max" ||
+        bname == "atomic_exch" || bname == "atomic_cas")
+        return atomic(bname, c);
     if (bname == "local_array" || bname == "local_array_like" || bname == "shared" || bname == "shared_like")
         return local_array(bname, c);
     // Workgroup primitives become IR nodes; a backend without workgroups
@@ -163,7 +205,8 @@ Value Lowerer::builtin(const std::string& bname, const syntax::Call& c) {
     }
     if (is_vector_builtin(bname)) return vector_builtin(bname, c);
     auto& table = math_functions();
-    bool numeric = bname == "min" || bname == "max" || bname == "pow" || bname == "abs" || table.count(bname);
+    bool numeric = bname == "min" || bname == "max" || bname == "pow" || bname == "abs" || table.count(bname) ||
+                   is_comparison_builtin(bname);
     if (bname == "int" || bname == "float") {
         need(1, 1);
         return Value::scalar(ir::cast(bname == "int" ? DType::I32 : DType::F32, scalar(*c.args[0]), c.span), c.span);
@@ -172,8 +215,20 @@ Value Lowerer::builtin(const std::string& bname, const syntax::Call& c) {
     // The arguments' values decide: any vector or matrix applies the
     // function to each component, a scalar argument serving every component.
     // (A value is code not yet placed, so lowering it first changes no order.)
+    if (auto it = table.find(bname); it != table.end()) need(ir::arity(it->second), ir::arity(it->second));
+    if (is_comparison_builtin(bname)) need(bname == "clamp" ? 3 : 1, bname == "clamp" ? 3 : 1);
     std::vector<Value> args;
     for (auto& a : c.args) args.push_back(expr(*a));
+    if (is_comparison_builtin(bname)) {
+        auto make = [&](std::vector<ExprPtr> a) { return comparison_builtin(bname, std::move(a), c.span); };
+        bool vector = false;
+        for (auto& a : args) vector = vector || a.kind == Value::Kind::Vector;
+        if (vector) return componentwise(std::move(args), make, c.span);
+        ir::Block pre;
+        std::vector<ExprPtr> operands;
+        for (auto& a : args) operands.push_back(pure(scalar(std::move(a)), pre));
+        return Value::scalar(with_prelude(std::move(pre), make(std::move(operands))), c.span);
+    }
     bool vector_args = false;
     for (auto& a : args) vector_args = vector_args || a.kind == Value::Kind::Vector;
     if (vector_args) {
@@ -379,8 +434,11 @@ Value Lowerer::inline_call(const DeviceFunctionRef& f, std::vector<Value> args, 
 }
 
 Value Lowerer::atomic(const std::string& bname, const syntax::Call& c) {
-    if (c.args.size() != 3)
-        fail(ErrorKind::Type, c.span, bname + "() takes an array, an index and a value");
+    bool cas = bname == "atomic_cas";
+    if (c.args.size() != (cas ? 4u : 3u))
+        fail(ErrorKind::Type, c.span,
+             bname + (cas ? "() takes an array, an index, the expected value and the value to store"
+                          : "() takes an array, an index and a value"));
     require_side_effects_allowed(c.span, bname.c_str());
     Value target = expr(*c.args[0]);
     std::string shown = to_source(*c.args[0]);
@@ -396,13 +454,25 @@ Value Lowerer::atomic(const std::string& bname, const syntax::Call& c) {
              bname + " target '" + shown + "' is a texture, a read-only snapshot; atomics update elements of global "
                      "arrays",
              bname);
-    ir::AtomicOp op = bname == "atomic_add" ? ir::AtomicOp::Add : bname == "atomic_min" ? ir::AtomicOp::Min : ir::AtomicOp::Max;
-    if (!k_.params[target.array].element_shape.empty()) return atomic_element(op, bname, target.array, c);
+    static const std::unordered_map<std::string, ir::AtomicOp> ops = {
+        {"atomic_add", ir::AtomicOp::Add},   {"atomic_sub", ir::AtomicOp::Sub},  {"atomic_min", ir::AtomicOp::Min},
+        {"atomic_max", ir::AtomicOp::Max},   {"atomic_exch", ir::AtomicOp::Exch}, {"atomic_cas", ir::AtomicOp::Cas}};
+    ir::AtomicOp op = ops.at(bname);
+    if (!k_.params[target.array].element_shape.empty()) {
+        if (cas)
+            fail(ErrorKind::Type, c.args[0]->span,
+                 "atomic_cas target '" + shown + "' is an array of vector or matrix elements; compare-and-swap "
+                 "updates scalar arrays only",
+                 bname, "view the components as a scalar array");
+        return atomic_element(op, bname, target.array, c);
+    }
     auto a = std::make_unique<ir::Atomic>();
     a->op = op;
     a->array = target.array;
+    // Operands left to right: the index, the expected value, the value.
     a->indices = indices(target.array, *c.args[1], c.args[1]->span);
-    a->value = scalar(*c.args[2], "an atomic operand");
+    if (cas) a->expected = scalar(*c.args[2], "an atomic operand");
+    a->value = scalar(*c.args[cas ? 3 : 2], "an atomic operand");
     a->span = c.span;
     k_.params[target.array].used = true;
     return Value::scalar(std::move(a), c.span);

@@ -62,15 +62,18 @@ const char* to_string(BlockOp op) {
 const char* to_string(AtomicOp op) {
     switch (op) {
         case AtomicOp::Add: return "atomic_add";
+        case AtomicOp::Sub: return "atomic_sub";
         case AtomicOp::Min: return "atomic_min";
         case AtomicOp::Max: return "atomic_max";
+        case AtomicOp::Exch: return "atomic_exch";
+        case AtomicOp::Cas: return "atomic_cas";
     }
     return "?";
 }
 
 const char* to_string(MathFn fn) {
     switch (fn) {
-#define X(E, name, n) case MathFn::E: return #name;
+#define X(E, name, n, c) case MathFn::E: return #name;
         TACK_MATH_FUNCS(X)
 #undef X
     }
@@ -79,11 +82,20 @@ const char* to_string(MathFn fn) {
 
 int arity(MathFn fn) {
     switch (fn) {
-#define X(E, name, n) case MathFn::E: return n;
+#define X(E, name, n, c) case MathFn::E: return n;
         TACK_MATH_FUNCS(X)
 #undef X
     }
     return 1;
+}
+
+const char* c_name(MathFn fn) {
+    switch (fn) {
+#define X(E, name, n, c) case MathFn::E: return #c;
+        TACK_MATH_FUNCS(X)
+#undef X
+    }
+    return "?";
 }
 
 const char* to_string(ExprKind k) {
@@ -233,6 +245,7 @@ ExprPtr clone(const Expr& e) {
         case ExprKind::Atomic: {
             auto& s = *e.as<Atomic>(); auto n = copy_header(s);
             n->op = s.op; n->array = s.array; n->indices = clone_all(s.indices); n->component = s.component;
+            if (s.expected) n->expected = clone(*s.expected);
             n->value = clone(*s.value);
             return n;
         }
@@ -413,8 +426,9 @@ public:
             }
             case ExprKind::Atomic: {
                 auto& s = *e.as<Atomic>();
-                o << to_string(s.op) << "(" << element(s.array, s.indices, s.component) << ", " << expr(*s.value)
-                  << ")";
+                o << to_string(s.op) << "(" << element(s.array, s.indices, s.component) << ", ";
+                if (s.expected) o << expr(*s.expected) << ", ";
+                o << expr(*s.value) << ")";
                 break;
             }
             case ExprKind::ThreadId: o << "thread_id()"; break;

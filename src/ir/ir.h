@@ -33,25 +33,47 @@ enum class BinOp { Add, Sub, Mul, Div, FloorDiv, Mod, Pow, Shl, Shr, BitAnd, Bit
 enum class CmpOp { Lt, Le, Gt, Ge, Eq, Ne };
 enum class LogicOp { And, Or };
 
-// Math builtins of one or two floating arguments.
-#define TACK_MATH_FUNCS(X) \
-    X(Sqrt, sqrt, 1)       \
-    X(Sin, sin, 1)         \
-    X(Cos, cos, 1)         \
-    X(Tan, tan, 1)         \
-    X(Asin, asin, 1)       \
-    X(Acos, acos, 1)       \
-    X(Atan, atan, 1)       \
-    X(Atan2, atan2, 2)     \
-    X(Exp, exp, 1)         \
-    X(Log, log, 1)         \
-    X(Floor, floor, 1)     \
-    X(Ceil, ceil, 1)       \
-    X(Abs, abs, 1)         \
-    X(Pow, pow, 2)
+// Math builtins of one or two floating arguments: the source name, the
+// number of arguments and the C library's name for the f64 function (f32
+// appends `f`). `round` is the C library's `rint`: ties to even in the
+// default rounding mode, as Python's round and NumPy's rint.
+#define TACK_MATH_FUNCS(X)          \
+    X(Sqrt, sqrt, 1, sqrt)          \
+    X(Sin, sin, 1, sin)             \
+    X(Cos, cos, 1, cos)             \
+    X(Tan, tan, 1, tan)             \
+    X(Asin, asin, 1, asin)          \
+    X(Acos, acos, 1, acos)          \
+    X(Atan, atan, 1, atan)          \
+    X(Atan2, atan2, 2, atan2)       \
+    X(Exp, exp, 1, exp)             \
+    X(Log, log, 1, log)             \
+    X(Floor, floor, 1, floor)       \
+    X(Ceil, ceil, 1, ceil)          \
+    X(Abs, abs, 1, fabs)            \
+    X(Pow, pow, 2, pow)             \
+    X(Tanh, tanh, 1, tanh)          \
+    X(Sinh, sinh, 1, sinh)          \
+    X(Cosh, cosh, 1, cosh)          \
+    X(Asinh, asinh, 1, asinh)       \
+    X(Acosh, acosh, 1, acosh)       \
+    X(Atanh, atanh, 1, atanh)       \
+    X(Log2, log2, 1, log2)          \
+    X(Log10, log10, 1, log10)       \
+    X(Exp2, exp2, 1, exp2)          \
+    X(Expm1, expm1, 1, expm1)       \
+    X(Log1p, log1p, 1, log1p)       \
+    X(Cbrt, cbrt, 1, cbrt)          \
+    X(Hypot, hypot, 2, hypot)       \
+    X(Copysign, copysign, 2, copysign) \
+    X(Fmod, fmod, 2, fmod)          \
+    X(Trunc, trunc, 1, trunc)       \
+    X(Round, round, 1, rint)        \
+    X(Erf, erf, 1, erf)             \
+    X(Erfc, erfc, 1, erfc)
 
 enum class MathFn {
-#define X(E, name, arity) E,
+#define X(E, name, arity, c_name) E,
     TACK_MATH_FUNCS(X)
 #undef X
 };
@@ -62,6 +84,8 @@ const char* to_string(CmpOp op);
 const char* to_string(LogicOp op);
 const char* to_string(MathFn fn);
 int arity(MathFn fn);
+// The C library's f64 name (`fabs` for abs, `rint` for round).
+const char* c_name(MathFn fn);
 
 // ---------------------------------------------------------------- expressions
 
@@ -141,16 +165,20 @@ struct Logical : Expr { TACK_IR_EXPR(Logical) LogicOp op; ExprPtr lhs, rhs; };
 struct Select : Expr { TACK_IR_EXPR(Select) ExprPtr cond, if_true, if_false; };
 struct Cast : Expr { TACK_IR_EXPR(Cast) DType to = DType::I32; ExprPtr operand; };
 struct Math : Expr { TACK_IR_EXPR(Math) MathFn fn; std::vector<ExprPtr> args; };
-enum class AtomicOp { Add, Min, Max };
+// Exch stores the value; Cas stores it only where the element equals
+// `expected` (compared as the element type's bits, see docs/language.md).
+enum class AtomicOp { Add, Min, Max, Sub, Exch, Cas };
 const char* to_string(AtomicOp op);
 // An atomic read-modify-write of one array element; its value is the
-// element's old value. The value operand is evaluated before the update.
+// element's old value. The operands (Cas: `expected`, then `value`) are
+// evaluated before the update.
 struct Atomic : Expr {
     TACK_IR_EXPR(Atomic)
     AtomicOp op = AtomicOp::Add;
     int array = -1;
     std::vector<ExprPtr> indices;
     int component = 0;
+    ExprPtr expected;  // Cas only
     ExprPtr value;
 };
 // Workgroup primitives (contract, "Workgroups and synchronization"): only a

@@ -46,6 +46,7 @@ void for_each_child(Expr& e, OnExpr&& on_expr, OnBlock&& on_block) {
             return;
         case ExprKind::Atomic:
             for (auto& i : e.as<Atomic>()->indices) on_expr(i);
+            if (e.as<Atomic>()->expected) on_expr(e.as<Atomic>()->expected);
             on_expr(e.as<Atomic>()->value);
             return;
         case ExprKind::ThreadId: return;

@@ -204,6 +204,8 @@ private:
                 auto& a = *e.as<Atomic>();
                 for (auto& i : a.indices) integer_index(*i);
                 same(*a.value, k_.params[a.array].dtype, "atomic operand");
+                if ((a.op == AtomicOp::Cas) != (a.expected != nullptr)) fail("a compare-and-swap needs exactly one expected value");
+                if (a.expected) same(*a.expected, k_.params[a.array].dtype, "atomic expected value");
                 same(e, k_.params[a.array].dtype, "atomic result");
                 break;
             }

@@ -68,6 +68,17 @@ inline T atomic_fetch_add_explicit(A* a, T v, memory_order) {
     return old;
 }
 template <typename A, typename T>
+inline T atomic_fetch_sub_explicit(A* a, T v, memory_order) {
+    T old = a->load(std::memory_order_relaxed);
+    while (!a->compare_exchange_weak(old, old - v, std::memory_order_relaxed)) {
+    }
+    return old;
+}
+template <typename A, typename T>
+inline T atomic_exchange_explicit(A* a, T v, memory_order) {
+    return a->exchange(v, std::memory_order_relaxed);
+}
+template <typename A, typename T>
 inline T atomic_fetch_min_explicit(A* a, T v, memory_order) {
     T old = a->load(std::memory_order_relaxed);
     while (v < old && !a->compare_exchange_weak(old, v, std::memory_order_relaxed)) {

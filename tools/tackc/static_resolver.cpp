@@ -59,9 +59,13 @@ FileFunctions scan_file(const std::string& text, const std::string& filename) {
 frontend::Resolution StaticResolver::resolve(const std::vector<std::string>& path) {
     using K = frontend::Resolution::Kind;
     frontend::Resolution r;
-    static const std::set<std::string> python_builtins = {"range", "len", "abs", "min", "max", "pow", "int", "float", "print"};
-    static const std::set<std::string> math_functions = {"sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "atan2",
-                                                         "exp", "log", "floor", "ceil", "fabs"};
+    static const std::set<std::string> python_builtins = {"range", "len", "abs", "min",   "max",
+                                                          "pow",   "int", "float", "print", "round"};
+    static const std::set<std::string> math_functions = {
+        "sqrt",  "sin",   "cos",   "tan",   "asin", "acos",  "atan",  "atan2", "exp",      "log",  "floor",
+        "ceil",  "fabs",  "tanh",  "sinh",  "cosh", "asinh", "acosh", "atanh", "log2",     "log10", "exp2",
+        "expm1", "log1p", "cbrt",  "hypot", "copysign", "fmod", "trunc", "erf", "erfc",   "isnan", "isinf",
+        "isfinite"};
     if (path.size() == 1) {
         const std::string& n = path[0];
         if (python_builtins.count(n)) {
@@ -106,8 +110,9 @@ frontend::Resolution StaticResolver::resolve(const std::vector<std::string>& pat
             return r;
         }
         static const std::set<std::string> tack_builtins = {
-            "ndindex",    "atomic_add", "atomic_min", "atomic_max", "local_array", "local_array_like", "barrier",
-            "thread_id",  "block_sum",  "block_min",  "block_max",  "shared",      "shared_like"};
+            "ndindex",   "atomic_add", "atomic_sub", "atomic_min",  "atomic_max",       "atomic_exch",
+            "atomic_cas", "local_array", "local_array_like", "barrier", "thread_id",   "block_sum",
+            "block_min", "block_max",  "shared",     "shared_like", "round",            "clamp"};
         if (math_functions.count(path[1]) || tack_builtins.count(path[1])) {
             r.kind = K::Builtin;
             r.builtin = path[1];

@@ -56,8 +56,19 @@ bool atomic_dtype_supported(Dialect d, DType t) {
     return false;
 }
 
-const char* atomic_name(AtomicOp op) {
-    return op == AtomicOp::Add ? "atomic_add" : op == AtomicOp::Min ? "atomic_min" : "atomic_max";
+const char* atomic_name(AtomicOp op) { return to_string(op); }
+
+// C99 math functions the Metal standard library does not provide.
+bool missing_from_msl(MathFn fn) {
+    switch (fn) {
+        case MathFn::Erf:
+        case MathFn::Erfc:
+        case MathFn::Expm1:
+        case MathFn::Log1p:
+        case MathFn::Cbrt:
+        case MathFn::Hypot: return true;
+        default: return false;
+    }
 }
 
 }  // namespace
@@ -93,6 +104,11 @@ void check_legal(const Kernel& k, Dialect d) {
                            " does not sample",
                        "sample");
             if (metal && e.type && *e.type == DType::F64) no_f64(e.span, "a value");
+            if (auto* m = e.as<Math>(); m && metal && missing_from_msl(m->fn))
+                k.fail(syntax::ErrorKind::Type, e.span,
+                       std::string(to_string(m->fn)) + "() is not supported by " + target +
+                           ": the Metal standard library has no " + to_string(m->fn),
+                       to_string(m->fn), "run this kernel on another backend");
         },
         [](const Stmt&) {});
     if (!metal) return;

@@ -354,7 +354,7 @@ std::string Printer::math(const Math& m) {
     std::vector<std::string> a = operands(kids);
     DType t = m.dtype();
     if (m.fn == MathFn::Abs && is_int(t)) return is_signed_int(t) ? prelude_.abs(t) + "(" + a[0] + ")" : a[0];
-    std::string name = m.fn == MathFn::Abs ? "fabs" : to_string(m.fn);
+    std::string name = c_name(m.fn);
     name += t == DType::F32 ? t_.f32_math_suffix : "";
     std::string s = name + "(" + a[0];
     for (size_t i = 1; i < a.size(); ++i) s += ", " + a[i];
@@ -487,15 +487,22 @@ std::string Printer::load(const Load& l) {
 std::string Printer::atomic(const Atomic& a) {
     bool discard = discard_atomic_;
     discard_atomic_ = false;
-    // The indices, then the value, evaluated once.
+    // The indices, then the expected value (compare-and-swap), then the
+    // value, evaluated once.
     std::vector<const Expr*> kids = raw(a.indices);
+    if (a.expected) kids.push_back(a.expected.get());
     kids.push_back(a.value.get());
     std::vector<std::string> texts = operands(kids);
+    DType t = k_.params[a.array].dtype;
     std::string v = texts.back();
     texts.pop_back();
-    std::vector<std::string> idx = indices(a.array, a.indices, texts);
-    DType t = k_.params[a.array].dtype;
     if (!is_stable(v)) v = temp(t, v);
+    if (a.expected) {
+        std::string expected = texts.back();
+        texts.pop_back();
+        v = (is_stable(expected) ? expected : temp(t, expected)) + ", " + v;
+    }
+    std::vector<std::string> idx = indices(a.array, a.indices, texts);
     std::string ok = bounds_check(a.array, idx, a.span);
     std::string call = prelude_.atomic(a.op, t) + "(&" + array_names_[a.array] + "[" + offset(a.array, idx, a.component) +
                        "], " + v + ")";

@@ -247,64 +247,103 @@ std::string Prelude::from_bits(DType t) {
 // Relaxed, device-scope atomics returning the old value. Where the target
 // has no native operation, a compare-and-swap loop on the element's integer
 // bits combines the contributed value, which is computed once, before it.
+// Exchange and compare-and-swap work on the bits too: a floating
+// compare-and-swap compares bit patterns, as the CPU's does.
 std::string Prelude::atomic(ir::AtomicOp op, DType t) {
-    const char* opname = op == ir::AtomicOp::Add ? "add" : op == ir::AtomicOp::Min ? "min" : "max";
-    std::string name = std::string("tk_atomic_") + opname + "_" + tname(t);
+    using ir::AtomicOp;
+    std::string opname = std::string(ir::to_string(op)).substr(7);  // "atomic_add" -> "add"
+    std::string name = "tk_atomic_" + opname + "_" + tname(t);
     if (!define(name)) return name;
     std::string T = ty(t), P = std::string(t_.global) + T + "* p";
-    std::string head = "$Q " + T + " " + name + "(" + P + ", " + T + " v) {\n";
+    bool cas = op == AtomicOp::Cas;
+    std::string head = "$Q " + T + " " + name + "(" + P + (cas ? ", " + T + " e" : "") + ", " + T + " v) {\n";
     bool f = is_float(t);
     DType bt = bits_of(t) == 64 ? DType::U64 : DType::U32;
     std::string B = ty(bt);
+    auto bits = [&](const std::string& x) { return f ? to_bits(t) + "(" + x + ")" : "(" + B + ")" + x; };
     // The value to install, from the old bits `old`, and the value to return;
     // printed (with the helpers they call) only by a compare-and-swap loop.
     auto combined = [&] {
+        if (op == AtomicOp::Exch) return bits("v");
         if (f) {
             std::string old = from_bits(t) + "(old)";
             std::string s = t == DType::F32 ? t_.f32_math_suffix : "";
-            std::string value = op == ir::AtomicOp::Add ? old + " + v"
-                                                        : std::string(op == ir::AtomicOp::Min ? "fmin" : "fmax") + s + "(" + old + ", v)";
+            std::string value = op == AtomicOp::Add   ? old + " + v"
+                                : op == AtomicOp::Sub ? old + " - v"
+                                                      : std::string(op == AtomicOp::Min ? "fmin" : "fmax") + s + "(" + old + ", v)";
             return to_bits(t) + "(" + value + ")";
         }
-        if (op == ir::AtomicOp::Add) return "old + (" + B + ")v";
+        if (op == AtomicOp::Add) return "old + (" + B + ")v";
+        if (op == AtomicOp::Sub) return "old - (" + B + ")v";
         std::string cur = is_signed_int(t) ? signed_from_bits(t) + "(old)" : "old";
-        return "(" + cur + (op == ir::AtomicOp::Min ? " < v" : " > v") + ") ? old : (" + B + ")v";
+        return "(" + cur + (op == AtomicOp::Min ? " < v" : " > v") + ") ? old : (" + B + ")v";
     };
     auto result = [&] { return f ? from_bits(t) + "(old)" : is_signed_int(t) ? signed_from_bits(t) + "(old)" : std::string("old"); };
+    bool arithmetic = op == AtomicOp::Add || op == AtomicOp::Sub || op == AtomicOp::Min || op == AtomicOp::Max;
     switch (t_.dialect) {
         case Dialect::OpenCL: {
             const char* order = "memory_order_relaxed, memory_scope_device";
             std::string A = "volatile __global " + std::string(is_signed_int(t) ? "atomic_int" : "atomic_uint");
-            if (!f) {
+            if (cas) {
+                std::string e = bits("e"), v = bits("v"), r = result();
+                add(head + "    $U old = " + e + ";\n    atomic_compare_exchange_strong_explicit((volatile __global "
+                    "atomic_uint*)p, &old, " + v + ", memory_order_relaxed, " + order + ");\n    return " + r + ";\n}\n");
+            } else if (!f && arithmetic) {
                 add(head + "    return atomic_fetch_" + opname + "_explicit((" + A + "*)p, v, " + order + ");\n}\n");
+            } else if (op == AtomicOp::Exch) {
+                std::string v = bits("v"), r = result();
+                add(head + "    $U old = atomic_exchange_explicit((volatile __global atomic_uint*)p, " + v + ", " + order +
+                    ");\n    return " + r + ";\n}\n");
             } else {
+                std::string c = combined(), r = result();
                 add(head + "    volatile __global atomic_uint* a = (volatile __global atomic_uint*)p;\n    $U old = "
                     "atomic_load_explicit(a, " + order + ");\n    while (!atomic_compare_exchange_strong_explicit(a, &old, " +
-                    combined() + ", memory_order_relaxed, " + order + ")) {\n    }\n    return " + result() + ";\n}\n");
+                    c + ", memory_order_relaxed, " + order + ")) {\n    }\n    return " + r + ";\n}\n");
             }
             break;
         }
         case Dialect::Metal: {
-            std::string A = std::string("device ") + (is_signed_int(t) ? "atomic_int" : f && op == ir::AtomicOp::Add ? "atomic_float" : "atomic_uint");
-            if (!f || op == ir::AtomicOp::Add) {
+            std::string A = std::string("device ") + (is_signed_int(t) ? "atomic_int" : f && op == AtomicOp::Add ? "atomic_float" : "atomic_uint");
+            if (cas) {
+                // The weak form may fail spuriously: it retries while the
+                // element still holds the expected bits.
+                std::string e = bits("e"), v = bits("v"), r = result();
+                add(head + "    device atomic_uint* a = (device atomic_uint*)p;\n    uint want = " + e +
+                    ", old = want;\n    while (!atomic_compare_exchange_weak_explicit(a, &old, " + v +
+                    ", memory_order_relaxed, memory_order_relaxed) && old == want) {\n    }\n    return " + r + ";\n}\n");
+            } else if (arithmetic && (!f || op == AtomicOp::Add)) {
                 add(head + "    return atomic_fetch_" + opname + "_explicit((" + A + "*)p, v, memory_order_relaxed);\n}\n");
+            } else if (op == AtomicOp::Exch) {
+                std::string v = bits("v"), r = result();
+                add(head + "    uint old = atomic_exchange_explicit((device atomic_uint*)p, " + v +
+                    ", memory_order_relaxed);\n    return " + r + ";\n}\n");
             } else {
+                std::string c = combined(), r = result();
                 add(head + "    device atomic_uint* a = (device atomic_uint*)p;\n    uint old = atomic_load_explicit(a, "
-                    "memory_order_relaxed);\n    while (!atomic_compare_exchange_weak_explicit(a, &old, " + combined() +
-                    ", memory_order_relaxed, memory_order_relaxed)) {\n    }\n    return " + result() + ";\n}\n");
+                    "memory_order_relaxed);\n    while (!atomic_compare_exchange_weak_explicit(a, &old, " + c +
+                    ", memory_order_relaxed, memory_order_relaxed)) {\n    }\n    return " + r + ";\n}\n");
             }
             break;
         }
         case Dialect::Cuda:
         case Dialect::Hip: {
-            if (bits_of(t) == 32 && (!f || op == ir::AtomicOp::Add)) {
-                std::string fn = std::string("atomic") + (op == ir::AtomicOp::Add ? "Add" : op == ir::AtomicOp::Min ? "Min" : "Max");
+            // Native 32-bit operations: atomicAdd (integers and f32),
+            // atomicSub/Min/Max (integers), atomicExch (integers and f32).
+            bool native = bits_of(t) == 32 && (op == AtomicOp::Add || op == AtomicOp::Exch || (!f && arithmetic));
+            if (cas) {
+                std::string e = bits("e"), v = bits("v"), r = result();
+                add(head + "    " + B + " old = atomicCAS((" + B + "*)p, " + e + ", " + v + ");\n    return " + r + ";\n}\n");
+            } else if (native) {
+                std::string fn = op == AtomicOp::Exch ? "atomicExch"
+                                                      : "atomic" + std::string(1, static_cast<char>(opname[0] - 'a' + 'A')) +
+                                                            opname.substr(1);
                 add(head + "    return " + fn + "(p, v);\n}\n");
             } else {
-                // 64-bit operations, and f32 extrema, through integer CAS
-                // starting from a plain (volatile) read.
+                // 64-bit operations, f32 subtraction and extrema, through
+                // integer CAS starting from a plain (volatile) read.
+                std::string c = combined(), r = result();
                 add(head + "    " + B + "* a = (" + B + "*)p;\n    " + B + " old = *(volatile " + B + "*)a;\n    for (;;) {\n        " +
-                    B + " seen = atomicCAS(a, old, " + combined() + ");\n        if (seen == old) return " + result() +
+                    B + " seen = atomicCAS(a, old, " + c + ");\n        if (seen == old) return " + r +
                     ";\n        old = seen;\n    }\n}\n");
             }
             break;

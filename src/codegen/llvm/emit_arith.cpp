@@ -207,11 +207,16 @@ Value* Emitter::math(const Math& m) {
         case MathFn::Floor: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, args[0]);
         case MathFn::Ceil: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::ceil, args[0]);
         case MathFn::Abs: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, args[0]);
+        case MathFn::Trunc: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::trunc, args[0]);
+        // rint's ties-to-even without its dependence on the rounding mode.
+        case MathFn::Round: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, args[0]);
+        case MathFn::Copysign: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, args[0], args[1]);
+        case MathFn::Fmod: return b_.CreateFRem(args[0], args[1]);  // frem is C's fmod
         default: break;
     }
     // Lanes call the C library one at a time: its results are the bits the
     // scalar program gets.
-    return call(libm(t, to_string(m.fn), ir::arity(m.fn)), args, ty(t));
+    return call(libm(t, ir::c_name(m.fn), ir::arity(m.fn)), args, ty(t));
 }
 
 Value* Emitter::call(llvm::FunctionCallee f, const std::vector<Value*>& args, Type* result) {

@@ -682,7 +682,11 @@ private:
         switch (e.kind) {
             case ir::ExprKind::Load:
             case ir::ExprKind::ArrayDim: note(e); return;
-            case ir::ExprKind::Atomic: note(e); expr(*e.as<ir::Atomic>()->value); return;
+            case ir::ExprKind::Atomic:
+                note(e);
+                if (e.as<ir::Atomic>()->expected) expr(*e.as<ir::Atomic>()->expected);
+                expr(*e.as<ir::Atomic>()->value);
+                return;
             case ir::ExprKind::VarRef: {
                 int v = e.as<ir::VarRef>()->var;
                 if (std::find(loop_vars_.begin(), loop_vars_.end(), v) == loop_vars_.end()) note(e);

@@ -721,17 +721,25 @@ Value* Emitter::atomic(const Atomic& at) {
         count_work(&LaneWork::serial);
         Access acc = lane_address(at.array, at.indices, at.component, at.span);
         Value* ptrs = widen(acc.ptr);
+        Value* expected = at.expected ? widen(emit(*at.expected)) : nullptr;
         Value* v = widen(emit(*at.value));
         return each_lane_of(access_lanes(acc), ty(at.dtype()), [&](Value* lane) {
-            return atomic_at(at, b_.CreateExtractElement(ptrs, lane), b_.CreateExtractElement(v, lane));
+            return atomic_at(at, b_.CreateExtractElement(ptrs, lane),
+                             expected ? b_.CreateExtractElement(expected, lane) : nullptr,
+                             b_.CreateExtractElement(v, lane));
         });
     }
     Access acc = address(at.array, at.indices, at.component, at.span);
+    Value* expected = at.expected ? emit(*at.expected) : nullptr;
     Value* v = emit(*at.value);
-    return guarded(acc, ty(at.dtype()), [&]() -> Value* { return atomic_at(at, acc.ptr, v); });
+    return guarded(acc, ty(at.dtype()), [&]() -> Value* { return atomic_at(at, acc.ptr, expected, v); });
 }
 
-Value* Emitter::atomic_at(const Atomic& at, Value* ptr, Value* v) {
+// `expected` is the compare-and-swap's comparand (null for the others).
+// Compare-and-swap and exchange work on the element's integer bits, so a
+// floating compare-and-swap compares bit patterns: -0.0 is not 0.0, and a
+// NaN matches the same NaN.
+Value* Emitter::atomic_at(const Atomic& at, Value* ptr, Value* expected, Value* v) {
     DType t = at.dtype();
     Type* vt = ty(t);
     llvm::Align align(size_of(t));
@@ -739,15 +747,31 @@ Value* Emitter::atomic_at(const Atomic& at, Value* ptr, Value* v) {
     acc.ptr = ptr;
     {
         auto order = llvm::AtomicOrdering::Monotonic;
+        if (at.op == AtomicOp::Cas || at.op == AtomicOp::Exch) {
+            Type* it = b_.getIntNTy(bits_of(t));
+            Value* bits = b_.CreateBitCast(v, it);
+            Value* seen;
+            if (at.op == AtomicOp::Exch) {
+                seen = tag(b_.CreateAtomicRMW(llvm::AtomicRMWInst::Xchg, acc.ptr, bits, align, order), at.array);
+            } else {
+                auto* cas = tag(b_.CreateAtomicCmpXchg(acc.ptr, b_.CreateBitCast(expected, it), bits, align, order, order),
+                                at.array);
+                seen = b_.CreateExtractValue(cas, 0);
+            }
+            return b_.CreateBitCast(seen, vt);
+        }
         if (is_int(t)) {
             llvm::AtomicRMWInst::BinOp op = llvm::AtomicRMWInst::Add;
             bool s = is_signed_int(t);
+            if (at.op == AtomicOp::Sub) op = llvm::AtomicRMWInst::Sub;
             if (at.op == AtomicOp::Min) op = s ? llvm::AtomicRMWInst::Min : llvm::AtomicRMWInst::UMin;
             if (at.op == AtomicOp::Max) op = s ? llvm::AtomicRMWInst::Max : llvm::AtomicRMWInst::UMax;
             return tag(b_.CreateAtomicRMW(op, acc.ptr, v, align, order), at.array);
         }
-        if (at.op == AtomicOp::Add)
-            return tag(b_.CreateAtomicRMW(llvm::AtomicRMWInst::FAdd, acc.ptr, v, align, order), at.array);
+        if (at.op == AtomicOp::Add || at.op == AtomicOp::Sub)
+            return tag(b_.CreateAtomicRMW(at.op == AtomicOp::Add ? llvm::AtomicRMWInst::FAdd : llvm::AtomicRMWInst::FSub,
+                                          acc.ptr, v, align, order),
+                       at.array);
         Type* it = b_.getIntNTy(bits_of(t));
         auto* head = block("cas.head");
         auto* done = block("cas.done");

@@ -154,7 +154,7 @@ private:
     // or nothing) or zero.
     Value* only_if(Value* cond, Type* result, const std::function<Value*()>& emit_then, const char* name);
     Value* atomic(const Atomic& at);
-    Value* atomic_at(const Atomic& at, Value* ptr, Value* v);
+    Value* atomic_at(const Atomic& at, Value* ptr, Value* expected, Value* v);
     void set_up_alias_scopes();
     // Marks an access to `array` with its alias scope (the disjoint-storage
     // variant).
