@@ -29,12 +29,13 @@ DType Emitter::memory_dtype(Scalar s) const { return s == Scalar::i1 ? DType::U8
 
 int Emitter::new_var(const std::string& name, ir::VarRole role) { return out_->add_var(name, role); }
 
-int Emitter::new_array(const Operation* op, Scalar elem, std::vector<int64_t> shape) {
+int Emitter::new_array(const Operation* op, Scalar elem, std::vector<int64_t> shape, const char* what) {
   int64_t bytes = size_of(value_dtype(elem));
   for (int64_t e : shape)
     if (bytes <= kLocalArrayLimit) bytes *= e;
   if (bytes > kLocalArrayLimit && op)
-    refuse(*op, "needs a tile of more than 64 KiB, which does not fit a compiled kernel's private scratch");
+    refuse(*op, std::string("needs ") + what + " of more than 64 KiB, which does not fit a compiled kernel's private "
+                "scratch");
   ir::Param p;
   p.kind = ir::ParamKind::LocalArray;
   p.dtype = value_dtype(elem);

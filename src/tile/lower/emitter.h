@@ -87,7 +87,8 @@ class Emitter {
   DType value_dtype(Scalar s) const;
   DType memory_dtype(Scalar s) const;
   int new_var(const std::string& name, ir::VarRole role = ir::VarRole::Temp);
-  int new_array(const Operation* op, Scalar elem, std::vector<int64_t> shape);
+  // Refuses `op` naming `what` when the array would pass the 64 KiB cap.
+  int new_array(const Operation* op, Scalar elem, std::vector<int64_t> shape, const char* what = "a tile");
   Storage new_storage(const Operation* op, const Type& t);
   Storage& define(const Value* v);        // a fresh storage for an op result
   const Storage& storage(const Value* v) const;

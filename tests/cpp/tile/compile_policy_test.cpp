@@ -197,6 +197,26 @@ TEST(TileCompileRefusal, ExtractAtAnUnprovedPosition) {
   EXPECT_NE(m.find("'extract'"), std::string::npos) << m;
 }
 
+TEST(TileCompileRefusal, ScratchOverTheCap) {
+  Kernel big = tile_kernel("big", [](TensorView<float, 2> X, TensorView<float, 2> Y) {
+    for (auto i : parallel(X.shape(0))) Y(span(i, 129), span(0, 128)).store(X[{span(i, 129), span(0, 128)}]);
+  });
+  std::string m = refusal([&] { compile("cpu", big); });
+  EXPECT_NE(m.find("'load'"), std::string::npos) << m;
+  EXPECT_NE(m.find("a tile of more than 64 KiB"), std::string::npos) << m;
+  // 64 slots of a 32x32 f32 state are 256 KiB.
+  Kernel tree = tile_kernel("tree", [](TensorView<float, 3> X, TensorView<float, 2> Y) {
+    for (auto i : parallel(Y.shape(0))) {
+      Tile<float> acc = full<float>({32, 32}, 0.0f);
+      for (auto k : reduce(X.shape(0), ReductionPolicy::ordered_tree)) acc = acc + X[{k, span(0, 32), span(0, 32)}];
+      Y(span(0, 32), span(0, 32)).store(acc);
+    }
+  });
+  m = refusal([&] { compile("cpu", tree); });
+  EXPECT_NE(m.find("'reduce'"), std::string::npos) << m;
+  EXPECT_NE(m.find("ordered-tree stack"), std::string::npos) << m;
+}
+
 TEST(TileCompileRefusal, BackendsWithoutATileFactoryAndUnknownDevices) {
   Kernel k = tile_kernel("noop", [](TensorView<float, 1> X) {
     for (auto i : parallel(X.shape(0))) X(i).store(X[{i}]);
