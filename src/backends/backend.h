@@ -22,6 +22,7 @@
 #include "runtime/array.h"
 #include "runtime/caller.h"
 #include "runtime/texture.h"
+#include "tack/tile/compile.h"
 
 namespace tack::backends {
 
@@ -167,6 +168,14 @@ public:
     // the backend reduces it there; nothing sends it to the runtime's host
     // reduction (runtime/reduce.h).
     virtual std::optional<double> reduce(const runtime::Array&, ReduceOp) { return std::nullopt; }
+
+    // Tile kernels (tack/tile/compile.h): the backend's own route from
+    // TileIR to code it runs. Throws tack::tile::Error when this backend has
+    // none, or when the kernel has a construct its lowering cannot handle.
+    virtual std::unique_ptr<tile::CompiledKernel> create_tile_kernel(const tile::Kernel& kernel) {
+        throw tile::Error("compile @" + kernel.name() + ": the " + display_name() +
+                          " backend does not compile tile kernels yet (the CPU backend does).");
+    }
 
     // The modes inspect() prints beyond the IR, and the text of one.
     virtual std::vector<std::string> inspect_modes() const = 0;

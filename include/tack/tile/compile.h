@@ -1,0 +1,47 @@
+// Compiling a tile kernel for a device.
+//
+//   Kernel k = lib::softmax();
+//   auto compiled = compile("cpu", k);
+//   compiled->launch({host_tensor(x.data(), {17, 65}), host_tensor(y.data(), {17, 65})});
+//
+// A compiled kernel takes the same arguments as interpret(): one HostTensor
+// per parameter (data, element type, shape, strides and offset in elements),
+// so a test runs both on the same memory. On the CPU a HostTensor may be any
+// host memory, Tack arrays' storage included.
+//
+// compile() asks the device's backend for its tile-kernel factory; a backend
+// without one refuses with an Error naming it. Lowering fails closed: a
+// construct it cannot lower exactly is an Error naming the kernel and the
+// operation, never different code. docs/tile/compile.md lists what lowers how.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tack/tile/interpreter.h"
+#include "tack/tile/ir.h"
+
+namespace tack::tile {
+
+class CompiledKernel {
+ public:
+  virtual ~CompiledKernel() = default;
+  virtual const std::string& name() const = 0;
+  // The device name it runs on ("cpu").
+  virtual const std::string& device() const = 0;
+  // Runs the kernel once. Throws Error when the arguments do not match the
+  // parameters (count, element type, rank, negative extents).
+  virtual void launch(const std::vector<HostTensor>& args) const = 0;
+};
+
+// Compiles `kernel` for `device` ("cpu"). Throws Error when the device is
+// unknown or unavailable, its backend compiles no tile kernels, or a
+// construct has no lowering.
+std::unique_ptr<CompiledKernel> compile(std::string_view device, const Kernel& kernel);
+
+// The kernel IR `kernel` lowers to, as text (what the CPU backend compiles).
+std::string lowered_kernel_ir(const Kernel& kernel);
+
+}  // namespace tack::tile

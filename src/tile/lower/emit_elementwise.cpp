@@ -1,0 +1,346 @@
+// Elementwise operations, cast, shape changes, extract and mma: each a loop
+// nest over the result's elements, with the interpreter's element
+// arithmetic (wrapping integers, f32 rounded after every operation, IEEE
+// 754-2019 minimum/maximum, truncating integer division).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "ir/build.h"
+#include "tile/lower/emitter.h"
+
+namespace tack::tile::lower {
+
+namespace {
+
+ir::ExprPtr cmp(ir::CmpOp op, ir::ExprPtr a, ir::ExprPtr b) { return ir::compare(op, std::move(a), std::move(b), {}); }
+
+ir::ExprPtr logical(ir::LogicOp op, ir::ExprPtr a, ir::ExprPtr b) {
+  auto l = std::make_unique<ir::Logical>();
+  l->op = op;
+  l->lhs = std::move(a);
+  l->rhs = std::move(b);
+  return l;
+}
+
+ir::ExprPtr sel(ir::ExprPtr c, ir::ExprPtr t, ir::ExprPtr f) { return ir::select(std::move(c), std::move(t), std::move(f), {}); }
+
+ir::ExprPtr bin(ir::BinOp op, ir::ExprPtr a, ir::ExprPtr b) { return ir::binary(op, std::move(a), std::move(b), {}); }
+
+// The leaves of a product: v = f0 * f1 * ...
+void factors(const Value* v, std::vector<const Value*>& out) {
+  const Operation* def = v->defining_op();
+  if (def && def->kind() == OpKind::mul && v->type().is_scalar()) {
+    factors(def->operand(0), out);
+    factors(def->operand(1), out);
+    return;
+  }
+  out.push_back(v);
+}
+
+bool positive_constant(const Value* v) {
+  const Operation* def = v->defining_op();
+  return def && def->kind() == OpKind::constant && def->attrs().integer > 0;
+}
+
+// Whether the integer divisor of `op` is positive whenever `op` runs: a
+// positive constant, or a product of positive constants and extents (`dim`,
+// never negative) each of which is also a factor of the extent of a region
+// enclosing `op`, so that the region running at all proves them nonzero.
+// (The interpreter faults on a zero divisor; compiled code could not.)
+bool divisor_proved_positive(const Operation& op) {
+  const Value* divisor = op.operand(1);
+  const Operation* def = divisor->defining_op();
+  while (def && def->kind() == OpKind::broadcast) {
+    divisor = def->operand(0);
+    def = divisor->defining_op();
+  }
+  std::vector<const Value*> need;
+  factors(divisor, need);
+  std::vector<const Value*> extents;
+  for (const Value* f : need) {
+    if (positive_constant(f)) continue;
+    const Operation* d = f->defining_op();
+    if (!d || d->kind() != OpKind::dim) return false;
+    extents.push_back(f);
+  }
+  if (extents.empty()) return true;
+  for (const Operation* loop = op.parent_op(); loop; loop = loop->parent_op()) {
+    if (!is_loop(loop->kind())) continue;
+    std::vector<const Value*> have;
+    factors(loop->operand(0), have);
+    bool covered = true;
+    for (const Value* f : extents) {
+      auto it = std::find(have.begin(), have.end(), f);
+      if (it == have.end()) {
+        covered = false;
+        break;
+      }
+      have.erase(it);
+    }
+    if (covered) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+ir::ExprPtr Emitter::scalar_binary(const Operation& site, OpKind kind, Scalar elem, int a, int b) {
+  DType t = value_dtype(elem);
+  if (is_float(elem)) {
+    switch (kind) {
+      case OpKind::add: return bin(ir::BinOp::Add, ref(a), ref(b));
+      case OpKind::sub: return bin(ir::BinOp::Sub, ref(a), ref(b));
+      case OpKind::mul: return bin(ir::BinOp::Mul, ref(a), ref(b));
+      case OpKind::div: return bin(ir::BinOp::Div, ref(a), ref(b));
+      case OpKind::max:
+      case OpKind::min: {
+        // IEEE 754-2019 maximum/minimum: NaN propagates, -0 < +0. Equal
+        // operands differ only as zeros of opposite sign; 1/x tells them apart.
+        bool mx = kind == OpKind::max;
+        auto zero_sign = cmp(mx ? ir::CmpOp::Lt : ir::CmpOp::Gt, bin(ir::BinOp::Div, float_const(t, 1.0), ref(a)),
+                             float_const(t, 0.0));
+        auto equal = sel(std::move(zero_sign), ref(b), ref(a));
+        auto ordered = sel(cmp(mx ? ir::CmpOp::Gt : ir::CmpOp::Lt, ref(a), ref(b)), ref(a),
+                           sel(cmp(mx ? ir::CmpOp::Gt : ir::CmpOp::Lt, ref(b), ref(a)), ref(b), std::move(equal)));
+        return sel(cmp(ir::CmpOp::Ne, ref(a), ref(a)), ref(a),
+                   sel(cmp(ir::CmpOp::Ne, ref(b), ref(b)), ref(b), std::move(ordered)));
+      }
+      case OpKind::eq: return cmp(ir::CmpOp::Eq, ref(a), ref(b));
+      case OpKind::ne: return cmp(ir::CmpOp::Ne, ref(a), ref(b));
+      case OpKind::lt: return cmp(ir::CmpOp::Lt, ref(a), ref(b));
+      case OpKind::le: return cmp(ir::CmpOp::Le, ref(a), ref(b));
+      case OpKind::gt: return cmp(ir::CmpOp::Gt, ref(a), ref(b));
+      case OpKind::ge: return cmp(ir::CmpOp::Ge, ref(a), ref(b));
+      case OpKind::rem:
+        refuse(site, "is a floating-point remainder (C fmod), which the kernel IR does not express exactly (its % "
+                     "follows Python)");
+      default: refuse(site, "does not apply to floating-point tiles");
+    }
+  }
+  auto wrap = [&](ir::ExprPtr e) { return ir::cast(t, std::move(e), {}); };
+  switch (kind) {
+    case OpKind::add: return wrap(bin(ir::BinOp::Add, ref(a), ref(b)));
+    case OpKind::sub: return wrap(bin(ir::BinOp::Sub, ref(a), ref(b)));
+    case OpKind::mul: return wrap(bin(ir::BinOp::Mul, ref(a), ref(b)));
+    case OpKind::min: return wrap(bin(ir::BinOp::Min, ref(a), ref(b)));
+    case OpKind::max: return wrap(bin(ir::BinOp::Max, ref(a), ref(b)));
+    case OpKind::logical_and: return wrap(logical(ir::LogicOp::And, ref(a), ref(b)));
+    case OpKind::logical_or: return wrap(logical(ir::LogicOp::Or, ref(a), ref(b)));
+    case OpKind::eq: return cmp(ir::CmpOp::Eq, ref(a), ref(b));
+    case OpKind::ne: return cmp(ir::CmpOp::Ne, ref(a), ref(b));
+    case OpKind::lt: return cmp(ir::CmpOp::Lt, ref(a), ref(b));
+    case OpKind::le: return cmp(ir::CmpOp::Le, ref(a), ref(b));
+    case OpKind::gt: return cmp(ir::CmpOp::Gt, ref(a), ref(b));
+    case OpKind::ge: return cmp(ir::CmpOp::Ge, ref(a), ref(b));
+    case OpKind::div:
+    case OpKind::rem: {
+      // Truncating division by a divisor proved positive (the caller checks):
+      // floor division corrected toward zero for a negative dividend.
+      auto fix = logical(ir::LogicOp::And, cmp(ir::CmpOp::Lt, ref(a), int_const(t, 0)),
+                         cmp(ir::CmpOp::Ne, bin(ir::BinOp::Mod, ref(a), ref(b)), int_const(t, 0)));
+      if (kind == OpKind::div)
+        return wrap(sel(std::move(fix), bin(ir::BinOp::Add, bin(ir::BinOp::FloorDiv, ref(a), ref(b)), int_const(t, 1)),
+                        bin(ir::BinOp::FloorDiv, ref(a), ref(b))));
+      return wrap(sel(std::move(fix), bin(ir::BinOp::Sub, bin(ir::BinOp::Mod, ref(a), ref(b)), ref(b)),
+                      bin(ir::BinOp::Mod, ref(a), ref(b))));
+    }
+    default: refuse(site, "does not apply to integer tiles");
+  }
+}
+
+void Emitter::binary_tiles(const Operation& site, OpKind kind, const Storage& a, const Storage& b, const Storage& out) {
+  Scalar e = a.type.elem();
+  int va = new_var("a"), vb = new_var("b");
+  for_each_element(a.type.shape(), [&](const std::vector<int>& i) {
+    assign(va, read(a, refs(i)));
+    assign(vb, read(b, refs(i)));
+    write(out, refs(i), scalar_binary(site, kind, e, va, vb));
+  });
+}
+
+void Emitter::emit_elementwise(const Operation& op) {
+  const Type& rt = op.result()->type();
+  DType t = value_dtype(rt.elem());
+  const Attrs& attrs = op.attrs();
+  switch (op_format(op.kind())) {
+    case OpFormat::binary:
+    case OpFormat::compare: {
+      if ((op.kind() == OpKind::div || op.kind() == OpKind::rem) && !is_float(op.operand(0)->type().elem()) &&
+          !divisor_proved_positive(op))
+        refuse(op, "divides integers by a divisor not proved positive (a positive constant, or extents that an "
+                   "enclosing region's extent also multiplies); the interpreter faults on a zero divisor, which "
+                   "compiled code cannot report");
+      Storage a = storage(op.operand(0)), b = storage(op.operand(1));
+      Storage r = define(op.result());
+      return binary_tiles(op, op.kind(), a, b, r);
+    }
+    case OpFormat::unary: {
+      Storage a = storage(op.operand(0));
+      Storage r = define(op.result());
+      Scalar e = rt.elem();
+      int va = new_var("a");
+      for_each_element(rt.shape(), [&](const std::vector<int>& i) {
+        assign(va, read(a, refs(i)));
+        ir::ExprPtr v;
+        switch (op.kind()) {
+          case OpKind::neg: {
+            auto u = std::make_unique<ir::Unary>();
+            u->op = ir::UnOp::Neg;
+            u->operand = ref(va);
+            v = ir::cast(t, std::move(u), {});
+            break;
+          }
+          case OpKind::abs: v = ir::cast(t, ir::math(ir::MathFn::Abs, exprs(ref(va)), {}), {}); break;
+          case OpKind::exp:
+          case OpKind::log:
+          case OpKind::sqrt:
+            if (!is_float(e)) refuse(op, "does not apply to integer tiles");
+            v = ir::math(op.kind() == OpKind::exp ? ir::MathFn::Exp : op.kind() == OpKind::log ? ir::MathFn::Log : ir::MathFn::Sqrt,
+                         exprs(ref(va)), {});
+            break;
+          default:  // not
+            if (is_float(e)) refuse(op, "does not apply to floating-point tiles");
+            v = cmp(ir::CmpOp::Eq, ref(va), int_const(t, 0));
+            break;
+        }
+        write(r, refs(i), std::move(v));
+      });
+      return;
+    }
+    default: break;
+  }
+  switch (op.kind()) {
+    case OpKind::constant: {
+      Storage r = define(op.result());
+      for_each_element(rt.shape(), [&](const std::vector<int>& i) {
+        if (is_float(rt.elem())) write(r, refs(i), float_const(t, attrs.number));
+        else write(r, refs(i), int_const(t, rt.elem() == Scalar::i1 ? attrs.integer != 0 : attrs.integer));
+      });
+      return;
+    }
+    case OpKind::iota: {
+      Storage r = define(op.result());
+      for_each_element(rt.shape(), [&](const std::vector<int>& i) { write(r, refs(i), ir::cast(t, ref(i[size_t(attrs.axis)]), {})); });
+      return;
+    }
+    case OpKind::select: {
+      Storage c = storage(op.operand(0)), a = storage(op.operand(1)), b = storage(op.operand(2));
+      Storage r = define(op.result());
+      for_each_element(rt.shape(), [&](const std::vector<int>& i) {
+        write(r, refs(i), sel(cmp(ir::CmpOp::Ne, read(c, refs(i)), int_const(DType::I32, 0)), read(a, refs(i)), read(b, refs(i))));
+      });
+      return;
+    }
+    case OpKind::cast: {
+      Storage a = storage(op.operand(0));
+      Storage r = define(op.result());
+      Scalar from = op.operand(0)->type().elem(), to = rt.elem();
+      int va = new_var("a");
+      for_each_element(rt.shape(), [&](const std::vector<int>& i) {
+        assign(va, read(a, refs(i)));
+        ir::ExprPtr v;
+        if (is_float(to)) {
+          v = ir::cast(t, ref(va), {});
+        } else if (to == Scalar::i1) {
+          v = cmp(ir::CmpOp::Ne, ref(va), is_float(from) ? float_const(value_dtype(from), 0.0) : int_const(value_dtype(from), 0));
+        } else if (is_float(from)) {
+          // Truncation toward zero, saturating; NaN becomes 0 (the interpreter's rule).
+          DType f = value_dtype(from);
+          int64_t lo = to == Scalar::i32 ? std::numeric_limits<int32_t>::min() : std::numeric_limits<int64_t>::min();
+          int64_t hi = to == Scalar::i32 ? std::numeric_limits<int32_t>::max() : std::numeric_limits<int64_t>::max();
+          double flo = to == Scalar::i32 ? double(lo) : -9.2233720368547758e18;
+          double fhi = to == Scalar::i32 ? double(hi) : 9.2233720368547758e18;
+          v = sel(cmp(ir::CmpOp::Ne, ref(va), ref(va)), int_const(t, 0),
+                  sel(cmp(ir::CmpOp::Ge, ref(va), float_const(f, fhi)), int_const(t, hi),
+                      sel(cmp(ir::CmpOp::Le, ref(va), float_const(f, flo)), int_const(t, lo), ir::cast(t, ref(va), {}))));
+        } else {
+          v = ir::cast(t, ref(va), {});
+        }
+        write(r, refs(i), std::move(v));
+      });
+      return;
+    }
+    case OpKind::broadcast: {
+      Storage a = storage(op.operand(0));
+      Storage r = define(op.result());
+      const Shape& from = op.operand(0)->type().shape();
+      int shift = rt.rank() - from.rank();
+      for_each_element(rt.shape(), [&](const std::vector<int>& i) {
+        std::vector<ir::ExprPtr> src;
+        for (int d = 0; d < from.rank(); ++d) src.push_back(from[d] == 1 ? i64(0) : ref(i[size_t(d + shift)]));
+        write(r, refs(i), read(a, std::move(src)));
+      });
+      return;
+    }
+    case OpKind::reshape: {
+      // Row-major order is kept: the flat position, unraveled in the source shape.
+      Storage a = storage(op.operand(0));
+      Storage r = define(op.result());
+      const Shape& from = op.operand(0)->type().shape();
+      int flat = new_var("flat");
+      for_each_element(rt.shape(), [&](const std::vector<int>& i) {
+        ir::ExprPtr f = i64(0);
+        for (int d = 0; d < rt.rank(); ++d)
+          f = add(bin(ir::BinOp::Mul, std::move(f), i64(rt.shape()[d])), ref(i[size_t(d)]));
+        assign(flat, std::move(f));
+        std::vector<ir::ExprPtr> src;
+        int64_t inner = from.num_elements();
+        for (int d = 0; d < from.rank(); ++d) {
+          inner /= from[d];
+          src.push_back(bin(ir::BinOp::Mod, bin(ir::BinOp::FloorDiv, ref(flat), i64(inner)), i64(from[d])));
+        }
+        write(r, refs(i), read(a, std::move(src)));
+      });
+      return;
+    }
+    case OpKind::extract: {
+      // The position must be proved inside the tile: the interpreter faults
+      // outside it, and a local array read there has no defined result.
+      const Value* k = op.operand(1);
+      int64_t extent = op.operand(0)->type().shape()[attrs.axis];
+      bool proved = false;
+      if (const Operation* def = k->defining_op())
+        proved = def->kind() == OpKind::constant && def->attrs().integer >= 0 && def->attrs().integer < extent;
+      else if (const Operation* loop = k->owner_block()->parent_op(); loop && k->index() == 0 && is_loop(loop->kind()))
+        if (const Operation* n = loop->operand(0)->defining_op())
+          proved = n->kind() == OpKind::constant && n->attrs().integer <= extent;
+      if (!proved)
+        refuse(op, "extracts at a position not proved inside the tile (a constant, or the index of a loop whose "
+                   "extent is a constant no larger than the axis)");
+      Storage a = storage(op.operand(0));
+      Storage r = define(op.result());
+      int kv = scalar_var(k);
+      for_each_element(rt.shape(), [&](const std::vector<int>& i) {
+        std::vector<ir::ExprPtr> src;
+        for (int d = 0, j = 0; d < op.operand(0)->type().rank(); ++d) src.push_back(d == attrs.axis ? ref(kv) : ref(i[size_t(j++)]));
+        write(r, refs(i), read(a, std::move(src)));
+      });
+      return;
+    }
+    case OpKind::mma: {
+      // c + a @ b, accumulated over k in increasing order in the element
+      // type; the product is bound to a local first so it is rounded before
+      // the add (no fused multiply-add, as in the interpreter).
+      Storage a = storage(op.operand(0)), b = storage(op.operand(1)), c = storage(op.operand(2));
+      Storage r = define(op.result());
+      int64_t K = op.operand(0)->type().shape()[1];
+      Scalar e = rt.elem();
+      int acc = new_var("acc"), prod = new_var("prod"), x = new_var("x"), y = new_var("y"), k = new_var("k", ir::VarRole::LoopVar);
+      for_each_element(rt.shape(), [&](const std::vector<int>& i) {
+        assign(acc, read(c, refs(i)));
+        for_range(k, i64(K), [&] {
+          assign(x, read(a, exprs(ref(i[0]), ref(k))));
+          assign(y, read(b, exprs(ref(k), ref(i[1]))));
+          assign(prod, scalar_binary(op, OpKind::mul, e, x, y));
+          assign(acc, scalar_binary(op, OpKind::add, e, acc, prod));
+        });
+        write(r, refs(i), ref(acc));
+      });
+      return;
+    }
+    default: refuse(op, "has no lowering");
+  }
+}
+
+}  // namespace tack::tile::lower

@@ -1,0 +1,155 @@
+// Views, loads and stores. A view is resolved at compile time into, per view
+// axis, the parameter axis it walks, its origin there and the bounds a
+// position must satisfy (the parameter's extent and every enclosing
+// window's), plus fixed coordinates for dropped axes. A load reads an element
+// only where every bound holds and gives the pad elsewhere; a store writes
+// only there: the interpreter's masking, element for element. Addresses come
+// from the kernel IR's own multi-dimensional array access over the
+// parameter's runtime extents and strides.
+#include "ir/build.h"
+#include "tile/lower/emitter.h"
+
+namespace tack::tile::lower {
+
+namespace {
+
+ir::ExprPtr cmp(ir::CmpOp op, ir::ExprPtr a, ir::ExprPtr b) { return ir::compare(op, std::move(a), std::move(b), {}); }
+
+}  // namespace
+
+void Emitter::bind_parameters() {
+  for (unsigned i = 0; i < kernel_.num_params(); ++i) {
+    const Type& t = kernel_.param(i)->type();
+    ir::Param p;
+    p.name = "view" + std::to_string(i);
+    p.kind = ir::ParamKind::Array;
+    p.dtype = memory_dtype(t.elem());
+    p.ndim = t.rank();
+    p.contiguous = false;  // any strides: the launch passes them
+    p.used = true;
+    out_->params.push_back(std::move(p));
+    ViewInfo v;
+    v.array = int(i);
+    v.elem = t.elem();
+    for (int d = 0; d < t.rank(); ++d) {
+      v.extents.push_back(kDynamic);
+      v.param_axis.push_back(d);
+      v.origin.push_back(Term::constant(0));
+      v.bounds.push_back({Bound{Term::constant(0), Term::extent(int(i), d)}});
+      v.fixed.push_back(-1);
+    }
+    views_[kernel_.param(i)] = std::move(v);
+  }
+}
+
+void Emitter::emit_memory(const Operation& op) {
+  switch (op.kind()) {
+    case OpKind::dim: {
+      const ViewInfo& v = views_.at(op.operand(0));
+      int axis = op.attrs().axis;
+      Storage r = define(op.result());
+      int64_t e = v.extents[size_t(axis)];
+      write(r, {}, e == kDynamic ? term(Term::extent(v.array, v.param_axis[size_t(axis)])) : i64(e));
+      return;
+    }
+    case OpKind::view: {
+      const ViewInfo& parent = views_.at(op.operand(0));
+      const std::vector<int64_t>& extents = op.attrs().extents;
+      ViewInfo v;
+      v.array = parent.array;
+      v.elem = parent.elem;
+      v.fixed = parent.fixed;
+      v.conditions = parent.conditions;
+      for (size_t d = 0; d < extents.size(); ++d) {
+        int c = scalar_var(op.operand(unsigned(d) + 1));
+        int pa = parent.param_axis[d];
+        // The coordinate in the parameter: the parent's origin plus c.
+        int at = new_var("at");
+        assign(at, add(term(parent.origin[d]), ref(c)));
+        if (extents[d] == kIndexed) {
+          v.fixed[size_t(pa)] = at;
+          std::vector<ir::ExprPtr> inside;
+          for (const Bound& b : parent.bounds[d]) {
+            inside.push_back(cmp(ir::CmpOp::Ge, add(ref(c), term(b.shift)), i64(0)));
+            inside.push_back(cmp(ir::CmpOp::Lt, add(ref(c), term(b.shift)), term(b.bound)));
+          }
+          if (parent.extents[d] != kDynamic) {  // inside the parent window
+            inside.push_back(cmp(ir::CmpOp::Ge, ref(c), i64(0)));
+            inside.push_back(cmp(ir::CmpOp::Lt, ref(c), i64(parent.extents[d])));
+          }
+          int ok = new_var("inside");
+          assign(ok, ir::cast(DType::I32, all_of(std::move(inside)), {}));
+          v.conditions.push_back(ok);
+          continue;
+        }
+        v.extents.push_back(extents[d]);
+        v.param_axis.push_back(pa);
+        v.origin.push_back(Term::local(at));
+        std::vector<Bound> bounds;
+        for (const Bound& b : parent.bounds[d]) {
+          int s = new_var("shift");
+          assign(s, add(term(b.shift), ref(c)));
+          bounds.push_back(Bound{Term::local(s), b.bound});
+        }
+        if (parent.extents[d] != kDynamic) bounds.push_back(Bound{Term::local(c), Term::constant(parent.extents[d])});
+        v.bounds.push_back(std::move(bounds));
+      }
+      views_[op.result()] = std::move(v);
+      return;
+    }
+    case OpKind::load:
+    case OpKind::store: {
+      const ViewInfo& v = views_.at(op.operand(0));
+      const ir::Param& p = out_->params[size_t(v.array)];
+      Shape shape(v.extents);
+      if (op.kind() == OpKind::load) shape = op.result()->type().shape();
+      for (int64_t e : shape.dims())
+        if (e == kDynamic) refuse(op, "accesses a whole kernel parameter, whose extent is known only at run time");
+      DType t = value_dtype(v.elem);
+      const Attrs& a = op.attrs();
+      Storage r = op.kind() == OpKind::load ? define(op.result()) : storage(op.operand(1));
+      for_each_element(shape, [&](const std::vector<int>& i) {
+        std::vector<ir::ExprPtr> inside;
+        for (int c : v.conditions) inside.push_back(cmp(ir::CmpOp::Ne, ref(c), int_const(DType::I32, 0)));
+        for (size_t d = 0; d < v.bounds.size(); ++d)
+          for (const Bound& b : v.bounds[d]) {
+            inside.push_back(cmp(ir::CmpOp::Ge, add(ref(i[d]), term(b.shift)), i64(0)));
+            inside.push_back(cmp(ir::CmpOp::Lt, add(ref(i[d]), term(b.shift)), term(b.bound)));
+          }
+        auto access = [&]() -> std::vector<ir::ExprPtr> {
+          std::vector<ir::ExprPtr> idx(size_t(p.ndim));
+          for (int pa = 0; pa < p.ndim; ++pa)
+            if (v.fixed[size_t(pa)] >= 0) idx[size_t(pa)] = ref(v.fixed[size_t(pa)]);
+          for (size_t d = 0; d < v.param_axis.size(); ++d)
+            idx[size_t(v.param_axis[d])] = add(term(v.origin[d]), ref(i[d]));
+          return idx;
+        };
+        ir::ExprPtr ok = all_of(std::move(inside));
+        if (op.kind() == OpKind::load) {
+          auto l = std::make_unique<ir::Load>();
+          l->array = v.array;
+          l->indices = access();
+          ir::ExprPtr value = v.elem == Scalar::i1 ? cmp(ir::CmpOp::Ne, std::move(l), int_const(DType::U8, 0))
+                                                   : ir::ExprPtr(std::move(l));
+          ir::ExprPtr pad = is_float(v.elem) ? float_const(t, a.number)
+                                             : int_const(t, v.elem == Scalar::i1 ? a.integer != 0 : a.integer);
+          if (ok) value = ir::select(std::move(ok), std::move(value), std::move(pad), {});
+          write(r, refs(i), std::move(value));
+          return;
+        }
+        auto st = std::make_unique<ir::Store>();
+        st->array = v.array;
+        st->indices = access();
+        ir::ExprPtr value = read(r, refs(i));
+        st->value = v.elem == Scalar::i1 ? ir::cast(DType::U8, cmp(ir::CmpOp::Ne, std::move(value), int_const(DType::I32, 0)), {})
+                                         : std::move(value);
+        if (!ok) return block_->push_back(std::move(st));
+        if_then(std::move(ok), [&] { block_->push_back(std::move(st)); });
+      });
+      return;
+    }
+    default: refuse(op, "has no lowering");
+  }
+}
+
+}  // namespace tack::tile::lower

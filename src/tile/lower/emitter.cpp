@@ -1,0 +1,309 @@
+#include "tile/lower/emitter.h"
+
+#include "ir/build.h"
+
+namespace tack::tile::lower {
+
+// Local arrays live on each worker's stack; the kernel language caps one at
+// 64 KiB, and a tile obeys the same cap.
+constexpr int64_t kLocalArrayLimit = 64 * 1024;
+
+Emitter::Emitter(const Kernel& kernel) : kernel_(kernel), names_(kernel) {}
+
+void Emitter::refuse(const Operation& op, const std::string& why) const {
+  throw Error("compile @" + kernel_.name() + ": " + names_.describe(op) + " " + why + ".");
+}
+
+DType Emitter::value_dtype(Scalar s) const {
+  switch (s) {
+    case Scalar::i1:
+    case Scalar::i32: return DType::I32;
+    case Scalar::i64: return DType::I64;
+    case Scalar::f32: return DType::F32;
+    case Scalar::f64: return DType::F64;
+  }
+  return DType::I32;
+}
+
+DType Emitter::memory_dtype(Scalar s) const { return s == Scalar::i1 ? DType::U8 : value_dtype(s); }
+
+int Emitter::new_var(const std::string& name, ir::VarRole role) { return out_->add_var(name, role); }
+
+int Emitter::new_array(const Operation* op, Scalar elem, std::vector<int64_t> shape, const char* what) {
+  int64_t bytes = size_of(value_dtype(elem));
+  for (int64_t e : shape)
+    if (bytes <= kLocalArrayLimit) bytes *= e;
+  if (bytes > kLocalArrayLimit && op)
+    refuse(*op, std::string("needs ") + what + " of more than 64 KiB, which does not fit a compiled kernel's private "
+                "scratch");
+  ir::Param p;
+  p.kind = ir::ParamKind::LocalArray;
+  p.dtype = value_dtype(elem);
+  p.ndim = int(shape.size());
+  p.local_shape = std::move(shape);
+  p.used = true;
+  p.declared_with = "local_array";
+  p.name = "$tile" + std::to_string(out_->params.size());
+  out_->params.push_back(std::move(p));
+  return int(out_->params.size()) - 1;
+}
+
+Storage Emitter::new_storage(const Operation* op, const Type& t) {
+  Storage s;
+  s.type = t;
+  if (t.rank() == 0) {
+    s.var = new_var("t");
+  } else {
+    std::vector<int64_t> shape(t.shape().dims().begin(), t.shape().dims().end());
+    s.array = new_array(op, t.elem(), std::move(shape));
+  }
+  return s;
+}
+
+Storage& Emitter::define(const Value* v) {
+  auto it = storage_.find(v);
+  if (it != storage_.end()) return it->second;
+  return storage_[v] = new_storage(v->defining_op(), v->type());
+}
+
+const Storage& Emitter::storage(const Value* v) const {
+  auto it = storage_.find(v);
+  if (it == storage_.end())
+    throw Error("compile @" + kernel_.name() + ": internal: value " + names_(v) + " has no storage.");
+  return it->second;
+}
+
+int Emitter::scalar_var(const Value* v) const {
+  const Storage& s = storage(v);
+  if (s.var < 0) throw Error("compile @" + kernel_.name() + ": internal: value " + names_(v) + " is not a scalar local.");
+  return s.var;
+}
+
+Term Emitter::term_of(const Value* v) const { return Term::local(scalar_var(v)); }
+
+ir::ExprPtr Emitter::ref(int var) const {
+  auto r = std::make_unique<ir::VarRef>();
+  r->var = var;
+  return r;
+}
+
+ir::ExprPtr Emitter::int_const(DType t, int64_t v) const {
+  auto c = std::make_unique<ir::IntConst>();
+  c->bits = uint64_t(v);
+  c->negative = v < 0;
+  return ir::cast(t, std::move(c), {});
+}
+
+ir::ExprPtr Emitter::i64(int64_t v) const { return int_const(DType::I64, v); }
+
+ir::ExprPtr Emitter::float_const(DType t, double v) const {
+  auto c = std::make_unique<ir::FloatConst>();
+  c->value = v;
+  return ir::cast(t, std::move(c), {});
+}
+
+ir::ExprPtr Emitter::term(const Term& t) const {
+  switch (t.kind) {
+    case Term::Kind::var: return ref(t.var);
+    case Term::Kind::constant: return i64(t.value);
+    case Term::Kind::extent: {
+      auto d = std::make_unique<ir::ArrayDim>();
+      d->array = t.array;
+      d->dim = t.axis;
+      return ir::cast(DType::I64, std::move(d), {});
+    }
+  }
+  return nullptr;
+}
+
+ir::ExprPtr Emitter::add(ir::ExprPtr a, ir::ExprPtr b) const { return ir::binary(ir::BinOp::Add, std::move(a), std::move(b), {}); }
+
+ir::ExprPtr Emitter::all_of(std::vector<ir::ExprPtr> conds) const {
+  ir::ExprPtr out;
+  for (auto& c : conds) {
+    if (!out) {
+      out = std::move(c);
+      continue;
+    }
+    auto l = std::make_unique<ir::Logical>();
+    l->op = ir::LogicOp::And;
+    l->lhs = std::move(out);
+    l->rhs = std::move(c);
+    out = std::move(l);
+  }
+  return out;
+}
+
+std::vector<ir::ExprPtr> Emitter::refs(const std::vector<int>& vars) const {
+  std::vector<ir::ExprPtr> out;
+  for (int v : vars) out.push_back(ref(v));
+  return out;
+}
+
+ir::ExprPtr Emitter::read(const Storage& s, std::vector<ir::ExprPtr> idx) const {
+  if (s.var >= 0) return ref(s.var);
+  auto l = std::make_unique<ir::Load>();
+  l->array = s.array;
+  if (s.prefix >= 0) l->indices.push_back(ref(s.prefix));
+  for (auto& i : idx) l->indices.push_back(std::move(i));
+  return l;
+}
+
+void Emitter::write(const Storage& s, std::vector<ir::ExprPtr> idx, ir::ExprPtr value) {
+  if (s.var >= 0) return assign(s.var, std::move(value));
+  auto st = std::make_unique<ir::Store>();
+  st->array = s.array;
+  if (s.prefix >= 0) st->indices.push_back(ref(s.prefix));
+  for (auto& i : idx) st->indices.push_back(std::move(i));
+  st->value = std::move(value);
+  block_->push_back(std::move(st));
+}
+
+void Emitter::assign(int var, ir::ExprPtr value) {
+  auto a = std::make_unique<ir::Assign>();
+  a->var = var;
+  a->value = std::move(value);
+  block_->push_back(std::move(a));
+}
+
+void Emitter::for_range(int var, ir::ExprPtr extent, const std::function<void()>& body) {
+  auto f = std::make_unique<ir::For>();
+  f->var = var;
+  f->start = i64(0);
+  f->end = std::move(extent);
+  f->step = i64(1);
+  ir::Block* saved = block_;
+  block_ = &f->body;
+  body();
+  block_ = saved;
+  block_->push_back(std::move(f));
+}
+
+void Emitter::if_then(ir::ExprPtr cond, const std::function<void()>& body) {
+  auto s = std::make_unique<ir::If>();
+  s->cond = std::move(cond);
+  ir::Block* saved = block_;
+  block_ = &s->then_body;
+  body();
+  block_ = saved;
+  block_->push_back(std::move(s));
+}
+
+void Emitter::for_each_element(const Shape& shape, const std::function<void(const std::vector<int>&)>& body) {
+  std::vector<int> idx;
+  std::function<void(int)> nest = [&](int d) {
+    if (d == shape.rank()) return body(idx);
+    int v = new_var("e", ir::VarRole::LoopVar);
+    idx.push_back(v);
+    for_range(v, i64(shape[d]), [&] { nest(d + 1); });
+    idx.pop_back();
+  };
+  nest(0);
+}
+
+void Emitter::copy(const Storage& dst, const Storage& src) {
+  for_each_element(dst.type.shape(), [&](const std::vector<int>& i) { write(dst, refs(i), read(src, refs(i))); });
+}
+
+void Emitter::emit_block(const Block& block, const Operation* skip) {
+  for (const Operation& op : block)
+    if (&op != skip) emit_op(op);
+}
+
+void Emitter::emit_op(const Operation& op) {
+  switch (op.kind()) {
+    case OpKind::constant:
+    case OpKind::iota:
+    case OpKind::extract:
+    case OpKind::neg:
+    case OpKind::abs:
+    case OpKind::exp:
+    case OpKind::log:
+    case OpKind::sqrt:
+    case OpKind::logical_not:
+    case OpKind::add:
+    case OpKind::sub:
+    case OpKind::mul:
+    case OpKind::div:
+    case OpKind::rem:
+    case OpKind::min:
+    case OpKind::max:
+    case OpKind::logical_and:
+    case OpKind::logical_or:
+    case OpKind::eq:
+    case OpKind::ne:
+    case OpKind::lt:
+    case OpKind::le:
+    case OpKind::gt:
+    case OpKind::ge:
+    case OpKind::select:
+    case OpKind::cast:
+    case OpKind::broadcast:
+    case OpKind::reshape:
+    case OpKind::mma: return emit_elementwise(op);
+    case OpKind::dim:
+    case OpKind::view:
+    case OpKind::load:
+    case OpKind::store: return emit_memory(op);
+    case OpKind::parallel:
+    case OpKind::serial:
+    case OpKind::pipeline: return emit_loop(op);
+    case OpKind::reduce: return emit_reduce(op);
+    // Stage cuts are lexical: this first lowering runs a pipeline's stages
+    // in order, as a serial loop's body.
+    case OpKind::stage:
+    case OpKind::yield: return;
+  }
+}
+
+void Emitter::emit_prologue_chain(const Value* v) {
+  const Operation* def = v->defining_op();
+  if (!def || in_prologue_.count(v)) return;
+  for (unsigned i = 0; i < def->num_operands(); ++i) emit_prologue_chain(def->operand(i));
+  if (!is_pure_scalar(*def)) refuse(*def, "computes a parallel extent from something the launch cannot compute first");
+  ir::Block* saved = block_;
+  block_ = &out_->prologue;
+  emit_op(*def);
+  block_ = saved;
+  in_prologue_[v] = true;
+}
+
+std::unique_ptr<ir::Kernel> Emitter::run(const LaunchNest& nest) {
+  out_ = std::make_unique<ir::Kernel>();
+  out_->name = kernel_.name();
+  out_->origins.push_back(ir::Origin{kernel_.name(), true, nullptr});
+  bind_parameters();
+
+  block_ = &out_->prologue;
+  for (const Operation* op : nest.prologue) {
+    emit_op(*op);
+    in_prologue_[op->result()] = true;
+  }
+  for (const Operation* level : nest.levels) {
+    emit_prologue_chain(level->operand(0));
+    ir::ParallelDim d;
+    d.var = new_var("i", ir::VarRole::LoopVar);
+    d.start = i64(0);
+    d.end = ref(scalar_var(level->operand(0)));
+    d.step = i64(1);
+    out_->dims.push_back(std::move(d));
+    storage_[level->region(0).block(0).argument(0)] = Storage{Type::tile(Scalar::i64), out_->dims.back().var, -1, -1};
+  }
+  if (nest.levels.empty()) {
+    ir::ParallelDim d;
+    d.var = new_var("once", ir::VarRole::LoopVar);
+    d.start = i64(0);
+    d.end = i64(1);
+    d.step = i64(1);
+    out_->dims.push_back(std::move(d));
+    block_ = &out_->body;
+    emit_block(kernel_.body());
+    return std::move(out_);
+  }
+  block_ = &out_->body;
+  for (size_t l = 0; l < nest.levels.size(); ++l)
+    emit_block(nest.levels[l]->region(0).block(0), l + 1 < nest.levels.size() ? nest.levels[l + 1] : nullptr);
+  return std::move(out_);
+}
+
+}  // namespace tack::tile::lower

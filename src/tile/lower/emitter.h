@@ -1,0 +1,150 @@
+// Pass 2 of lowering TileIR to Tack's kernel IR: emit the kernel IR.
+//
+// Shared state of the emitter, whose parts live one concern per file:
+//   emitter.cpp            storage, expression helpers, blocks, the launch
+//   emit_elementwise.cpp   const, iota, lifted ops, cast, broadcast, reshape,
+//                          extract, mma
+//   emit_memory.cpp        dim, view, load, store
+//   emit_regions.cpp       inner parallel, serial, pipeline
+//   emit_reduce.cpp        reduce under its policy, merges
+//
+// Representation. A rank-0 tile is a kernel IR local (a scalar); a tile of
+// higher rank is a kernel IR local array (private scratch of the tile's
+// static shape, row-major) and every operation on it is a loop nest over its
+// elements. A view is not a value at run time: it is a record of, per axis
+// of the parameter it reaches, the coordinate expression and the bounds an
+// element must lie in, and load/store turn it into guarded array accesses.
+// i1 tiles are i32 0/1; i1 memory is one byte (u8) per element.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/ir.h"
+#include "tack/tile/ir.h"
+#include "tack/tile/printer.h"
+#include "tile/lower/launch_nest.h"
+
+namespace tack::tile::lower {
+
+// Where a tile lives: a scalar local, or a local array (optionally one slot
+// of an array with a leading `prefix` index, the ordered tree's stack).
+struct Storage {
+  Type type;
+  int var = -1;
+  int array = -1;
+  int prefix = -1;  // a local holding the leading index, or -1
+};
+
+// A term of index arithmetic: a local, a constant, or an array parameter's extent.
+struct Term {
+  enum class Kind { var, constant, extent } kind = Kind::constant;
+  int var = -1;
+  int64_t value = 0;
+  int array = -1, axis = 0;
+  static Term local(int v) { return {Kind::var, v, 0, -1, 0}; }
+  static Term constant(int64_t c) { return {Kind::constant, -1, c, -1, 0}; }
+  static Term extent(int a, int d) { return {Kind::extent, -1, 0, a, d}; }
+};
+
+// 0 <= position + shift < bound
+struct Bound {
+  Term shift, bound;
+};
+
+// A view: per axis of the view, the parameter axis it walks, its origin
+// there and the bounds a position must satisfy; per dropped parameter axis
+// the fixed coordinate; scalar conditions (i32 locals) from dropped axes.
+struct ViewInfo {
+  int array = -1;  // the kernel IR array parameter
+  Scalar elem = Scalar::f32;
+  std::vector<int64_t> extents;  // per view axis; kDynamic for a parameter
+  std::vector<int> param_axis;   // per view axis
+  std::vector<Term> origin;      // per view axis
+  std::vector<std::vector<Bound>> bounds;  // per view axis (a window's own extent is implied)
+  std::vector<int> fixed;        // per parameter axis: a local, or -1 when a view axis walks it
+  std::vector<int> conditions;   // i32 locals that must all be nonzero
+};
+
+// A vector of expressions (initializer lists cannot move unique pointers).
+template <class... E>
+std::vector<ir::ExprPtr> exprs(E&&... e) {
+  std::vector<ir::ExprPtr> v;
+  (v.push_back(std::forward<E>(e)), ...);
+  return v;
+}
+
+class Emitter {
+ public:
+  explicit Emitter(const Kernel& kernel);
+  std::unique_ptr<ir::Kernel> run(const LaunchNest& nest);
+
+  // --- emitter.cpp -----------------------------------------------------------
+  [[noreturn]] void refuse(const Operation& op, const std::string& why) const;
+  DType value_dtype(Scalar s) const;
+  DType memory_dtype(Scalar s) const;
+  int new_var(const std::string& name, ir::VarRole role = ir::VarRole::Temp);
+  // Refuses `op` naming `what` when the array would pass the 64 KiB cap.
+  int new_array(const Operation* op, Scalar elem, std::vector<int64_t> shape, const char* what = "a tile");
+  Storage new_storage(const Operation* op, const Type& t);
+  Storage& define(const Value* v);        // a fresh storage for an op result
+  const Storage& storage(const Value* v) const;
+  int scalar_var(const Value* v) const;   // a rank-0 value's local
+  Term term_of(const Value* v) const;     // a rank-0 i64 value as a term
+
+  ir::ExprPtr ref(int var) const;
+  ir::ExprPtr i64(int64_t v) const;
+  ir::ExprPtr int_const(DType t, int64_t v) const;
+  ir::ExprPtr float_const(DType t, double v) const;
+  ir::ExprPtr term(const Term& t) const;
+  ir::ExprPtr add(ir::ExprPtr a, ir::ExprPtr b) const;
+  ir::ExprPtr all_of(std::vector<ir::ExprPtr> conds) const;  // null when empty
+  std::vector<ir::ExprPtr> refs(const std::vector<int>& vars) const;
+
+  ir::ExprPtr read(const Storage& s, std::vector<ir::ExprPtr> idx) const;
+  void write(const Storage& s, std::vector<ir::ExprPtr> idx, ir::ExprPtr value);
+  void assign(int var, ir::ExprPtr value);
+  // Appends a loop nest over `shape`, calling `body` with the element's index
+  // locals (outermost first) while the innermost block is current.
+  void for_each_element(const Shape& shape, const std::function<void(const std::vector<int>&)>& body);
+  // A sequential loop `var` over [0, extent).
+  void for_range(int var, ir::ExprPtr extent, const std::function<void()>& body);
+  void if_then(ir::ExprPtr cond, const std::function<void()>& body);
+  void copy(const Storage& dst, const Storage& src);
+  // Emits the operations of `block` (its yield and stage cuts excluded).
+  void emit_block(const Block& block, const Operation* skip = nullptr);
+  void emit_op(const Operation& op);
+  void emit_prologue_chain(const Value* v);
+
+  // --- emit_elementwise.cpp --------------------------------------------------
+  void emit_elementwise(const Operation& op);
+  // a op b on one element of type `elem` (both operands in locals).
+  ir::ExprPtr scalar_binary(const Operation& site, OpKind kind, Scalar elem, int a, int b);
+  // Elementwise out = a op b over whole tiles (out may be a or b).
+  void binary_tiles(const Operation& site, OpKind kind, const Storage& a, const Storage& b, const Storage& out);
+
+  // --- emit_memory.cpp -------------------------------------------------------
+  void bind_parameters();
+  void emit_memory(const Operation& op);
+
+  // --- emit_regions.cpp ------------------------------------------------------
+  void emit_loop(const Operation& op);
+
+  // --- emit_reduce.cpp -------------------------------------------------------
+  void emit_reduce(const Operation& op);
+  void merge(const Operation& reduce, const std::vector<Storage>& a, const std::vector<Storage>& b,
+             const std::vector<Storage>& out);
+
+  const Kernel& kernel_;
+  ValueNames names_;
+  std::unique_ptr<ir::Kernel> out_;
+  ir::Block* block_ = nullptr;  // where statements go
+  std::unordered_map<const Value*, Storage> storage_;
+  std::unordered_map<const Value*, ViewInfo> views_;
+  std::unordered_map<const Value*, bool> in_prologue_;
+};
+
+}  // namespace tack::tile::lower

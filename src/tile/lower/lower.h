@@ -1,0 +1,23 @@
+// Lowering TileIR to Tack's kernel IR, the input of every backend's code
+// generator. Passes, one per file:
+//   launch_nest   the outermost parallel nest becomes the launch's iteration
+//                 space, the kernel-level scalars its prologue;
+//   emitter       tiles, views, regions and reductions become kernel IR
+//                 (emitter.h lists its parts);
+// then the kernel IR's own type pass settles every expression's type and its
+// verifier checks the result. Anything without a lowering fails closed with
+// an Error naming the kernel and the operation.
+#pragma once
+
+#include <memory>
+
+#include "ir/ir.h"
+#include "tack/tile/ir.h"
+
+namespace tack::tile::lower {
+
+// The typed kernel IR of `kernel`: parameter i is the kernel's view i (an
+// array of any strides; i1 elements as u8), local arrays follow.
+std::unique_ptr<ir::Kernel> lower_to_kernel_ir(const Kernel& kernel);
+
+}  // namespace tack::tile::lower

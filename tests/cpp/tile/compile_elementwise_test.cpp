@@ -1,0 +1,107 @@
+// Element arithmetic of compiled tile kernels on the values where rules
+// differ between languages: NaN and signed zeros in maximum/minimum, integer
+// division and remainder of negative numbers (truncating), wrapping i32
+// arithmetic, saturating float-to-int casts, i1 memory. Compared bit for
+// bit with the interpreter and, for the defining cases, with values written
+// here.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "tack/tile/capture.h"
+#include "tack/tile/compile.h"
+#include "tack/tile/oracle.h"
+
+namespace tack::tile {
+namespace {
+
+constexpr int kFloatOps = 9, kIntOps = 9;
+
+Kernel ops() {
+  return tile_kernel("ops", [](TensorView<float, 1> A, TensorView<float, 1> B, TensorView<int32_t, 1> I,
+                               TensorView<bool, 1> P, TensorView<float, 2> F, TensorView<int32_t, 2> N,
+                               TensorView<bool, 2> Q) {
+    for (auto i : parallel(A.shape(0))) {
+      Tile<float> a = A[{i}];
+      Tile<float> b = B[{i}];
+      Tile<int32_t> n = I[{i}];
+      Tile<bool> p = P[{i}];
+      F(i, 0).store(maximum(a, b));
+      F(i, 1).store(minimum(a, b));
+      F(i, 2).store(select(a < b, a, b));
+      F(i, 3).store(sqrt(a));
+      F(i, 4).store(exp(a));
+      F(i, 5).store(log(b));
+      F(i, 6).store(abs(a) - b * a / b);
+      F(i, 7).store(cast<float>(n));
+      F(i, 8).store(-a);
+      N(i, 0).store(n / 7);
+      N(i, 1).store(n % 7);
+      N(i, 2).store(n * n + 2147483000);
+      N(i, 3).store(cast<int32_t>(a * 1e9f));
+      N(i, 4).store(cast<int32_t>(a));
+      N(i, 5).store(-n);
+      N(i, 6).store(cast<int32_t>(a < b));
+      N(i, 7).store(abs(n));
+      N(i, 8).store(maximum(n, 3) - minimum(n, -3));
+      Q(i, 0).store(!p);
+      Q(i, 1).store(p & (a == b));
+      Q(i, 2).store(p | (a != a));
+    }
+  });
+}
+
+TEST(TileCompileElementwise, SpecialValuesMatchTheInterpreter) {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> as = {-0.0f, 0.0f, nan, 1.0f, -inf, 3.5f, -2.75f, 1e30f, -1e-30f, 2.0f, 0.0f, -0.0f};
+  const std::vector<float> bs = {0.0f, -0.0f, 1.0f, nan, inf, 3.5f, 2.75f, -1e30f, 5.0f, -0.5f, 0.0f, -0.0f};
+  const std::vector<int32_t> ns = {-7, -8, 7, 13, -13, 0, 1, -1, 2147483647, -2147483647 - 1, 46341, -6};
+  const int64_t n = int64_t(as.size());
+  GuardedTensor<float> a({n}, 0.0f), b({n}, 0.0f);
+  GuardedTensor<int32_t> iv({n}, 0);
+  // i1 memory is one byte per element; bytes 0x5A around the outputs catch
+  // stray writes (GuardedTensor holds no bool: std::vector<bool> packs bits).
+  const size_t bytes = size_t(n) * 3 + 4;
+  std::vector<unsigned char> p(as.size()), q(bytes, 0x5A), qw(bytes, 0x5A);
+  for (int64_t i = 0; i < n; ++i) a[i] = as[size_t(i)], b[i] = bs[size_t(i)], iv[i] = ns[size_t(i)], p[size_t(i)] = i % 3 == 0;
+  auto bools = [](std::vector<unsigned char>& v, Shape s, int64_t offset) {
+    HostTensor t = host_tensor(reinterpret_cast<bool*>(v.data()), s);
+    t.offset = offset;
+    return t;
+  };
+  GuardedTensor<float> f({n, kFloatOps}, nan), fw({n, kFloatOps}, nan);
+  GuardedTensor<int32_t> m({n, kIntOps}, -99), mw({n, kIntOps}, -99);
+  Kernel k = ops();
+  compile("cpu", k)->launch({a.view(), b.view(), iv.view(), bools(p, {n}, 0), f.view(), m.view(), bools(q, {n, 3}, 2)});
+  interpret(k, {a.view(), b.view(), iv.view(), bools(p, {n}, 0), fw.view(), mw.view(), bools(qw, {n, 3}, 2)});
+  for (int64_t i = 0; i < f.size(); ++i)
+    EXPECT_EQ(std::memcmp(&f[i], &fw[i], 4), 0) << "float op " << i % kFloatOps << ", row " << i / kFloatOps << ": "
+                                                << f[i] << " compiled, " << fw[i] << " interpreted";
+  for (int64_t i = 0; i < m.size(); ++i)
+    EXPECT_EQ(m[i], mw[i]) << "int op " << i % kIntOps << ", row " << i / kIntOps;
+  for (size_t i = 0; i < q.size(); ++i) EXPECT_EQ(int(q[i]), int(qw[i])) << "bool byte " << i;
+  for (size_t i : {size_t(0), size_t(1), q.size() - 2, q.size() - 1}) EXPECT_EQ(q[i], 0x5A) << "byte " << i << " written";
+  EXPECT_EQ(int(q[2 + 0]), 0);  // !p for p = 1 (row 0)
+  EXPECT_EQ(int(q[2 + 3]), 1);  // !p for p = 0 (row 1)
+  EXPECT_TRUE(f.margin_intact() && m.margin_intact());
+
+  // The defining cases, written out.
+  auto bits = [](float v) { uint32_t u; std::memcpy(&u, &v, 4); return u; };
+  EXPECT_EQ(bits(f[0 * kFloatOps + 0]), bits(0.0f));   // maximum(-0, +0) = +0
+  EXPECT_EQ(bits(f[0 * kFloatOps + 1]), bits(-0.0f));  // minimum(-0, +0) = -0
+  EXPECT_EQ(bits(f[1 * kFloatOps + 0]), bits(0.0f));   // maximum(+0, -0) = +0
+  EXPECT_TRUE(std::isnan(f[2 * kFloatOps + 0]) && std::isnan(f[3 * kFloatOps + 1]));  // NaN propagates
+  EXPECT_EQ(m[0 * kIntOps + 0], -1);                   // -7 / 7 = -1
+  EXPECT_EQ(m[1 * kIntOps + 0], -1);                   // -8 / 7 = -1 (truncating)
+  EXPECT_EQ(m[1 * kIntOps + 1], -1);                   // -8 % 7 = -1
+  EXPECT_EQ(m[4 * kIntOps + 1], -6);                   // -13 % 7 = -6
+  EXPECT_EQ(m[7 * kIntOps + 3], std::numeric_limits<int32_t>::max());   // 1e30 * 1e9 saturates
+  EXPECT_EQ(m[2 * kIntOps + 4], 0);                    // NaN casts to 0
+  EXPECT_EQ(m[9 * kIntOps + 5], std::numeric_limits<int32_t>::min());   // -INT_MIN wraps
+  EXPECT_EQ(m[8 * kIntOps + 2], int32_t(uint32_t(2147483647u) * uint32_t(2147483647u) + 2147483000u));  // wraps
+}
+
+}  // namespace
+}  // namespace tack::tile

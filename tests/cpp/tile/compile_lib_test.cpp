@@ -1,0 +1,163 @@
+// Reference-library kernels compiled for the CPU against the interpreter, on
+// the same inputs: ragged shapes, NaN-initialized outputs, guarded strided
+// views. The lowering keeps the interpreter's order for every reduction it
+// realizes (folds, the ordered tree, and for unordered_tree the grouping the
+// interpreter uses with one thread and no shuffle), and rounds every f32
+// operation as the interpreter does, so results must agree bit for bit.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <variant>
+
+#include "tack/tile/compile.h"
+#include "tack/tile/lib.h"
+#include "tack/tile/oracle.h"
+
+namespace tack::tile {
+namespace {
+
+using Tensor = std::variant<GuardedTensor<float>, GuardedTensor<int64_t>>;
+
+struct Arg {
+  Scalar elem = Scalar::f32;
+  Shape shape;
+  bool output = false;
+  int64_t lo = -3, hi = 3;  // the range of random inputs
+};
+
+Arg in(Shape s) { return {Scalar::f32, s, false, -3, 3}; }
+Arg out(Shape s) { return {Scalar::f32, s, true, 0, 0}; }
+Arg index_in(Shape s, int64_t lo, int64_t hi) { return {Scalar::i64, s, false, lo, hi}; }
+Arg index_out(Shape s) { return {Scalar::i64, s, true, 0, 0}; }
+
+std::vector<Tensor> make(const std::vector<Arg>& args, uint32_t seed) {
+  std::vector<Tensor> out;
+  std::mt19937 gen(seed);
+  for (const Arg& a : args) {
+    if (a.elem == Scalar::f32) {
+      GuardedTensor<float> t(a.shape, a.output ? NAN : 0.0f);
+      std::uniform_real_distribution<float> dist(float(a.lo), float(a.hi));
+      if (!a.output)
+        for (int64_t i = 0; i < t.size(); ++i) t[i] = dist(gen);
+      out.emplace_back(std::move(t));
+    } else {
+      GuardedTensor<int64_t> t(a.shape, a.output ? int64_t(-777) : 0);
+      std::uniform_int_distribution<int64_t> dist(a.lo, a.hi);
+      if (!a.output)
+        for (int64_t i = 0; i < t.size(); ++i) t[i] = dist(gen);
+      out.emplace_back(std::move(t));
+    }
+  }
+  return out;
+}
+
+std::vector<HostTensor> views(std::vector<Tensor>& ts) {
+  std::vector<HostTensor> out;
+  for (Tensor& t : ts) out.push_back(std::visit([](auto& g) { return g.view(); }, t));
+  return out;
+}
+
+// Runs `kernel` interpreted and compiled on copies of the same inputs and
+// compares every tensor bit for bit, and every margin.
+void expect_same(const Kernel& kernel, const std::vector<Arg>& args, uint32_t seed = 7,
+                 const std::function<void(std::vector<Tensor>&)>& prepare = {}) {
+  std::vector<Tensor> want = make(args, seed), got = make(args, seed);
+  if (prepare) prepare(want), prepare(got);
+  interpret(kernel, views(want));
+  compile("cpu", kernel)->launch(views(got));
+  for (size_t a = 0; a < args.size(); ++a) {
+    std::visit(
+        [&](auto& w) {
+          auto& g = std::get<std::decay_t<decltype(w)>>(got[a]);
+          auto wv = w.values(), gv = g.values();
+          for (size_t i = 0; i < wv.size(); ++i)
+            if (std::memcmp(&wv[i], &gv[i], sizeof wv[i]) != 0) {
+              ADD_FAILURE() << kernel.name() << ": tensor #" << a << " element " << i << " is " << gv[i]
+                            << " compiled, " << wv[i] << " interpreted";
+              return;
+            }
+          EXPECT_TRUE(g.margin_intact()) << kernel.name() << ": tensor #" << a << " written outside its view";
+        },
+        want[a]);
+  }
+}
+
+TEST(TileCompileLib, Copy) {
+  for (Shape s : {Shape{17, 65}, Shape{8, 32}, Shape{0, 5}, Shape{3, 1}}) {
+    expect_same(lib::copy(8, 32), {in(s), out(s)});
+    expect_same(lib::copy(8, 32), {in(s), out({s[0] + 3, s[1] + 5})});  // reads past In give zeros
+  }
+}
+
+TEST(TileCompileLib, Scans) {
+  for (Shape s : {Shape{17, 65}, Shape{1, 1}, Shape{0, 4}, Shape{4, 0}}) {
+    expect_same(lib::scan(lib::ScanKind::inclusive), {in(s), out(s)});
+    expect_same(lib::scan(lib::ScanKind::exclusive), {in(s), out(s)});
+  }
+}
+
+TEST(TileCompileLib, SoftmaxAndNorms) {
+  for (Shape s : {Shape{17, 65}, Shape{5, 7}, Shape{5, 32}, Shape{3, 65}, Shape{0, 65}, Shape{3, 0}}) {
+    for (int64_t width : {16, 32}) {
+      expect_same(lib::softmax(width), {in(s), out(s)});
+      expect_same(lib::layer_norm(1e-5f, width), {in(s), in({s[1]}), in({s[1]}), out(s)});
+      expect_same(lib::rms_norm(1e-5f, width), {in(s), in({s[1]}), out(s)});
+    }
+  }
+}
+
+TEST(TileCompileLib, Matmul) {
+  for (auto [m, k, n] : {std::array<int64_t, 3>{17, 7, 65}, {17, 61, 65}, {33, 16, 7}, {1, 1, 1}, {0, 3, 4}, {4, 0, 5}})
+    expect_same(lib::matmul(), {in({m, k}), in({k, n}), out({m, n})});
+}
+
+TEST(TileCompileLib, Einsum) {
+  expect_same(lib::einsum<2, 2, 2>("ij,jk->ik"), {in({7, 5}), in({5, 9}), out({7, 9})});
+  expect_same(lib::einsum<3, 3, 3>("bij,bjk->bik"), {in({3, 4, 5}), in({3, 5, 2}), out({3, 4, 2})});
+  expect_same(lib::einsum<2, 2>("ij->ji"), {in({6, 11}), out({11, 6})});
+  expect_same(lib::einsum<2, 1>("ii->i"), {in({6, 6}), out({6})});
+}
+
+TEST(TileCompileLib, Conv2d) {
+  for (int64_t padding : {0, 1, 2}) {
+    int64_t h = 9, w = 13, kh = 3, kw = 2;
+    Shape y{2, 3, h + 2 * padding - kh + 1, w + 2 * padding - kw + 1};
+    expect_same(lib::conv2d({padding, 8}), {in({2, 4, h, w}), in({3, 4, kh, kw}), out(y)});
+  }
+}
+
+TEST(TileCompileLib, TopKUnderEveryPolicy) {
+  for (ReductionPolicy p : {ReductionPolicy::unordered_tree, ReductionPolicy::ordered_tree, ReductionPolicy::left_fold,
+                            ReductionPolicy::right_fold})
+    for (Shape s : {Shape{9, 23}, Shape{4, 3}, Shape{3, 0}}) {
+      // Few distinct values: ties and their positions matter.
+      Arg x{Scalar::f32, s, false, -2, 2};
+      expect_same(lib::topk(5, p), {x, out({s[0], 5}), index_out({s[0], 5})}, 3, [](std::vector<Tensor>& t) {
+        auto& x = std::get<GuardedTensor<float>>(t[0]);
+        for (int64_t i = 0; i < x.size(); ++i) x[i] = i % 7 == 3 ? NAN : float(int(x[i] * 2)) / 2;
+      });
+    }
+}
+
+TEST(TileCompileLib, Sort) {
+  for (Shape s : {Shape{5, 37}, Shape{3, 8}, Shape{2, 1}, Shape{0, 3}})
+    expect_same(lib::sort(8), {in(s), out(s), index_out(s)}, 5, [](std::vector<Tensor>& t) {
+      auto& x = std::get<GuardedTensor<float>>(t[0]);
+      for (int64_t i = 0; i < x.size(); ++i) x[i] = i % 5 == 1 ? -0.0f : i % 11 == 2 ? NAN : float(int(x[i] * 3));
+    });
+}
+
+TEST(TileCompileLib, GatherAndScatterRows) {
+  // Indices run past both ends: those rows read zeros or write nothing.
+  expect_same(lib::gather_rows(16), {in({9, 37}), index_in({12}, -2, 10), out({12, 37})});
+  // Distinct indices (a permutation with holes), some outside Out.
+  expect_same(lib::scatter_rows(16), {in({6, 37}), index_in({6}, 0, 0), out({7, 37})}, 7, [](std::vector<Tensor>& t) {
+    auto& idx = std::get<GuardedTensor<int64_t>>(t[1]);
+    const int64_t to[] = {3, -1, 0, 6, 9, 2};
+    for (int64_t i = 0; i < 6; ++i) idx[i] = to[i];
+  });
+}
+
+}  // namespace
+}  // namespace tack::tile

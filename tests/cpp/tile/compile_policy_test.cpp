@@ -1,0 +1,243 @@
+// Reduction policies in compiled tile kernels, against reference results
+// computed here in C++ float: folds are bitwise the serial loops (and a
+// subtraction tells left from right), ordered_tree is bitwise the pairwise
+// tree whatever the thread count; and the constructs the lowering refuses.
+#include <gtest/gtest.h>
+
+#include <tbb/task_arena.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "tack/tile/capture.h"
+#include "tack/tile/compile.h"
+#include "tack/tile/oracle.h"
+
+namespace tack::tile {
+namespace {
+
+uint32_t bits(float v) {
+  uint32_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+
+// Y[r] = seed (+) X[r, 0] (+) ... under `policy`; (+) is - or +.
+Kernel row_reduce(ReductionPolicy policy, float seed, bool subtract) {
+  return tile_kernel("row_reduce", [=](TensorView<float, 2> X, TensorView<float, 1> Y) {
+    for (auto r : parallel(X.shape(0))) {
+      Tile<float> acc = seed;
+      for (auto k : reduce(X.shape(1), policy)) {
+        if (subtract) acc = acc - X[{r, k}];
+        else acc = acc + X[{r, k}];
+      }
+      Y(r).store(acc);
+    }
+  });
+}
+
+// Magnitudes over eight decades and both signs: regrouping changes the bits.
+GuardedTensor<float> wide(Shape shape, uint32_t seed) {
+  GuardedTensor<float> t(shape, 0.0f);
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> exponent(-4, 4), sign(-1, 1);
+  for (int64_t i = 0; i < t.size(); ++i) t[i] = std::copysign(std::pow(10.0f, exponent(gen)), sign(gen));
+  return t;
+}
+
+// The ordered tree, written out: adjacent pairs merge level by level and an
+// odd last element moves up unchanged.
+float pairwise(std::vector<float> v) {
+  while (v.size() > 1) {
+    std::vector<float> next;
+    for (size_t i = 0; i + 1 < v.size(); i += 2) next.push_back(v[i] + v[i + 1]);
+    if (v.size() % 2) next.push_back(v.back());
+    v = next;
+  }
+  return v[0];
+}
+
+std::vector<float> row(const GuardedTensor<float>& x, int64_t r, int64_t cols) {
+  std::vector<float> out;
+  for (int64_t c = 0; c < cols; ++c) out.push_back(x[r * cols + c]);
+  return out;
+}
+
+TEST(TileCompilePolicy, SubtractionFoldsKeepTheirOrder) {
+  const float seed = 0.75f;
+  for (int64_t cols : {0, 1, 2, 7, 33}) {
+    int64_t rows = 9;
+    GuardedTensor<float> x = wide({rows, cols}, 1), left({rows}, NAN), right({rows}, NAN);
+    compile("cpu", row_reduce(ReductionPolicy::left_fold, seed, true))->launch({x.view(), left.view()});
+    compile("cpu", row_reduce(ReductionPolicy::right_fold, seed, true))->launch({x.view(), right.view()});
+    bool differ = false;
+    for (int64_t r = 0; r < rows; ++r) {
+      std::vector<float> c = row(x, r, cols);
+      float l = seed, rf = seed;
+      for (float v : c) l = l - v;                                       // ((s - c0) - c1) - ...
+      for (auto it = c.rbegin(); it != c.rend(); ++it) rf = *it - rf;   // c0 - (c1 - (... - (c[n-1] - s)))
+      EXPECT_EQ(bits(left[r]), bits(l)) << cols << " columns, row " << r;
+      EXPECT_EQ(bits(right[r]), bits(rf)) << cols << " columns, row " << r;
+      differ = differ || bits(left[r]) != bits(right[r]);
+    }
+    if (cols >= 2) EXPECT_TRUE(differ) << "left and right folds of - agree on every row of " << cols << " columns";
+    EXPECT_TRUE(x.margin_intact() && left.margin_intact() && right.margin_intact());
+  }
+}
+
+TEST(TileCompilePolicy, AdditionFoldsAreTheSerialLoops) {
+  const float seed = 3.0f;
+  GuardedTensor<float> x = wide({6, 41}, 2), left({6}, NAN), right({6}, NAN);
+  compile("cpu", row_reduce(ReductionPolicy::left_fold, seed, false))->launch({x.view(), left.view()});
+  compile("cpu", row_reduce(ReductionPolicy::right_fold, seed, false))->launch({x.view(), right.view()});
+  for (int64_t r = 0; r < 6; ++r) {
+    std::vector<float> c = row(x, r, 41);
+    float l = seed, rf = seed;
+    for (float v : c) l = l + v;
+    for (auto it = c.rbegin(); it != c.rend(); ++it) rf = *it + rf;
+    EXPECT_EQ(bits(left[r]), bits(l)) << r;
+    EXPECT_EQ(bits(right[r]), bits(rf)) << r;
+  }
+}
+
+TEST(TileCompilePolicy, OrderedTreeDoesNotDependOnTheThreadCount) {
+  const float seed = 1.5f;
+  auto compiled = compile("cpu", row_reduce(ReductionPolicy::ordered_tree, seed, false));
+  for (int64_t cols : {0, 1, 2, 3, 5, 8, 13, 64, 100, 257}) {
+    int64_t rows = 301;  // enough iterations to be split across workers
+    GuardedTensor<float> x = wide({rows, cols}, uint32_t(cols) + 3);
+    std::vector<std::vector<float>> results;
+    for (int threads : {1, 2, 3, 8}) {
+      GuardedTensor<float> y({rows}, NAN);
+      tbb::task_arena arena(threads);
+      arena.execute([&] { compiled->launch({x.view(), y.view()}); });
+      EXPECT_TRUE(y.margin_intact());
+      results.push_back(y.values());
+    }
+    for (int64_t r = 0; r < rows; ++r) {
+      std::vector<float> c = row(x, r, cols);
+      float want = cols == 0 ? seed : seed + pairwise(c);
+      for (size_t t = 0; t < results.size(); ++t)
+        ASSERT_EQ(bits(results[t][size_t(r)]), bits(want)) << cols << " columns, row " << r << ", arena #" << t;
+    }
+    // The interpreter's ordered tree is the same under any run options.
+    for (RunOptions o : {RunOptions{1, 0}, RunOptions{7, 3}}) {
+      GuardedTensor<float> y({rows}, NAN);
+      interpret(row_reduce(ReductionPolicy::ordered_tree, seed, false), {x.view(), y.view()}, o);
+      EXPECT_EQ(std::memcmp(y.values().data(), results[0].data(), sizeof(float) * size_t(rows)), 0) << cols;
+    }
+  }
+}
+
+TEST(TileCompilePolicy, UnorderedTreeIsAPermittedGrouping) {
+  // One serial run, then the seed: the interpreter's grouping with one thread.
+  const float seed = -2.0f;
+  GuardedTensor<float> x = wide({5, 77}, 4), y({5}, NAN), want({5}, NAN);
+  compile("cpu", row_reduce(ReductionPolicy::unordered_tree, seed, false))->launch({x.view(), y.view()});
+  interpret(row_reduce(ReductionPolicy::unordered_tree, seed, false), {x.view(), want.view()});
+  for (int64_t r = 0; r < 5; ++r) {
+    std::vector<float> c = row(x, r, 77);
+    float run = c[0];
+    for (size_t i = 1; i < c.size(); ++i) run = run + c[i];
+    EXPECT_EQ(bits(y[r]), bits(seed + run)) << r;
+    EXPECT_EQ(bits(y[r]), bits(want[r])) << r;
+  }
+}
+
+TEST(TileCompilePolicy, AKernelWithoutParallelRegionRunsAsOneIteration) {
+  Kernel k = tile_kernel("total", [](TensorView<float, 1> X, TensorView<float, 1> Y) {
+    Tile<float> acc = 0.5f;
+    for (auto i : reduce(X.shape(0), ReductionPolicy::ordered_tree)) acc = acc + X[{i}];
+    Y(0).store(acc);
+    Y(1).store(acc * 2.0f);
+  });
+  GuardedTensor<float> x = wide({37}, 5), y({2}, NAN);
+  compile("cpu", k)->launch({x.view(), y.view()});
+  float want = 0.5f + pairwise(x.values());
+  EXPECT_EQ(bits(y[0]), bits(want));
+  EXPECT_EQ(bits(y[1]), bits(want * 2.0f));
+  EXPECT_TRUE(y.margin_intact());
+}
+
+// --- refusals ----------------------------------------------------------------
+
+std::string refusal(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(TileCompileRefusal, DivisionByAnUnprovedDivisor) {
+  Kernel k = tile_kernel("divide", [](TensorView<int64_t, 1> X, TensorView<int64_t, 1> Y) {
+    for (auto i : parallel(X.shape(0))) Y(i).store(Index(100) / X[{i}]);
+  });
+  std::string m = refusal([&] { compile("cpu", k); });
+  EXPECT_NE(m.find("compile @divide: 'div'"), std::string::npos) << m;
+  EXPECT_NE(m.find("not proved positive"), std::string::npos) << m;
+}
+
+TEST(TileCompileRefusal, FloatingRemainder) {
+  Kernel k = tile_kernel("fmod", [](TensorView<float, 1> X, TensorView<float, 1> Y) {
+    for (auto i : parallel(X.shape(0))) Y(i).store(X[{i}] % Tile<float>(0.75f));
+  });
+  std::string m = refusal([&] { compile("cpu", k); });
+  EXPECT_NE(m.find("'rem'"), std::string::npos) << m;
+  EXPECT_NE(m.find("remainder"), std::string::npos) << m;
+}
+
+TEST(TileCompileRefusal, ExtractAtAnUnprovedPosition) {
+  Kernel k = tile_kernel("pick", [](TensorView<float, 1> X, TensorView<int64_t, 1> P, TensorView<float, 1> Y) {
+    for (auto i : parallel(Y.shape(0))) Y(i).store(extract(X[{span(0, 8)}], 0, P[{i}]));
+  });
+  std::string m = refusal([&] { compile("cpu", k); });
+  EXPECT_NE(m.find("'extract'"), std::string::npos) << m;
+}
+
+TEST(TileCompileRefusal, ScratchOverTheCap) {
+  Kernel big = tile_kernel("big", [](TensorView<float, 2> X, TensorView<float, 2> Y) {
+    for (auto i : parallel(X.shape(0))) Y(span(i, 129), span(0, 128)).store(X[{span(i, 129), span(0, 128)}]);
+  });
+  std::string m = refusal([&] { compile("cpu", big); });
+  EXPECT_NE(m.find("'load'"), std::string::npos) << m;
+  EXPECT_NE(m.find("a tile of more than 64 KiB"), std::string::npos) << m;
+  // 64 slots of a 32x32 f32 state are 256 KiB.
+  Kernel tree = tile_kernel("tree", [](TensorView<float, 3> X, TensorView<float, 2> Y) {
+    for (auto i : parallel(Y.shape(0))) {
+      Tile<float> acc = full<float>({32, 32}, 0.0f);
+      for (auto k : reduce(X.shape(0), ReductionPolicy::ordered_tree)) acc = acc + X[{k, span(0, 32), span(0, 32)}];
+      Y(span(0, 32), span(0, 32)).store(acc);
+    }
+  });
+  m = refusal([&] { compile("cpu", tree); });
+  EXPECT_NE(m.find("'reduce'"), std::string::npos) << m;
+  EXPECT_NE(m.find("ordered-tree stack"), std::string::npos) << m;
+}
+
+TEST(TileCompileRefusal, BackendsWithoutATileFactoryAndUnknownDevices) {
+  Kernel k = tile_kernel("noop", [](TensorView<float, 1> X) {
+    for (auto i : parallel(X.shape(0))) X(i).store(X[{i}]);
+  });
+  std::string m = refusal([&] { compile("opencl", k); });
+  EXPECT_NE(m.find("OpenCL"), std::string::npos) << m;
+  m = refusal([&] { compile("nowhere", k); });
+  EXPECT_NE(m.find("nowhere"), std::string::npos) << m;
+}
+
+TEST(TileCompileRefusal, LaunchArgumentsAreChecked) {
+  Kernel k = tile_kernel("noop", [](TensorView<float, 1> X) {
+    for (auto i : parallel(X.shape(0))) X(i).store(X[{i}]);
+  });
+  auto compiled = compile("cpu", k);
+  std::vector<double> d(4);
+  std::string m = refusal([&] { compiled->launch({host_tensor(d.data(), {4})}); });
+  EXPECT_NE(m.find("argument #0"), std::string::npos) << m;
+  m = refusal([&] { compiled->launch({}); });
+  EXPECT_NE(m.find("takes 1 tensors"), std::string::npos) << m;
+}
+
+}  // namespace
+}  // namespace tack::tile

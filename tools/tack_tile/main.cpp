@@ -1,0 +1,125 @@
+// tack-tile: prints what the compiler makes of a tile kernel.
+//
+//   tack-tile (FILE.tir | --lib NAME) [--tile] [--ir] [--llvm]
+//
+// FILE.tir is TileIR in its text form (tack/tile/printer.h); --lib NAME takes
+// a reference-library kernel with its default configuration (--lib list
+// names them). --tile prints the planned TileIR: the launch plan as comment
+// lines, then the kernel; --ir the kernel IR it lowers to; --llvm the
+// optimized LLVM IR the CPU backend makes of that. Without a choice, --tile
+// and --ir.
+//
+// Exit status: 0 lowered, 1 the kernel was refused (the message names the
+// operation), 2 a usage error (arguments, file, malformed or invalid TileIR).
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include "backends/registry.h"
+#include "ir/ir.h"
+#include "tack/tile/lib.h"
+#include "tack/tile/printer.h"
+#include "tack/tile/verifier.h"
+#include "tile/lower/launch_nest.h"
+#include "tile/lower/lower.h"
+
+using namespace tack;
+
+namespace {
+
+const std::map<std::string, std::function<tile::Kernel()>>& library() {
+  static const std::map<std::string, std::function<tile::Kernel()>> kernels = {
+      {"matmul", [] { return tile::lib::matmul(); }},
+      {"einsum_matmul", [] { return tile::lib::einsum<2, 2, 2>("ij,jk->ik"); }},
+      {"conv2d", [] { return tile::lib::conv2d(); }},
+      {"softmax", [] { return tile::lib::softmax(); }},
+      {"layer_norm", [] { return tile::lib::layer_norm(); }},
+      {"rms_norm", [] { return tile::lib::rms_norm(); }},
+      {"topk", [] { return tile::lib::topk(8); }},
+      {"sort", [] { return tile::lib::sort(); }},
+      {"inclusive_scan", [] { return tile::lib::scan(tile::lib::ScanKind::inclusive); }},
+      {"exclusive_scan", [] { return tile::lib::scan(tile::lib::ScanKind::exclusive); }},
+      {"gather_rows", [] { return tile::lib::gather_rows(); }},
+      {"scatter_rows", [] { return tile::lib::scatter_rows(); }},
+      {"copy", [] { return tile::lib::copy(); }},
+  };
+  return kernels;
+}
+
+int usage() {
+  std::cerr << "usage: tack-tile (FILE.tir | --lib NAME) [--tile] [--ir] [--llvm]\n";
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string file, lib;
+  bool tile_text = false, ir_text = false, llvm_text = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--lib" && i + 1 < argc) lib = argv[++i];
+    else if (a == "--tile") tile_text = true;
+    else if (a == "--ir") ir_text = true;
+    else if (a == "--llvm") llvm_text = true;
+    else if (!a.empty() && a[0] != '-' && file.empty()) file = a;
+    else return usage();
+  }
+  if (file.empty() == lib.empty()) return usage();
+  if (!tile_text && !ir_text && !llvm_text) tile_text = ir_text = true;
+  if (lib == "list") {
+    for (auto& [name, make] : library()) std::cout << name << "\n";
+    return 0;
+  }
+
+  std::optional<tile::Kernel> kernel;
+  try {
+    if (!lib.empty()) {
+      auto it = library().find(lib);
+      if (it == library().end()) {
+        std::cerr << "tack-tile: no library kernel named '" << lib << "' (--lib list names them)\n";
+        return 2;
+      }
+      kernel = it->second();
+    } else {
+      std::ifstream in(file);
+      if (!in) {
+        std::cerr << "tack-tile: cannot read " << file << "\n";
+        return 2;
+      }
+      std::stringstream text;
+      text << in.rdbuf();
+      kernel = tile::parse(text.str());
+      if (auto problem = tile::verify(*kernel)) {
+        std::cerr << "tack-tile: " << file << ": " << *problem << "\n";
+        return 2;
+      }
+    }
+  } catch (const tile::Error& e) {
+    std::cerr << "tack-tile: " << (file.empty() ? lib : file) << ": " << e.what() << "\n";
+    return 2;
+  }
+
+  try {
+    if (tile_text) std::cout << tile::lower::describe(*kernel, tile::lower::find_launch_nest(*kernel)) << tile::print(*kernel);
+    if (ir_text || llvm_text) {
+      auto typed = tile::lower::lower_to_kernel_ir(*kernel);
+      if (ir_text) std::cout << (tile_text ? "\n" : "") << ir::print(*typed);
+      if (llvm_text) {
+        std::string why;
+        backends::Backend* cpu = backends::find_backend("cpu", &why);
+        if (!cpu) {
+          std::cerr << "tack-tile: " << why << "\n";
+          return 2;
+        }
+        std::cout << cpu->inspect("llvm", *typed, backends::CompileOptions{});
+      }
+    }
+  } catch (const tile::Error& e) {
+    std::cerr << "tack-tile: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
