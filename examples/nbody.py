@@ -174,7 +174,8 @@ def self_test():
 def colorize(counts):
     t = np.log1p(counts.astype(np.float32)) / math.log1p(6.0)
     t = np.clip(t, 0.0, 1.0)[..., None]
-    rgb = np.clip(t * np.array([1.6, 1.2, 0.9]) - np.array([0.0, 0.1, 0.0]) + (1 - t) * np.array([0.02, 0.02, 0.06]), 0, 1)
+    star, space = np.array([1.6, 1.1, 0.9]), np.array([0.02, 0.02, 0.06])
+    rgb = np.clip(t * star + (1 - t) * space, 0, 1)
     return (rgb * 255).astype(np.uint8)
 
 

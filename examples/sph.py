@@ -174,9 +174,10 @@ def compute_forces(grid, pos, vel, mass, density, pressure, acc):
                             falloff = K_H - r
                             # Symmetric pressure term (the pair's mean pressure),
                             # so pair forces cancel: momentum is exchanged only.
-                            push = mass[j] * (pressure[i] + pressure[j]) / (2.0 * density[j]) * K_SPIKY_GRAD * falloff * falloff
-                            a += d / r * (push / density[i])
-                            a += (vel[j] - vel[i]) * (K_VISCOSITY * mass[j] / density[j] * K_VISC_LAP * falloff / density[i])
+                            shared = mass[j] / (density[i] * density[j])
+                            push = 0.5 * (pressure[i] + pressure[j]) * K_SPIKY_GRAD * falloff * falloff
+                            a += d / r * (push * shared)
+                            a += (vel[j] - vel[i]) * (K_VISCOSITY * K_VISC_LAP * falloff * shared)
         acc[i] = a
 
 

@@ -132,7 +132,8 @@ def self_test():
 
 def colorize(u, wall, scale):
     """Blue for troughs, white at rest, red for crests; walls grey."""
-    t = np.clip(u / scale, -1.0, 1.0)[..., None]
+    # Quantized to 16 levels a side: bands read as contours, and compress.
+    t = (np.round(np.clip(u / scale, -1.0, 1.0) * 16) / 16)[..., None]
     white = np.array([1.0, 1.0, 1.0])
     rgb = np.where(t > 0, white + t * (np.array([0.8, 0.1, 0.1]) - white),
                    white - t * (np.array([0.1, 0.2, 0.8]) - white))
@@ -166,7 +167,7 @@ def main():
         if step % 300 == 0:
             print(f"  step {step}/{STEPS}", flush=True)
     seconds = time.perf_counter() - start
-    path = write_png(OUT_DIR / "wave.png", image_strip([colorize(f, wall, 0.6) for f in frames]))
+    path = write_png(OUT_DIR / "wave.png", image_strip([colorize(f, wall, 1.0) for f in frames]))
     print(f"wave: {WIDTH}x{HEIGHT}, {STEPS} steps, {seconds:.2f} s including compilation")
     print(path)
     return 0
