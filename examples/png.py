@@ -44,3 +44,16 @@ def write_png(path, pixels):
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(encode_png(pixels))
     return path
+
+
+def image_strip(tiles, gap=4, background=255):
+    """Uint8 RGB images of one height side by side, `gap` pixels apart: the
+    frames of a simulation in one picture."""
+    height = tiles[0].shape[0]
+    spacer = np.full((height, gap, 3), background, np.uint8)
+    parts = []
+    for k, tile in enumerate(tiles):
+        if tile.shape[0] != height:
+            raise ValueError(f"image_strip needs tiles of one height: {tile.shape[0]} != {height}")
+        parts.extend([spacer, tile] if k else [tile])
+    return np.concatenate(parts, axis=1)
