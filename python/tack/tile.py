@@ -36,7 +36,7 @@ import itertools
 import numpy as np
 
 from . import _core
-from ._arrays import Array, asarray, copyto, empty
+from ._arrays import Array, asarray, copyto, empty, full
 from ._dtypes import f32, i64
 
 __all__ = [
@@ -197,7 +197,7 @@ def _staged(outs, ins):
     for i, o in enumerate(outs):
         others = ins + outs[:i] + outs[i + 1:]
         clash = any(_overlap(_View.of(o), _View.of(a)) for a in others)
-        targets.append(empty(o.shape, o.dtype) if clash else o)
+        targets.append(empty(o.shape, o.dtype, device=o.device) if clash else o)
     return targets
 
 
@@ -418,8 +418,8 @@ def layer_norm(x, weight=None, bias=None, eps=1e-5, axis=-1, out=None):
         raise ValueError("tack.tile.layer_norm: takes an array of at least one dimension")
     axis = _axis(axis, x.ndim, fn)
     n = x.shape[axis]
-    g = _norm_vector(np.ones(n, np.float32) if weight is None else weight, n, fn, "weight", device)
-    b = _norm_vector(np.zeros(n, np.float32) if bias is None else bias, n, fn, "bias", device)
+    g = _norm_vector(full((n,), 1.0, f32, device=device) if weight is None else weight, n, fn, "weight", device)
+    b = _norm_vector(full((n,), 0.0, f32, device=device) if bias is None else bias, n, fn, "bias", device)
     out = _output(out, x.shape, device, fn)
     eps = float(np.float32(eps))
     kernel = _kernel(fn, device, ("layer_norm", eps), lambda: _core.tile_layer_norm(eps))
@@ -437,7 +437,7 @@ def rms_norm(x, weight=None, eps=1e-5, axis=-1, out=None):
         raise ValueError("tack.tile.rms_norm: takes an array of at least one dimension")
     axis = _axis(axis, x.ndim, fn)
     n = x.shape[axis]
-    g = _norm_vector(np.ones(n, np.float32) if weight is None else weight, n, fn, "weight", device)
+    g = _norm_vector(full((n,), 1.0, f32, device=device) if weight is None else weight, n, fn, "weight", device)
     out = _output(out, x.shape, device, fn)
     eps = float(np.float32(eps))
     kernel = _kernel(fn, device, ("rms_norm", eps), lambda: _core.tile_rms_norm(eps))

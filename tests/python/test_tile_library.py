@@ -466,3 +466,5 @@ def test_other_backends_raise_naming_the_device_and_function():
     a = tack.zeros((4, 4), device="opencl")
     with pytest.raises(NotImplementedError, match=r"tack\.tile\.softmax: the arrays are on 'opencl'.*OpenCL backend"):
         T.softmax(a)
+    with pytest.raises(NotImplementedError, match=r"tack\.tile\.layer_norm: the arrays are on 'opencl'"):
+        T.layer_norm(a)
