@@ -21,6 +21,7 @@ void bind_kernel(nb::module_& m);
 void bind_texture(nb::module_& m);
 void bind_errors(nb::module_& m);
 void bind_device(nb::module_& m);
+void bind_tile(nb::module_& m);
 
 // The backend named `device`, started; RuntimeError "<context>device 'x' is
 // not available: <what is missing>" when it cannot start.

@@ -10,4 +10,5 @@ NB_MODULE(_core, m) {
     tack::python::bind_array(m);
     tack::python::bind_texture(m);
     tack::python::bind_kernel(m);
+    tack::python::bind_tile(m);
 }

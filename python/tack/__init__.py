@@ -113,7 +113,7 @@ from ._errors import (
     UnsupportedError,
 )
 from ._textures import Texture3D, texture3d
-from . import random
+from . import random, tile
 
 __version__ = "0.1.0"
 

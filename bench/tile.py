@@ -1,0 +1,138 @@
+"""tack.tile's compiled reference kernels against NumPy on the CPU.
+
+    PYTHONPATH=python python bench/tile.py           the sizes below
+    PYTHONPATH=python python bench/tile.py --quick   small sizes, in seconds
+
+Each row runs the tack.tile function and its NumPy counterpart on the same
+f32 data in the same process. Every result is checked first (against a
+float64 NumPy reference with the error bounds tests/python/test_tile_library.py
+derives, or exactly where the kernel's order is NumPy's) and only then
+timed: the median of a few runs, the first, compiling, call excluded. The
+ratio is tack's time over NumPy's (above 1: NumPy is faster). NumPy's
+matmul is its BLAS on all cores; softmax and LayerNorm are NumPy expressions;
+Top-K is argpartition plus a sort of the k winners; sort is np.sort(kind="stable").
+No hand-written C++ loop is measured here.
+"""
+
+import argparse
+import os
+import platform
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "python"))
+
+import timing  # noqa: E402
+import tack  # noqa: E402
+import tack.tile as T  # noqa: E402
+from test_tile_library import norm_bound, product_bound, softmax_bound, topk_oracle  # noqa: E402
+
+
+def ms(run, budget_s):
+    return timing.median_ms(run, repeats=3, budget_s=budget_s, warmup=0)
+
+
+def row(name, tack_ms, numpy_ms, flops=None):
+    line = f"{name:<34} {tack_ms:>10.2f} {numpy_ms:>10.2f} {tack_ms / numpy_ms:>8.1f}x"
+    if flops:
+        line += f"   {flops / tack_ms / 1e6:>7.2f} {flops / numpy_ms / 1e6:>7.2f}"
+    print(line, flush=True)
+
+
+def bench_matmul(m, k, n, r):
+    a = r.standard_normal((m, k)).astype(np.float32)
+    b = r.standard_normal((k, n)).astype(np.float32)
+    ta, tb = tack.array(a), tack.array(b)
+    out = tack.empty((m, n))
+    T.matmul(ta, tb, out=out)
+    exact = a.astype(np.float64) @ b.astype(np.float64)
+    assert np.all(np.abs(out.numpy() - exact) <= product_bound(a, b, k)), "matmul disagrees with NumPy"
+    budget = 5.0
+    row(f"matmul {m}x{k}x{n}", ms(lambda: T.matmul(ta, tb, out=out), budget), ms(lambda: a @ b, budget), 2 * m * n * k)
+
+
+def bench_softmax(rows, cols, r):
+    x = (r.standard_normal((rows, cols)) * 4).astype(np.float32)
+    tx, out = tack.array(x), tack.empty((rows, cols))
+    T.softmax(tx, out=out)
+    exact, bound = softmax_bound(x, -1)
+    assert np.all(np.abs(out.numpy() - exact) <= bound), "softmax disagrees with NumPy"
+
+    def numpy_softmax():
+        e = np.exp(x - x.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    row(f"softmax {rows}x{cols}", ms(lambda: T.softmax(tx, out=out), 3.0), ms(numpy_softmax, 3.0))
+
+
+def bench_layer_norm(rows, cols, r):
+    x = (r.standard_normal((rows, cols)) * 3 + 5).astype(np.float32)
+    g = r.standard_normal(cols).astype(np.float32)
+    b = r.standard_normal(cols).astype(np.float32)
+    tx, tg, tb, out = tack.array(x), tack.array(g), tack.array(b), tack.empty((rows, cols))
+    T.layer_norm(tx, tg, tb, out=out)
+    exact, bound = norm_bound(x, g, b, np.float64(np.float32(1e-5)), rms=False)
+    assert np.all(np.abs(out.numpy() - exact) <= bound), "layer_norm disagrees with NumPy"
+
+    def numpy_layer_norm():
+        mean = x.mean(axis=1, keepdims=True)
+        d = x - mean
+        return d / np.sqrt((d * d).mean(axis=1, keepdims=True) + np.float32(1e-5)) * g + b
+
+    row(f"layer_norm {rows}x{cols}", ms(lambda: T.layer_norm(tx, tg, tb, out=out), 3.0), ms(numpy_layer_norm, 3.0))
+
+
+def bench_topk(rows, cols, k, r):
+    x = r.standard_normal((rows, cols)).astype(np.float32)
+    tx = tack.array(x)
+    v, i = tack.empty((rows, k)), tack.empty((rows, k), dtype=tack.i64)
+    T.topk(tx, k, out=(v, i))
+    want_v, want_i = topk_oracle(x, k)
+    assert np.array_equal(i.numpy(), want_i) and np.array_equal(v.numpy(), want_v), "topk disagrees with NumPy"
+
+    def numpy_topk():
+        part = np.argpartition(-x, k - 1, axis=1)[:, :k]
+        vals = np.take_along_axis(x, part, axis=1)
+        order = np.argsort(-vals, axis=1, kind="stable")
+        return np.take_along_axis(vals, order, axis=1), np.take_along_axis(part, order, axis=1)
+
+    row(f"topk k={k} {rows}x{cols}", ms(lambda: T.topk(tx, k, out=(v, i)), 5.0), ms(numpy_topk, 5.0))
+
+
+def bench_sort(rows, cols, r):
+    x = r.standard_normal((rows, cols)).astype(np.float32)
+    tx, out = tack.array(x), tack.empty((rows, cols))
+    T.sort(tx, out=out)
+    assert np.array_equal(out.numpy(), np.sort(x, axis=1, kind="stable")), "sort disagrees with NumPy"
+    row(f"sort {rows}x{cols}", ms(lambda: T.sort(tx, out=out), 5.0), ms(lambda: np.sort(x, axis=1, kind="stable"), 5.0))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="small sizes")
+    args = parser.parse_args()
+    r = np.random.default_rng(0)
+    print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores, NumPy {np.__version__}, "
+          f"Tack CPU workers {tack._core._worker_count()}")
+    print(f"{'case':<34} {'tack ms':>10} {'numpy ms':>10} {'ratio':>9}   GFLOP/s tack numpy")
+    if args.quick:
+        bench_matmul(128, 128, 128, r)
+        bench_matmul(100, 77, 33, r)
+        bench_softmax(256, 256, r)
+        bench_layer_norm(256, 256, r)
+        bench_topk(64, 512, 8, r)
+        bench_sort(16, 256, r)
+        return
+    bench_matmul(2048, 2048, 2048, r)
+    bench_matmul(512, 512, 512, r)
+    bench_matmul(1000, 777, 333, r)
+    bench_softmax(4096, 4096, r)
+    bench_layer_norm(4096, 4096, r)
+    bench_topk(1024, 4096, 8, r)
+    bench_sort(256, 1024, r)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,135 @@
+// The reference tile library (tack/tile/lib.h) for tack.tile: one
+// constructor per library kernel, tile::compile, and a launch that views
+// Tack arrays' storage in place. Shapes, axes, dtypes and caching are
+// python/tack/tile.py's.
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/unique_ptr.h>
+#include <nanobind/stl/vector.h>
+
+#include <algorithm>
+#include <array>
+
+#include "bindings.h"
+#include "tack/tile/compile.h"
+#include "tack/tile/lib.h"
+
+namespace tack::python {
+
+namespace {
+
+namespace lib = tile::lib;
+using runtime::Array;
+
+// One launch argument: an array and the view of its storage the kernel
+// parameter sees (shape, element strides, element offset from the array's
+// first element), and whether the kernel stores through it.
+using TileArg = std::tuple<const Array*, std::vector<int64_t>, std::vector<int64_t>, int64_t, bool>;
+
+tile::Scalar tile_scalar(DType t) {
+    switch (t) {
+        case DType::F32: return tile::Scalar::f32;
+        case DType::F64: return tile::Scalar::f64;
+        case DType::I32: return tile::Scalar::i32;
+        case DType::I64: return tile::Scalar::i64;
+        default: throw nb::type_error(("tile kernels take f32, f64, i32 or i64 arrays, not " + std::string(name_of(t))).c_str());
+    }
+}
+
+// The HostTensor of one argument, after checking that every element it can
+// touch lies inside the array's storage: the view is Python's arithmetic,
+// and a mistake there must not become a stray access.
+tile::HostTensor host_tensor_of(const TileArg& arg, size_t position) {
+    const auto& [array, shape, strides, offset, writes] = arg;
+    const Array& a = *array;
+    std::string who = "tile launch argument " + std::to_string(position) + " (" + a.describe() + ")";
+    if (a.storage()->device)
+        throw nb::value_error((who + " lives on '" + a.storage()->device_name() + "'; compiled tile kernels run on the cpu").c_str());
+    if (!a.element().shape.empty()) throw nb::type_error((who + ": tile kernels take arrays of numbers").c_str());
+    if (writes && a.readonly()) throw nb::value_error((who + " is read-only").c_str());
+    if (shape.size() != strides.size() || shape.empty() || shape.size() > size_t(tile::kMaxRank))
+        throw nb::value_error((who + ": a view needs 1 to 4 extents, one stride each").c_str());
+    const int64_t size = int64_t(size_of(a.dtype()));
+    int64_t lo = offset, hi = offset;
+    bool empty = false;
+    for (size_t d = 0; d < shape.size(); ++d) {
+        if (shape[d] < 0) throw nb::value_error((who + ": negative extent").c_str());
+        empty = empty || shape[d] == 0;
+        int64_t reach = (shape[d] - 1) * strides[d];
+        (reach < 0 ? lo : hi) += reach;
+    }
+    const int64_t first = a.byte_offset();
+    if (!empty && (first + lo * size < 0 || first + (hi + 1) * size > int64_t(a.storage()->bytes)))
+        throw nb::index_error((who + ": the view reaches outside the array's storage").c_str());
+    tile::HostTensor t;
+    t.data = a.address();
+    t.elem = tile_scalar(a.dtype());
+    t.shape = tile::Shape(std::span<const int64_t>(shape.data(), shape.size()));
+    std::copy(strides.begin(), strides.end(), t.strides.begin());
+    t.offset = offset;
+    return t;
+}
+
+void launch(const tile::CompiledKernel& kernel, const std::vector<TileArg>& args) {
+    std::vector<tile::HostTensor> tensors;
+    for (size_t i = 0; i < args.size(); ++i) tensors.push_back(host_tensor_of(args[i], i));
+    nb::gil_scoped_release running;
+    kernel.launch(tensors);
+}
+
+template <int RA, int RC>
+tile::Kernel einsum1(const std::string& spec) { return lib::einsum<RA, RC>(spec); }
+template <int RA, int RB, int RC>
+tile::Kernel einsum2(const std::string& spec) { return lib::einsum<RA, RB, RC>(spec); }
+
+// lib::einsum's ranks are template arguments: a table over 1..4 each.
+tile::Kernel einsum(const std::string& spec, const std::vector<int>& ranks) {
+    using One = tile::Kernel (*)(const std::string&);
+    auto in_range = [](int r) { return r >= 1 && r <= tile::kMaxRank; };
+    if (!std::all_of(ranks.begin(), ranks.end(), in_range) || ranks.size() < 2 || ranks.size() > 3)
+        throw nb::value_error("tile einsum takes one or two operands and an output, each of rank 1 to 4");
+    if (ranks.size() == 2) {
+        static const auto table = []<int... I>(std::integer_sequence<int, I...>) {
+            return std::array<One, 16>{&einsum1<I / 4 + 1, I % 4 + 1>...};
+        }(std::make_integer_sequence<int, 16>{});
+        return table[size_t((ranks[0] - 1) * 4 + ranks[1] - 1)](spec);
+    }
+    static const auto table = []<int... I>(std::integer_sequence<int, I...>) {
+        return std::array<One, 64>{&einsum2<I / 16 + 1, I / 4 % 4 + 1, I % 4 + 1>...};
+    }(std::make_integer_sequence<int, 64>{});
+    return table[size_t((ranks[0] - 1) * 16 + (ranks[1] - 1) * 4 + ranks[2] - 1)](spec);
+}
+
+}  // namespace
+
+void bind_tile(nb::module_& m) {
+    nb::class_<tile::Kernel>(m, "TileKernel", "A kernel of the reference tile library, as TileIR.")
+        .def_prop_ro("name", &tile::Kernel::name);
+    nb::class_<tile::CompiledKernel>(m, "CompiledTileKernel", "A tile kernel compiled for one device.")
+        .def_prop_ro("name", &tile::CompiledKernel::name)
+        .def_prop_ro("device", &tile::CompiledKernel::device)
+        .def("launch", &launch, nb::arg("args"),
+             "Runs once over (array, shape, element strides, element offset, writes) views of arrays' storage.");
+
+    m.def("tile_compile", [](const tile::Kernel& k, const std::string& device) {
+        nb::gil_scoped_release compiling;
+        return tile::compile(device, k);
+    }, nb::arg("kernel"), nb::arg("device"));
+
+    m.def("tile_matmul", [](int64_t tm, int64_t tn, int64_t tk) { return lib::matmul({tm, tn, tk}); },
+          nb::arg("tile_m"), nb::arg("tile_n"), nb::arg("tile_k"));
+    m.def("tile_einsum", &einsum, nb::arg("spec"), nb::arg("ranks"));
+    m.def("tile_conv2d", [](int64_t padding) { return lib::conv2d({.padding = padding}); }, nb::arg("padding"));
+    m.def("tile_softmax", [] { return lib::softmax(); });
+    m.def("tile_layer_norm", [](float eps) { return lib::layer_norm(eps); }, nb::arg("eps"));
+    m.def("tile_rms_norm", [](float eps) { return lib::rms_norm(eps); }, nb::arg("eps"));
+    m.def("tile_topk", [](int64_t k) { return lib::topk(k); }, nb::arg("k"));
+    m.def("tile_sort", [] { return lib::sort(); });
+    m.def("tile_scan", [](bool exclusive) {
+        return lib::scan(exclusive ? lib::ScanKind::exclusive : lib::ScanKind::inclusive);
+    }, nb::arg("exclusive"));
+    m.def("tile_gather_rows", [] { return lib::gather_rows(); });
+    m.def("tile_scatter_rows", [] { return lib::scatter_rows(); });
+}
+
+}  // namespace tack::python

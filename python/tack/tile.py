@@ -1,0 +1,584 @@
+"""Tack's reference tile library, compiled, on Tack arrays.
+
+    import numpy as np, tack, tack.tile
+
+    a = tack.array(np.random.rand(300, 200).astype(np.float32))
+    b = tack.array(np.random.rand(200, 100).astype(np.float32))
+    c = tack.tile.matmul(a, b)                  # a new tack.Array
+    tack.tile.softmax(c, axis=0, out=c)         # in place, through a buffer
+
+Each function runs one kernel of the C++ reference tile library
+(tack/tile/lib.h) compiled for the arrays' device by tile::compile. Arrays
+on the CPU are used where they are: a kernel parameter is a view of the
+array's storage with its offset and strides (any strides, negative ones
+included, as tack.asarray of a NumPy view gives), so no input is copied
+and `out=` is written in place. An `out=` that overlaps an input is
+computed into a buffer first and then copied, as NumPy does.
+
+Element types: the reference kernels are f32 (values), with i64 positions
+(topk, sort's argsort, gather/scatter indices). Other dtypes raise
+TypeError: nothing is converted silently. Index arguments given as NumPy
+or Python integers are converted to i64 (a copy).
+
+Compiled kernels are cached in this process per (kernel, configuration,
+dtype, device); the shapes are run-time values, so a second call with any
+shape does not recompile. Devices: the CPU. Arrays on another device
+(OpenCL) raise NotImplementedError naming the device and the function: the
+tile layer's GPU lowering is a later step, and nothing falls back to the
+CPU silently.
+
+Reductions follow the reference library's policies (docs/tile/python.md
+states each kernel's order and what it means for rounding).
+"""
+
+import itertools
+
+import numpy as np
+
+from . import _core
+from ._arrays import Array, asarray, copyto, empty, full
+from ._dtypes import f32, i64
+
+__all__ = [
+    "argsort",
+    "conv2d",
+    "einsum",
+    "gather",
+    "layer_norm",
+    "matmul",
+    "rms_norm",
+    "scan",
+    "scatter",
+    "softmax",
+    "sort",
+    "topk",
+]
+
+# ---------------------------------------------------------------------------
+# Compiled kernels, cached per (kernel, configuration, dtype, device).
+
+_compiled = {}
+
+
+def _kernel(fn, device, key, make):
+    """The compiled kernel for `key` on `device`, compiling `make()` once."""
+    full_key = (key, "f32", device)
+    k = _compiled.get(full_key)
+    if k is None:
+        try:
+            k = _core.tile_compile(make(), device)
+        except RuntimeError as e:
+            if device != "cpu":
+                raise NotImplementedError(
+                    f"tack.tile.{fn}: the arrays are on '{device}', and tile kernels compile for the cpu only "
+                    f"(GPU lowering is a later step): {e}"
+                ) from None
+            raise ValueError(f"tack.tile.{fn}: {e}") from None
+        _compiled[full_key] = k
+    return k
+
+
+def _cache_size():
+    """Kernels compiled so far in this process (for tests)."""
+    return len(_compiled)
+
+
+# ---------------------------------------------------------------------------
+# Views: (array, shape, element strides, element offset) of an array's storage.
+
+
+class _View:
+    __slots__ = ("array", "shape", "strides", "offset")
+
+    def __init__(self, array, shape, strides, offset):
+        self.array, self.shape, self.strides, self.offset = array, list(shape), list(strides), offset
+
+    @staticmethod
+    def of(a):
+        size = a.dtype.itemsize
+        strides = []
+        for s in a.strides:
+            if s % size:
+                raise ValueError(f"tack.tile: {a!r} has a byte stride {s} that is not a whole number of elements")
+            strides.append(s // size)
+        return _View(a, a.shape, strides, 0)
+
+    def moved(self, axis, to):
+        order = list(range(len(self.shape)))
+        order.insert(to % len(order), order.pop(axis))
+        return _View(self.array, [self.shape[d] for d in order], [self.strides[d] for d in order], self.offset)
+
+    def with_axis(self, at, extent=1, stride=0):
+        shape, strides = list(self.shape), list(self.strides)
+        shape.insert(at, extent)
+        strides.insert(at, stride)
+        return _View(self.array, shape, strides, self.offset)
+
+    def arg(self, writes=False):
+        return (self.array, self.shape, self.strides, self.offset, writes)
+
+    def byte_span(self):
+        """[lo, hi) host addresses its elements can touch; None when empty."""
+        if 0 in self.shape:
+            return None
+        lo = hi = self.offset
+        for n, s in zip(self.shape, self.strides):
+            if s < 0:
+                lo += (n - 1) * s
+            else:
+                hi += (n - 1) * s
+        size = self.array.dtype.itemsize
+        return (self.array.ptr + lo * size, self.array.ptr + (hi + 1) * size)
+
+
+def _overlap(a, b):
+    sa, sb = a.byte_span(), b.byte_span()
+    return sa is not None and sb is not None and sa[0] < sb[1] and sb[0] < sa[1]
+
+
+def _array(x, fn, what, dtype=f32):
+    a = x if isinstance(x, Array) else asarray(x)
+    if a.dtype != dtype:
+        raise TypeError(f"tack.tile.{fn}: {what} is {a!r}; the reference kernel takes {dtype.name} (convert explicitly)")
+    return a
+
+
+def _indices(x, fn):
+    """Indices as a 1-D i64 array: an i64 tack.Array as it is, other
+    integers converted (a copy)."""
+    if isinstance(x, Array) and x.dtype == i64:
+        a = x
+    else:
+        n = np.asarray(x.numpy() if isinstance(x, Array) else x)
+        if n.dtype.kind not in "iu":
+            raise TypeError(f"tack.tile.{fn}: indices must be integers, not {n.dtype}")
+        a = asarray(np.ascontiguousarray(n, dtype=np.int64))
+    if a.ndim != 1:
+        raise ValueError(f"tack.tile.{fn}: indices must be 1-D, not of shape {a.shape}")
+    return a
+
+
+def _device(fn, *arrays):
+    devices = {a.device for a in arrays}
+    if len(devices) > 1:
+        raise ValueError(f"tack.tile.{fn}: the arrays are on different devices {sorted(devices)}")
+    return devices.pop()
+
+
+def _axis(axis, ndim, fn):
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"tack.tile.{fn}: axis {axis} is out of range for {ndim} dimensions")
+    return axis % ndim
+
+
+def _output(out, shape, device, fn, what="out", dtype=f32):
+    """`out` checked against `shape`, or a new array."""
+    if out is None:
+        return empty(tuple(shape), dtype, device=device)
+    if not isinstance(out, Array):
+        raise TypeError(f"tack.tile.{fn}: {what} must be a tack.Array, not {type(out).__name__}")
+    if out.dtype != dtype:
+        raise TypeError(f"tack.tile.{fn}: {what} is {out!r}; it must hold {dtype.name}")
+    if tuple(out.shape) != tuple(shape):
+        raise ValueError(f"tack.tile.{fn}: {what} has shape {tuple(out.shape)}, the result has {tuple(shape)}")
+    if out.device != device:
+        raise ValueError(f"tack.tile.{fn}: {what} is on '{out.device}', the inputs on '{device}'")
+    return out
+
+
+def _run(fn, kernel, inputs, outputs):
+    kernel.launch([v.arg() for v in inputs] + [v.arg(writes=True) for v in outputs])
+
+
+def _staged(outs, ins):
+    """The arrays to compute `outs` into: each out itself, or a fresh buffer
+    where it overlaps an input or another out (then _unstage copies)."""
+    targets = []
+    for i, o in enumerate(outs):
+        others = ins + outs[:i] + outs[i + 1:]
+        clash = any(_overlap(_View.of(o), _View.of(a)) for a in others)
+        targets.append(empty(o.shape, o.dtype, device=o.device) if clash else o)
+    return targets
+
+
+def _unstage(outs, targets):
+    for o, t in zip(outs, targets):
+        if t is not o:
+            copyto(o, t)
+
+
+def _rows(views, axis, fn):
+    """Runs of 2-D (rows, axis) views, one per launch: `axis` moved last in
+    every view, the other axes merged into one where all views' strides
+    allow and looped over otherwise. Yields lists of 2-D views."""
+    moved = [v.moved(axis, -1) for v in views]
+    lead = len(moved[0].shape) - 1
+    if lead == 0:
+        yield [_View(v.array, [1, v.shape[0]], [0, v.strides[0]], v.offset) for v in moved]
+        return
+
+    # Merge leading axes from the innermost outwards while every view allows.
+    first = lead - 1
+    extent = moved[0].shape[first]
+    while first > 0 and all(v.strides[first - 1] == v.strides[first] * v.shape[first] or v.shape[first] == 1
+                            for v in moved):
+        first -= 1
+        extent *= moved[0].shape[first]
+    for index in itertools.product(*(range(n) for n in moved[0].shape[:first])):
+        out = []
+        for v in moved:
+            offset = v.offset + sum(i * s for i, s in zip(index, v.strides))
+            stride = v.strides[lead - 1]
+            out.append(_View(v.array, [extent, v.shape[-1]], [stride, v.strides[-1]], offset))
+        yield out
+
+
+# ---------------------------------------------------------------------------
+# Linear algebra
+
+
+def matmul(a, b, out=None):
+    """a @ b for f32 matrices (M, K) @ (K, N) -> (M, N); a 1-D `a` is a row
+    (K,) and a 1-D `b` a column (K,), dropped from the result as NumPy
+    does. No batching (use einsum). Each element adds the products over k in
+    increasing order in f32, every product and sum rounded (no fused
+    multiply-add): |out - exact| <= K*u/(1 - K*u) * sum_k |a||b|, u = 2**-24."""
+    fn = "matmul"
+    a, b = _array(a, fn, "a"), _array(b, fn, "b")
+    device = _device(fn, a, b)
+    if not (1 <= a.ndim <= 2 and 1 <= b.ndim <= 2):
+        raise ValueError(f"tack.tile.matmul: takes 1-D or 2-D operands, not {a.ndim}-D and {b.ndim}-D (einsum batches)")
+    va, vb = _View.of(a), _View.of(b)
+    if a.ndim == 1:
+        va = va.with_axis(0)
+    if b.ndim == 1:
+        vb = vb.with_axis(1)
+    (m, k), (k2, n) = va.shape, vb.shape
+    if k != k2:
+        raise ValueError(f"tack.tile.matmul: shapes {a.shape} and {b.shape} do not align ({k} != {k2})")
+    shape = ([m] if a.ndim == 2 else []) + ([n] if b.ndim == 2 else [])
+    out = _output(out, shape, device, fn)
+    (target,) = _staged([out], [a, b])
+    vc = _View.of(target)
+    if a.ndim == 1:
+        vc = vc.with_axis(0)
+    if b.ndim == 1:
+        vc = vc.with_axis(1)
+    kernel = _kernel(fn, device, ("matmul", 16, 16, 16), lambda: _core.tile_matmul(16, 16, 16))
+    _run(fn, kernel, [va, vb], [vc])
+    _unstage([out], [target])
+    return out
+
+
+def _einsum_spec(spec, ranks):
+    spec = spec.replace(" ", "")
+    if "." in spec:
+        raise ValueError("tack.tile.einsum: ellipsis ('...') is not supported")
+    if "->" in spec:
+        inputs, output = spec.split("->")
+    else:
+        inputs = spec
+        labels = inputs.replace(",", "")
+        output = "".join(sorted(c for c in set(labels) if labels.count(c) == 1))
+    inputs = inputs.split(",")
+    if len(inputs) != len(ranks):
+        raise ValueError(f"tack.tile.einsum: '{spec}' names {len(inputs)} operands, {len(ranks)} were given")
+    for labels, rank in zip(inputs, ranks):
+        if len(labels) != rank:
+            raise ValueError(f"tack.tile.einsum: '{labels}' names {len(labels)} axes of an operand of rank {rank}")
+        if not labels.isalpha():
+            raise ValueError(f"tack.tile.einsum: '{labels}' has a label that is not a letter")
+    if len(set(output)) != len(output):
+        raise ValueError(f"tack.tile.einsum: the output '{output}' repeats a label")
+    for c in output:
+        if not any(c in labels for labels in inputs):
+            raise ValueError(f"tack.tile.einsum: output label '{c}' names no operand axis")
+    return inputs, output
+
+
+def einsum(spec, *operands, out=None):
+    """Einstein summation over one or two f32 operands, e.g. "ij,jk->ik",
+    "bij,bjk->bik", "ij->ji", "ii->i", "ij->" or implicit "ij,jk" (the
+    output: labels that appear once, sorted). Operands have rank 1 to 4, the
+    output rank 0 to 4; no ellipsis. Every output element is one product
+    sum over the contracted labels, added in an order the reference kernel's
+    reduce policy permits: |out - exact| <= K*u/(1 - K*u) * sum |products|
+    with K the number of contracted terms."""
+    fn = "einsum"
+    if not 1 <= len(operands) <= 2:
+        raise ValueError(f"tack.tile.einsum: takes one or two operands, not {len(operands)}")
+    arrays = [_array(x, fn, f"operand {i}") for i, x in enumerate(operands)]
+    device = _device(fn, *arrays)
+    inputs, output = _einsum_spec(spec, [a.ndim for a in arrays])
+    extent = {}
+    for labels, a in zip(inputs, arrays):
+        for c, n in zip(labels, a.shape):
+            if extent.setdefault(c, n) != n:
+                raise ValueError(f"tack.tile.einsum: label '{c}' has extents {extent[c]} and {n}")
+    out = _output(out, [extent[c] for c in output], device, fn)
+    (target,) = _staged([out], arrays)
+    views = [_View.of(a) for a in arrays]
+    vc = _View.of(target)
+    if not output:
+        # A scalar result: a unit label on the first operand and the output.
+        unit = next(c for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in spec)
+        inputs[0] += unit
+        output = unit
+        views[0] = views[0].with_axis(len(views[0].shape))
+        vc = vc.with_axis(0)
+    ranks = [len(v.shape) for v in views] + [len(vc.shape)]
+    if any(not 1 <= r <= 4 for r in ranks):
+        raise ValueError(f"tack.tile.einsum: operand and output ranks must be 1 to 4, here {ranks}")
+    text = ",".join(inputs) + "->" + output
+    kernel = _kernel(fn, device, ("einsum", text, tuple(ranks)), lambda: _core.tile_einsum(text, ranks))
+    _run(fn, kernel, views, [vc])
+    _unstage([out], [target])
+    return out
+
+
+def conv2d(x, w, padding=0, out=None):
+    """2-D convolution (cross-correlation, as in deep learning libraries) of
+    f32 x (N, C, H, W) with filters w (F, C, KH, KW), stride 1, `padding`
+    zeros on every side: out (N, F, H + 2p - KH + 1, W + 2p - KW + 1),
+    out[n, f, y, x] = sum over c, ky, kx of x[n, c, y + ky - p, x + kx - p] *
+    w[f, c, ky, kx]. The C*KH*KW products are summed in f32 in an order the
+    reference kernel's reduce policy permits."""
+    fn = "conv2d"
+    x, w = _array(x, fn, "x"), _array(w, fn, "w")
+    device = _device(fn, x, w)
+    padding = int(padding)
+    if x.ndim != 4 or w.ndim != 4:
+        raise ValueError(f"tack.tile.conv2d: takes x (N, C, H, W) and w (F, C, KH, KW), not {x.shape} and {w.shape}")
+    if padding < 0:
+        raise ValueError(f"tack.tile.conv2d: padding must be >= 0, not {padding}")
+    n, c, h, wd = x.shape
+    f, c2, kh, kw = w.shape
+    if c != c2:
+        raise ValueError(f"tack.tile.conv2d: x has {c} channels, w {c2}")
+    oh, ow = h + 2 * padding - kh + 1, wd + 2 * padding - kw + 1
+    if oh < 0 or ow < 0:
+        raise ValueError(f"tack.tile.conv2d: a {kh}x{kw} filter is larger than the padded {h}x{wd} input")
+    out = _output(out, [n, f, oh, ow], device, fn)
+    kernel = _kernel(fn, device, ("conv2d", padding), lambda: _core.tile_conv2d(padding))
+    (target,) = _staged([out], [x, w])
+    _run(fn, kernel, [_View.of(x), _View.of(w)], [_View.of(target)])
+    _unstage([out], [target])
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Row kernels: one axis, the others looped or merged.
+
+
+def _along(fn, kernel, x, inputs_1d, outs, axis):
+    """Launches a row kernel over `axis` of x (and outs, shaped like x along
+    every other axis); `inputs_1d` are per-column vectors (weights)."""
+    if any(0 in o.shape for o in outs):
+        return
+    targets = _staged(outs, [x] + inputs_1d)
+    vecs = [_View.of(g) for g in inputs_1d]
+    for run in _rows([_View.of(x)] + [_View.of(t) for t in targets], axis, fn):
+        _run(fn, kernel, [run[0]] + vecs, run[1:])
+    _unstage(outs, targets)
+
+
+def softmax(x, axis=-1, out=None):
+    """exp(x - max) / sum(exp(x - max)) along `axis` of an f32 array. The
+    maximum is exact; each exp is the C library's expf; the sum is in f32 in
+    an order the reference kernel's policy permits; then one division."""
+    fn = "softmax"
+    x = _array(x, fn, "x")
+    device = _device(fn, x)
+    if x.ndim == 0:
+        raise ValueError("tack.tile.softmax: takes an array of at least one dimension")
+    axis = _axis(axis, x.ndim, fn)
+    out = _output(out, x.shape, device, fn)
+    _along(fn, _kernel(fn, device, ("softmax",), _core.tile_softmax), x, [], [out], axis)
+    return out
+
+
+def _norm_vector(v, n, fn, what, device):
+    v = _array(v, fn, what)
+    if v.shape != (n,):
+        raise ValueError(f"tack.tile.{fn}: {what} has shape {v.shape}, the normalized axis {n}")
+    if v.device != device:
+        raise ValueError(f"tack.tile.{fn}: {what} is on '{v.device}', x on '{device}'")
+    return v
+
+
+def layer_norm(x, weight=None, bias=None, eps=1e-5, axis=-1, out=None):
+    """(x - mean) / sqrt(var + eps) * weight + bias along one `axis` of an
+    f32 array (the biased variance, in two passes; eps rounded to f32).
+    weight and bias are 1-D of the axis' length; None means ones and zeros.
+    One axis only (torch's normalized_shape over several axes: reshape)."""
+    fn = "layer_norm"
+    x = _array(x, fn, "x")
+    device = _device(fn, x)
+    if x.ndim == 0:
+        raise ValueError("tack.tile.layer_norm: takes an array of at least one dimension")
+    axis = _axis(axis, x.ndim, fn)
+    n = x.shape[axis]
+    g = _norm_vector(full((n,), 1.0, f32, device=device) if weight is None else weight, n, fn, "weight", device)
+    b = _norm_vector(full((n,), 0.0, f32, device=device) if bias is None else bias, n, fn, "bias", device)
+    out = _output(out, x.shape, device, fn)
+    eps = float(np.float32(eps))
+    kernel = _kernel(fn, device, ("layer_norm", eps), lambda: _core.tile_layer_norm(eps))
+    _along(fn, kernel, x, [g, b], [out], axis)
+    return out
+
+
+def rms_norm(x, weight=None, eps=1e-5, axis=-1, out=None):
+    """x / sqrt(mean(x**2) + eps) * weight along one `axis` of an f32 array
+    (eps rounded to f32); weight is 1-D of the axis' length, None for ones."""
+    fn = "rms_norm"
+    x = _array(x, fn, "x")
+    device = _device(fn, x)
+    if x.ndim == 0:
+        raise ValueError("tack.tile.rms_norm: takes an array of at least one dimension")
+    axis = _axis(axis, x.ndim, fn)
+    n = x.shape[axis]
+    g = _norm_vector(full((n,), 1.0, f32, device=device) if weight is None else weight, n, fn, "weight", device)
+    out = _output(out, x.shape, device, fn)
+    eps = float(np.float32(eps))
+    kernel = _kernel(fn, device, ("rms_norm", eps), lambda: _core.tile_rms_norm(eps))
+    _along(fn, kernel, x, [g], [out], axis)
+    return out
+
+
+def scan(x, axis=-1, exclusive=False, out=None):
+    """Cumulative sum along `axis` of an f32 array (np.cumsum), added left
+    to right in f32: bit for bit np.cumsum(x, axis, dtype=np.float32).
+    exclusive=True starts each row at 0 and leaves out the element itself."""
+    fn = "scan"
+    x = _array(x, fn, "x")
+    device = _device(fn, x)
+    if x.ndim == 0:
+        raise ValueError("tack.tile.scan: takes an array of at least one dimension")
+    axis = _axis(axis, x.ndim, fn)
+    out = _output(out, x.shape, device, fn)
+    exclusive = bool(exclusive)
+    kernel = _kernel(fn, device, ("scan", exclusive), lambda: _core.tile_scan(exclusive))
+    _along(fn, kernel, x, [], [out], axis)
+    return out
+
+
+def _sort(fn, x, axis, values, positions):
+    x = _array(x, fn, "x")
+    device = _device(fn, x)
+    if x.ndim == 0:
+        raise ValueError(f"tack.tile.{fn}: takes an array of at least one dimension")
+    axis = _axis(axis, x.ndim, fn)
+    values = _output(values, x.shape, device, fn)
+    positions = _output(positions, x.shape, device, fn, dtype=i64)
+    _along(fn, _kernel(fn, device, ("sort",), _core.tile_sort), x, [], [values, positions], axis)
+    return values, positions
+
+
+def sort(x, axis=-1, out=None):
+    """x sorted along `axis` in increasing order (f32): NaN last, -0 equal to
+    +0, equal values in their original order (a stable sort, as
+    np.sort(kind="stable")). The reference kernel counts each element's
+    predecessors: O(n**2) per row, meant for rows of moderate length."""
+    return _sort("sort", x, axis, out, None)[0]
+
+
+def argsort(x, axis=-1, out=None):
+    """The i64 positions that sort x along `axis`, under sort's order
+    (np.argsort(kind="stable"))."""
+    return _sort("argsort", x, axis, None, out)[1]
+
+
+def topk(x, k, axis=-1, out=None):
+    """(values, positions): the k largest elements along `axis` of an f32
+    array, largest first, and their i64 positions. NaN ranks above +inf,
+    -0 equals +0, equal values come by lower position. A row shorter than k
+    ends with (-inf, 2**63 - 1) entries. `out` is a (values, positions)
+    pair. The reference kernel holds k x k tiles; k up to 90 compiles."""
+    fn = "topk"
+    x = _array(x, fn, "x")
+    device = _device(fn, x)
+    if x.ndim == 0:
+        raise ValueError("tack.tile.topk: takes an array of at least one dimension")
+    k = int(k)
+    if k < 0:
+        raise ValueError(f"tack.tile.topk: k must be >= 0, not {k}")
+    axis = _axis(axis, x.ndim, fn)
+    shape = list(x.shape)
+    shape[axis] = k
+    values, positions = (None, None) if out is None else out
+    values = _output(values, shape, device, fn, "out[0]")
+    positions = _output(positions, shape, device, fn, "out[1]", dtype=i64)
+    if k > 0:
+        kernel = _kernel(fn, device, ("topk", k), lambda: _core.tile_topk(k))
+        _along(fn, kernel, x, [], [values, positions], axis)
+    return values, positions
+
+
+# ---------------------------------------------------------------------------
+# Gather and scatter of rows (axis 0) or columns (axis 1).
+
+
+def _gather_views(a, fn, axis):
+    """a's view with the gathered axis first, and a 2-D shape."""
+    v = _View.of(a)
+    if a.ndim == 1:
+        return v.with_axis(1)
+    if a.ndim != 2:
+        raise ValueError(f"tack.tile.{fn}: takes 1-D or 2-D arrays, not {a.ndim}-D")
+    return v.moved(_axis(axis, 2, fn), 0)
+
+
+def gather(a, indices, axis=0, out=None):
+    """np.take(a, indices, axis) for an f32 a of 1 or 2 dimensions and 1-D
+    integer indices: out[i] = a[indices[i]] along `axis`. Unlike np.take, an
+    index outside [0, n), negative ones included, reads zeros."""
+    fn = "gather"
+    a = _array(a, fn, "a")
+    idx = _indices(indices, fn)
+    device = _device(fn, a, idx)
+    va = _gather_views(a, fn, axis)
+    shape = list(a.shape)
+    shape[_axis(axis, a.ndim, fn)] = idx.shape[0]
+    out = _output(out, shape, device, fn)
+    if 0 in out.shape:
+        return out
+    (target,) = _staged([out], [a, idx])
+    kernel = _kernel(fn, device, ("gather_rows",), _core.tile_gather_rows)
+    _run(fn, kernel, [va, _View.of(idx)], [_gather_views(target, fn, axis)])
+    _unstage([out], [target])
+    return out
+
+
+def scatter(src, indices, out, axis=0):
+    """out[indices[i]] = src[i] along `axis` (NumPy: out[indices] = src for
+    axis 0), for f32 out and src of 1 or 2 dimensions and 1-D integer
+    indices; returns out. Elements not named keep their values. An index
+    outside [0, n), negative ones included, writes nothing; in-range indices
+    must be distinct (ValueError otherwise: parallel writes to one place
+    have no defined order)."""
+    fn = "scatter"
+    src = _array(src, fn, "src")
+    idx = _indices(indices, fn)
+    out = _array(out, fn, "out")
+    device = _device(fn, src, idx, out)
+    axis_s = _axis(axis, src.ndim, fn)
+    if out.ndim != src.ndim or src.shape[axis_s] != idx.shape[0] or any(
+        s != o for d, (s, o) in enumerate(zip(src.shape, out.shape)) if d != axis_s
+    ):
+        raise ValueError(
+            f"tack.tile.scatter: src {src.shape} with {idx.shape[0]} indices does not fit out {out.shape} along axis {axis}"
+        )
+    named = idx.numpy()
+    named = named[(named >= 0) & (named < out.shape[axis_s])]
+    if len(np.unique(named)) != len(named):
+        raise ValueError("tack.tile.scatter: the indices name one position twice")
+    if 0 in src.shape:
+        return out
+    # out keeps the elements not named, so an overlapping input is copied instead.
+    if _overlap(_View.of(out), _View.of(src)):
+        src = asarray(src.numpy().copy())
+    if _overlap(_View.of(out), _View.of(idx)):
+        idx = asarray(idx.numpy().copy())
+    kernel = _kernel(fn, device, ("scatter_rows",), _core.tile_scatter_rows)
+    _run(fn, kernel, [_gather_views(src, fn, axis), _View.of(idx)], [_gather_views(out, fn, axis)])
+    return out

@@ -1,0 +1,470 @@
+"""tack.tile: the compiled reference tile library against NumPy.
+
+Oracles: NumPy in float64 with an error bound derived per kernel below
+(u = 2**-24, the f32 unit roundoff), or bit for bit where the kernel's
+order is one NumPy computes (matmul's k-order fold in f32, cumsum, stable
+sort, gathers). Outputs are NaN-filled views into larger arrays whose other
+elements hold a sentinel that must survive."""
+
+import numpy as np
+import pytest
+
+import tack
+import tack.tile as T
+
+U = 2.0**-24
+SENTINEL = np.float32(-12345.5)
+ISENTINEL = np.int64(-777)
+
+
+def rng(seed=0):
+    return np.random.default_rng(seed)
+
+
+def strided(x):
+    """x as a tack view that is not contiguous: every other element of the
+    last axis of a larger array (the gaps hold NaN, which must not leak)."""
+    big = np.full(x.shape[:-1] + (2 * x.shape[-1] + 1,), np.nan, dtype=x.dtype)
+    big[..., 1::2] = x
+    view = big[..., 1::2]
+    return tack.asarray(view), big
+
+
+class Guarded:
+    """An output view (every other column, one row and column of margin)
+    inside a sentinel-filled array; the view starts NaN (or the i64
+    sentinel's negation)."""
+
+    def __init__(self, shape, dtype=np.float32):
+        fill = SENTINEL if dtype == np.float32 else ISENTINEL
+        big_shape = tuple(n + 2 for n in shape[:-1]) + (2 * shape[-1] + 3,) if shape else ()
+        self.big = np.full(big_shape, fill, dtype=dtype)
+        index = tuple(slice(1, 1 + n) for n in shape[:-1]) + (slice(2, 2 + 2 * shape[-1], 2),)
+        self.index = index
+        self.view = self.big[index]
+        self.view[...] = np.nan if dtype == np.float32 else -ISENTINEL
+        self.fill = fill
+        self.array = tack.asarray(self.view)
+
+    def value(self):
+        mask = np.ones(self.big.shape, bool)
+        mask[self.index] = False
+        assert np.array_equal(self.big[mask], np.full(mask.sum(), self.fill, self.big.dtype)), "a sentinel changed"
+        return self.view.copy()
+
+
+def bits(x):
+    x = np.ascontiguousarray(x)
+    return x.view(np.uint32 if x.dtype == np.float32 else np.uint64)
+
+
+# ---------------------------------------------------------------------------
+# matmul and einsum
+
+
+def fold_matmul(a, b):
+    """The kernel's documented order: for each output, products added over
+    k in increasing order, each product and sum rounded to f32."""
+    acc = np.zeros((a.shape[0], b.shape[1]), np.float32)
+    for k in range(a.shape[1]):
+        acc = acc + (a[:, k:k + 1] * b[k:k + 1, :])
+    return acc
+
+
+def product_bound(a, b, terms):
+    """|fl(sum of K products) - exact| <= gamma_K * sum |a||b| (gamma_K =
+    K*u/(1 - K*u): K roundings of products and sums in any order), plus the
+    float64 reference's own error, K * 2**-53 * sum |a||b|."""
+    k = max(terms, 1)
+    magnitude = np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64))
+    return (k * U / (1 - k * U) + k * 2.0**-53) * magnitude
+
+
+@pytest.mark.parametrize("m,k,n", [(1, 1, 1), (100, 77, 33), (37, 129, 18), (16, 16, 16), (0, 5, 3), (4, 0, 3), (3, 5, 0)])
+def test_matmul_guarded_out(m, k, n):
+    r = rng(m * 1000 + k * 10 + n)
+    a = r.standard_normal((m, k)).astype(np.float32)
+    b = r.standard_normal((k, n)).astype(np.float32)
+    out = Guarded((m, n))
+    result = T.matmul(tack.array(a), tack.array(b), out=out.array)
+    assert result is out.array
+    c = out.value()
+    exact = a.astype(np.float64) @ b.astype(np.float64)
+    assert np.all(np.abs(c - exact) <= product_bound(a, b, k))
+    assert np.array_equal(bits(c), bits(fold_matmul(a, b)))
+
+
+def test_matmul_strided_and_transposed_operands():
+    r = rng(1)
+    a = r.standard_normal((45, 70)).astype(np.float32)
+    b = r.standard_normal((70, 29)).astype(np.float32)
+    ta, _ = strided(a)
+    tb = tack.asarray(np.ascontiguousarray(b.T).T)  # column-major b
+    c = T.matmul(ta, tb).numpy()
+    assert np.array_equal(bits(c), bits(fold_matmul(a, b)))
+
+
+def test_matmul_vectors_like_numpy():
+    r = rng(2)
+    a = r.standard_normal((9, 13)).astype(np.float32)
+    v = r.standard_normal(13).astype(np.float32)
+    w = r.standard_normal(9).astype(np.float32)
+    assert T.matmul(tack.array(a), tack.array(v)).shape == (9,)
+    assert np.array_equal(bits(T.matmul(tack.array(a), tack.array(v)).numpy()), bits(fold_matmul(a, v[:, None])[:, 0]))
+    assert np.array_equal(bits(T.matmul(tack.array(w), tack.array(a)).numpy()), bits(fold_matmul(w[None, :], a)[0]))
+
+
+def test_matmul_out_overlapping_an_input_is_buffered():
+    r = rng(3)
+    a = r.standard_normal((20, 20)).astype(np.float32)
+    b = r.standard_normal((20, 20)).astype(np.float32)
+    ta = tack.array(a)
+    T.matmul(ta, tack.array(b), out=ta)
+    assert np.array_equal(bits(ta.numpy()), bits(fold_matmul(a, b)))
+
+
+@pytest.mark.parametrize(
+    "spec,shapes",
+    [
+        ("ij,jk->ik", [(13, 7), (7, 5)]),
+        ("bij,bjk->bik", [(3, 4, 6), (3, 6, 2)]),
+        ("ij,ij->i", [(5, 9), (5, 9)]),
+        ("ij,jk", [(4, 3), (3, 6)]),
+        ("ij->", [(17, 11)]),
+        ("ij->j", [(17, 11)]),
+        ("i,j->ij", [(4,), (6,)]),
+    ],
+)
+def test_einsum_against_float64(spec, shapes):
+    r = rng(len(spec))
+    ops = [r.standard_normal(s).astype(np.float32) for s in shapes]
+    got = T.einsum(spec, *[tack.array(o) for o in ops]).numpy()
+    exact = np.einsum(spec, *[o.astype(np.float64) for o in ops])
+    magnitude = np.einsum(spec, *[np.abs(o.astype(np.float64)) for o in ops])
+    full = spec.replace("->", ",").split(",")
+    out_labels = spec.split("->")[1] if "->" in spec else None
+    labels = set("".join(full[: len(ops)]))
+    if out_labels is None:
+        flat = "".join(full)
+        out_labels = "".join(c for c in labels if flat.count(c) == 1)
+    extent = {c: n for s, o in zip(full, ops) for c, n in zip(s, o.shape)}
+    terms = int(np.prod([extent[c] for c in labels if c not in out_labels]))
+    assert got.shape == exact.shape
+    assert np.all(np.abs(got - exact) <= (terms * U / (1 - terms * U) + terms * 2.0**-53) * magnitude)
+
+
+@pytest.mark.parametrize("spec", ["ij->ji", "ii->i"])
+def test_einsum_permutations_are_exact(spec):
+    x = rng(4).standard_normal((6, 6)).astype(np.float32)
+    tx, _ = strided(x)
+    assert np.array_equal(bits(T.einsum(spec, tx).numpy()), bits(np.einsum(spec, x)))
+
+
+def test_einsum_refuses_mismatched_extents_and_ellipsis():
+    a = tack.zeros((3, 4))
+    with pytest.raises(ValueError, match="label 'j' has extents 4 and 5"):
+        T.einsum("ij,jk->ik", a, tack.zeros((5, 2)))
+    with pytest.raises(ValueError, match="ellipsis"):
+        T.einsum("...j->j", a)
+
+
+# ---------------------------------------------------------------------------
+# conv2d
+
+
+@pytest.mark.parametrize("padding", [0, 1, 2])
+def test_conv2d_against_float64(padding):
+    r = rng(10 + padding)
+    x = r.standard_normal((2, 3, 11, 37)).astype(np.float32)
+    w = r.standard_normal((4, 3, 3, 2)).astype(np.float32)
+    oh, ow = 11 + 2 * padding - 3 + 1, 37 + 2 * padding - 2 + 1
+    out = Guarded((2, 4, oh, ow))
+    T.conv2d(tack.array(x), tack.array(w), padding=padding, out=out.array)
+    got = out.value()
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (padding, padding), (padding, padding)))
+    windows = np.lib.stride_tricks.sliding_window_view(xp, (3, 2), axis=(2, 3))  # n c y x ky kx
+    exact = np.einsum("ncyxab,fcab->nfyx", windows, w.astype(np.float64))
+    magnitude = np.einsum("ncyxab,fcab->nfyx", np.abs(windows), np.abs(w.astype(np.float64)))
+    terms = 3 * 3 * 2
+    assert np.all(np.abs(got - exact) <= (terms * U / (1 - terms * U) + terms * 2.0**-53) * magnitude)
+
+
+# ---------------------------------------------------------------------------
+# softmax, layer_norm, rms_norm
+
+
+def softmax_bound(x, axis):
+    """Each term exp(fl(x - m)): the subtraction's rounding moves the exponent
+    by |x - m|*u, expf adds at most 1 ulp (2u): e_i <= (|x_i - m| + 2)u. The
+    sum of n positive terms in any order: (n - 1)u plus the largest e_j; the
+    division: u. Relative to the exact value, times 1.01 for second-order
+    terms."""
+    x = x.astype(np.float64)
+    m = x.max(axis=axis, keepdims=True)
+    e = np.exp(x - m)
+    exact = e / e.sum(axis=axis, keepdims=True)
+    term = (np.abs(x - m) + 2) * U
+    n = x.shape[axis]
+    rel = term + term.max(axis=axis, keepdims=True) + (n - 1) * U + U
+    return exact, 1.01 * rel * exact
+
+
+@pytest.mark.parametrize("shape,axis", [((1, 1), -1), ((7, 333), -1), ((5, 6, 70), 1), ((40, 3, 2), 0), ((129,), 0)])
+def test_softmax_against_float64(shape, axis):
+    x = (rng(20).standard_normal(shape) * 4).astype(np.float32)
+    out = Guarded(shape)
+    T.softmax(tack.array(x), axis=axis, out=out.array)
+    exact, bound = softmax_bound(x, axis)
+    assert np.all(np.abs(out.value() - exact) <= bound)
+
+
+def test_softmax_in_place_and_strided_input():
+    x = (rng(21).standard_normal((9, 50)) * 3).astype(np.float32)
+    tx, _ = strided(x)
+    expected = T.softmax(tx).numpy()
+    exact, bound = softmax_bound(x, -1)
+    assert np.all(np.abs(expected - exact) <= bound)
+    inplace = tack.array(x)
+    T.softmax(inplace, out=inplace)
+    assert np.array_equal(bits(inplace.numpy()), bits(expected))
+
+
+def norm_bound(x, g, b, eps, rms):
+    """Row by row, in float64: the mean's error dm <= (n + 1)u * mean|x|
+    (n - 1 sums, a division); d = x - mean errs by dd <= dm + u|d|; the sum
+    of squares by sum(2|d|dd + dd**2) + (n + 1)u * sum d**2; var + eps by
+    that / n plus 2u(var + eps); scale = 1/sqrt(.) by half its relative
+    error plus 2u; y = d*scale*g + b by |scale*g|*dd + |d*scale*g|(rel(scale)
+    + 2u) + u|y|. Times 1.1 for second-order terms. rms_norm: the mean is 0
+    and d = x."""
+    x = x.astype(np.float64)
+    n = x.shape[1]
+    mean = np.zeros((x.shape[0], 1)) if rms else x.mean(axis=1, keepdims=True)
+    dm = np.zeros_like(mean) if rms else (n + 1) * U * np.abs(x).mean(axis=1, keepdims=True)
+    d = x - mean
+    dd = dm + (0 if rms else U * np.abs(d))
+    squares = (d * d).sum(axis=1, keepdims=True)
+    dsq = (2 * np.abs(d) * dd + dd * dd).sum(axis=1, keepdims=True) + (n + 1) * U * squares
+    var = squares / n
+    dvar = dsq / n + 2 * U * (var + eps)
+    scale = 1 / np.sqrt(var + eps)
+    rel_scale = 0.5 * dvar / (var + eps) + 2 * U
+    y = d * scale * g + (0 if rms else b)
+    err = np.abs(scale * g) * dd + np.abs(d * scale * g) * (rel_scale + 2 * U) + U * np.abs(y)
+    return y, 1.1 * err
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (13, 777), (4, 31), (0, 5)])
+def test_layer_norm_against_float64(shape):
+    r = rng(30)
+    x = (r.standard_normal(shape) * 3 + 5).astype(np.float32)
+    g = r.standard_normal(shape[1]).astype(np.float32)
+    b = r.standard_normal(shape[1]).astype(np.float32)
+    out = Guarded(shape)
+    T.layer_norm(tack.array(x), tack.array(g), tack.array(b), eps=1e-5, out=out.array)
+    exact, bound = norm_bound(x, g, b, np.float64(np.float32(1e-5)), rms=False)
+    assert np.all(np.abs(out.value() - exact) <= bound)
+
+
+def test_layer_norm_along_axis_0_with_defaults():
+    x = rng(31).standard_normal((50, 6)).astype(np.float32)
+    got = T.layer_norm(tack.array(x), axis=0).numpy()
+    exact, bound = norm_bound(x.T, np.ones(50), np.zeros(50), np.float64(np.float32(1e-5)), rms=False)
+    assert np.all(np.abs(got - exact.T) <= bound.T)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (13, 777), (3, 2, 40)])
+def test_rms_norm_against_float64(shape):
+    r = rng(32)
+    x = r.standard_normal(shape).astype(np.float32)
+    g = r.standard_normal(shape[-1]).astype(np.float32)
+    tx, _ = strided(x)
+    out = Guarded(shape)
+    T.rms_norm(tx, tack.array(g), eps=1e-6, out=out.array)
+    rows = x.reshape(-1, shape[-1])
+    exact, bound = norm_bound(rows, g, None, np.float64(np.float32(1e-6)), rms=True)
+    assert np.all(np.abs(out.value().reshape(rows.shape) - exact) <= bound)
+
+
+# ---------------------------------------------------------------------------
+# scan
+
+
+@pytest.mark.parametrize("shape,axis", [((1, 1), -1), ((6, 1000), -1), ((300, 7), 0), ((3, 4, 5), 1), ((0, 3), 1)])
+def test_scan_is_cumsum_bit_for_bit(shape, axis):
+    x = rng(40).standard_normal(shape).astype(np.float32)
+    out = Guarded(shape)
+    T.scan(tack.array(x), axis=axis, out=out.array)
+    # Left to right in f32, as np.cumsum's accumulate; the kernel starts at
+    # +0, so a leading -0 becomes +0 (equal as values, which is compared).
+    assert np.array_equal(out.value(), np.cumsum(x, axis=axis, dtype=np.float32))
+
+
+def test_exclusive_scan():
+    x = rng(41).standard_normal((4, 65)).astype(np.float32)
+    got = T.scan(tack.array(x), exclusive=True).numpy()
+    inclusive = np.cumsum(x, axis=1, dtype=np.float32)
+    assert np.array_equal(got[:, 1:], inclusive[:, :-1]) and np.all(got[:, 0] == 0)
+
+
+# ---------------------------------------------------------------------------
+# sort, argsort, topk (NaN above everything, -0 == +0, ties by position)
+
+
+def tricky_rows(rows, cols, seed):
+    r = rng(seed)
+    x = r.integers(-4, 5, size=(rows, cols)).astype(np.float32)  # many ties
+    x[r.random((rows, cols)) < 0.1] = np.nan
+    x[r.random((rows, cols)) < 0.1] = -0.0
+    x[r.random((rows, cols)) < 0.05] = np.inf
+    x[r.random((rows, cols)) < 0.05] = -np.inf
+    return x
+
+
+@pytest.mark.parametrize("shape,axis", [((1, 1), -1), ((9, 100), -1), ((70, 5), 0), ((2, 3, 33), -1)])
+def test_sort_and_argsort_are_stable_numpy_sorts(shape, axis):
+    x = tricky_rows(int(np.prod(shape[:-1])), shape[-1], 50).reshape(shape)
+    order = np.argsort(x, axis=axis, kind="stable")
+    values = Guarded(shape)
+    positions = Guarded(shape, np.int64)
+    T.sort(tack.asarray(x), axis=axis, out=values.array)
+    T.argsort(tack.asarray(x), axis=axis, out=positions.array)
+    assert np.array_equal(positions.value(), order)
+    assert np.array_equal(bits(values.value()), bits(np.take_along_axis(x, order, axis=axis)))
+
+
+def topk_oracle(x, k):
+    """Per row: NaN first, then decreasing value (-0 == +0), ties by lower
+    position (lexsort is stable); rows shorter than k padded with
+    (-inf, 2**63 - 1)."""
+    values = np.full((x.shape[0], k), -np.inf, np.float32)
+    positions = np.full((x.shape[0], k), np.iinfo(np.int64).max, np.int64)
+    for r, row in enumerate(x):
+        nan = np.isnan(row)
+        order = np.lexsort((np.where(nan, 0, -row.astype(np.float64)), ~nan))[:k]
+        values[r, : len(order)] = row[order]
+        positions[r, : len(order)] = order
+    return values, positions
+
+
+@pytest.mark.parametrize("rows,cols,k", [(1, 1, 1), (6, 200, 5), (3, 4, 7), (5, 0, 2), (4, 33, 1)])
+def test_topk_with_ties_nan_and_short_rows(rows, cols, k):
+    x = tricky_rows(rows, cols, 60 + k)
+    values, positions = Guarded((rows, k)), Guarded((rows, k), np.int64)
+    T.topk(tack.asarray(x), k, out=(values.array, positions.array))
+    want_v, want_i = topk_oracle(x, k)
+    assert np.array_equal(positions.value(), want_i)
+    assert np.array_equal(bits(values.value()), bits(want_v))
+
+
+def test_topk_along_axis_0_and_argpartition_agreement():
+    x = rng(61).standard_normal((500, 3)).astype(np.float32)  # distinct values
+    v, i = T.topk(tack.array(x), 10, axis=0)
+    assert v.shape == (10, 3) and i.shape == (10, 3)
+    for c in range(3):
+        top = np.argpartition(-x[:, c], 10)[:10]
+        assert set(i.numpy()[:, c]) == set(top)
+        assert np.array_equal(v.numpy()[:, c], np.sort(x[top, c])[::-1])
+
+
+def test_topk_k_zero():
+    v, i = T.topk(tack.zeros((3, 4)), 0)
+    assert v.shape == (3, 0) and i.shape == (3, 0)
+
+
+# ---------------------------------------------------------------------------
+# gather and scatter
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+def test_gather_like_take_with_out_of_range_zeros(axis):
+    a = rng(70).standard_normal((12, 45)).astype(np.float32)
+    n = a.shape[axis]
+    idx = np.array([3, 0, n - 1, n, -1, 7, 3], np.int64)
+    shape = list(a.shape)
+    shape[axis] = len(idx)
+    out = Guarded(tuple(shape))
+    ta, _ = strided(a)
+    T.gather(ta, idx, axis=axis, out=out.array)
+    inside = (idx >= 0) & (idx < n)
+    expected = np.take(a, np.where(inside, idx, 0), axis=axis)
+    mask_shape = [1, 1]
+    mask_shape[axis] = len(idx)
+    expected = np.where(inside.reshape(mask_shape), expected, 0)
+    assert np.array_equal(bits(out.value()), bits(expected.astype(np.float32)))
+
+
+def test_gather_1d():
+    a = np.arange(10, dtype=np.float32)
+    assert np.array_equal(T.gather(tack.array(a), tack.array(np.array([9, 2, 2], np.int64))).numpy(), [9, 2, 2])
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+def test_scatter_leaves_unnamed_elements(axis):
+    r = rng(71)
+    out_np = r.standard_normal((10, 8)).astype(np.float32)
+    idx = np.array([4, 0, 12, -2, 7], np.int64)
+    shape = [10, 8]
+    shape[axis] = len(idx)
+    src = r.standard_normal(shape).astype(np.float32)
+    expected = out_np.copy()
+    n = out_np.shape[axis]
+    for s, i in enumerate(idx):
+        if 0 <= i < n:
+            if axis == 0:
+                expected[i] = src[s]
+            else:
+                expected[:, i] = src[:, s]
+    out = tack.array(out_np)
+    assert T.scatter(tack.array(src), idx, out, axis=axis) is out
+    assert np.array_equal(bits(out.numpy()), bits(expected))
+
+
+def test_scatter_refuses_duplicate_indices():
+    with pytest.raises(ValueError, match="twice"):
+        T.scatter(tack.zeros((2, 3)), [1, 1], tack.zeros((4, 3)))
+
+
+# ---------------------------------------------------------------------------
+# The Python layer: caching, dtypes, devices
+
+
+def test_second_call_does_not_recompile():
+    x = tack.array(rng(80).standard_normal((5, 9)).astype(np.float32))
+    T.softmax(x)
+    before = T._cache_size()
+    T.softmax(x)
+    T.softmax(tack.array(np.ones((31, 2), np.float32)))
+    assert T._cache_size() == before
+    T.layer_norm(x, eps=0.00123)  # a configuration no other test compiles
+    assert T._cache_size() == before + 1
+    T.layer_norm(tack.array(np.ones((3, 300), np.float32)), tack.array(np.ones(300, np.float32)), eps=0.00123)
+    assert T._cache_size() == before + 1
+
+
+def test_dtype_and_shape_errors():
+    with pytest.raises(TypeError, match="matmul: a is .*f64"):
+        T.matmul(tack.zeros((2, 2), dtype=tack.f64), tack.zeros((2, 2)))
+    with pytest.raises(ValueError, match="do not align"):
+        T.matmul(tack.zeros((2, 3)), tack.zeros((2, 3)))
+    with pytest.raises(ValueError, match="out has shape"):
+        T.softmax(tack.zeros((2, 3)), out=tack.zeros((3, 2)))
+    with pytest.raises(ValueError, match="axis 2 is out of range"):
+        T.scan(tack.zeros((2, 3)), axis=2)
+
+
+def test_read_only_out_is_refused():
+    ro = np.zeros((2, 3), np.float32)
+    ro.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        T.softmax(tack.zeros((2, 3)), out=tack.asarray(ro))
+
+
+def test_other_backends_raise_naming_the_device_and_function():
+    if "opencl" not in tack.available_devices():
+        pytest.skip("no OpenCL device")
+    a = tack.zeros((4, 4), device="opencl")
+    with pytest.raises(NotImplementedError, match=r"tack\.tile\.softmax: the arrays are on 'opencl'.*OpenCL backend"):
+        T.softmax(a)
+    with pytest.raises(NotImplementedError, match=r"tack\.tile\.layer_norm: the arrays are on 'opencl'"):
+        T.layer_norm(a)
