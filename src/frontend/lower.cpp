@@ -576,6 +576,31 @@ void Lowerer::assign(const Expr& target, Value v, ir::Block& out, Span span) {
     const std::vector<syntax::ExprPtr>* elts = nullptr;
     if (auto* t = target.as<syntax::Tuple>()) elts = &t->elts;
     if (auto* l = target.as<List>()) elts = &l->elts;
+    if (elts && v.kind == Value::Kind::Vector) {
+        // `u, v = p` takes a vector's components, `r0, r1 = m` a matrix's
+        // rows, as iterating over them in Python (or NumPy) does.
+        const int n = v.shape[0];
+        if (n != static_cast<int>(elts->size()))
+            fail(ErrorKind::Type, span,
+                 "cannot unpack a " + shape_name(v.shape) + " into " + std::to_string(elts->size()) + " targets",
+                 "unpacking", "a " + shape_name(v.shape) + " unpacks into " + std::to_string(n) + " targets");
+        std::vector<int> shape = v.shape;
+        auto comps = components(std::move(v), out);
+        Value rows;
+        rows.kind = Value::Kind::Tuple;
+        rows.span = span;
+        if (shape.size() == 1) {
+            for (auto& x : comps) rows.elts.push_back(Value::scalar(std::move(x), span));
+        } else {
+            const int cols = shape[1];
+            for (int r = 0; r < n; ++r) {
+                std::vector<ir::ExprPtr> row;
+                for (int k = 0; k < cols; ++k) row.push_back(std::move(comps[r * cols + k]));
+                rows.elts.push_back(make_vector(std::move(row), {cols}, {}, span));
+            }
+        }
+        v = std::move(rows);
+    }
     if (elts) {
         if (v.kind != Value::Kind::Tuple)
             fail(ErrorKind::Type, span, "cannot unpack a single value into " + std::to_string(elts->size()) + " targets");

@@ -208,8 +208,9 @@ Value Lowerer::builtin(const std::string& bname, const syntax::Call& c) {
     bool numeric = bname == "min" || bname == "max" || bname == "pow" || bname == "abs" || table.count(bname) ||
                    is_comparison_builtin(bname);
     if (bname == "int" || bname == "float") {
+        // Componentwise on a vector or matrix, as tack.i32(v) and tack.f32(v).
         need(1, 1);
-        return Value::scalar(ir::cast(bname == "int" ? DType::I32 : DType::F32, scalar(*c.args[0]), c.span), c.span);
+        return cast_call(bname == "int" ? DType::I32 : DType::F32, c);
     }
     if (!numeric) fail(ErrorKind::Unsupported, c.span, bname + "() is not supported in kernels", bname);
     // The arguments' values decide: any vector or matrix applies the

@@ -440,8 +440,16 @@ Value Lowerer::vector_builtin(const std::string& bname, const syntax::Call& c) {
         for (int i = 0; i < n * n; ++i) comps.push_back(int_const(i / n == i % n ? 1 : 0, span));
         return make_vector(std::move(comps), {n, n}, {}, span);
     }
+    // A matrix of one list (or tuple) takes its elements as the rows:
+    // tack.mat([[a, b], [c, d]]) and tack.mat([w0, w1]), as NumPy's and
+    // Taichi's matrix constructors do.
+    const std::vector<syntax::ExprPtr>* given = &c.args;
+    if (bname.rfind("mat", 0) == 0 && c.args.size() == 1) {
+        if (auto* l = c.args[0]->as<List>()) given = &l->elts;
+        if (auto* t = c.args[0]->as<syntax::Tuple>()) given = &t->elts;
+    }
     std::vector<Value> args;
-    for (auto& a : c.args) args.push_back(expr(*a));
+    for (auto& a : *given) args.push_back(expr(*a));
     if (bname == "any" || bname == "all") {
         if (args.size() != 1 || args[0].kind != Value::Kind::Vector)
             fail(ErrorKind::Type, span, bname + "() takes one vector mask", bname);
@@ -482,8 +490,17 @@ Value Lowerer::vector_builtin(const std::string& bname, const syntax::Call& c) {
             comps = components(std::move(args[0]), pre, n);
         } else if (static_cast<int>(args.size()) == n) {
             for (auto& a : args) comps.push_back(pure(scalar(std::move(a), "a component"), pre));
+        } else if (args.empty()) {
+            // The zero vector, f32 unless it meets f64 (a float literal's rule).
+            for (int i = 0; i < n; ++i) {
+                auto zero = std::make_unique<ir::FloatConst>();
+                zero->span = span;
+                comps.push_back(std::move(zero));
+            }
         } else {
-            fail(ErrorKind::Type, span, "tack." + bname + "() takes " + std::to_string(n) + " numbers, one number or a " + bname);
+            fail(ErrorKind::Type, span,
+                 "tack." + bname + "() takes " + std::to_string(n) + " numbers, one number, a " + bname +
+                     " or nothing (the zero vector)");
         }
         return make_vector(std::move(comps), {n}, std::move(pre), span);
     }

@@ -100,7 +100,8 @@ void Emitter::emit_memory(const Operation& op) {
     case OpKind::load:
     case OpKind::store: {
       const ViewInfo& v = views_.at(op.operand(0));
-      const ir::Param& p = out_->params[size_t(v.array)];
+      // By value: define() below may add a local array to the parameters.
+      const int ndim = out_->params[size_t(v.array)].ndim;
       Shape shape(v.extents);
       if (op.kind() == OpKind::load) shape = op.result()->type().shape();
       for (int64_t e : shape.dims())
@@ -117,8 +118,8 @@ void Emitter::emit_memory(const Operation& op) {
             inside.push_back(cmp(ir::CmpOp::Lt, add(ref(i[d]), term(b.shift)), term(b.bound)));
           }
         auto access = [&]() -> std::vector<ir::ExprPtr> {
-          std::vector<ir::ExprPtr> idx(size_t(p.ndim));
-          for (int pa = 0; pa < p.ndim; ++pa)
+          std::vector<ir::ExprPtr> idx(static_cast<size_t>(ndim));
+          for (int pa = 0; pa < ndim; ++pa)
             if (v.fixed[size_t(pa)] >= 0) idx[size_t(pa)] = ref(v.fixed[size_t(pa)]);
           for (size_t d = 0; d < v.param_axis.size(); ++d)
             idx[size_t(v.param_axis[d])] = add(term(v.origin[d]), ref(i[d]));
