@@ -179,3 +179,32 @@ def test_annotations_that_are_not_types_leave_the_default(tmp_path):
     r = run(str(f), "--ir")
     assert r.returncode == 0, (r.returncode, r.stderr)
     assert "v: array[f32, 1]" in r.stdout and "out: array[f32, 1]" in r.stdout
+
+
+@pytest.mark.cpu_only(FRONTEND_ONLY)
+def test_help_documents_every_option_and_the_signature_syntax():
+    r = run("--help")
+    assert r.returncode == 0 and r.stderr == ""
+    for option in ("--kernel NAME", "--sig TYPES", "--ir", "--llvm", "--llvm-unoptimized", "--emit=LANG", "--help"):
+        assert option in r.stdout, option
+    for piece in ("DTYPE[NDIM]", "vecNf", "matRCf", ":soa", "Exit status"):
+        assert piece in r.stdout, piece
+    assert run("-h").stdout == r.stdout
+    # A usage error points at the help.
+    bad = run("--no-such-option")
+    assert bad.returncode == 2 and "tackc --help" in bad.stderr
+
+
+@pytest.mark.cpu_only(FRONTEND_ONLY)
+def test_the_assumed_signature_is_reported(tmp_path):
+    f = tmp_path / "kernels.py"
+    f.write_text(SOURCE)
+    r = run(str(f), "--kernel", "saxpy")
+    assert r.returncode == 0, r.stderr
+    assert ("kernel 'saxpy' checked as (alpha: f32, x: f32[1], y: f32[1], limit: f32); give --sig to choose the types"
+            in r.stderr)
+    r = run(str(f), "--kernel", "saxpy", "--sig", "f64, f64[1]")
+    assert "checked as (alpha: f64, x: f64[1], y: f32[1], limit: f32); --sig gave the first 2" in r.stderr
+    # A full signature assumes nothing.
+    r = run(str(f), "--kernel", "saxpy", "--sig", "f32, vec3f[2]:soa, f32[1], f32")
+    assert "checked as" not in r.stderr

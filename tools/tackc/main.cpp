@@ -36,10 +36,47 @@ using namespace tack;
 
 namespace {
 
+constexpr const char* kUsage =
+    "usage: tackc FILE [--kernel NAME] [--sig TYPES] [--ir] [--llvm] [--llvm-unoptimized] "
+    "[--emit=cuda|hip|opencl|metal]\n";
+
 int usage() {
-    std::cerr << "usage: tackc FILE [--kernel NAME] [--sig TYPES] [--ir] [--llvm] [--llvm-unoptimized] "
-                 "[--emit=cuda|hip|opencl|metal]\n";
+    std::cerr << kUsage << "(tackc --help explains each option)\n";
     return 2;
+}
+
+int help() {
+    std::cout << kUsage << R"(
+Checks the @tack.kernel functions of a Python file with Tack's compiler,
+without running Python, and prints what the compiler makes of one.
+
+  FILE               the Python file; its @tack.kernel and @tack.func
+                     functions and module-level tack.constant names are read
+  --kernel NAME      the kernel to check (default: the file's first kernel)
+  --sig TYPES        each parameter's type, comma separated (see below)
+  --ir               the kernel IR after every pass
+  --llvm             the optimized LLVM IR the CPU backend runs
+  --llvm-unoptimized the LLVM IR before optimization
+  --emit=LANG        the kernel's source in a GPU language: cuda, hip,
+                     opencl or metal (a kernel that target cannot run is a
+                     diagnostic)
+  -h, --help         this text
+
+TYPES: a scalar dtype (i8 i16 i32 i64 u8 u16 u32 u64 f32 f64), or an array
+as DTYPE[NDIM] with NDIM from 1 to 8 (f32[1], f64[2]). An array's DTYPE may
+be a vector or matrix element type: vecNf, vecNd, vecNi (N = 1..4) or
+matRCf, matRCd, matRCi, with ":soa" for a structure-of-arrays layout
+(vec3f[1]:soa). Example: --sig "f32[1], f32[1], f32" for saxpy(y, x, a).
+
+Without --sig (and for parameters after the last type it gives) a
+parameter annotated with a scalar type (float, int, tack.f32, ...) is that
+scalar and every other parameter an f32[1] array; tackc says which
+signature it assumed.
+
+Exit status: 0 valid, 1 a diagnostic in the kernel, 2 a usage error (the
+arguments, the file, a malformed --sig), 3 an internal error.
+)";
+    return 0;
 }
 
 // The most array dimensions a kernel parameter may have, as at run time.
@@ -113,6 +150,19 @@ std::string parse_type(const std::string& s, driver::ParamFacts* out) {
     return "";
 }
 
+// One parameter's type in --sig's syntax: f32, f32[1], vec3f[2]:soa.
+std::string describe_type(const driver::ParamFacts& f) {
+    std::string t(name_of(f.dtype));
+    if (!f.element_shape.empty()) {
+        std::string suffix = f.dtype == DType::F32 ? "f" : f.dtype == DType::F64 ? "d" : "i";
+        t = (f.element_shape.size() == 1 ? "vec" : "mat");
+        for (int e : f.element_shape) t += std::to_string(e);
+        t += suffix;
+    }
+    if (!f.is_array) return t;
+    return t + "[" + std::to_string(f.ndim) + "]" + (f.soa ? ":soa" : "");
+}
+
 // Splits --sig at its commas and reads each type, spaces around it allowed.
 // Returns what is wrong with the first malformed type, or "".
 std::string parse_signature(const std::string& sig, std::vector<driver::ParamFacts>* out) {
@@ -143,6 +193,7 @@ int run(int argc, char** argv) {
     std::optional<codegen::cfamily::Dialect> emit;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
+        if (a == "--help" || a == "-h") return help();
         if (a == "--kernel" && i + 1 < argc) kernel_name = argv[++i];
         else if (a == "--sig" && i + 1 < argc) sig = argv[++i];
         else if (a == "--ir") want_ir = true;
@@ -197,6 +248,15 @@ int run(int argc, char** argv) {
                 if (parse_type(last, &g).empty()) f = g;
             }
             facts.push_back(f);
+        }
+        if (sig_facts.size() < facts.size()) {
+            // Say what was assumed, in --sig's own syntax, so it can be corrected.
+            std::string assumed;
+            for (size_t i = 0; i < facts.size(); ++i)
+                assumed += (i ? ", " : "") + tree->params[i].name + ": " + describe_type(facts[i]);
+            std::cerr << "tackc: kernel '" << kernel_name << "' checked as (" << assumed << ")"
+                      << (sig.empty() ? "; give --sig to choose the types" : "; --sig gave the first "
+                          + std::to_string(sig_facts.size())) << "\n";
         }
         std::vector<frontend::ParamShape> shapes;
         DType precision = DType::F32;
