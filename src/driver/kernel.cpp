@@ -630,7 +630,7 @@ void Kernel::report_race(const Variant& v, const backends::LaunchOutcome& s, con
         const ir::Param& p = v.typed->params.at(static_cast<size_t>(s.race_unchecked));
         throw ArgumentError(ArgumentError::Kind::Runtime,
                             "kernel '" + name_ + "': debug mode's race detector could not allocate its shadow memory "
-                            "(64 bytes per scalar) for array '" + p.name +
+                            "(48 bytes per scalar) for array '" + p.name +
                                 "'; turn it off with tack.set_debug(True, races=False)");
     }
     const codegen::DebugAccess& first = v.debug_accesses.at(static_cast<size_t>(s.race_sites[0]));

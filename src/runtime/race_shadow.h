@@ -36,13 +36,15 @@ struct RaceReport {
 
 class RaceShadow {
 public:
+    // A launch's shadow; the launches of a process number theirs apart.
     explicit RaceShadow(size_t params);
     ~RaceShadow();
     RaceShadow(const RaceShadow&) = delete;
     RaceShadow& operator=(const RaceShadow&) = delete;
 
     // `scalars` is the array's size in scalars, the same for every access to
-    // one parameter in a launch.
+    // one parameter in a launch. Sites from 2^16 - 1 and iterations from
+    // 2^48 - 1 on are not recorded.
     void access(int32_t array, int64_t scalar, int64_t scalars, int64_t iteration, int32_t site, RaceUse use);
 
     bool raced() const { return raced_.load(std::memory_order_acquire) != 0; }
@@ -52,13 +54,18 @@ public:
     int32_t unchecked() const { return unchecked_.load(); }
 
     struct Entry;
+    struct Buffer {
+        Entry* entries = nullptr;
+        int64_t capacity = 0;
+    };
 
 private:
     Entry* shadow_for(int32_t array, int64_t scalars);
-    void conflict(int32_t array, int64_t scalar, int32_t site, int64_t iteration, int32_t other_site,
-                  int64_t other_iteration);
+    void conflict(int32_t array, int64_t scalar, uint64_t found, uint64_t self);
 
+    uint32_t epoch_;
     std::vector<std::atomic<Entry*>> shadows_;
+    std::vector<Buffer> borrowed_;
     std::mutex allocating_;
     std::atomic<int32_t> raced_{0};
     std::atomic<int32_t> unchecked_{-1};
