@@ -217,6 +217,9 @@ void bind_kernel(nb::module_& m) {
 
     m.def("set_debug", &driver::set_debug, "Compile bounds-checked variants from now on (or stop).");
     m.def("debug_enabled", &driver::debug_enabled);
+    m.def("set_debug_races", &driver::set_debug_races,
+          "Compile debug variants with the race detector from now on (or without).");
+    m.def("debug_races_enabled", &driver::debug_races_enabled);
     // "paying" (the default), "always" or "never": tack.set_cpu_spmd.
     m.def(
         "set_cpu_lanes",

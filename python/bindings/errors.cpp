@@ -16,6 +16,12 @@ std::map<syntax::ErrorKind, nb::object>& exception_types() {
     return *types;
 }
 
+// tack.RaceError, once the package has named it.
+nb::object& race_error_type() {
+    static auto* type = new nb::object();
+    return *type;
+}
+
 nb::handle type_for(syntax::ErrorKind kind) {
     auto& t = exception_types();
     auto it = t.find(kind);
@@ -65,6 +71,11 @@ void translate_exceptions() {
                     PyErr_SetString(PyExc_ZeroDivisionError, e.what());
                     break;
                 case runtime::ArgumentError::Kind::Runtime: PyErr_SetString(PyExc_RuntimeError, e.what()); break;
+                case runtime::ArgumentError::Kind::Race: {
+                    nb::object& type = race_error_type();
+                    PyErr_SetString(type.is_valid() ? type.ptr() : PyExc_RuntimeError, e.what());
+                    break;
+                }
             }
         }
     });
@@ -82,6 +93,7 @@ void bind_errors(nb::module_& m) {
         };
         for (auto& [key, kind] : names)
             if (types.contains(key)) t[kind] = nb::borrow(types[key]);
+        if (types.contains("race")) race_error_type() = nb::borrow(types["race"]);
     });
 }
 

@@ -110,6 +110,7 @@ from ._errors import (
     KernelSyntaxError,
     KernelTypeError,
     KernelValueError,
+    RaceError,
     UnsupportedError,
 )
 from ._textures import Texture3D, texture3d
@@ -129,15 +130,31 @@ _core._set_exception_types(
         "value": KernelValueError,
         "index": IndexError,
         "internal": InternalCompilerError,
+        "race": RaceError,
     }
 )
 
-def set_debug(on=True):
+def set_debug(on=True, races=None):
     """Debug mode: kernels compiled from now on check every array index
     against its extent, skip an out-of-range access (a load gives 0) and make
     the call raise IndexError naming the first such access. Debug variants
-    never share code with ordinary ones. TACK_DEBUG=1 turns it on at import."""
+    never share code with ordinary ones. TACK_DEBUG=1 turns it on at import.
+
+    On the CPU, debug mode also detects data races: two iterations of one
+    launch that access one array element, at least one with a plain store
+    (``grid[j] += v`` included: it is not atomic), or one atomically and
+    the other plainly. The call then raises tack.RaceError naming the
+    array, the element and both source lines. races=False compiles debug
+    variants without it (races=None keeps the current setting, on unless
+    TACK_DEBUG_RACES=0)."""
     _core.set_debug(bool(on))
+    if races is not None:
+        _core.set_debug_races(bool(races))
+
+
+def debug_races_enabled():
+    """Whether debug variants compiled from now on detect data races."""
+    return _core.debug_races_enabled()
 
 
 def debug_enabled():
@@ -173,6 +190,8 @@ def cpu_spmd_enabled():
 
 import os as _os
 
+if _os.environ.get("TACK_DEBUG_RACES", "") == "0":
+    _core.set_debug_races(False)
 if _os.environ.get("TACK_DEBUG", "") not in ("", "0"):
     set_debug(True)
 if _os.environ.get("TACK_CPU_SPMD", "") == "0":

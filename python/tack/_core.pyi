@@ -150,6 +150,13 @@ def set_debug(arg: bool, /) -> None:
 
 def debug_enabled() -> bool: ...
 
+def set_debug_races(arg: bool, /) -> None:
+    """
+    Compile debug variants with the race detector from now on (or without).
+    """
+
+def debug_races_enabled() -> bool: ...
+
 def set_cpu_lanes(arg: str, /) -> None:
     """
     SPMD CPU variants from now on: where the lanes pay, always where the kernel allows, or never.

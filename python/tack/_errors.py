@@ -40,3 +40,12 @@ class KernelValueError(CompileError, ValueError):
 
 class InternalCompilerError(CompileError, RuntimeError):
     """A compiler bug: please report it with the kernel that triggered it."""
+
+
+class RaceError(RuntimeError):
+    """Debug mode's race detector found two iterations of one launch that
+    access one array element, at least one of them with a plain (not atomic)
+    store, or one atomically and the other plainly. The message names the
+    kernel, the array, the element and both accesses' source lines. Raised
+    by the call, after the launch has run; the arrays hold whatever that
+    schedule left."""

@@ -37,6 +37,9 @@ struct Capabilities {
     // tack.texture3d as a hardware image, filtered by the device's texture
     // units (ir::TextureSample); otherwise sampled in code from a snapshot.
     bool images = false;
+    // Debug mode's race detector (runtime/race_shadow.h): debug variants
+    // compiled with CompileOptions::races report conflicting accesses.
+    bool race_detection = false;
     // The longest launch, in iterations, and how a refusal names the limit.
     uint64_t max_iterations = INT64_MAX;
     std::string max_iterations_text = "2^63 - 1";
@@ -51,6 +54,7 @@ struct CompileOptions {
     std::string symbol_prefix;  // unique within the process
     bool debug = false;         // check every index and integer divisor
     bool noalias = false;       // the disjoint-storage variant
+    bool races = false;         // debug: detect conflicting accesses (Capabilities::race_detection)
     CpuLanes lanes = CpuLanes::WherePaying;
 };
 
@@ -101,6 +105,12 @@ struct LaunchOutcome {
     // extents from slot 8).
     int32_t debug_failure = -1;
     int64_t debug_values[16] = {};
+    // A race-checking variant's first conflict: two sites (debug_accesses
+    // indices; the earlier recorded access first), the element's scalar
+    // position, and the parameter whose shadow could not be allocated (-1).
+    int32_t race_sites[2] = {-1, -1};
+    int64_t race_scalar = -1;
+    int32_t race_unchecked = -1;
 };
 
 enum class ReduceOp { Sum, Min, Max };

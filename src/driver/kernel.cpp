@@ -10,6 +10,7 @@
 #include "backends/registry.h"
 #include "codegen/cfamily/emit_c.h"
 #include "driver/disk_cache.h"
+#include "driver/race_report.h"
 #include "driver/source_dump.h"
 #include "frontend/validate.h"
 #include "runtime/errors.h"
@@ -28,6 +29,7 @@ namespace {
 
 std::atomic<uint64_t> next_kernel_id{0};
 std::atomic<bool> debug_mode{false};
+std::atomic<bool> debug_races{true};
 std::atomic<backends::CpuLanes> cpu_lanes_setting{backends::CpuLanes::WherePaying};
 
 // The variant key is each argument's words, then one word of flags. An
@@ -39,6 +41,7 @@ constexpr uint32_t kDebugFlag = 1;
 constexpr uint32_t kDisjointFlag = 2;
 constexpr uint32_t kScalarFlag = 4;       // SPMD CPU code forced off
 constexpr uint32_t kAlwaysLanesFlag = 8;  // SPMD CPU code wherever the kernel allows
+constexpr uint32_t kRaceFlag = 16;        // debug variants: with the race detector
 constexpr uint32_t kObjectTag = 4u << 28;  // | the instance's signature id
 constexpr int kBackendShift = 8;           // flags: the backend's index in known_backends()
 
@@ -103,6 +106,8 @@ bool key_matches(const CallArg& a, DType precision, const std::vector<uint32_t>&
 
 void set_debug(bool on) { debug_mode = on; }
 bool debug_enabled() { return debug_mode; }
+void set_debug_races(bool on) { debug_races = on; }
+bool debug_races_enabled() { return debug_races; }
 void set_cpu_lanes(backends::CpuLanes lanes) { cpu_lanes_setting = lanes; }
 backends::CpuLanes cpu_lanes() { return cpu_lanes_setting; }
 
@@ -173,6 +178,7 @@ struct Kernel::Variant {
     std::optional<DType> result_type;
     analysis::Effects effects;
     bool debug = false;
+    bool races = false;     // debug, with the race detector
     bool disjoint = false;  // compiled with noalias array parameters
     backends::CpuLanes lanes = backends::CpuLanes::WherePaying;  // CPU code's SIMD lanes
     std::vector<codegen::DebugAccess> debug_accesses;
@@ -298,7 +304,8 @@ size_t Kernel::backend_index(const CallArg* args, size_t n) {
 Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n, Caller* caller) {
     DType precision = float_precision_of(args, n);
     backends::CpuLanes lanes = cpu_lanes_setting.load(std::memory_order_relaxed);
-    uint32_t flags = (debug_mode.load(std::memory_order_relaxed) ? kDebugFlag : 0) |
+    bool debug = debug_mode.load(std::memory_order_relaxed);
+    uint32_t flags = (debug ? kDebugFlag : 0) | (debug && debug_races.load(std::memory_order_relaxed) ? kRaceFlag : 0) |
                      (lanes == backends::CpuLanes::Never ? kScalarFlag : 0) |
                      (lanes == backends::CpuLanes::Always ? kAlwaysLanesFlag : 0);
     uint32_t backend = static_cast<uint32_t>(backend_index(args, n)) << kBackendShift;
@@ -399,6 +406,7 @@ Kernel::Variant& Kernel::variant_for(const CallArg* args, size_t n, Caller* call
     }
     v->key.push_back(flags | backend | (disjoint ? kDisjointFlag : 0));
     v->debug = (flags & kDebugFlag) != 0;
+    v->races = (flags & kRaceFlag) != 0 && v->backend->capabilities().race_detection;
     v->lanes = (flags & kScalarFlag)        ? backends::CpuLanes::Never
                : (flags & kAlwaysLanesFlag) ? backends::CpuLanes::Always
                                             : backends::CpuLanes::WherePaying;
@@ -440,6 +448,7 @@ backends::CompileOptions Kernel::compile_options(const Variant& v) const {
     backends::CompileOptions o;
     o.symbol_prefix = "tack.k" + std::to_string(id_) + ".v" + std::to_string(variants_.size());
     o.debug = v.debug;
+    o.races = v.races;
     o.noalias = v.disjoint;
     o.lanes = v.lanes;
     return o;
@@ -467,6 +476,7 @@ CallResult Kernel::call(const CallArg* args, size_t n, Caller* caller) {
     }
     if (outcome.refusal.reason != codegen::LaunchRefusal::None) refuse_launch(v, outcome.refusal);
     if (outcome.debug_failure >= 0) report_debug_failure(v, outcome);
+    if (outcome.race_sites[0] >= 0 || outcome.race_unchecked >= 0) report_race(v, outcome, request.args);
     CallResult r;
     if (outcome.has_result) {
         r.has_value = true;
@@ -613,6 +623,21 @@ void Kernel::report_debug_failure(const Variant& v, const backends::LaunchOutcom
         msg += " of " + std::to_string(s.debug_values[8]) + " elements (flat index)";
     }
     throw ArgumentError(ArgumentError::Kind::Index, msg + where());
+}
+
+void Kernel::report_race(const Variant& v, const backends::LaunchOutcome& s, const backends::LaunchArg* args) {
+    if (s.race_sites[0] < 0) {
+        const ir::Param& p = v.typed->params.at(static_cast<size_t>(s.race_unchecked));
+        throw ArgumentError(ArgumentError::Kind::Runtime,
+                            "kernel '" + name_ + "': debug mode's race detector could not allocate its shadow memory "
+                            "(48 bytes per scalar) for array '" + p.name +
+                                "'; turn it off with tack.set_debug(True, races=False)");
+    }
+    const codegen::DebugAccess& first = v.debug_accesses.at(static_cast<size_t>(s.race_sites[0]));
+    const Array* array = args[first.array].array;
+    throw ArgumentError(ArgumentError::Kind::Race,
+                        describe_race(name_, *v.typed, v.debug_accesses, s.race_sites[0], s.race_sites[1],
+                                      s.race_scalar, array ? array->shape() : std::vector<int64_t>{}));
 }
 
 std::string Kernel::inspect(const std::string& what, const CallArg* args, size_t n, Caller* caller) {

@@ -53,6 +53,11 @@ struct CallResult {
 // on check every index; it is part of the variant key.
 void set_debug(bool on);
 bool debug_enabled();
+// Debug mode's race detector (on unless turned off): debug variants
+// compiled from now on, on backends that have it, report conflicting
+// accesses by different iterations of a launch; part of the variant key.
+void set_debug_races(bool on);
+bool debug_races_enabled();
 
 // SPMD CPU code (tack.set_cpu_spmd / TACK_CPU_SPMD): variants compiled
 // from now on run parallel iterations in SIMD lanes where the kernel allows
@@ -95,6 +100,7 @@ private:
     [[noreturn]] void refuse_launch(const Variant& v, const codegen::LaunchRefusal& r);
     void refuse_partial_groups_before_compiling(const Variant& v, const CallArg* args, size_t n);
     [[noreturn]] void report_debug_failure(const Variant& v, const backends::LaunchOutcome& s);
+    [[noreturn]] void report_race(const Variant& v, const backends::LaunchOutcome& s, const backends::LaunchArg* args);
     const syntax::FunctionDef& syntax_tree();
     void check_arity(const CallArg* args, size_t n);
     Variant& variant_for(const CallArg* args, size_t n, runtime::Caller* caller);

@@ -54,14 +54,17 @@ UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 @pytest.fixture(autouse=True)
 def spmd_on():
     """Every case starts on the CPU, outside debug mode, with the lanes
-    always on, and leaves the settings as it found them."""
+    always on, and leaves the settings as it found them. Debug variants with
+    the race detector run the scalar program, so the cases that check the
+    lanes' own debug checks run with it off."""
     device, debug, lanes = tack.get_default_device(), tack.debug_enabled(), tack.cpu_spmd_enabled()
+    races = tack.debug_races_enabled()
     tack.set_default_device("cpu")
-    tack.set_debug(False)
+    tack.set_debug(False, races=False)
     tack.set_cpu_spmd(LANES)
     yield
     tack.set_cpu_spmd(lanes)
-    tack.set_debug(debug)
+    tack.set_debug(debug, races=races)
     tack.set_default_device(device)
 
 

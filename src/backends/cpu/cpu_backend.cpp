@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <optional>
 
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
@@ -13,6 +14,7 @@
 #include "runtime/debug_checks.h"
 #include "runtime/parallel.h"
 #include "runtime/print.h"
+#include "runtime/race_shadow.h"
 #include "support/byte_codec.h"
 #ifdef TACK_WITH_TILE
 #include "tile/lower/lower.h"
@@ -28,6 +30,7 @@ const codegen::HostSymbols& host_symbols() {
     static const codegen::HostSymbols symbols = {
         {"tack_rt_print", reinterpret_cast<void*>(&tack_rt_print)},
         {"tack_rt_bounds_failure", reinterpret_cast<void*>(&tack_rt_bounds_failure)},
+        {"tack_rt_race_access", reinterpret_cast<void*>(&tack_rt_race_access)},
     };
     return symbols;
 }
@@ -193,6 +196,8 @@ public:
             argv[i] = &slot;
         }
         runtime::DebugState debug_state;
+        std::optional<runtime::RaceShadow> races;
+        if (request.debug && !request.count_only) debug_state.races = &races.emplace(n);
         argv[n] = &debug_state;
 
         LaunchOutcome out;
@@ -215,6 +220,13 @@ public:
             out.debug_failure = debug_state.access;
             std::memcpy(out.debug_values, debug_state.values, sizeof out.debug_values);
         }
+        if (races && races->raced()) {
+            const runtime::RaceReport& r = races->report();
+            out.race_sites[0] = r.site[0];
+            out.race_sites[1] = r.site[1];
+            out.race_scalar = r.element;
+        }
+        if (races) out.race_unchecked = races->unchecked();
         return out;
     }
 
@@ -261,13 +273,24 @@ private:
         if (plan) *plan = lanes;
         codegen::EmitOptions e;
         e.debug = o.debug;
+        e.races = o.debug && o.races;
         e.noalias = o.noalias;
         e.lanes = lanes.lanes;
+        if (e.races) {
+            // The shadow records one iteration per call: the scalar program.
+            lanes = codegen::LanePlan{1, "debug mode's race detection runs the scalar program"};
+            if (plan) *plan = lanes;
+            e.lanes = 1;
+        }
         e.straight_groups = lanes.straight_groups;
         e.always_lanes = o.lanes == CpuLanes::Always;
         return e;
     }
-    Capabilities capabilities_;
+    Capabilities capabilities_ = [] {
+        Capabilities c;
+        c.race_detection = true;
+        return c;
+    }();
 };
 
 }  // namespace

@@ -148,7 +148,7 @@ void Emitter::emit_body(const std::string& name) {
         b_.CreateCall(scalar_body, {fn_->getArg(0), b_.CreateAdd(k, whole), b_.CreateAdd(k, inner_count)});
         b_.CreateBr(row_next);
     } else {
-        emit_iterations(inner_first, inner_end, row_next);
+        emit_iterations(k, inner_first, inner_end, row_next);
     }
 
     b_.SetInsertPoint(row_next);
@@ -161,7 +161,7 @@ void Emitter::emit_body(const std::string& name) {
 }
 
 // The scalar program: one iteration after another.
-void Emitter::emit_iterations(Value* inner_first, Value* inner_end, BasicBlock* row_next) {
+void Emitter::emit_iterations(Value* first_iteration, Value* inner_first, Value* inner_end, BasicBlock* row_next) {
     size_t nd = k_.dims.size();
     auto* head = block("it.head");
     auto* body = block("it.body");
@@ -176,8 +176,14 @@ void Emitter::emit_iterations(Value* inner_first, Value* inner_end, BasicBlock* 
 
     b_.SetInsertPoint(body);
     set_dim_var(nd - 1, j, dim_start_[nd - 1], dim_step_[nd - 1]);
+    if (races_) {
+        if (!iteration_slot_) iteration_slot_ = entry_alloca(i64(), "iteration");
+        b_.CreateStore(b_.CreateAdd(first_iteration, b_.CreateSub(j, inner_first)), iteration_slot_);
+    }
     loops_.push_back(LoopTargets{row_next, latch});  // `continue` ends the iteration
+    in_iteration_ = true;
     emit_block(k_.body);
+    in_iteration_ = false;
     loops_.pop_back();
     branch_if_open(latch);
 
@@ -419,13 +425,17 @@ void Emitter::emit(const Stmt& s) {
         }
         case StmtKind::Store: {
             auto& st = *s.as<Store>();
+            const Load* augmented = races_ ? augmented_load(st) : nullptr;
+            augmented_load_ = augmented;
             Value* v = emit(*st.value);  // the value before the index
+            augmented_load_ = nullptr;
             if (in_lanes()) {
                 lane_store(st, v);
                 break;
             }
             Access a = address(st.array, st.indices, st.component, st.span);
             guarded(a, nullptr, [&]() -> Value* {
+                note_race(st.array, a, st.component, st.span, DebugAccess::RaceUse::Write, augmented != nullptr);
                 tag(b_.CreateAlignedStore(v, a.ptr, llvm::Align(1)), st.array);
                 return nullptr;
             });
@@ -583,6 +593,7 @@ Emitter::Access Emitter::address(int array, const std::vector<ExprPtr>& indices,
     for (auto& e : indices) idx.push_back(index64(*e));
     Access out;
     if (debug_) out.in_bounds = bounds_check(array, idx, span);
+    if (races_) out.indices = idx;
     out.ptr = b_.CreateGEP(ty(param.dtype), a.data, offset_of(array, idx, component));
     return out;
 }
@@ -732,7 +743,10 @@ Value* Emitter::atomic(const Atomic& at) {
     Access acc = address(at.array, at.indices, at.component, at.span);
     Value* expected = at.expected ? emit(*at.expected) : nullptr;
     Value* v = emit(*at.value);
-    return guarded(acc, ty(at.dtype()), [&]() -> Value* { return atomic_at(at, acc.ptr, expected, v); });
+    return guarded(acc, ty(at.dtype()), [&]() -> Value* {
+        note_race(at.array, acc, at.component, at.span, DebugAccess::RaceUse::Atomic, false);
+        return atomic_at(at, acc.ptr, expected, v);
+    });
 }
 
 // `expected` is the compare-and-swap's comparand (null for the others).
@@ -836,8 +850,10 @@ Value* Emitter::emit(const Expr& e) {
             auto& l = *e.as<Load>();
             if (in_lanes()) return lane_load(l);
             Access a = address(l.array, l.indices, l.component, l.span);
-            return guarded(a, ty(e.dtype()),
-                           [&] { return tag(b_.CreateAlignedLoad(ty(e.dtype()), a.ptr, llvm::Align(1)), l.array); });
+            return guarded(a, ty(e.dtype()), [&] {
+                note_race(l.array, a, l.component, l.span, DebugAccess::RaceUse::Read, &l == augmented_load_);
+                return tag(b_.CreateAlignedLoad(ty(e.dtype()), a.ptr, llvm::Align(1)), l.array);
+            });
         }
         case ExprKind::Atomic: {
             return atomic(*e.as<Atomic>());
@@ -929,6 +945,7 @@ std::unique_ptr<llvm::Module> emit_module(const Kernel& k, llvm::LLVMContext& ct
     auto run = [&](auto&& emit_entry) {
         Emitter e(k, ctx, *m, symbol_prefix, options.debug, &accesses);
         e.set_noalias(options.noalias);
+        e.set_races(options.races);
         emit_entry(e);
     };
     run([&](Emitter& e) { e.emit_count(names->count); });
@@ -965,6 +982,7 @@ std::unique_ptr<llvm::Module> emit_llvm(const Kernel& k, llvm::LLVMContext& ctx,
     // The CPU has no workgroups (the driver refuses such kernels before
     // this; a direct caller is refused the same way).
     analysis::require_no_workgroups(k, "the CPU backend", analysis::kWithoutWorkgroupsHint);
+    if (options.races && options.lanes > 1) syntax::internal_error(kEmitPass, "race checks need the scalar program");
     LaneWork work;
     auto m = emit_module(k, ctx, symbol_prefix, options, names, debug_accesses, &work);
     if (chosen) chosen->lanes = options.lanes;

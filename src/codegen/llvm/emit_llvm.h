@@ -28,6 +28,10 @@ struct EmitOptions {
     // Check every index against its extent and report the first failure
     // through the debug state pointer that follows the arguments.
     bool debug = false;
+    // Debug mode's race detector: report each access inside the parallel
+    // loop to an array the kernel writes (tack_rt_race_access). Needs
+    // `debug` and the scalar program (lanes 1).
+    bool races = false;
     // Promise that array parameters do not alias one another (the
     // disjoint-storage variant).
     bool noalias = false;

@@ -36,6 +36,9 @@ public:
         : k_(k), ctx_(ctx), m_(m), b_(ctx), prefix_(std::move(prefix)), debug_(debug), debug_accesses_(accesses) {}
 
     void set_noalias(bool on) { noalias_ = on; }
+    // Debug mode's race detector (emit_races.cpp): the scalar program
+    // reports its accesses to the arrays the kernel writes.
+    void set_races(bool on);
     // The SPMD body (emit_lanes.cpp): `lanes` consecutive iterations of the
     // innermost dimension per group, values labeled by `labels`
     // (analysis::simd_lane_labels). Set before emit_body.
@@ -72,6 +75,8 @@ private:
         // array at a uniform offset).
         Value* first = nullptr;
         Value* consecutive = nullptr;
+        // Race-checking code, scalar program: the indices, as 64-bit values.
+        std::vector<Value*> indices;
     };
     struct ArrayValues {
         Value* data = nullptr;
@@ -134,7 +139,8 @@ private:
 
     void emit(const Stmt& s);
 
-    void emit_iterations(Value* inner_first, Value* inner_end, BasicBlock* row_next);
+    // `first_iteration`: the flat iteration number of `inner_first`.
+    void emit_iterations(Value* first_iteration, Value* inner_first, Value* inner_end, BasicBlock* row_next);
     void emit_if(const If& i);
     void emit_while(const While& w);
     void emit_for(const For& f);
@@ -150,6 +156,12 @@ private:
     Value* bounds_check(int array, const std::vector<Value*>& idx, Span span);
     Value* offset_of(int array, const std::vector<Value*>& idx, int component);
     Value* guarded(const Access& a, Type* result, const std::function<Value*()>& emit_access);
+    // Race-checking code: reports an in-bounds access inside the parallel
+    // loop to an array the kernel writes (emit_races.cpp).
+    void note_race(int array, const Access& a, int component, Span span, DebugAccess::RaceUse use, bool augmented);
+    // The load of `st`'s own element that an augmented store (a[i] += v)
+    // lowers to, if `st` is one.
+    static const Load* augmented_load(const Store& st);
     // Runs `emit_then` only when `cond` holds; its value (of type `result`,
     // or nothing) or zero.
     Value* only_if(Value* cond, Type* result, const std::function<Value*()>& emit_then, const char* name);
@@ -283,6 +295,11 @@ private:
     std::vector<llvm::MDNode*> scopes_;
     Value* debug_state_ = nullptr;
     std::vector<DebugAccess>* debug_accesses_;
+    bool races_ = false;
+    std::vector<bool> race_checked_;             // by parameter: arrays the kernel writes
+    llvm::AllocaInst* iteration_slot_ = nullptr;  // the running iteration's flat number
+    bool in_iteration_ = false;                   // emitting the parallel loop's body
+    const Load* augmented_load_ = nullptr;        // the store being emitted is augmented: its load
     int lanes_ = 1;
     int straight_groups_ = 2;  // SPMD: groups per turn of a body without control flow
     const analysis::Uniformity* labels_ = nullptr;

@@ -1,0 +1,356 @@
+"""Debug mode's race detector: two iterations of one launch that touch one
+array element, at least one with a plain store (or one atomically and the
+other plainly), make the call raise tack.RaceError naming the kernel, the
+array, the element and both accesses' source lines.
+
+Oracles: the expected lines come from this file's own text, the expected
+elements from the kernels' index arithmetic in Python, and race-free
+kernels' results from NumPy and from the same call outside debug mode."""
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+import tack
+
+from backends import LLVM_INSPECTION
+
+HERE = Path(__file__)
+SOURCE = HERE.read_text().split("\n")
+
+# The backends whose debug variants detect races (docs/diagnostics.md): the
+# CPU's. The C-family backends check bounds in debug mode but not races.
+RACE_BACKENDS = {"cpu"}
+
+
+def line_of(text, after=None):
+    """The 1-based line of this file holding `text` (the first after the
+    line holding `after`)."""
+    start = SOURCE.index(next(s for s in SOURCE if after in s)) if after else 0
+    for k in range(start, len(SOURCE)):
+        if text in SOURCE[k]:
+            return k + 1
+    raise AssertionError(f"{text!r} is not in {HERE.name}")
+
+
+@pytest.fixture(autouse=True)
+def debug_mode():
+    """Every case runs in debug mode with the race detector, and leaves the
+    settings as it found them."""
+    debug, races = tack.debug_enabled(), tack.debug_races_enabled()
+    tack.set_debug(True, races=True)
+    yield
+    tack.set_debug(debug, races=races)
+
+
+def raced(kernel, *args):
+    with pytest.raises(tack.RaceError) as caught:
+        kernel(*args)
+    return str(caught.value)
+
+
+def element_of(message, array):
+    m = re.search(r"data race on element \(([-\d, ]+)\) of array '" + re.escape(array) + "'", message)
+    assert m, message
+    return tuple(int(x) for x in m.group(1).split(",") if x.strip())
+
+
+def access_lines(message):
+    """The (verb, line number, source text) of both accesses."""
+    found = re.findall(r"iteration (reads|writes|updates) it(?: atomically)? at (\S+?):(\d+)(?: in device function '\w+')?: (.*)", message)
+    assert len(found) == 2, message
+    for _, filename, _, _ in found:
+        assert filename.endswith(HERE.name), message
+    return [(verb, int(line), text) for verb, _, line, text in found]
+
+
+# ------------------------------------------------------------ racing kernels
+
+
+@tack.kernel
+def all_write_first(out):
+    for i in range(len(out)):
+        out[0] = i * 2  # every iteration writes element 0
+
+
+@tack.kernel
+def halve_count(grid, n):
+    for i in range(n):
+        grid[i // 2] += 1
+
+
+@tack.kernel
+def shift_left(a):
+    for i in range(len(a) - 1):
+        v = a[i + 1]  # reads what iteration i + 1 writes
+        a[i] = v * 2  # writes what iteration i - 1 reads
+
+
+@tack.kernel
+def atomic_then_plain(count, n):
+    for i in range(n):
+        tack.atomic_add(count, 0, 1)
+        if i == 3:
+            count[0] = 100
+
+
+@tack.kernel
+def atomic_and_read(count, seen, n):
+    for i in range(n):
+        tack.atomic_add(count, 0, 1)
+        seen[i] = count[0]
+
+
+@tack.kernel
+def same_row(m):
+    for r, c in tack.ndindex(m.shape[0], m.shape[1]):
+        m[r, 0] = c  # every c of row r writes (r, 0)
+
+
+@tack.func
+def bump(grid, j):
+    grid[j] -= 1.0
+
+
+@tack.kernel
+def bump_pairs(grid, n):
+    for i in range(n):
+        bump(grid, i % 3)
+
+
+def test_race_error_is_a_runtime_error():
+    assert issubclass(tack.RaceError, RuntimeError)
+
+
+@pytest.mark.cpu_only("the race detector is the CPU backend's")
+def test_every_iteration_writing_one_element_raises_naming_the_store():
+    out = tack.zeros(64, dtype=tack.i32)
+    message = raced(all_write_first, out)
+    assert message.startswith("kernel 'all_write_first': "), message
+    assert element_of(message, "out") == (0,)
+    line = line_of("out[0] = i * 2")
+    assert [(verb, n) for verb, n, _ in access_lines(message)] == [("writes", line), ("writes", line)]
+    assert all(text.startswith("out[0] = i * 2") for _, _, text in access_lines(message))
+    assert "one writing iteration" in message
+
+
+@pytest.mark.cpu_only("the race detector is the CPU backend's")
+def test_augmented_store_to_a_shared_element_suggests_atomic_add():
+    n = 40
+    grid = tack.zeros(n // 2, dtype=tack.i32)
+    message = raced(halve_count, grid, n)
+    (k,) = element_of(message, "grid")
+    assert 0 <= k < n // 2  # i // 2 for i < n: every element is shared by i = 2k and 2k + 1
+    line = line_of("grid[i // 2] += 1")
+    lines = access_lines(message)
+    assert [n_ for _, n_, _ in lines] == [line, line]
+    assert {verb for verb, _, _ in lines} <= {"reads", "writes"} and "writes" in {v for v, _, _ in lines}
+    assert "augmented store" in message
+    assert "tack.atomic_add(grid, i // 2, 1)" in message
+    # The suggestion is right: with it, every iteration's increment lands.
+    @tack.kernel
+    def halve_count_atomic(grid, n):
+        for i in range(n):
+            tack.atomic_add(grid, i // 2, 1)
+
+    grid = tack.zeros(n // 2, dtype=tack.i32)
+    halve_count_atomic(grid, n)
+    np.testing.assert_array_equal(grid.numpy(), np.bincount(np.arange(n) // 2))
+
+
+@pytest.mark.cpu_only("the race detector is the CPU backend's")
+def test_augmented_subtraction_in_a_device_function_suggests_atomic_sub():
+    grid = tack.zeros(3)
+    message = raced(bump_pairs, grid, 9)
+    (k,) = element_of(message, "grid")
+    assert k in (0, 1, 2)
+    line = line_of("grid[j] -= 1.0")
+    lines = access_lines(message)
+    assert [n for _, n, _ in lines] == [line, line]
+    assert "in device function 'bump'" in message
+    assert "tack.atomic_sub(grid, j, 1.0)" in message
+
+
+@pytest.mark.cpu_only("the race detector is the CPU backend's")
+def test_reading_the_next_element_while_writing_this_one_names_both_lines():
+    n = 50
+    a = tack.array(np.arange(n, dtype=np.float32))
+    message = raced(shift_left, a)
+    (k,) = element_of(message, "a")
+    # Element k is written by iteration k and read by iteration k - 1.
+    assert 1 <= k <= n - 2
+    read_line, write_line = line_of("v = a[i + 1]"), line_of("a[i] = v * 2")
+    lines = access_lines(message)
+    assert sorted((verb, line) for verb, line, _ in lines) == [("reads", read_line), ("writes", write_line)]
+    texts = {verb: text for verb, _, text in lines}
+    assert texts["reads"].startswith("v = a[i + 1]") and texts["writes"].startswith("a[i] = v * 2")
+    assert "augmented" not in message
+
+
+@pytest.mark.cpu_only("the race detector is the CPU backend's")
+def test_an_atomic_and_a_plain_store_of_one_element_race():
+    message = raced(atomic_then_plain, tack.zeros(1, dtype=tack.i32), 16)
+    assert element_of(message, "count") == (0,)
+    lines = access_lines(message)
+    assert sorted(verb for verb, _, _ in lines) == ["updates", "writes"]
+    assert sorted(line for _, line, _ in lines) == sorted(
+        [line_of("tack.atomic_add(count, 0, 1)", "def atomic_then_plain"), line_of("count[0] = 100")])
+    assert "atomics are atomic only against other atomics" in message
+
+
+@pytest.mark.cpu_only("the race detector is the CPU backend's")
+def test_an_atomic_and_a_plain_read_of_one_element_race():
+    n = 16
+    message = raced(atomic_and_read, tack.zeros(1, dtype=tack.i32), tack.zeros(n, dtype=tack.i32), n)
+    assert element_of(message, "count") == (0,)
+    lines = access_lines(message)
+    assert sorted(verb for verb, _, _ in lines) == ["reads", "updates"]
+
+
+@pytest.mark.cpu_only("the race detector is the CPU backend's")
+def test_a_two_dimensional_race_names_the_index_tuple():
+    rows, cols = 5, 8
+    message = raced(same_row, tack.zeros((rows, cols), dtype=tack.i32))
+    r, c = element_of(message, "m")
+    assert 0 <= r < rows and c == 0
+    line = line_of("m[r, 0] = c")
+    assert [n for _, n, _ in access_lines(message)] == [line, line]
+
+
+@pytest.mark.cpu_only("the race detector is the CPU backend's")
+def test_races_are_found_whatever_the_schedule():
+    # Many launches: each finds the race, whichever iteration ran first.
+    for _ in range(20):
+        raced(halve_count, tack.zeros(500, dtype=tack.i32), 1000)
+
+
+@pytest.mark.cpu_only("the race detector is the CPU backend's")
+def test_races_off_keeps_bounds_checks_and_raises_nothing():
+    tack.set_debug(True, races=False)
+    all_write_first(tack.zeros(64, dtype=tack.i32))
+    halve_count(tack.zeros(20, dtype=tack.i32), 40)
+    with pytest.raises(IndexError):
+        halve_count(tack.zeros(2, dtype=tack.i32), 40)
+
+
+# --------------------------------------------------------- race-free kernels
+
+
+@tack.kernel
+def disjoint_writes(a, out):
+    for i in range(len(out)):
+        out[i] = a[i] * 2.0
+
+
+@tack.kernel
+def read_what_nobody_writes(a, out):
+    for i in range(len(out)):
+        out[i] = a[(i + 1) % len(a)] + a[0]
+
+
+@tack.kernel
+def histogram(hist, keys):
+    for i in range(len(keys)):
+        tack.atomic_add(hist, keys[i] % 4, 1)
+        tack.atomic_max(hist, 4, keys[i])
+
+
+@tack.kernel
+def own_element(a):
+    for i in range(len(a)):
+        a[i] += 1.5
+        for k in range(3):
+            a[i] = a[i] * 2.0 - k
+
+
+@tack.kernel
+def own_row(m):
+    for r in range(m.shape[0]):
+        for c in range(1, m.shape[1]):
+            m[r, c] += m[r, c - 1]
+
+
+def own_element_oracle(a):
+    a = a + np.float32(1.5)
+    for k in range(3):
+        a = a * np.float32(2.0) - np.float32(k)
+    return a
+
+
+RACE_FREE = {
+    "disjoint_writes": (
+        disjoint_writes,
+        lambda: [np.arange(37, dtype=np.float32), np.zeros(37, np.float32)],
+        lambda a, out: [a, a * np.float32(2.0)],
+    ),
+    "read_what_nobody_writes": (
+        read_what_nobody_writes,
+        lambda: [np.arange(37, dtype=np.float32), np.zeros(37, np.float32)],
+        lambda a, out: [a, np.roll(a, -1) + a[0]],
+    ),
+    "atomics_only": (
+        histogram,
+        lambda: [np.zeros(5, np.int32), (np.arange(101, dtype=np.int32) * 7) % 23],
+        lambda hist, keys: [
+            np.append(np.bincount(keys % 4, minlength=4), keys.max()).astype(np.int32),
+            keys,
+        ],
+    ),
+    "read_then_write_own_element": (
+        own_element,
+        lambda: [np.arange(37, dtype=np.float32) / 4],
+        lambda a: [own_element_oracle(a)],
+    ),
+    "own_row_prefix_sum": (
+        own_row,
+        lambda: [np.arange(6 * 9, dtype=np.int32).reshape(6, 9)],
+        lambda m: [np.cumsum(m, axis=1, dtype=np.int32)],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(RACE_FREE))
+def test_race_free_kernels_raise_nothing_and_match_numpy_and_non_debug_runs(backend, case):
+    kernel, make, oracle = RACE_FREE[case]
+    inputs = make()
+    want = oracle(*[x.copy() for x in inputs])
+    results = []
+    for debug in (True, False):
+        tack.set_debug(debug)
+        arrays = [tack.array(x) for x in inputs]
+        kernel(*arrays)
+        results.append([x.numpy() for x in arrays])
+    for got in results:
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
+
+
+# ------------------------------------------------------------ non-debug code
+
+
+@pytest.mark.cpu_only(LLVM_INSPECTION)
+def test_only_race_checking_debug_variants_call_the_race_runtime():
+    def code(debug, races=True):
+        tack.set_debug(debug, races=races)
+        return halve_count.inspect("llvm-unoptimized", tack.zeros(4, dtype=tack.i32), 8)
+
+    assert "tack_rt_race_access" in code(True)
+    # The check needs the scalar program, and says so.
+    assert "race detection runs the scalar program" in code(True).split("\n", 1)[0]
+    assert "tack_rt_race_access" not in code(True, races=False)
+    assert "tack_rt_bounds_failure" in code(True, races=False)
+    plain = code(False)
+    assert "tack_rt_race_access" not in plain and "tack_rt_bounds_failure" not in plain
+    # Turning the detector off or on leaves ordinary variants as they were.
+    assert code(False, races=False) == plain
+
+
+def test_debug_mode_on_backends_without_the_detector_still_runs(backend):
+    if backend in RACE_BACKENDS:
+        pytest.skip("this backend detects races")
+    # Documented: the C-family backends check bounds in debug mode but do
+    # not detect races, so a racing kernel runs and returns.
+    grid = tack.zeros(20, dtype=tack.i32)
+    halve_count(grid, 40)
+    assert grid.numpy().max() <= 2
