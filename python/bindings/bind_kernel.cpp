@@ -240,11 +240,7 @@ nb::tuple in_parameter_order(Kernel& k, nb::args args, nb::kwargs kwargs) {
     std::vector<size_t> missing;
     for (size_t i = 0; i < n; ++i)
         if (!PyTuple_GET_ITEM(out, i)) missing.push_back(i);
-    if (!missing.empty()) {
-        // Python may not see a tuple with empty slots: fill them first.
-        for (size_t i : missing) PyTuple_SET_ITEM(out, i, nb::none().release().ptr());
-        k.refuse_missing(missing);
-    }
+    if (!missing.empty()) k.refuse_missing(missing);  // the unfilled tuple is freed (its empty slots skipped)
     return ordered;
 }
 

@@ -224,6 +224,14 @@ void Kernel::check_arity(const CallArg* args, size_t count) {
         throw ArgumentError(ArgumentError::Kind::Type, "kernel '" + name_ + "' takes " + std::to_string(want) +
                                                            " argument" + (want == 1 ? "" : "s") + " but " +
                                                            std::to_string(n) + (n == 1 ? " was" : " were") + " given");
+    // Kernels index an array with one index per dimension or one flat
+    // index, and len() reads the first extent: a 0-d array has neither.
+    for (size_t i = 0; i < count; ++i)
+        if (args[i].kind == CallArg::Kind::Array && args[i].array->ndim() == 0)
+            throw ArgumentError(ArgumentError::Kind::Type,
+                                "kernel '" + name_ + "': parameter '" + arg_name(args, count, i) +
+                                    "' got a 0-d array; kernels take arrays of at least one dimension (pass "
+                                    "a.reshape(1), or the number a[()])");
 }
 
 const ir::Kernel& Kernel::template_for(const std::vector<frontend::ParamShape>& shapes) {

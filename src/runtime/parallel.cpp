@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <thread>
 
 // oneTBB rather than OpenMP: the calling thread takes chunks itself, so a
 // launch never waits at a barrier for a worker that the OS has not
@@ -141,14 +142,19 @@ bool parallel_for(int64_t n, ChunkFn fn, void* ctx, const StopCheck* stop) {
     // small so a long launch measures itself early.
     l.max_grain = std::max<int64_t>(1, n / (int64_t{threads} * 4));
     l.grain = std::max<int64_t>(1, n / (int64_t{threads} * 256));
+    // An arena whose slots other launches hold runs `run` on one of its
+    // threads while the caller waits: only the caller may poll `stop`
+    // (Python's signal check needs the caller's thread state).
+    const auto caller = std::this_thread::get_id();
     auto run = [&] {
+        const StopCheck* polls = std::this_thread::get_id() == caller ? stop : nullptr;
         if (threads <= 1) {
-            work(l, stop);
+            work(l, polls);
             return;
         }
         tbb::task_group helpers;
         for (int w = 1; w < threads; ++w) helpers.run([&l] { work(l, nullptr); });
-        work(l, stop);
+        work(l, polls);
         helpers.wait();
     };
     if (own) own->arena.execute(run);

@@ -293,3 +293,20 @@ def test_zero_dimensional_creation_functions(backend):
     assert a.shape == () and a[()] == 4.0
     b = tack.full_like(np.float64(1.0), 9)
     assert (b.shape, b.dtype, b[()]) == ((), tack.f64, 9.0)
+
+
+@tack.kernel
+def read_first(x, out):
+    for i in range(len(out)):
+        out[i] = x[0]
+
+
+def test_kernels_refuse_zero_dimensional_arrays(backend):
+    out = tack.zeros(3)
+    for zero_d in (tack.array(np.float32(3)), tack.zeros(3)[0:1].reshape(())):
+        with pytest.raises(TypeError, match=r"kernel 'read_first': parameter 'x' got a 0-d array"):
+            read_first(zero_d, out)
+    with pytest.raises(TypeError, match=r"kernel 'read_first': parameter 'x' got a 0-d array"):
+        read_first(np.array(3.0, dtype=np.float32), tack.zeros(3, device="cpu"))  # NumPy memory is the CPU's
+    read_first(tack.array(np.float32(3)).reshape(1), out)
+    np.testing.assert_array_equal(out.numpy(), [3, 3, 3])

@@ -129,3 +129,32 @@ def test_float_sums_do_not_depend_on_the_thread_count(restore_threads):
     assert len(set(sums)) == 1, sums
     # And a sum (f32 accumulation, error well inside n * u * sum|x|).
     assert abs(sums[0] - exact) <= len(values) * 2.0**-24 * float(np.sum(np.abs(values), dtype=np.float64))
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_python_threads_launch_together_under_a_thread_count(restore_threads, threads):
+    import threading
+
+    tack.set_num_threads(threads)
+    arrays = [tack.zeros(20_000) for _ in range(4)]
+    errors = []
+
+    def launch(a):
+        try:
+            for _ in range(5):
+                busy(a, 20)
+        except Exception as e:  # noqa: BLE001  (reported below)
+            errors.append(e)
+
+    workers = [threading.Thread(target=launch, args=(a,)) for a in arrays]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    assert not errors
+    expected = np.zeros(20_000, dtype=np.float32)
+    for _ in range(5):
+        for _ in range(20):
+            expected = expected * np.float32(0.999) + np.float32(0.5)
+    for a in arrays:
+        np.testing.assert_array_equal(a.numpy(), expected)
