@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <exception>
+#include <utility>
 
 #include "bindings.h"
 #include "driver/kernel.h"
@@ -254,6 +256,34 @@ nb::object call(Kernel& k, const nb::args& args) {
     }
 }
 
+// The kernel type's call slot. nanobind's dispatch of a `__call__` with
+// **kwargs builds a keyword dict for every call, and a second, positional
+// overload costs an overload search; Python hands this slot the positional
+// tuple and a dict only when keywords were given, so a positional call
+// pays for neither. An exception is rethrown inside `reraise`, a nanobind
+// function, whose translators make it the Python exception they always do.
+thread_local std::exception_ptr pending;
+nb::object& reraise = *new nb::object();
+
+PyObject* kernel_call(PyObject* self, PyObject* args, PyObject* kwargs) noexcept {
+    try {
+        Kernel& k = nb::cast<Kernel&>(nb::handle(self));
+        nb::args positional = nb::borrow<nb::args>(args);
+        if (kwargs && PyDict_GET_SIZE(kwargs))
+            return call(k, nb::borrow<nb::args>(in_parameter_order(k, positional, nb::borrow<nb::kwargs>(kwargs))))
+                .release()
+                .ptr();
+        return call(k, positional).release().ptr();
+    } catch (nb::python_error& e) {
+        e.restore();
+    } catch (...) {
+        pending = std::current_exception();
+        PyObject* r = PyObject_CallNoArgs(reraise.ptr());
+        Py_XDECREF(r);
+    }
+    return nullptr;
+}
+
 }  // namespace
 
 void bind_kernel(nb::module_& m) {
@@ -291,11 +321,10 @@ void bind_kernel(nb::module_& m) {
             new (self) Kernel(std::move(name), make_source(text, filename, first_line, indent),
                               std::make_shared<PyResolver>(std::move(resolver)));
         })
-        // Two overloads: a positional call matches the first, which spares
-        // it the empty keyword dict nanobind builds for an nb::kwargs.
-        .def("__call__", [](Kernel& k, nb::args args) { return call(k, args); })
+        // Documents the call for the stub; calls themselves go through
+        // kernel_call, set as the type's call slot below.
         .def("__call__", [](Kernel& k, nb::args args, nb::kwargs kwargs) {
-            return call(k, nb::borrow<nb::args>(in_parameter_order(k, args, kwargs)));
+            return call(k, kwargs.size() ? nb::borrow<nb::args>(in_parameter_order(k, args, kwargs)) : args);
         })
         .def("inspect", [](Kernel& k, const std::string& what, nb::args args, nb::kwargs kwargs) {
             PythonCaller caller;
@@ -313,6 +342,10 @@ void bind_kernel(nb::module_& m) {
             return nb::steal(PyMethod_New(self.ptr(), obj.ptr()));
         }, nb::arg("obj").none(), nb::arg("owner").none() = nb::none())
         .def("__repr__", [](Kernel& k) { return "<tack.kernel " + k.name() + ">"; });
+
+    m.def("_reraise", [] { std::rethrow_exception(std::exchange(pending, nullptr)); });
+    reraise = m.attr("_reraise");
+    reinterpret_cast<PyTypeObject*>(m.attr("Kernel").ptr())->tp_call = kernel_call;
 }
 
 }  // namespace tack::python

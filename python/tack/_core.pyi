@@ -1,7 +1,5 @@
 """Tack's compiler and runtime"""
 
-from typing import overload
-
 from tack._arrays import (
     _astype as astype,
     _copy as copy,
@@ -171,10 +169,6 @@ def cpu_lanes() -> str: ...
 class Kernel:
     def __init__(self, arg0: str, arg1: object, arg2: object, arg3: int, arg4: int, arg5: object, /) -> None: ...
 
-    @overload
-    def __call__(self, *args) -> object: ...
-
-    @overload
     def __call__(self, *args, **kwargs) -> object: ...
 
     def inspect(self, arg0: str, /, *args, **kwargs) -> str:
