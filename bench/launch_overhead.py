@@ -5,6 +5,9 @@ the same run as the baseline.
 
     python bench/launch_overhead.py [--calls N] [--devices cpu,opencl]
 
+The one-element call is also timed with keyword arguments, which reorder
+the arguments before the positional path.
+
 An OpenCL launch queues its body on the in-order queue and returns; a count
 entry that reads no array runs on a second queue, so the host learns the
 count without waiting for the work queued before. "call + sync" waits for
@@ -41,12 +44,19 @@ def arrays(device, n):
     return x, y
 
 
-def measure(device, n, calls):
+def measure(device, n, calls, keywords=False):
     x, y = arrays(device, n)
 
     def call_and_sync():
         saxpy(2.0, x, y)
         tack.sync()
+
+    def keyword_call_and_sync():
+        saxpy(2.0, y=y, x=x)
+        tack.sync()
+
+    if keywords:
+        call_and_sync = keyword_call_and_sync
 
     if n > 1:
         return timing.median_ms(call_and_sync, repeats=calls, budget_s=5.0) * 1e3
@@ -76,6 +86,11 @@ def main():
         print(f"saxpy, {label}, median per call + sync")
         for d in devices:
             print(f"  {d:>8}: {times[d]:10.1f} us   {times[d] / base:6.2f}x {devices[0]}")
+        if n == 1:
+            keyword = {d: measure(d, n, args.calls, keywords=True) for d in devices}
+            print(f"saxpy, {label}, keyword arguments (saxpy(2.0, y=y, x=x)), median per call + sync")
+            for d in devices:
+                print(f"  {d:>8}: {keyword[d]:10.1f} us   {keyword[d] / times[d]:6.2f}x positional")
         queued = {d: measure_queued(d, n) for d in devices}
         print(f"saxpy, {label}, 30 calls queued then one sync, per call")
         for d in devices:

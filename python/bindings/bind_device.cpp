@@ -6,6 +6,7 @@
 #include "backends/registry.h"
 #include "bindings.h"
 #include "driver/kernel.h"
+#include "runtime/parallel.h"
 
 namespace tack::python {
 
@@ -50,6 +51,18 @@ void bind_device(nb::module_& m) {
         "target_description", [](const std::string& name) { return backend_or_raise(name).target_description(); },
         "What a device's compiled code depends on besides its IR: for the CPU, LLVM's target triple, CPU and "
         "features.");
+    m.def(
+        "set_num_threads",
+        [](int n) {
+            if (n < 1)
+                throw nb::value_error(("set_num_threads: the CPU backend needs at least 1 thread, not " +
+                                       std::to_string(n)).c_str());
+            runtime::set_worker_count(n);
+        },
+        "Threads the CPU backend's launches run on from now on (the calling thread among them).");
+    m.def("get_num_threads", &runtime::worker_count, "Threads the CPU backend's launches run on.");
+    m.def("_last_launch_threads", &runtime::last_launch_threads,
+          "How many threads ran a part of the most recent divided CPU launch.");
     m.def("sync", [] {
         for (auto& name : backends::available_backends()) {
             backends::Backend& b = backend_or_raise(name);

@@ -3,7 +3,10 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <cstring>
+#include <exception>
+#include <utility>
 
 #include "bindings.h"
 #include "driver/kernel.h"
@@ -206,6 +209,81 @@ auto with_args(Kernel& k, nb::args args, F&& f) {
     return f(all.data(), all.size());
 }
 
+// A call's arguments in parameter order: the positional ones, then each
+// keyword argument at its parameter's place. TypeErrors follow Python's
+// wording for a function's arguments, naming the kernel.
+nb::tuple in_parameter_order(Kernel& k, nb::args args, nb::kwargs kwargs) {
+    const auto& names = k.param_names();
+    auto refuse = [&](const std::string& what) {
+        throw runtime::ArgumentError(runtime::ArgumentError::Kind::Type, "kernel '" + k.name() + "' " + what);
+    };
+    size_t n = names.size();
+    if (args.size() > n)
+        refuse("takes " + std::to_string(n) + " positional argument" + (n == 1 ? "" : "s") + " but " +
+               std::to_string(args.size()) + (args.size() == 1 ? " was" : " were") + " given");
+    nb::tuple ordered = nb::steal<nb::tuple>(PyTuple_New(static_cast<Py_ssize_t>(n)));  // slots start NULL
+    PyObject* out = ordered.ptr();
+    for (size_t i = 0; i < args.size(); ++i) PyTuple_SET_ITEM(out, i, nb::borrow(args[i]).release().ptr());
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(kwargs.ptr(), &pos, &key, &value)) {
+        // The UTF-8 form is cached in the key: no copy per call.
+        Py_ssize_t length;
+        const char* name = PyUnicode_AsUTF8AndSize(key, &length);
+        if (!name) throw nb::python_error();
+        size_t i = 0;
+        while (i < n && (names[i].size() != static_cast<size_t>(length) ||
+                         std::memcmp(names[i].data(), name, static_cast<size_t>(length)) != 0))
+            ++i;
+        if (i == n) refuse("got an unexpected keyword argument '" + std::string(name, length) + "'");
+        if (PyTuple_GET_ITEM(out, i)) refuse("got multiple values for argument '" + names[i] + "'");
+        PyTuple_SET_ITEM(out, i, nb::borrow(value).release().ptr());
+    }
+    std::vector<size_t> missing;
+    for (size_t i = 0; i < n; ++i)
+        if (!PyTuple_GET_ITEM(out, i)) missing.push_back(i);
+    if (!missing.empty()) k.refuse_missing(missing);  // the unfilled tuple is freed (its empty slots skipped)
+    return ordered;
+}
+
+nb::object call(Kernel& k, const nb::args& args) {
+    PythonCaller caller;
+    try {
+        auto r = with_args(k, args, [&](const CallArg* a, size_t n) { return k.call(a, n, &caller); });
+        return to_python(r);
+    } catch (const runtime::Interrupted&) {
+        throw nb::python_error();  // the exception the signal handler raised
+    }
+}
+
+// The kernel type's call slot. nanobind's dispatch of a `__call__` with
+// **kwargs builds a keyword dict for every call, and a second, positional
+// overload costs an overload search; Python hands this slot the positional
+// tuple and a dict only when keywords were given, so a positional call
+// pays for neither. An exception is rethrown inside `reraise`, a nanobind
+// function, whose translators make it the Python exception they always do.
+thread_local std::exception_ptr pending;
+nb::object& reraise = *new nb::object();
+
+PyObject* kernel_call(PyObject* self, PyObject* args, PyObject* kwargs) noexcept {
+    try {
+        Kernel& k = nb::cast<Kernel&>(nb::handle(self));
+        nb::args positional = nb::borrow<nb::args>(args);
+        if (kwargs && PyDict_GET_SIZE(kwargs))
+            return call(k, nb::borrow<nb::args>(in_parameter_order(k, positional, nb::borrow<nb::kwargs>(kwargs))))
+                .release()
+                .ptr();
+        return call(k, positional).release().ptr();
+    } catch (nb::python_error& e) {
+        e.restore();
+    } catch (...) {
+        pending = std::current_exception();
+        PyObject* r = PyObject_CallNoArgs(reraise.ptr());
+        Py_XDECREF(r);
+    }
+    return nullptr;
+}
+
 }  // namespace
 
 void bind_kernel(nb::module_& m) {
@@ -238,24 +316,23 @@ void bind_kernel(nb::module_& m) {
         }
     });
 
-    nb::class_<Kernel>(m, "Kernel")
+    // dynamic_attr: the decorator gives each kernel its function's __module__,
+    // __qualname__ and __doc__, by which it pickles.
+    nb::class_<Kernel>(m, "Kernel", nb::dynamic_attr())
         .def("__init__", [](Kernel* self, std::string name, nb::handle text, nb::handle filename, int first_line,
                             int indent, nb::object resolver) {
             new (self) Kernel(std::move(name), make_source(text, filename, first_line, indent),
                               std::make_shared<PyResolver>(std::move(resolver)));
         })
-        .def("__call__", [](Kernel& k, nb::args args) {
-            PythonCaller caller;
-            try {
-                auto r = with_args(k, args, [&](const CallArg* a, size_t n) { return k.call(a, n, &caller); });
-                return to_python(r);
-            } catch (const runtime::Interrupted&) {
-                throw nb::python_error();  // the exception the signal handler raised
-            }
+        // Documents the call for the stub; calls themselves go through
+        // kernel_call, set as the type's call slot below.
+        .def("__call__", [](Kernel& k, nb::args args, nb::kwargs kwargs) {
+            return call(k, kwargs.size() ? nb::borrow<nb::args>(in_parameter_order(k, args, kwargs)) : args);
         })
-        .def("inspect", [](Kernel& k, const std::string& what, nb::args args) {
+        .def("inspect", [](Kernel& k, const std::string& what, nb::args args, nb::kwargs kwargs) {
             PythonCaller caller;
-            return with_args(k, args, [&](const CallArg* a, size_t n) { return k.inspect(what, a, n, &caller); });
+            nb::args all = kwargs.size() ? nb::borrow<nb::args>(in_parameter_order(k, args, kwargs)) : args;
+            return with_args(k, all, [&](const CallArg* a, size_t n) { return k.inspect(what, a, n, &caller); });
         },
            "The IR after each pass (\"ir\") or the optimized LLVM IR (\"llvm\") of the variant the given "
            "arguments select (or of the last compiled one).")
@@ -268,6 +345,10 @@ void bind_kernel(nb::module_& m) {
             return nb::steal(PyMethod_New(self.ptr(), obj.ptr()));
         }, nb::arg("obj").none(), nb::arg("owner").none() = nb::none())
         .def("__repr__", [](Kernel& k) { return "<tack.kernel " + k.name() + ">"; });
+
+    m.def("_reraise", [] { std::rethrow_exception(std::exchange(pending, nullptr)); });
+    reraise = m.attr("_reraise");
+    reinterpret_cast<PyTypeObject*>(m.attr("Kernel").ptr())->tp_call = kernel_call;
 }
 
 }  // namespace tack::python

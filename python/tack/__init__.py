@@ -13,7 +13,25 @@
 """
 
 from . import _core
-from ._arrays import Array, array, array_from_ptr, asarray, copyto, empty, from_dlpack, full, ones, sync, zeros
+from ._arrays import (
+    Array,
+    arange,
+    array,
+    array_from_ptr,
+    asarray,
+    copyto,
+    empty,
+    empty_like,
+    from_dlpack,
+    full,
+    full_like,
+    linspace,
+    ones,
+    ones_like,
+    sync,
+    zeros,
+    zeros_like,
+)
 from ._builtins import (
     acos,
     acosh,
@@ -190,6 +208,8 @@ def cpu_spmd_enabled():
 
 import os as _os
 
+import numpy as _np
+
 if _os.environ.get("TACK_DEBUG_RACES", "") == "0":
     _core.set_debug_races(False)
 if _os.environ.get("TACK_DEBUG", "") not in ("", "0"):
@@ -198,6 +218,40 @@ if _os.environ.get("TACK_CPU_SPMD", "") == "0":
     set_cpu_spmd(False)
 elif _os.environ.get("TACK_CPU_SPMD", "") == "always":
     set_cpu_spmd("always")
+
+
+def set_num_threads(n):
+    """The number of threads the CPU backend's launches run on from now on,
+    the calling thread included: n >= 1 (ValueError otherwise); more than
+    the cores is allowed and starts that many. Results do not depend on it.
+    By default every core the process may use; TACK_NUM_THREADS sets it at
+    import. Other backends schedule their own threads (PoCL among them)."""
+    if isinstance(n, bool) or not isinstance(n, (int, _np.integer)):
+        raise TypeError(f"set_num_threads: n must be an integer, not {type(n).__name__}")
+    if n < 1:
+        raise ValueError(f"set_num_threads: the CPU backend needs at least 1 thread, not {n}")
+    _core.set_num_threads(int(n))
+
+
+def get_num_threads():
+    """The number of threads the CPU backend's launches run on."""
+    return _core.get_num_threads()
+
+
+def _threads_from_environment():
+    given = _os.environ.get("TACK_NUM_THREADS", "").strip()
+    if not given:
+        return
+    try:
+        n = int(given)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise ValueError(f"TACK_NUM_THREADS={given!r}: expected a whole number of threads, at least 1")
+    set_num_threads(n)
+
+
+_threads_from_environment()
 
 
 def available_devices():

@@ -79,7 +79,83 @@ def array(data, dtype=None, layout="aos", device=None):
         src = src.astype(_dtypes.as_dtype(dtype).numpy, copy=False)
     else:
         _dtypes.as_dtype(src.dtype)
-    return Array._copy_of(np.ascontiguousarray(src), _device(device))
+    # asarray keeps a 0-d array 0-d; ascontiguousarray would make it (1,).
+    return Array._copy_of(np.asarray(src, order="C"), _device(device))
+
+
+def _like(a, dtype, device):
+    """(shape, dtype, layout, device) of a new array like `a`, a tack.Array
+    or anything numpy.asarray accepts: its shape, element type, layout and
+    (a tack.Array's) device unless dtype= or device= say otherwise."""
+    if isinstance(a, Array):
+        shape, kind, layout, home = a.shape, a.dtype, a.layout, a.device
+    else:
+        src = np.asarray(a)
+        shape, kind, layout, home = src.shape, None, "aos", None
+        if dtype is None:
+            kind = _dtypes.as_dtype(src.dtype)
+    if dtype is not None:
+        kind = dtype if isinstance(dtype, _element_types.ElementType) else _dtypes.as_dtype(dtype)
+    if not isinstance(kind, _element_types.ElementType):
+        layout = "aos"
+    return shape, kind, layout, home if device is None else device
+
+
+def empty_like(a, dtype=None, device=None):
+    """A new array of `a`'s shape and dtype with unspecified contents. `a`
+    is a tack.Array (whose element type, layout and device are kept) or a
+    NumPy array or anything numpy.asarray accepts (made on the default
+    device). `dtype` and `device` replace what `a` has."""
+    shape, kind, layout, home = _like(a, dtype, device)
+    return empty(shape, kind, layout, home)
+
+
+def zeros_like(a, dtype=None, device=None):
+    """A new array like `a` (see empty_like) holding zeros."""
+    shape, kind, layout, home = _like(a, dtype, device)
+    return zeros(shape, kind, layout, home)
+
+
+def ones_like(a, dtype=None, device=None):
+    """A new array like `a` (see empty_like) holding ones."""
+    shape, kind, layout, home = _like(a, dtype, device)
+    return ones(shape, kind, layout, home)
+
+
+def full_like(a, fill_value, dtype=None, device=None):
+    """A new array like `a` (see empty_like) with every element
+    `fill_value`, converted as tack.full converts it."""
+    shape, kind, layout, home = _like(a, dtype, device)
+    return full(shape, fill_value, kind, layout, home)
+
+
+def _scalar_dtype(dtype, who):
+    if isinstance(dtype, _element_types.ElementType):
+        raise TypeError(f"{who}: dtype must be a scalar type (tack.i32, tack.f64, ...), not {dtype!r}")
+    return _dtypes.as_dtype(dtype)
+
+
+def arange(start, stop=None, step=None, dtype=None, device=None):
+    """Evenly spaced values in [start, stop), NumPy's arange: arange(stop),
+    arange(start, stop) or arange(start, stop, step), with NumPy's values and
+    length. Without `dtype`, NumPy's choice: i64 when every argument is an
+    integer, f64 when any is a float. (Tack's f32 default applies to zeros,
+    ones and full, which have no values to infer a type from.)"""
+    want = None if dtype is None else _scalar_dtype(dtype, "arange").numpy
+    values = np.arange(start, stop, step, dtype=want)
+    _dtypes.as_dtype(values.dtype)
+    return Array._copy_of(values, _device(device))
+
+
+def linspace(start, stop, num=50, endpoint=True, dtype=None, device=None):
+    """`num` evenly spaced values from start to stop (included unless
+    endpoint=False), equal to NumPy's linspace: computed in f64 and then
+    converted to `dtype` (integer dtypes round toward minus infinity, as
+    NumPy does). Without `dtype`, f64, as NumPy chooses for Python numbers."""
+    want = None if dtype is None else _scalar_dtype(dtype, "linspace").numpy
+    values = np.linspace(start, stop, num, endpoint=endpoint, dtype=want)
+    _dtypes.as_dtype(values.dtype)
+    return Array._copy_of(np.asarray(values, order="C"), _device(device))
 
 
 def copyto(dst, src):
@@ -186,6 +262,85 @@ def asarray(obj):
             "__array_interface__ or buffer); tack.array() copies sequences"
         )
     return from_dlpack(np.asarray(obj))
+
+
+def _copy(self):
+    """A new array with this one's contents, element type, layout and
+    device, in storage of its own (a view copies only what it views)."""
+    out = empty_like(self)
+    copyto(out, self)
+    return out
+
+
+def _unrepresentable(values, target):
+    """A mask of the floating values with no value of integer type
+    `target`: NaN, the infinities and values whose truncation toward zero
+    lies outside the type's range."""
+    info = np.iinfo(target)
+    # Both bounds are exact in f64: min is -2**(bits-1) or 0, max + 1 a power of two.
+    truncated = np.trunc(values.astype(np.float64))
+    with np.errstate(invalid="ignore"):
+        inside = (truncated >= float(info.min)) & (truncated < float(info.max) + 1.0)
+    return ~inside
+
+
+def _astype(self, dtype):
+    """A new array (same device, shape and layout) with every component
+    converted to `dtype` as NumPy's astype converts it (casting="unsafe"):
+    integers wrap modulo 2**bits, floats round to nearest (f64 values beyond
+    f32's range become infinities), floats truncate toward zero into
+    integers. A float with no integer value of the target type (NaN, an
+    infinity, or out of range after truncation), where NumPy's result
+    depends on the platform, raises ValueError instead. An array of vectors
+    or matrices keeps its element shape: `dtype` is the component type, or
+    an element type of the same shape."""
+    element_shape = self.element_shape
+    if isinstance(dtype, _element_types.ElementType):
+        if dtype.shape != element_shape:
+            raise ValueError(
+                f"astype: {dtype!r} elements have shape {dtype.shape}, this array's have {element_shape}"
+            )
+        component = dtype.dtype
+    else:
+        component = _dtypes.as_dtype(dtype)
+    target = _element_types.element_type(component, element_shape) if element_shape else component
+    values = self.numpy()
+    if values.dtype.kind == "f" and component.numpy.kind in "iu":
+        bad = _unrepresentable(values, component.numpy)
+        if bad.any():
+            at = tuple(int(i) for i in np.argwhere(bad)[0])
+            raise ValueError(
+                f"astype: element {at if len(at) != 1 else at[0]} of the {self.dtype!r} array, {values[at]!r}, has "
+                f"no {component!r} value (NaN, an infinity, or outside [{np.iinfo(component.numpy).min}, "
+                f"{np.iinfo(component.numpy).max}] after truncation); NumPy's result there depends on the platform"
+            )
+    # f64 -> f32 overflow to infinity is IEEE rounding, not an error.
+    with np.errstate(over="ignore"):
+        converted = values.astype(component.numpy)
+    out = empty(self.shape, target, self.layout, self.device)
+    copyto(out, converted)
+    return out
+
+
+def _rebuild(data, scalar, element_shape, layout, device):
+    """An unpickled array: new storage on `device` holding `data`."""
+    dtype = _dtypes.BY_NAME[scalar]
+    if element_shape:
+        dtype = _element_types.element_type(dtype, element_shape)
+    return array(data, dtype, layout, device)
+
+
+def _reduce(self):
+    # Contents, not memory: the unpickled array is new storage (writable,
+    # even where this one imports read-only memory) on the same device.
+    t = self.dtype
+    scalar = t.dtype.name if isinstance(t, _element_types.ElementType) else t.name
+    return _rebuild, (np.asarray(self.numpy(), order="C"), scalar, tuple(self.element_shape), self.layout, self.device)
+
+
+Array.copy = _copy
+Array.astype = _astype
+Array.__reduce__ = _reduce
 
 
 # Whole-array reductions (contract, "Array and parallel reductions"). Each

@@ -3,11 +3,14 @@
 from collections.abc import Sequence
 
 from tack._arrays import (
+    _astype as astype,
+    _copy as copy,
     _max as max,
     _mean as mean,
     _min as min,
     _sum as sum
 )
+from tack._decorators import _reduce_kernel as __reduce__
 
 
 def available_devices() -> list[str]:
@@ -26,6 +29,14 @@ def target_description(arg: str, /) -> str:
     """
     What a device's compiled code depends on besides its IR: for the CPU, LLVM's target triple, CPU and features.
     """
+
+def set_num_threads(arg: int, /) -> None:
+    """
+    Threads the CPU backend's launches run on from now on (the calling thread among them).
+    """
+
+def get_num_threads() -> int:
+    """Threads the CPU backend's launches run on."""
 
 def sync() -> None: ...
 
@@ -167,9 +178,9 @@ def cpu_lanes() -> str: ...
 class Kernel:
     def __init__(self, arg0: str, arg1: object, arg2: object, arg3: int, arg4: int, arg5: object, /) -> None: ...
 
-    def __call__(self, *args) -> object: ...
+    def __call__(self, *args, **kwargs) -> object: ...
 
-    def inspect(self, arg0: str, /, *args) -> str:
+    def inspect(self, arg0: str, /, *args, **kwargs) -> str:
         """
         The IR after each pass ("ir") or the optimized LLVM IR ("llvm") of the variant the given arguments select (or of the last compiled one).
         """

@@ -1,6 +1,8 @@
 """@tack.kernel and @tack.func."""
 
 import functools
+import importlib
+import pickle
 import types
 
 from . import _core
@@ -58,4 +60,40 @@ def kernel(fn):
     at decoration."""
     text, filename, first_line, indent = capture(fn)
     k = _core.Kernel(fn.__name__, text, filename, first_line, indent, Resolver(fn))
+    k.__module__ = fn.__module__
+    k.__qualname__ = fn.__qualname__
+    k.__doc__ = fn.__doc__
     return k
+
+
+def _find_kernel(module, qualname):
+    """The kernel named `qualname` in `module`, imported if need be: how a
+    pickled kernel is found again (in a multiprocessing worker, say)."""
+    found = importlib.import_module(module)
+    for part in qualname.split("."):
+        found = getattr(found, part)
+    return found
+
+
+def _reduce_kernel(k):
+    # A kernel pickles as a reference, as Python functions do: the
+    # unpickling process imports its module and compiles it there.
+    module = k.__dict__.get("__module__")
+    qualname = k.__dict__.get("__qualname__")
+    if not module or not qualname or "<locals>" in qualname:
+        raise pickle.PicklingError(
+            f"cannot pickle kernel '{k.name}': only a kernel defined at the top level of a module (or in a class "
+            f"there) pickles, by its module and qualified name; this one is {qualname or 'not made by @tack.kernel'}"
+        )
+    try:
+        found = _find_kernel(module, qualname)
+    except (ImportError, AttributeError) as e:
+        raise pickle.PicklingError(f"cannot pickle kernel '{k.name}': {module}.{qualname} is not found ({e})") from e
+    if found is not k:
+        raise pickle.PicklingError(
+            f"cannot pickle kernel '{k.name}': {module}.{qualname} is another object now; the name was rebound"
+        )
+    return _find_kernel, (module, qualname)
+
+
+_core.Kernel.__reduce__ = _reduce_kernel

@@ -207,15 +207,40 @@ const std::vector<std::string>& Kernel::param_names() {
     return param_names_;
 }
 
+void Kernel::refuse_missing(const std::vector<size_t>& missing) {
+    const auto& names = param_names();
+    std::string list;
+    for (size_t k = 0; k < missing.size(); ++k) {
+        const char* sep = k == 0 ? "" : k + 1 < missing.size() ? ", " : missing.size() > 2 ? ", and " : " and ";
+        list += sep + ("'" + names[missing[k]] + "'");
+    }
+    size_t m = missing.size();
+    throw ArgumentError(ArgumentError::Kind::Type, "kernel '" + name_ + "' missing " + std::to_string(m) +
+                                                       " required argument" + (m == 1 ? "" : "s") + ": " + list);
+}
+
 void Kernel::check_arity(const CallArg* args, size_t count) {
     size_t n = 0;  // the caller's arguments: an instance's leaves are part of it
     for (size_t i = 0; i < count; ++i, ++n)
         if (args[i].kind == CallArg::Kind::Object) i += args[i].object->leaf_count();
     size_t want = param_count();
+    if (n < want) {
+        std::vector<size_t> missing;
+        for (size_t i = n; i < want; ++i) missing.push_back(i);
+        refuse_missing(missing);
+    }
     if (n != want)
         throw ArgumentError(ArgumentError::Kind::Type, "kernel '" + name_ + "' takes " + std::to_string(want) +
                                                            " argument" + (want == 1 ? "" : "s") + " but " +
                                                            std::to_string(n) + (n == 1 ? " was" : " were") + " given");
+    // Kernels index an array with one index per dimension or one flat
+    // index, and len() reads the first extent: a 0-d array has neither.
+    for (size_t i = 0; i < count; ++i)
+        if (args[i].kind == CallArg::Kind::Array && args[i].array->ndim() == 0)
+            throw ArgumentError(ArgumentError::Kind::Type,
+                                "kernel '" + name_ + "': parameter '" + arg_name(args, count, i) +
+                                    "' got a 0-d array; kernels take arrays of at least one dimension (pass "
+                                    "a.reshape(1), or the number a[()])");
 }
 
 const ir::Kernel& Kernel::template_for(const std::vector<frontend::ParamShape>& shapes) {

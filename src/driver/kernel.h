@@ -90,6 +90,9 @@ public:
     int compiled_variants() const { return static_cast<int>(variants_.size()); }
     size_t param_count();
     const std::vector<std::string>& param_names();
+    // TypeError (ArgumentError) in Python's words: "kernel 'k' missing 2
+    // required arguments: 'x' and 'y'", for the parameters at `missing`.
+    [[noreturn]] void refuse_missing(const std::vector<size_t>& missing);
 
 private:
     struct Variant;

@@ -1,11 +1,16 @@
 #include "runtime/parallel.h"
 
+#include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 #include <tbb/task_group.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
 
 // oneTBB rather than OpenMP: the calling thread takes chunks itself, so a
 // launch never waits at a barrier for a worker that the OS has not
@@ -35,12 +40,14 @@ struct Launch {
     std::atomic<int64_t> next{0};
     std::atomic<int64_t> grain;
     std::atomic<bool> stopped{false};
+    std::atomic<int> threads{0};  // that ran a chunk
 };
 
 // Claims and runs chunks until none is left or the launch is stopped; the
 // calling thread (`stop` set) also polls for an interrupt.
 void work(Launch& l, const StopCheck* stop) {
     auto last_poll = Clock::now();
+    bool counted = false;
     for (;;) {
         if (l.stopped.load(std::memory_order_relaxed)) return;
         int64_t g = l.grain.load(std::memory_order_relaxed);
@@ -49,6 +56,10 @@ void work(Launch& l, const StopCheck* stop) {
             if (begin >= l.n) return;
             end = begin + std::min(g, l.n - begin);
         } while (!l.next.compare_exchange_weak(begin, end, std::memory_order_relaxed));
+        if (!counted) {
+            counted = true;
+            l.threads.fetch_add(1, std::memory_order_relaxed);
+        }
         auto t0 = Clock::now();
         l.fn(l.ctx, begin, end);
         auto t1 = Clock::now();
@@ -66,16 +77,48 @@ void work(Launch& l, const StopCheck* stop) {
     }
 }
 
-}  // namespace
-
-int worker_count() {
+int default_workers() {
     static int n = tbb::this_task_arena::max_concurrency();
     return n;
 }
 
+// A thread count other than the cores': an arena of that many slots, and,
+// when it exceeds the cores, permission for oneTBB to start the extra
+// workers (its default stops at the core count).
+struct Pool {
+    explicit Pool(int n)
+        : allow(n > default_workers()
+                    ? std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, n)
+                    : nullptr),
+          arena(n) {}
+    std::unique_ptr<tbb::global_control> allow;
+    tbb::task_arena arena;
+};
+
+std::mutex pool_mutex;
+std::shared_ptr<Pool> pool;  // null: the default arena, every core
+std::atomic<int> workers{0};  // 0: default_workers()
+std::atomic<int> last_threads{0};
+
+}  // namespace
+
+int worker_count() {
+    int n = workers.load(std::memory_order_relaxed);
+    return n ? n : default_workers();
+}
+
+void set_worker_count(int n) {
+    if (n < 1) throw std::invalid_argument("the thread count must be at least 1, not " + std::to_string(n));
+    default_workers();  // measured before any global_control changes it
+    std::lock_guard<std::mutex> lock(pool_mutex);
+    pool = n == default_workers() ? nullptr : std::make_shared<Pool>(n);
+    workers.store(n, std::memory_order_relaxed);
+}
+
+int last_launch_threads() { return last_threads.load(std::memory_order_relaxed); }
+
 bool parallel_for(int64_t n, ChunkFn fn, void* ctx, const StopCheck* stop) {
     if (n <= 0) return true;
-    int workers = worker_count();
     // A handful of iterations runs as one chunk on the calling thread:
     // handing them to a worker costs a wake-up, and on busy shared cores a
     // scheduling quantum.
@@ -84,22 +127,39 @@ bool parallel_for(int64_t n, ChunkFn fn, void* ctx, const StopCheck* stop) {
         fn(ctx, 0, n);
         return true;
     }
+    std::shared_ptr<Pool> own;
+    int threads;
+    {
+        std::lock_guard<std::mutex> lock(pool_mutex);
+        own = pool;
+        threads = worker_count();
+    }
     Launch l;
     l.n = n;
     l.fn = fn;
     l.ctx = ctx;
     // At least four chunks per worker balance the load; the first chunks are
     // small so a long launch measures itself early.
-    l.max_grain = std::max<int64_t>(1, n / (int64_t{workers} * 4));
-    l.grain = std::max<int64_t>(1, n / (int64_t{workers} * 256));
-    if (workers <= 1) {
-        work(l, stop);
-    } else {
+    l.max_grain = std::max<int64_t>(1, n / (int64_t{threads} * 4));
+    l.grain = std::max<int64_t>(1, n / (int64_t{threads} * 256));
+    // An arena whose slots other launches hold runs `run` on one of its
+    // threads while the caller waits: only the caller may poll `stop`
+    // (Python's signal check needs the caller's thread state).
+    const auto caller = std::this_thread::get_id();
+    auto run = [&] {
+        const StopCheck* polls = std::this_thread::get_id() == caller ? stop : nullptr;
+        if (threads <= 1) {
+            work(l, polls);
+            return;
+        }
         tbb::task_group helpers;
-        for (int w = 1; w < workers; ++w) helpers.run([&l] { work(l, nullptr); });
-        work(l, stop);
+        for (int w = 1; w < threads; ++w) helpers.run([&l] { work(l, nullptr); });
+        work(l, polls);
         helpers.wait();
-    }
+    };
+    if (own) own->arena.execute(run);
+    else run();
+    last_threads.store(l.threads.load(std::memory_order_relaxed), std::memory_order_relaxed);
     return !l.stopped.load(std::memory_order_relaxed);
 }
 

@@ -19,6 +19,14 @@ struct StopCheck {
 // all of [0, n) ran, false when `stop` ended the launch early.
 bool parallel_for(int64_t n, ChunkFn fn, void* ctx, const StopCheck* stop = nullptr);
 
+// Threads a launch runs on (the calling thread and its helpers): every core
+// the process may use unless set_worker_count chose another number.
 int worker_count();
+// Sets the thread count for launches from now on; n >= 1 (more threads than
+// cores are started as asked). Launches already running keep theirs.
+void set_worker_count(int n);
+// How many threads ran at least one chunk in the most recent launch that
+// parallel_for divided (launches run inline on the caller are not counted).
+int last_launch_threads();
 
 }  // namespace tack::runtime

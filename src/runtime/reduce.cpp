@@ -84,10 +84,14 @@ void walk(const Rows& r, int64_t lo, int64_t hi, Visit&& visit) {
 // (bench/reductions.py).
 constexpr int64_t kMinElementsPerChunk = int64_t{1} << 15;
 
+// At most this many chunks: enough to keep many cores busy, and fixed, so
+// that the grouping, and with it a floating sum's rounding, does not depend
+// on the thread count (tack.set_num_threads).
+constexpr int64_t kMaxChunks = 256;
+
 // Reduces every element of `a` into one Op::Partial. The element order is
-// cut into contiguous chunks, a few per worker, each with its own partial;
-// partials combine in chunk order, so a given worker count always groups
-// the same way.
+// cut into contiguous chunks, each with its own partial; partials combine in
+// chunk order, so an array's size alone decides the grouping.
 template <typename Op>
 typename Op::Partial reduce_all(const Array& a) {
     struct alignas(64) Slot {
@@ -98,7 +102,7 @@ typename Op::Partial reduce_all(const Array& a) {
         int64_t n, chunks;
         std::vector<Slot> slots;
     } ctx{rows_of(a), a.size(), 1, {}};
-    ctx.chunks = std::clamp<int64_t>(ctx.n / kMinElementsPerChunk, 1, int64_t{worker_count()} * 4);
+    ctx.chunks = std::clamp<int64_t>(ctx.n / kMinElementsPerChunk, 1, kMaxChunks);
     ctx.slots.resize(static_cast<size_t>(ctx.chunks));
     parallel_for(
         ctx.chunks,
