@@ -63,6 +63,9 @@ def describe(obj):
     return f"a {type(obj).__name__} object"
 
 
+_COMPONENTS = {"x": 0, "y": 1, "z": 2, "w": 3}
+
+
 class Resolver:
     __slots__ = ("globals", "closure")
 
@@ -86,7 +89,15 @@ class Resolver:
         found, obj = self._lookup(path[0])
         if not found:
             return ("unbound",)
+        from ._constants import Constant
+
         for i, attr in enumerate(path[1:], start=1):
+            if isinstance(obj, Constant) and obj.shape is not None and len(obj.shape) == 1 and i == len(path) - 1:
+                # A component of a vector constant by name, as v.x is in a kernel.
+                k = _COMPONENTS.get(attr)
+                if k is None or k >= obj.shape[0]:
+                    return ("other", f"a component a {obj.shape[0]}-component vector constant does not have")
+                return ("constant", obj.value[k], obj.dtype.name if obj.dtype is not None else None, None)
             if _templates.is_device_class(obj):
                 # A device class's own attributes, read from the class
                 # dictionaries in method resolution order.

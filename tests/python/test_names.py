@@ -1202,3 +1202,31 @@ def test_device_class_method_arguments_use_the_callers_namespace(backend, packag
     out = i32()
     kern.applied(cls.Scaler(), out)
     assert out.numpy().tolist() == [2 * (i + 1000) for i in range(4)]
+
+
+SPHERE = tack.constant(tack.vec4(1.0, 2.0, 3.0, 0.5), tack.f32)
+
+
+@tack.kernel
+def vector_constant_components(out):
+    for i in range(len(out)):
+        out[i] = SPHERE.w * 10.0 + SPHERE.x + SPHERE[2] + TILT.y
+
+
+def test_vector_constant_components_by_name(backend):
+    # As a vector value's components are read in a kernel: v.x .. v.w.
+    out = tack.zeros(2)
+    vector_constant_components(out)
+    want = np.float32(0.5) * np.float32(10) + np.float32(1) + np.float32(3) + np.float32(2)
+    np.testing.assert_array_equal(out.numpy(), np.full(2, want, np.float32))
+
+
+@pytest.mark.cpu_only(FRONTEND_ONLY)
+def test_a_component_a_vector_constant_lacks_is_refused():
+    @tack.kernel
+    def past_the_end(out):
+        for i in range(len(out)):
+            out[i] = TILT.w
+
+    with pytest.raises(tack.KernelNameError, match="'TILT.w' is a component a 3-component vector constant does not"):
+        past_the_end(tack.zeros(1))
