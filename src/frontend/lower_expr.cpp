@@ -58,9 +58,20 @@ ExprPtr Lowerer::scalar(Value v, const char* what) {
                      "reduce the mask with any(...) or all(...), or pick values per component with tack.select");
             fail(ErrorKind::Type, v.span, "a " + shape_name(v.shape) + " is used where " + what + " is expected",
                  "vector value", "select a component (v.x, v[0]) or reduce it (v.sum(), v.norm())");
-        case Value::Kind::Array:
-            fail(ErrorKind::Type, v.span, std::string("an array is used where ") + what + " is expected", "array value",
-                 "index the array to read one element");
+        case Value::Kind::Array: {
+            // Host vectors (tack.vec3(...) outside a kernel) are NumPy arrays,
+            // so a vector passed as an argument arrives as an array.
+            const ir::Param& p = k_.params[v.array];
+            bool parameter = p.kind == ir::ParamKind::Array;
+            fail(ErrorKind::Type, v.span,
+                 (parameter ? "array parameter '" + p.name + "'" : std::string("an array")) + " is used where " + what +
+                     " is expected",
+                 "array value",
+                 parameter ? "index it to read one element ('" + p.name + "[i]'); a call binds every array, NumPy "
+                                 "arrays and host vectors such as tack.vec3(...) included, to an array parameter: pass "
+                                 "a vector's components as numbers, or an array of vector elements"
+                           : "index the array to read one element");
+        }
         case Value::Kind::Tuple:
             fail(ErrorKind::Type, v.span, std::string("a tuple is used where ") + what + " is expected", "tuple value");
         case Value::Kind::Object:

@@ -135,3 +135,17 @@ def test_int_and_float_of_a_vector_convert_componentwise(backend):
     python_casts(tack.array(v, dtype=tack.vec3f), as_int, as_float)
     np.testing.assert_array_equal(as_int.numpy(), v.astype(np.int32))
     np.testing.assert_array_equal(as_float.numpy(), (v.astype(np.int32) * 3).astype(np.float32))
+
+
+def test_a_host_vector_argument_is_an_array_and_the_message_says_so():
+    # tack.vec2(...) outside a kernel is a NumPy array; a call binds it to
+    # an array parameter, so using it as a vector value is refused with a
+    # message naming the parameter and what to pass instead.
+    @tack.kernel
+    def scaled(out, v):
+        for i in range(len(out)):
+            out[i] = v * 2.0
+
+    with pytest.raises(tack.KernelTypeError, match="array parameter 'v' is used where a number is expected") as e:
+        scaled(tack.zeros(3, dtype=tack.vec2f), tack.vec2(1.0, 2.0))
+    assert "host vectors such as tack.vec3(...)" in str(e.value)
