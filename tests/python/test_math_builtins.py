@@ -16,29 +16,10 @@ import math
 import numpy as np
 import pytest
 import tack
+from float_bits import identical, ulp_distance
 
 NAN, INF = float("nan"), float("inf")
 NP = {"f32": np.float32, "f64": np.float64}
-
-
-def ulp_distance(got, expected):
-    got = np.asarray(got)
-    expected = np.asarray(expected, dtype=got.dtype)
-    itype = np.int32 if got.dtype == np.float32 else np.int64
-
-    def ordered(x):
-        i = x.view(itype).astype(np.int64)
-        return np.where(i < 0, np.iinfo(itype).min - i, i)
-
-    return np.abs(ordered(got) - ordered(expected))
-
-
-def identical(got, expected):
-    """Equal bit patterns, any NaN standing for any NaN."""
-    got, expected = np.asarray(got), np.asarray(expected, dtype=np.asarray(got).dtype)
-    both_nan = np.isnan(got) & np.isnan(expected)
-    same = (got == expected) & (np.signbit(got) == np.signbit(expected))
-    return bool(np.all(both_nan | same))
 
 
 def erf64(x):
