@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 
+#include "backends/tile_kernel.h"
 #include "bindings.h"
 #include "tack/tile/compile.h"
 #include "tack/tile/lib.h"
@@ -36,16 +37,16 @@ tile::Scalar tile_scalar(DType t) {
     }
 }
 
-// The HostTensor of one argument, after checking that every element it can
-// touch lies inside the array's storage: the view is Python's arithmetic,
-// and a mistake there must not become a stray access.
-tile::HostTensor host_tensor_of(const TileArg& arg, size_t position) {
+// The view of one argument's storage the kernel parameter sees, after
+// checking that every element it can touch lies inside the storage: the
+// view is Python's arithmetic, and a mistake there must not become a stray
+// access. It shares the array's storage, on the CPU or on a device.
+Array view_of(const TileArg& arg, size_t position) {
     const auto& [array, shape, strides, offset, writes] = arg;
     const Array& a = *array;
     std::string who = "tile launch argument " + std::to_string(position) + " (" + a.describe() + ")";
-    if (a.storage()->device)
-        throw nb::value_error((who + " lives on '" + a.storage()->device_name() + "'; compiled tile kernels run on the cpu").c_str());
     if (!a.element().shape.empty()) throw nb::type_error((who + ": tile kernels take arrays of numbers").c_str());
+    tile_scalar(a.dtype());
     if (writes && a.readonly()) throw nb::value_error((who + " is read-only").c_str());
     if (shape.size() != strides.size() || shape.empty() || shape.size() > size_t(tile::kMaxRank))
         throw nb::value_error((who + ": a view needs 1 to 4 extents, one stride each").c_str());
@@ -61,20 +62,16 @@ tile::HostTensor host_tensor_of(const TileArg& arg, size_t position) {
     const int64_t first = a.byte_offset();
     if (!empty && (first + lo * size < 0 || first + (hi + 1) * size > int64_t(a.storage()->bytes)))
         throw nb::index_error((who + ": the view reaches outside the array's storage").c_str());
-    tile::HostTensor t;
-    t.data = a.address();
-    t.elem = tile_scalar(a.dtype());
-    t.shape = tile::Shape(std::span<const int64_t>(shape.data(), shape.size()));
-    std::copy(strides.begin(), strides.end(), t.strides.begin());
-    t.offset = offset;
-    return t;
+    return Array(a.storage(), first + offset * size, a.dtype(), shape, strides);
 }
 
 void launch(const tile::CompiledKernel& kernel, const std::vector<TileArg>& args) {
-    std::vector<tile::HostTensor> tensors;
-    for (size_t i = 0; i < args.size(); ++i) tensors.push_back(host_tensor_of(args[i], i));
+    std::vector<Array> views;
+    for (size_t i = 0; i < args.size(); ++i) views.push_back(view_of(args[i], i));
+    auto* compiled = dynamic_cast<const backends::TileKernel*>(&kernel);
+    if (!compiled) throw nb::type_error("tile launch: the kernel was not compiled by a Tack backend");
     nb::gil_scoped_release running;
-    kernel.launch(tensors);
+    compiled->launch(views);
 }
 
 template <int RA, int RC>

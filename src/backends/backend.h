@@ -184,7 +184,7 @@ public:
     // none, or when the kernel has a construct its lowering cannot handle.
     virtual std::unique_ptr<tile::CompiledKernel> create_tile_kernel(const tile::Kernel& kernel) {
         throw tile::Error("compile @" + kernel.name() + ": the " + display_name() +
-                          " backend does not compile tile kernels yet (the CPU backend does).");
+                          " backend does not compile tile kernels (the CPU and the C-family GPU backends do).");
     }
 
     // The modes inspect() prints beyond the IR, and the text of one.

@@ -17,7 +17,7 @@
 #include "runtime/race_shadow.h"
 #include "support/byte_codec.h"
 #ifdef TACK_WITH_TILE
-#include "tile/lower/lower.h"
+#include "backends/tile_kernel.h"
 #endif
 
 namespace tack::backends {
@@ -61,70 +61,6 @@ void run_chunk(void* ctx, int64_t begin, int64_t end) {
     c->body(c->argv, begin, end);
 }
 
-#ifdef TACK_WITH_TILE
-size_t tile_elem_size(tile::Scalar e) {
-    switch (e) {
-        case tile::Scalar::i1: return 1;
-        case tile::Scalar::i32:
-        case tile::Scalar::f32: return 4;
-        default: return 8;
-    }
-}
-
-// A tile kernel lowered to kernel IR and compiled like any variant. Its
-// launch passes each HostTensor as the array argument of the same position:
-// the data pointer moved to the tensor's offset, its extents and strides.
-class CpuTileKernel final : public tile::CompiledKernel {
-public:
-    CpuTileKernel(const tile::Kernel& kernel, codegen::CompiledCpuKernel code)
-        : name_(kernel.name()), code_(std::move(code)) {
-        for (unsigned i = 0; i < kernel.num_params(); ++i) params_.push_back(kernel.param(i)->type());
-    }
-    const std::string& name() const override { return name_; }
-    const std::string& device() const override { return device_; }
-
-    void launch(const std::vector<tile::HostTensor>& args) const override {
-        if (args.size() != params_.size())
-            throw tile::Error("launch @" + name_ + ": the kernel takes " + std::to_string(params_.size()) +
-                              " tensors, not " + std::to_string(args.size()) + ".");
-        std::vector<codegen::ArrayArg> arrays(args.size());
-        std::vector<void*> argv(args.size() + 1);
-        for (size_t i = 0; i < args.size(); ++i) {
-            const tile::HostTensor& t = args[i];
-            const tile::Type& p = params_[i];
-            if (t.elem != p.elem() || t.shape.rank() != p.rank())
-                throw tile::Error("launch @" + name_ + ": argument #" + std::to_string(i) + " is a rank-" +
-                                  std::to_string(t.shape.rank()) + " " + std::string(tile::scalar_name(t.elem)) +
-                                  " tensor, but its parameter has type " + tile::to_string(p) + ".");
-            codegen::ArrayArg& a = arrays[i];
-            a.data = static_cast<char*>(t.data) + t.offset * int64_t(tile_elem_size(t.elem));
-            for (int d = 0; d < t.shape.rank(); ++d) {
-                if (t.shape[d] < 0)
-                    throw tile::Error("launch @" + name_ + ": argument #" + std::to_string(i) + " has a negative extent.");
-                a.shape[d] = t.shape[d];
-                a.strides[d] = t.strides[size_t(d)];
-            }
-            a.component_stride = 1;
-            argv[i] = &a;
-        }
-        runtime::DebugState debug_state;
-        argv[args.size()] = &debug_state;
-        codegen::LaunchRefusal refusal;
-        int64_t count = code_.count(argv.data(), &refusal);
-        if (count < 0) throw tile::Error("launch @" + name_ + ": the launch was refused (its iteration space is too large).");
-        if (count > 0) {
-            Chunks chunks{code_.body, argv.data()};
-            runtime::parallel_for(count, run_chunk, &chunks, nullptr);
-        }
-    }
-
-private:
-    std::string name_;
-    std::string device_ = "cpu";
-    std::vector<tile::Type> params_;
-    codegen::CompiledCpuKernel code_;
-};
-#endif
 
 class CpuBackend final : public Backend {
 public:
@@ -232,13 +168,7 @@ public:
 
 #ifdef TACK_WITH_TILE
     std::unique_ptr<tile::CompiledKernel> create_tile_kernel(const tile::Kernel& kernel) override {
-        static std::atomic<uint64_t> next{0};
-        std::unique_ptr<ir::Kernel> typed = tile::lower::lower_to_kernel_ir(kernel);
-        CompileOptions options;
-        options.symbol_prefix = "tack.tile." + std::to_string(next++);
-        Compiled compiled = compile(*typed, options);
-        auto& code = static_cast<CpuExecutable&>(*compiled.code).code;
-        return std::make_unique<CpuTileKernel>(kernel, std::move(code));
+        return std::make_unique<TileKernel>(*this, kernel);
     }
 #endif
 

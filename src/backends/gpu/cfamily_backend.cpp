@@ -6,6 +6,9 @@
 #include <mutex>
 
 #include "codegen/cfamily/emit_c.h"
+#ifdef TACK_WITH_TILE
+#include "backends/tile_kernel.h"
+#endif
 #include "runtime/print.h"
 #include "support/byte_codec.h"
 
@@ -290,6 +293,12 @@ public:
         storage.device->for_device(storage.data, storage.bytes, false);
         return device_.reduce(static_cast<const MemoryCopy&>(*storage.device).memory(), a, op);
     }
+
+#ifdef TACK_WITH_TILE
+    std::unique_ptr<tile::CompiledKernel> create_tile_kernel(const tile::Kernel& kernel) override {
+        return std::make_unique<TileKernel>(*this, kernel);
+    }
+#endif
 
     std::vector<std::string> inspect_modes() const override { return {id_.name}; }
     std::string inspect(const std::string&, const ir::Kernel& typed, const CompileOptions& options) override {

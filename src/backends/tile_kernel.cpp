@@ -1,0 +1,89 @@
+#include "backends/tile_kernel.h"
+
+#include <atomic>
+
+#include "analysis/effects.h"
+#include "tile/lower/lower.h"
+
+namespace tack::backends {
+
+TileKernel::TileKernel(Backend& backend, const tile::Kernel& kernel)
+    : backend_(backend), name_(kernel.name()), device_(backend.name()) {
+    static std::atomic<uint64_t> next{0};
+    std::unique_ptr<ir::Kernel> typed = tile::lower::lower_to_kernel_ir(kernel);
+    for (unsigned i = 0; i < kernel.num_params(); ++i) {
+        ranks_.push_back(kernel.param(i)->type().rank());
+        dtypes_.push_back(typed->params[i].dtype);
+    }
+    written_ = analysis::effects_of(*typed).written;
+    CompileOptions options;
+    options.symbol_prefix = "tack.tile." + std::to_string(next++);
+    code_ = backend.compile(*typed, options).code;
+}
+
+void TileKernel::check_argument(size_t i, int rank, DType dtype, const std::string& what) const {
+    if (rank != ranks_[i] || dtype != dtypes_[i])
+        throw tile::Error("launch @" + name_ + ": argument #" + std::to_string(i) + " is " + what +
+                          ", but its parameter is a rank-" + std::to_string(ranks_[i]) + " " +
+                          std::string(name_of(dtypes_[i])) + " tensor.");
+}
+
+void TileKernel::launch(const std::vector<tile::HostTensor>& args) const {
+    if (args.size() != ranks_.size())
+        throw tile::Error("launch @" + name_ + ": the kernel takes " + std::to_string(ranks_.size()) +
+                          " tensors, not " + std::to_string(args.size()) + ".");
+    std::vector<runtime::Array> views;
+    for (size_t i = 0; i < args.size(); ++i) {
+        const tile::HostTensor& t = args[i];
+        // i1 tensors are bytes in memory, as their parameters' dtype says.
+        DType dtype = t.elem == tile::Scalar::f32   ? DType::F32
+                      : t.elem == tile::Scalar::f64 ? DType::F64
+                      : t.elem == tile::Scalar::i32 ? DType::I32
+                      : t.elem == tile::Scalar::i64 ? DType::I64
+                                                    : DType::U8;
+        check_argument(i, t.shape.rank(), dtype,
+                       "a rank-" + std::to_string(t.shape.rank()) + " " + std::string(tile::scalar_name(t.elem)) +
+                           " tensor");
+        std::vector<int64_t> shape, strides;
+        for (int d = 0; d < t.shape.rank(); ++d) {
+            if (t.shape[d] < 0)
+                throw tile::Error("launch @" + name_ + ": argument #" + std::to_string(i) + " has a negative extent.");
+            shape.push_back(t.shape[d]);
+            strides.push_back(t.strides[size_t(d)]);
+        }
+        char* first = static_cast<char*>(t.data) + t.offset * int64_t(size_of(dtype));
+        views.push_back(runtime::Array::external(first, dtype, shape, strides, false, nullptr));
+        // On a device the span gets a copy there, filled from the host at launch.
+        auto& storage = *views.back().storage();
+        storage.device = backend_.device_copy(storage.bytes);
+    }
+    launch(views);
+    // The device's bytes back into the host memory the kernel wrote.
+    for (int w : written_) views[size_t(w)].data();
+}
+
+void TileKernel::launch(const std::vector<runtime::Array>& views) const {
+    if (views.size() != ranks_.size())
+        throw tile::Error("launch @" + name_ + ": the kernel takes " + std::to_string(ranks_.size()) +
+                          " tensors, not " + std::to_string(views.size()) + ".");
+    std::vector<LaunchArg> args(views.size());
+    for (size_t i = 0; i < views.size(); ++i) {
+        check_argument(i, views[i].element().shape.empty() ? views[i].ndim() : -1, views[i].dtype(),
+                       views[i].describe());
+        if (views[i].storage()->device_name() != device_)
+            throw tile::Error("launch @" + name_ + ": argument #" + std::to_string(i) + " lives on '" +
+                              views[i].storage()->device_name() + "', and the kernel was compiled for '" + device_ +
+                              "'.");
+        args[i].array = &views[i];
+    }
+    LaunchRequest request;
+    request.args = args.data();
+    request.count = args.size();
+    request.written = &written_;
+    LaunchOutcome outcome = backend_.launch(*code_, request);
+    if (outcome.refusal.reason != codegen::LaunchRefusal::None)
+        throw tile::Error("launch @" + name_ + ": the " + backend_.display_name() +
+                          " backend refused the launch (reason " + std::to_string(outcome.refusal.reason) + ").");
+}
+
+}  // namespace tack::backends

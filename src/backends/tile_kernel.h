@@ -1,0 +1,44 @@
+// Tile kernels as every backend runs them: TileIR lowered to kernel IR
+// (tile/lower), compiled by the backend as it compiles any variant, and
+// launched through Backend::launch, so a tile kernel's arguments reach
+// compiled code the way a Python kernel's arrays do, on the CPU or on a
+// device.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+
+namespace tack::backends {
+
+class TileKernel final : public tile::CompiledKernel {
+public:
+    // Lowers and compiles `kernel` for `backend`, which must outlive it.
+    // Throws tile::Error for a construct the lowering refuses.
+    TileKernel(Backend& backend, const tile::Kernel& kernel);
+
+    const std::string& name() const override { return name_; }
+    const std::string& device() const override { return device_; }
+
+    // Host memory: on a device, each tensor's span goes to the device and
+    // the tensors the kernel writes come back.
+    void launch(const std::vector<tile::HostTensor>& args) const override;
+    // Views of Tack arrays on this backend, one per parameter, used in place
+    // (a device array's bytes stay on the device).
+    void launch(const std::vector<runtime::Array>& views) const;
+
+private:
+    // Throws tile::Error unless `rank` and `dtype` fit parameter `i`.
+    void check_argument(size_t i, int rank, DType dtype, const std::string& what) const;
+
+    Backend& backend_;
+    std::string name_, device_;
+    std::vector<int> ranks_;
+    std::vector<DType> dtypes_;  // of memory: i1 tiles are bytes
+    std::vector<int> written_;   // the parameters the kernel stores to
+    std::unique_ptr<Executable> code_;
+};
+
+}  // namespace tack::backends
