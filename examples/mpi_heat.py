@@ -92,8 +92,9 @@ def simulate_distributed(comm, size, steps, alpha, progress=False):
     rank, ranks = (comm.rank, comm.size) if comm else (0, 1)
     shares = [owned_rows(size, r, ranks) for r in range(ranks)]
     first, stop = shares[rank]
-    up = rank - 1 if rank > 0 else MPI.PROC_NULL if MPI else None
-    down = rank + 1 if rank < ranks - 1 else MPI.PROC_NULL if MPI else None
+    no_neighbour = MPI.PROC_NULL if MPI else None
+    up = rank - 1 if rank > 0 else no_neighbour
+    down = rank + 1 if rank < ranks - 1 else no_neighbour
     current = initial_block(size, first, stop)
     following = tack.zeros_like(current)
     for step in range(1, steps + 1):

@@ -19,7 +19,8 @@ EXAMPLE = REPO / "examples" / "mpi_heat.py"
 MPIRUN = shutil.which("mpirun")
 
 pytestmark = [
-    pytest.mark.skipif(MPIRUN is None, reason="mpirun is missing (Debian: openmpi-bin; scripts/bootstrap.sh installs it)"),
+    pytest.mark.skipif(MPIRUN is None,
+                       reason="mpirun is missing (Debian: openmpi-bin; scripts/bootstrap.sh installs it)"),
     pytest.mark.skipif(importlib.util.find_spec("mpi4py") is None,
                        reason="mpi4py is missing (pip install mpi4py; scripts/bootstrap.sh installs it)"),
 ]
@@ -43,7 +44,8 @@ def test_mpi_heat_equals_the_single_process_run(backend, ranks):
     package_dir = str(Path(tack.__file__).resolve().parents[1])
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_dir, env.get("PYTHONPATH")]))
     result = subprocess.run(mpirun_command(ranks, backend), capture_output=True, text=True, env=env, timeout=300)
-    assert result.returncode == 0, f"mpirun -n {ranks} mpi_heat.py --test --device {backend} failed:\n{result.stdout}\n{result.stderr}"
+    assert result.returncode == 0, \
+        f"mpirun -n {ranks} mpi_heat.py --test --device {backend} failed:\n{result.stdout}\n{result.stderr}"
     assert "mpi_heat --test passed" in result.stdout, result.stdout
     assert f"over {ranks} ranks" in result.stdout, result.stdout
     assert "equals the single-process result bit for bit" in result.stdout, result.stdout
