@@ -14,8 +14,9 @@ mode="${1:-examples}"
 # OpenCL: the ICD loader, headers and PoCL, which runs the OpenCL backend on
 # the CPU. hipcc and the ROCm device libraries compile generated HIP source
 # to AMD code objects in the compile checks (nothing runs it here). Open MPI
-# (mpirun, and mpicc should pip build mpi4py from source) runs
-# examples/mpi_heat.py over several ranks (docs/mpi.md).
+# runs examples/mpi_heat.py over several ranks (docs/mpi.md): mpi4py's
+# binary wheels load its libmpi at run time, and where pip finds no wheel,
+# libopenmpi-dev's mpicc builds mpi4py from source (about 8 minutes on 2 cores).
 apt_packages=(cmake ninja-build g++ llvm-19-dev clang-19 libclang-rt-19-dev libgtest-dev libtbb-dev zlib1g-dev libzstd-dev
   libxxhash-dev ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo openmpi-bin libopenmpi-dev)
 if [ "$mode" = test ]; then
