@@ -3,6 +3,8 @@
     python examples/run_all.py [--device NAME]
 
 Each example prints the path of the image it wrote as its last line.
+mpi_heat.py runs here as one rank, with or without MPI; over several
+ranks it runs under mpirun (docs/mpi.md).
 """
 
 import argparse

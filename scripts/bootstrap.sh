@@ -13,9 +13,12 @@ mode="${1:-examples}"
 
 # OpenCL: the ICD loader, headers and PoCL, which runs the OpenCL backend on
 # the CPU. hipcc and the ROCm device libraries compile generated HIP source
-# to AMD code objects in the compile checks (nothing runs it here).
+# to AMD code objects in the compile checks (nothing runs it here). Open MPI
+# runs examples/mpi_heat.py over several ranks (docs/mpi.md): mpi4py's
+# binary wheels load its libmpi at run time, and where pip finds no wheel,
+# libopenmpi-dev's mpicc builds mpi4py from source (about 8 minutes on 2 cores).
 apt_packages=(cmake ninja-build g++ llvm-19-dev clang-19 libclang-rt-19-dev libgtest-dev libtbb-dev zlib1g-dev libzstd-dev
-  libxxhash-dev ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo)
+  libxxhash-dev ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo openmpi-bin libopenmpi-dev)
 if [ "$mode" = test ]; then
   apt_packages+=(hipcc libamdhip64-dev rocm-device-libs)
 fi
@@ -34,7 +37,7 @@ fi
 python=${PYTHON:-python3}
 pip_missing=()
 for spec in numpy:numpy nanobind:nanobind scikit_build_core:scikit-build-core pytest:pytest hypothesis:hypothesis \
-  xdist:pytest-xdist; do
+  xdist:pytest-xdist mpi4py:mpi4py; do
   "$python" -c "import ${spec%%:*}" 2>/dev/null || pip_missing+=("${spec##*:}")
 done
 if ((${#pip_missing[@]})); then

@@ -21,7 +21,7 @@ EXAMPLES = examples()
 def test_the_gallery_has_its_programs():
     names = {p.stem for p in EXAMPLES}
     assert {"mandelbrot", "heat_diffusion", "particles", "mpm", "stable_fluids", "path_tracer", "wave", "sph",
-            "nbody", "game_of_life"} <= names
+            "nbody", "game_of_life", "mpi_heat"} <= names
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=[p.stem for p in EXAMPLES])
