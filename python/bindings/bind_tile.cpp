@@ -70,11 +70,24 @@ tile::HostTensor host_tensor_of(const TileArg& arg, size_t position) {
     return t;
 }
 
-void launch(const tile::CompiledKernel& kernel, const std::vector<TileArg>& args) {
+std::vector<tile::HostTensor> host_tensors_of(const std::vector<TileArg>& args) {
     std::vector<tile::HostTensor> tensors;
     for (size_t i = 0; i < args.size(); ++i) tensors.push_back(host_tensor_of(args[i], i));
+    return tensors;
+}
+
+void launch(const tile::CompiledKernel& kernel, const std::vector<TileArg>& args) {
+    std::vector<tile::HostTensor> tensors = host_tensors_of(args);
     nb::gil_scoped_release running;
     kernel.launch(tensors);
+}
+
+// The interpreter, the correctness oracle an autotuned candidate is checked
+// against (python/tack/_tile_tuning.py), on the same views as launch.
+void interpret(const tile::Kernel& kernel, const std::vector<TileArg>& args) {
+    std::vector<tile::HostTensor> tensors = host_tensors_of(args);
+    nb::gil_scoped_release running;
+    tile::interpret(kernel, tensors);
 }
 
 template <int RA, int RC>
@@ -115,6 +128,9 @@ void bind_tile(nb::module_& m) {
         nb::gil_scoped_release compiling;
         return tile::compile(device, k);
     }, nb::arg("kernel"), nb::arg("device"));
+
+    m.def("tile_interpret", &interpret, nb::arg("kernel"), nb::arg("args"),
+          "Runs a tile kernel in the TileIR interpreter over the views launch takes: the correctness oracle.");
 
     m.def("tile_matmul", [](int64_t tm, int64_t tn, int64_t tk) { return lib::matmul({tm, tn, tk}); },
           nb::arg("tile_m"), nb::arg("tile_n"), nb::arg("tile_k"));
