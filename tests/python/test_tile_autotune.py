@@ -168,3 +168,25 @@ def test_a_winner_for_another_target_or_a_corrupt_file_is_not_used(fresh):
     open(path, "w").write("{ not json")
     assert _child(fresh, SMALL)[0] == 1
     assert _child(fresh, SMALL)[0] == 0  # rewritten whole by the last tuning
+
+
+def test_a_class_above_the_check_cap_is_checked_at_the_cap_and_timed_at_its_shape(monkeypatch):
+    monkeypatch.setattr(_tile_tuning, "_CHECK_CAP", 32)
+    seen = []
+
+    class Recording:
+        def __init__(self, kernel, wrong):
+            self.kernel, self.wrong = kernel, wrong
+
+        def launch(self, args):
+            seen.append(tuple(args[-1][1]))
+            self.kernel.launch(args)
+            if self.wrong:
+                args[-1][0].numpy()[0, 0] += 1.0
+
+    def compile_candidate(tiles):
+        return Recording(_tile_tuning._compile(tiles), tiles == (8, 8, 16))
+
+    winner, report = _tile_tuning.tune((64, 64, 64), ((8, 8, 16), (16, 16, 16)), compile_candidate)
+    assert report["8x8x16"] == "wrong output" and winner == (16, 16, 16)
+    assert (32, 32) in seen and (37, 43) in seen and (64, 64) in seen
