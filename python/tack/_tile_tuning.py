@@ -2,10 +2,12 @@
 
 The first matmul of a shape class (each extent rounded up to a power of two,
 capped at _CAP) compiles every candidate MatmulTiles of a small fixed
-product, runs each on random data of the class's shape, checks its output
-bit for bit against the TileIR interpreter's (the correctness oracle), times
-the correct ones (best of a few runs) and keeps the fastest. A candidate
-whose output differs, or that fails to compile or run, can never win.
+product, runs each on random data of the class's shape (each extent capped
+at _CHECK_CAP, where the interpreter's time allows) and of a small ragged
+shape, checks its output bit for bit against the TileIR interpreter's (the
+correctness oracle), times the correct ones on the class's shape (best of a
+few runs) and keeps the fastest. A candidate whose output differs, or that
+fails to compile or run, can never win.
 
 Why a bitwise check is the right one: every candidate's kernel adds the
 products of an output element over k in increasing order, one rounding per
