@@ -22,7 +22,9 @@ or Python integers are converted to i64 (a copy).
 
 Compiled kernels are cached in this process per (kernel, configuration,
 dtype, device); the shapes are run-time values, so a second call with any
-shape does not recompile. Devices: the CPU. Arrays on another device
+shape does not recompile. matmul's tile sizes are autotuned per shape class
+on the CPU (python/tack/_tile_tuning.py; TACK_TILE_AUTOTUNE=0 keeps the
+fixed 16x16x16), which compiles one kernel per winner. Devices: the CPU. Arrays on another device
 (OpenCL) raise NotImplementedError naming the device and the function: the
 tile layer's GPU lowering is a later step, and nothing falls back to the
 CPU silently.
