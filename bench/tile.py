@@ -9,7 +9,9 @@ float64 NumPy reference with the error bounds tests/python/test_tile_library.py
 derives, or exactly where the kernel's order is NumPy's) and only then
 timed: the median of a few runs, the first, compiling, call excluded. The
 ratio is tack's time over NumPy's (above 1: NumPy is faster). NumPy's
-matmul is its BLAS on all cores; softmax and LayerNorm are NumPy expressions;
+matmul is its BLAS on all cores; matmul runs twice, with the fixed
+16x16x16 tiles and with autotuned ones (docs/tile/python.md), and prints how
+long the first tuned call took (tuning, unless the winner is on disk); softmax and LayerNorm are NumPy expressions;
 Top-K is argpartition plus a sort of the k winners; sort is np.sort(kind="stable").
 No hand-written C++ loop is measured here.
 """
@@ -18,6 +20,7 @@ import argparse
 import os
 import platform
 import sys
+import time
 
 import numpy as np
 
@@ -27,6 +30,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "pytho
 import timing  # noqa: E402
 import tack  # noqa: E402
 import tack.tile as T  # noqa: E402
+from tack import _tile_tuning as tuning  # noqa: E402
 from test_tile_library import norm_bound, product_bound, softmax_bound, topk_oracle  # noqa: E402
 
 
@@ -42,15 +46,28 @@ def row(name, tack_ms, numpy_ms, flops=None):
 
 
 def bench_matmul(m, k, n, r):
+    """Two rows: the fixed 16x16x16 tiles (TACK_TILE_AUTOTUNE=0), then the
+    autotuned ones; the tuning's own time (the first tuned call) is printed."""
     a = r.standard_normal((m, k)).astype(np.float32)
     b = r.standard_normal((k, n)).astype(np.float32)
     ta, tb = tack.array(a), tack.array(b)
     out = tack.empty((m, n))
-    T.matmul(ta, tb, out=out)
     exact = a.astype(np.float64) @ b.astype(np.float64)
-    assert np.all(np.abs(out.numpy() - exact) <= product_bound(a, b, k)), "matmul disagrees with NumPy"
     budget = 5.0
-    row(f"matmul {m}x{k}x{n}", ms(lambda: T.matmul(ta, tb, out=out), budget), ms(lambda: a @ b, budget), 2 * m * n * k)
+    numpy_ms = ms(lambda: a @ b, budget)
+    for tuned in (False, True):
+        os.environ["TACK_TILE_AUTOTUNE"] = "1" if tuned else "0"
+        start = time.perf_counter()
+        T.matmul(ta, tb, out=out)
+        first_s = time.perf_counter() - start
+        assert np.all(np.abs(out.numpy() - exact) <= product_bound(a, b, k)), "matmul disagrees with NumPy"
+        tiles = "x".join(map(str, tuning.matmul_tiles(m, k, n, "cpu")))
+        label = f"matmul {m}x{k}x{n} " + (f"tuned {tiles}" if tuned else "16x16x16")
+        row(label, ms(lambda: T.matmul(ta, tb, out=out), budget), numpy_ms, 2 * m * n * k)
+        if tuned:
+            print(f"#   first tuned call (tuning class {tuning.shape_class(m, k, n)}, or reading its winner): "
+                  f"{first_s:.1f} s", flush=True)
+    del os.environ["TACK_TILE_AUTOTUNE"]
 
 
 def bench_softmax(rows, cols, r):

@@ -74,6 +74,28 @@ void launch(const tile::CompiledKernel& kernel, const std::vector<TileArg>& args
     compiled->launch(views);
 }
 
+// The interpreter, the correctness oracle an autotuned candidate is checked
+// against (python/tack/_tile_tuning.py), on the same views as launch.
+// It reads and writes host memory: arrays on the CPU only.
+void interpret(const tile::Kernel& kernel, const std::vector<TileArg>& args) {
+    std::vector<tile::HostTensor> tensors;
+    for (size_t i = 0; i < args.size(); ++i) {
+        Array view = view_of(args[i], i);
+        if (view.storage()->device)
+            throw nb::value_error(("tile interpret argument " + std::to_string(i) + " lives on '" +
+                                   view.storage()->device_name() + "'; the interpreter runs on the cpu")
+                                      .c_str());
+        tile::HostTensor t;
+        t.data = view.address();
+        t.elem = tile_scalar(view.dtype());
+        t.shape = tile::Shape(std::span<const int64_t>(view.shape().data(), view.shape().size()));
+        std::copy(view.strides().begin(), view.strides().end(), t.strides.begin());
+        tensors.push_back(t);
+    }
+    nb::gil_scoped_release running;
+    tile::interpret(kernel, tensors);
+}
+
 template <int RA, int RC>
 tile::Kernel einsum1(const std::string& spec) { return lib::einsum<RA, RC>(spec); }
 template <int RA, int RB, int RC>
@@ -112,6 +134,9 @@ void bind_tile(nb::module_& m) {
         nb::gil_scoped_release compiling;
         return tile::compile(device, k);
     }, nb::arg("kernel"), nb::arg("device"));
+
+    m.def("tile_interpret", &interpret, nb::arg("kernel"), nb::arg("args"),
+          "Runs a tile kernel in the TileIR interpreter over the views launch takes: the correctness oracle.");
 
     m.def("tile_matmul", [](int64_t tm, int64_t tn, int64_t tk) { return lib::matmul({tm, tn, tk}); },
           nb::arg("tile_m"), nb::arg("tile_n"), nb::arg("tile_k"));

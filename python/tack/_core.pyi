@@ -218,6 +218,11 @@ class CompiledTileKernel:
 
 def tile_compile(kernel: TileKernel, device: str) -> CompiledTileKernel: ...
 
+def tile_interpret(kernel: TileKernel, args: Sequence[tuple[Array, Sequence[int], Sequence[int], int, bool]]) -> None:
+    """
+    Runs a tile kernel in the TileIR interpreter over the views launch takes: the correctness oracle.
+    """
+
 def tile_matmul(tile_m: int, tile_n: int, tile_k: int) -> TileKernel: ...
 
 def tile_einsum(spec: str, ranks: Sequence[int]) -> TileKernel: ...

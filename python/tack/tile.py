@@ -22,11 +22,13 @@ or Python integers are converted to i64 (a copy).
 
 Compiled kernels are cached in this process per (kernel, configuration,
 dtype, device); the shapes are run-time values, so a second call with any
-shape does not recompile. Devices: every backend that compiles kernel IR
-(the CPU, and OpenCL, CUDA and HIP through the C-family generator): the
-arrays are used in place on their device. A backend without tile kernels
-raises NotImplementedError naming the device and the function; nothing
-falls back to the CPU silently.
+shape does not recompile. matmul's tile sizes are autotuned per shape class
+on the CPU (python/tack/_tile_tuning.py; TACK_TILE_AUTOTUNE=0 keeps the
+fixed 16x16x16), which compiles one kernel per winner. Devices: every
+backend that compiles kernel IR (the CPU, and OpenCL, CUDA and HIP through
+the C-family generator): the arrays are used in place on their device. A
+backend without tile kernels raises NotImplementedError naming the device
+and the function; nothing falls back to the CPU silently.
 
 Reductions follow the reference library's policies (docs/tile/python.md
 states each kernel's order and what it means for rounding).
@@ -36,7 +38,7 @@ import itertools
 
 import numpy as np
 
-from . import _core
+from . import _core, _tile_tuning
 from ._arrays import Array, asarray, copyto, empty, full
 from ._dtypes import f32, i64
 
@@ -240,7 +242,14 @@ def matmul(a, b, out=None):
     (K,) and a 1-D `b` a column (K,), dropped from the result as NumPy
     does. No batching (use einsum). Each element adds the products over k in
     increasing order in f32, every product and sum rounded (no fused
-    multiply-add): |out - exact| <= K*u/(1 - K*u) * sum_k |a||b|, u = 2**-24."""
+    multiply-add): |out - exact| <= K*u/(1 - K*u) * sum_k |a||b|, u = 2**-24.
+
+    On the CPU the tile sizes are autotuned on the first call of each shape
+    class (extents rounded up to powers of two): a dozen candidates are
+    compiled, checked bit for bit against the tile interpreter and timed,
+    and the fastest correct one is kept in this process and in Tack's cache
+    folder. TACK_TILE_AUTOTUNE=0 keeps the fixed 16x16x16 tiles. The result
+    is the same bits either way (every candidate adds over k in order)."""
     fn = "matmul"
     a, b = _array(a, fn, "a"), _array(b, fn, "b")
     device = _device(fn, a, b)
@@ -262,7 +271,8 @@ def matmul(a, b, out=None):
         vc = vc.with_axis(0)
     if b.ndim == 1:
         vc = vc.with_axis(1)
-    kernel = _kernel(fn, device, ("matmul", 16, 16, 16), lambda: _core.tile_matmul(16, 16, 16))
+    tiles = _tile_tuning.matmul_tiles(m, k, n, device)
+    kernel = _kernel(fn, device, ("matmul",) + tiles, lambda: _core.tile_matmul(*tiles))
     _run(fn, kernel, [va, vb], [vc])
     _unstage([out], [target])
     return out

@@ -1,0 +1,231 @@
+"""Autotuning of tack.tile.matmul's tile sizes on the CPU.
+
+The first matmul of a shape class (each extent rounded up to a power of two,
+capped at _CAP) compiles every candidate MatmulTiles of a small fixed
+product, runs each on random data of the class's shape (each extent capped
+at _CHECK_CAP, where the interpreter's time allows) and of a small ragged
+shape, checks its output bit for bit against the TileIR interpreter's (the
+correctness oracle), times the correct ones on the class's shape (best of a
+few runs) and keeps the fastest. A candidate whose output differs, or that
+fails to compile or run, can never win.
+
+Why a bitwise check is the right one: every candidate's kernel adds the
+products of an output element over k in increasing order, one rounding per
+product and per sum (the k-tile pipeline runs in order and mma accumulates
+k in order inside a tile, in the interpreter and in the CPU lowering alike);
+ragged k tiles load zeros on both operands, and adding +0 to an accumulator
+that starts at +0 changes nothing. So every candidate means the same f32
+sums, and one interpretation of the default kernel is the oracle for all of
+them (tests/python/test_tile_autotune.py checks that interpretations of
+different tiles agree).
+
+Winners are kept in this process and in a small JSON file in Tack's cache
+folder (python/tack/_cache.py's cache_dir(), subfolder "tile-tuning"),
+written to a temporary file and renamed into place, keyed by the kernel, the
+shape class, the candidate set, the device's target description (the CPU's
+triple, CPU name and features) and Tack's version. Another process with the
+same key reads the winner instead of tuning. A file that cannot be read or
+parsed counts as absent; a folder that cannot be written keeps the winner
+in process only.
+
+TACK_TILE_AUTOTUNE=0 turns tuning off (the fixed 16x16x16 tiles);
+TACK_DISABLE_DISK_CACHE=1 keeps winners in process only. Shape classes below
+_MIN_VOLUME multiply-adds use the default: tuning them cannot pay back.
+"""
+
+import hashlib
+import json
+import os
+import tempfile
+import time
+
+import numpy as np
+
+from . import _cache, _core
+
+DEFAULT = (16, 16, 16)
+
+# (tile_m, tile_n, tile_k), pruned from {8, 16, 32, 64}^3 by measuring on
+# the 2-core x86-64 of docs/performance.md: this first lowering keeps tiles
+# in local arrays and mma is a scalar loop, so narrow N tiles (8) with M
+# of 16 to 64 do best, and 32x16 or larger blocks run 3-8x slower at
+# 1024^3 (two of them stay, for machines with larger caches).
+CANDIDATES = (
+    (16, 16, 16),
+    (8, 8, 16),
+    (8, 8, 32),
+    (8, 16, 16),
+    (16, 8, 16),
+    (16, 8, 32),
+    (16, 16, 32),
+    (32, 8, 32),
+    (64, 8, 16),
+    (32, 8, 16),
+    (32, 16, 16),
+    (32, 32, 16),
+)
+
+_CAP = 2048  # a class extent above this tunes at this extent
+# The oracle's shape: the class's, each extent capped here (the interpreter
+# takes about 4 s at 1024^3 on a 2-core x86-64, 30 s at 2048^3).
+_CHECK_CAP = 1024
+_BUDGET_S = 1.0  # timed runs of one candidate stop once they took this long
+_MIN_VOLUME = 128 * 128 * 128  # classes below tune not at all
+_RAGGED = (37, 29, 43)  # the edge-tile check's shape (M, K, N)
+_RUNS = 3  # timed runs per candidate; the best counts
+_FORMAT = 1  # the winner file's format
+
+_winners = {}  # key -> (tm, tn, tk)
+_tunings = 0  # how many classes this process tuned (for tests)
+
+
+def enabled():
+    return os.environ.get("TACK_TILE_AUTOTUNE", "1") != "0"
+
+
+def shape_class(m, k, n):
+    """(M, K, N) rounded up to powers of two, each capped at _CAP."""
+    return tuple(min(1 << max(int(x) - 1, 0).bit_length(), _CAP) for x in (m, k, n))
+
+
+def _key(device, klass, candidates):
+    from . import __version__
+
+    return {
+        "format": _FORMAT,
+        "kernel": "matmul",
+        "dtype": "f32",
+        "class": list(klass),
+        "candidates": [list(c) for c in candidates],
+        "device": device,
+        "target": _core.target_description(device),
+        "tack": __version__,
+    }
+
+
+def _file(key):
+    root = _cache.cache_dir()
+    if root is None or os.environ.get("TACK_DISABLE_DISK_CACHE") == "1":
+        return None
+    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:32]
+    return os.path.join(root, "tile-tuning", digest + ".json")
+
+
+def _load(path, key):
+    try:
+        with open(path, encoding="utf-8") as f:
+            record = json.load(f)
+        tiles = tuple(int(x) for x in record["tiles"])
+        if record["key"] == key and list(tiles) in key["candidates"]:
+            return tiles
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    return None
+
+
+def _store(path, key, tiles, report):
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd, temporary = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump({"key": key, "tiles": list(tiles), "timings_ms": report}, f, indent=1)
+            os.replace(temporary, path)
+        except BaseException:
+            os.unlink(temporary)
+            raise
+    except OSError:
+        pass  # the winner stays in this process
+
+
+def _compile(tiles):
+    return _core.tile_compile(_core.tile_matmul(*tiles), "cpu")
+
+
+def matmul_tiles(m, k, n, device, *, candidates=None, min_volume=None, compile_candidate=None):
+    """The MatmulTiles for a (M, K) @ (K, N) matmul on `device`. The keyword
+    arguments are for tests: a restricted candidate set, a lower tuning
+    threshold, and `compile_candidate(tiles)` in place of compiling
+    _core.tile_matmul(*tiles) (to inject a wrong candidate)."""
+    if device != "cpu" or not enabled() or 0 in (m, k, n):
+        return DEFAULT
+    klass = shape_class(m, k, n)
+    if klass[0] * klass[1] * klass[2] < (_MIN_VOLUME if min_volume is None else min_volume):
+        return DEFAULT
+    candidates = tuple(CANDIDATES if candidates is None else candidates)
+    key = _key(device, klass, candidates)
+    memo = json.dumps(key, sort_keys=True)
+    tiles = _winners.get(memo)
+    if tiles is None:
+        path = _file(key)
+        tiles = _load(path, key) if path else None
+        if tiles is None:
+            tiles, report = tune(klass, candidates, compile_candidate or _compile)
+            if path:
+                _store(path, key, tiles, report)
+        _winners[memo] = tiles
+    return tiles
+
+
+def _args(arrays):
+    return [(a, list(a.shape), [s // a.dtype.itemsize for s in a.strides], 0, i == len(arrays) - 1)
+            for i, a in enumerate(arrays)]
+
+
+def tune(klass, candidates, compile_candidate):
+    """(winner, {candidate: best ms or a failure}) over `candidates` on the
+    class's shape. Falls back to DEFAULT when no candidate is correct."""
+    global _tunings
+    _tunings += 1
+    from ._arrays import asarray, empty
+
+    # The class's shape (capped at _CHECK_CAP) and a small ragged one, so
+    # that partial tiles at every edge are checked too, each against the
+    # interpreter; then the class's shape, timed.
+    rng = np.random.default_rng(0)
+    check = tuple(min(x, _CHECK_CAP) for x in klass)
+    shapes = (check, _RAGGED) if check == klass else (check, _RAGGED, klass)
+    cases = []
+    for m, k, n in shapes:
+        a = asarray(rng.standard_normal((m, k)).astype(np.float32))
+        b = asarray(rng.standard_normal((k, n)).astype(np.float32))
+        out = empty((m, n))
+        want = None
+        if (m, k, n) != klass or check == klass:
+            oracle = empty((m, n))
+            _core.tile_interpret(_core.tile_matmul(*DEFAULT), _args([a, b, oracle]))
+            want = oracle.numpy().view(np.uint32)
+        cases.append((_args([a, b, out]), out, want))
+    timed = 0 if check == klass else 2
+    args = cases[timed][0]
+
+    best, winner, report = None, DEFAULT, {}
+    for tiles in candidates:
+        name = "x".join(map(str, tiles))
+        times = []
+        try:
+            kernel = compile_candidate(tiles)
+            wrong = False
+            for case_args, out, want in cases:
+                out.numpy()[...] = np.nan
+                start = time.perf_counter()
+                kernel.launch(case_args)
+                times.append(time.perf_counter() - start)
+                wrong = wrong or (want is not None and not np.array_equal(out.numpy().view(np.uint32), want))
+        except (RuntimeError, ValueError) as e:
+            report[name] = f"failed: {e}"
+            continue
+        if wrong:
+            report[name] = "wrong output"
+            continue
+        times = times[timed:timed + 1]  # the class's shape: the first timed run
+        while len(times) < _RUNS and sum(times) < _BUDGET_S and (best is None or times[-1] <= 3 * best):
+            # (a candidate already 3x slower than the best needs no more runs)
+            start = time.perf_counter()
+            kernel.launch(args)
+            times.append(time.perf_counter() - start)
+        ms = min(times)
+        report[name] = round(ms * 1e3, 3)
+        if best is None or ms < best:
+            best, winner = ms, tuple(tiles)
+    return winner, report

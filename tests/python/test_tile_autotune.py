@@ -1,0 +1,192 @@
+"""tack.tile.matmul's autotuned tile sizes (python/tack/_tile_tuning.py).
+
+The oracle for every output is NumPy folding the products over k in
+increasing order in f32 (test_tile_library.fold_matmul), and for the claim
+that one interpretation serves every candidate, the interpreter on each
+candidate's own kernel. Candidate sets are restricted and shapes small, so
+each tuning takes well under a second.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import tack
+import tack.tile as T
+from tack import _core, _tile_tuning
+from test_tile_library import bits, fold_matmul
+
+SMALL = ((16, 16, 16), (32, 32, 16), (8, 32, 8))
+
+
+@pytest.fixture(autouse=True)
+def fresh(monkeypatch, tmp_path):
+    """Each test: its own cache folder, no winners in process, tuning on."""
+    monkeypatch.setenv("TACK_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("TACK_DISABLE_DISK_CACHE", raising=False)
+    monkeypatch.setenv("TACK_TILE_AUTOTUNE", "1")
+    monkeypatch.setattr(_tile_tuning, "_winners", {})
+    yield tmp_path
+
+
+def _args(*arrays):
+    return [(a, list(a.shape), [s // 4 for s in a.strides], 0, i == len(arrays) - 1) for i, a in enumerate(arrays)]
+
+
+@pytest.mark.parametrize("m, k, n", [(37, 29, 43), (64, 64, 64), (1, 70, 5)])
+def test_interpretations_of_every_candidate_agree_bit_for_bit(m, k, n):
+    # What makes one interpretation the oracle for all candidates: each
+    # candidate's kernel, interpreted, gives NumPy's in-order fold exactly.
+    r = np.random.default_rng(1)
+    a = r.standard_normal((m, k)).astype(np.float32)
+    b = r.standard_normal((k, n)).astype(np.float32)
+    want = bits(fold_matmul(a, b))
+    for tiles in _tile_tuning.CANDIDATES:
+        out = tack.empty((m, n))
+        _core.tile_interpret(_core.tile_matmul(*tiles), _args(tack.array(a), tack.array(b), out))
+        assert np.array_equal(bits(out.numpy()), want), tiles
+
+
+def test_shape_class_rounds_up_to_powers_of_two_and_caps():
+    cap = _tile_tuning._CAP
+    assert _tile_tuning.shape_class(1, 100, 128) == (1, 128, 128)
+    assert _tile_tuning.shape_class(129, 3, cap + 1) == (256, 4, cap)
+    assert _tile_tuning.shape_class(2048, 2048, 2048) == (cap, cap, cap)
+
+
+def test_tuning_picks_a_correct_candidate_and_matmul_uses_it(monkeypatch):
+    monkeypatch.setattr(_tile_tuning, "CANDIDATES", SMALL)
+    monkeypatch.setattr(_tile_tuning, "_MIN_VOLUME", 1)
+    before = _tile_tuning._tunings
+    r = np.random.default_rng(2)
+    a = r.standard_normal((50, 40)).astype(np.float32)
+    b = r.standard_normal((40, 30)).astype(np.float32)
+    c = T.matmul(tack.array(a), tack.array(b))
+    assert np.array_equal(bits(c.numpy()), bits(fold_matmul(a, b)))
+    assert _tile_tuning._tunings == before + 1
+    tiles = _tile_tuning.matmul_tiles(50, 40, 30, "cpu")
+    assert tiles in SMALL
+    # Another shape of the same class reuses the winner without tuning.
+    c = T.matmul(tack.array(a[:33, :35]), tack.array(b[:35, :17]))
+    assert np.array_equal(bits(c.numpy()), bits(fold_matmul(a[:33, :35], b[:35, :17])))
+    assert _tile_tuning._tunings == before + 1
+
+
+class _Zeros:
+    """A compiled 'candidate' that writes zeros: faster than any matmul, and wrong."""
+
+    def launch(self, args):
+        out = args[-1][0]
+        out.numpy()[...] = 0.0
+
+
+def test_a_wrong_candidate_never_wins():
+    def compile_candidate(tiles):
+        return _Zeros() if tiles == (8, 8, 8) else _tile_tuning._compile(tiles)
+
+    winner, report = _tile_tuning.tune((64, 64, 64), ((8, 8, 8), (16, 16, 16)), compile_candidate)
+    assert report["8x8x8"] == "wrong output"
+    assert winner == (16, 16, 16)
+    tiles = _tile_tuning.matmul_tiles(64, 64, 64, "cpu", candidates=((8, 8, 8), (32, 32, 16)), min_volume=1,
+                                      compile_candidate=compile_candidate)
+    assert tiles == (32, 32, 16)
+
+
+def test_a_candidate_that_fails_to_run_never_wins():
+    class Raises:
+        def launch(self, args):
+            raise RuntimeError("no")
+
+    def compile_candidate(tiles):
+        return Raises() if tiles == (8, 8, 8) else _tile_tuning._compile(tiles)
+
+    winner, report = _tile_tuning.tune((32, 32, 32), ((8, 8, 8), (32, 32, 16)), compile_candidate)
+    assert report["8x8x8"].startswith("failed") and winner == (32, 32, 16)
+
+
+def test_turned_off_keeps_the_default(monkeypatch):
+    monkeypatch.setenv("TACK_TILE_AUTOTUNE", "0")
+    before = _tile_tuning._tunings
+    assert _tile_tuning.matmul_tiles(512, 512, 512, "cpu", candidates=SMALL, min_volume=1) == _tile_tuning.DEFAULT
+    assert _tile_tuning._tunings == before
+
+
+def test_small_classes_are_not_tuned():
+    before = _tile_tuning._tunings
+    assert _tile_tuning.matmul_tiles(20, 20, 20, "cpu", candidates=SMALL) == _tile_tuning.DEFAULT
+    assert _tile_tuning._tunings == before
+
+
+def _winner_files(folder):
+    sub = os.path.join(folder, "tile-tuning")
+    return [os.path.join(sub, f) for f in os.listdir(sub)] if os.path.isdir(sub) else []
+
+
+CHILD = """
+import sys
+from tack import _tile_tuning
+tiles = _tile_tuning.matmul_tiles(60, 60, 60, "cpu", candidates={candidates!r}, min_volume=1)
+print(_tile_tuning._tunings, *tiles)
+"""
+
+
+def _child(folder, candidates):
+    env = dict(os.environ, TACK_CACHE_DIR=str(folder), TACK_TILE_AUTOTUNE="1")
+    env["PYTHONPATH"] = os.pathsep.join([os.path.join(os.path.dirname(__file__), "..", "..", "python"),
+                                         env.get("PYTHONPATH", "")])
+    done = subprocess.run([sys.executable, "-c", CHILD.format(candidates=candidates)], env=env,
+                          capture_output=True, text=True, check=True)
+    tunings, *tiles = done.stdout.split()
+    return int(tunings), tuple(int(t) for t in tiles)
+
+
+def test_a_second_process_reuses_the_winner_from_disk(fresh):
+    tunings, tiles = _child(fresh, SMALL)
+    assert tunings == 1 and tiles in SMALL
+    (path,) = _winner_files(fresh)
+    record = json.load(open(path))
+    assert record["key"]["class"] == [64, 64, 64]
+    assert record["key"]["target"] == _core.target_description("cpu")
+    assert tuple(record["tiles"]) == tiles
+    assert not [f for f in os.listdir(os.path.dirname(path)) if f.endswith(".tmp")]
+    assert _child(fresh, SMALL) == (0, tiles)
+    # A different candidate set is a different question: tuned afresh.
+    assert _child(fresh, SMALL[:2])[0] == 1
+
+
+def test_a_winner_for_another_target_or_a_corrupt_file_is_not_used(fresh):
+    tunings, tiles = _child(fresh, SMALL)
+    (path,) = _winner_files(fresh)
+    record = json.load(open(path))
+    record["key"]["target"] = "some other cpu"
+    json.dump(record, open(path, "w"))
+    assert _child(fresh, SMALL)[0] == 1
+    open(path, "w").write("{ not json")
+    assert _child(fresh, SMALL)[0] == 1
+    assert _child(fresh, SMALL)[0] == 0  # rewritten whole by the last tuning
+
+
+def test_a_class_above_the_check_cap_is_checked_at_the_cap_and_timed_at_its_shape(monkeypatch):
+    monkeypatch.setattr(_tile_tuning, "_CHECK_CAP", 32)
+    seen = []
+
+    class Recording:
+        def __init__(self, kernel, wrong):
+            self.kernel, self.wrong = kernel, wrong
+
+        def launch(self, args):
+            seen.append(tuple(args[-1][1]))
+            self.kernel.launch(args)
+            if self.wrong:
+                args[-1][0].numpy()[0, 0] += 1.0
+
+    def compile_candidate(tiles):
+        return Recording(_tile_tuning._compile(tiles), tiles == (8, 8, 16))
+
+    winner, report = _tile_tuning.tune((64, 64, 64), ((8, 8, 16), (16, 16, 16)), compile_candidate)
+    assert report["8x8x16"] == "wrong output" and winner == (16, 16, 16)
+    assert (32, 32) in seen and (37, 43) in seen and (64, 64) in seen
