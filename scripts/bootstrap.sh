@@ -37,7 +37,7 @@ fi
 python=${PYTHON:-python3}
 pip_missing=()
 for spec in numpy:numpy nanobind:nanobind scikit_build_core:scikit-build-core pytest:pytest hypothesis:hypothesis \
-  xdist:pytest-xdist mpi4py:mpi4py; do
+  xdist:pytest-xdist mpi4py:mpi4py mypy:mypy; do
   "$python" -c "import ${spec%%:*}" 2>/dev/null || pip_missing+=("${spec##*:}")
 done
 if ((${#pip_missing[@]})); then
@@ -71,6 +71,8 @@ case "$mode" in
     # those whose lanes pay: the suites test the lanes, and the default's
     # choice has tests of its own (test_spmd.py).
     TACK_CPU_SPMD=always TACK_EMIT_SOURCES="$gpu_sources" "$python" -m pytest -q -n "$(nproc)" tests/python
+    echo "== type check: the examples and the package against its stubs (mypy; [tool.mypy] in pyproject.toml)"
+    "$python" -m mypy
     echo "== numerical suites on the CPU as the scalar program (TACK_CPU_SPMD=0)"
     # The suites above ran the CPU's SPMD code (the generated differential
     # programs in both forms); these run again as the scalar program.

@@ -12,6 +12,10 @@
     saxpy(2.0, x, y)
 """
 
+import importlib as _importlib
+import typing as _typing
+from typing import Optional as _Optional, Union as _Union
+
 from . import _core
 from ._arrays import (
     Array,
@@ -132,7 +136,6 @@ from ._errors import (
     UnsupportedError,
 )
 from ._textures import Texture3D, texture3d
-from . import random, tile
 
 __version__ = "0.1.0"
 
@@ -152,7 +155,7 @@ _core._set_exception_types(
     }
 )
 
-def set_debug(on=True, races=None):
+def set_debug(on: bool = True, races: _Optional[bool] = None) -> None:
     """Debug mode: kernels compiled from now on check every array index
     against its extent, skip an out-of-range access (a load gives 0) and make
     the call raise IndexError naming the first such access. Debug variants
@@ -170,19 +173,21 @@ def set_debug(on=True, races=None):
         _core.set_debug_races(bool(races))
 
 
-def debug_races_enabled():
+def debug_races_enabled() -> bool:
     """Whether debug variants compiled from now on detect data races."""
     return _core.debug_races_enabled()
 
 
-def debug_enabled():
+def debug_enabled() -> bool:
+    """Whether kernels compiled from now on are bounds-checked debug
+    variants (tack.set_debug)."""
     return _core.debug_enabled()
 
 
-_CPU_LANES = {True: "paying", "always": "always", False: "never"}
+_CPU_LANES: dict[_Union[bool, str], str] = {True: "paying", "always": "always", False: "never"}
 
 
-def set_cpu_spmd(on=True):
+def set_cpu_spmd(on: _Union[bool, str] = True) -> None:
     """SPMD CPU code: kernels compiled from now on run consecutive parallel
     iterations in the lanes of SIMD registers, with the scalar program's
     results to the bit.
@@ -200,7 +205,7 @@ def set_cpu_spmd(on=True):
     raise ValueError(f"set_cpu_spmd: {on!r} is not True, False or 'always'")
 
 
-def cpu_spmd_enabled():
+def cpu_spmd_enabled() -> _Union[bool, str]:
     """The setting of set_cpu_spmd: True, False or "always"."""
     lanes = _core.cpu_lanes()
     return next(setting for setting, name in _CPU_LANES.items() if name == lanes)
@@ -220,7 +225,7 @@ elif _os.environ.get("TACK_CPU_SPMD", "") == "always":
     set_cpu_spmd("always")
 
 
-def set_num_threads(n):
+def set_num_threads(n: int) -> None:
     """The number of threads the CPU backend's launches run on from now on,
     the calling thread included: n >= 1 (ValueError otherwise); more than
     the cores is allowed and starts that many. Results do not depend on it.
@@ -233,7 +238,7 @@ def set_num_threads(n):
     _core.set_num_threads(int(n))
 
 
-def get_num_threads():
+def get_num_threads() -> int:
     """The number of threads the CPU backend's launches run on."""
     return _core.get_num_threads()
 
@@ -254,13 +259,13 @@ def _threads_from_environment():
 _threads_from_environment()
 
 
-def available_devices():
+def available_devices() -> list[str]:
     """The backends that start on this machine: "cpu" first (in a build with
     LLVM), then "opencl" when an OpenCL platform with a device is found."""
     return _core.available_devices()
 
 
-def set_default_device(name):
+def set_default_device(name: str) -> None:
     """Selects the device new arrays are created on (unless `device=` says
     otherwise) and kernels without array arguments run on. TACK_DEVICE sets
     it at import. A device that cannot start raises RuntimeError naming what
@@ -268,7 +273,9 @@ def set_default_device(name):
     _core.set_default_device(str(name))
 
 
-def get_default_device():
+def get_default_device() -> str:
+    """The device new arrays are created on by default: "cpu" unless
+    tack.set_default_device or TACK_DEVICE chose another."""
     return _core.default_device()
 
 
@@ -276,4 +283,49 @@ if _os.environ.get("TACK_DEVICE"):
     set_default_device(_os.environ["TACK_DEVICE"])
 
 
-from . import algorithms  # noqa: E402  (its kernels need the names above)
+# The submodules load at first use: each decorates device functions or
+# kernels, which reads their source, and `import tack` need not pay for what
+# a program never touches. Kernels reach them too (tack.random.uniform in a
+# kernel body): the name resolver imports a submodule this set names.
+_LAZY_SUBMODULES = frozenset({"algorithms", "random", "tile"})
+
+if _typing.TYPE_CHECKING:
+    from . import algorithms, random, tile
+else:
+
+    def __getattr__(name):
+        if name in _LAZY_SUBMODULES:
+            return _importlib.import_module(f"{__name__}.{name}")
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | _LAZY_SUBMODULES)
+
+
+__all__ = [
+    # Arrays
+    "Array", "DType", "ElementType", "Texture3D",
+    "arange", "array", "array_from_ptr", "asarray", "copyto", "empty", "empty_like", "from_dlpack", "full",
+    "full_like", "linspace", "ones", "ones_like", "sync", "texture3d", "zeros", "zeros_like",
+    # Scalar, vector and matrix types
+    "f32", "f64", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64",
+    "mat22d", "mat22f", "mat33d", "mat33f", "mat44d", "mat44f", "matrix",
+    "vec2d", "vec2f", "vec2i", "vec3d", "vec3f", "vec3i", "vec4d", "vec4f", "vec4i", "vector",
+    # Kernels, device functions and what they read
+    "Constant", "DeviceFunction", "constant", "device_class", "func", "kernel",
+    # Builtins of the kernel language
+    "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "atomic_add", "atomic_cas", "atomic_exch",
+    "atomic_max", "atomic_min", "atomic_sub", "barrier", "block_max", "block_min", "block_sum", "cbrt", "ceil",
+    "clamp", "copysign", "cos", "cosh", "erf", "erfc", "exp", "exp2", "expm1", "floor", "fmod", "hypot",
+    "identity", "isfinite", "isinf", "isnan", "local_array", "local_array_like", "log", "log10", "log1p", "log2",
+    "mat", "mat2", "mat3", "mat4", "ndindex", "round", "select", "shared", "shared_like", "sin", "sinh", "sqrt",
+    "tan", "tanh", "thread_id", "trunc", "vec2", "vec3", "vec4",
+    # Errors
+    "CompileError", "InternalCompilerError", "KernelNameError", "KernelSyntaxError", "KernelTypeError",
+    "KernelValueError", "RaceError", "UnsupportedError",
+    # Settings: devices, threads, debug mode, SIMD lanes, the disk cache
+    "available_devices", "cache_dir", "clear_cache", "cpu_spmd_enabled", "debug_enabled", "debug_races_enabled",
+    "get_default_device", "get_num_threads", "set_cpu_spmd", "set_debug", "set_default_device",
+    "set_num_threads",
+]

@@ -1,10 +1,24 @@
 """Creating arrays and moving data between them and NumPy."""
 
+from __future__ import annotations
+
+import inspect
+from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
+
 import numpy as np
 
 from . import _core, _dtypes, _element_types
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from ._dtypes import DTypeLike
+    from ._element_types import ElementTypeLike
+
 Array = _core.Array
+
+# An array's extents: one for a 1-D array, or a sequence of them.
+ShapeLike = Union[int, Sequence[int]]
 
 
 def _shape(shape):
@@ -28,7 +42,7 @@ def _device(device):
     return _core.default_device() if device is None else str(device)
 
 
-def empty(shape, dtype=_dtypes.f32, layout="aos", device=None):
+def empty(shape: ShapeLike, dtype: ElementTypeLike = _dtypes.f32, layout: str = "aos", device: Optional[str] = None) -> Array:
     """A new array with unspecified contents. `dtype` is a scalar type or a
     vector or matrix element type (tack.vec3f, tack.mat33d, tack.vector(n,
     dtype), ...), whose components are interleaved ("aos", one element after
@@ -39,7 +53,9 @@ def empty(shape, dtype=_dtypes.f32, layout="aos", device=None):
     return Array._empty(_shape(shape), scalar.name, list(element_shape), layout, _device(device))
 
 
-def full(shape, value, dtype=_dtypes.f32, layout="aos", device=None):
+def full(
+    shape: ShapeLike, value: Any, dtype: ElementTypeLike = _dtypes.f32, layout: str = "aos", device: Optional[str] = None
+) -> Array:
     """A new array with every element `value`: a number, or for vector and
     matrix elements also one element's components (a sequence or NumPy
     array of the element's shape)."""
@@ -51,15 +67,19 @@ def full(shape, value, dtype=_dtypes.f32, layout="aos", device=None):
     return a
 
 
-def zeros(shape, dtype=_dtypes.f32, layout="aos", device=None):
+def zeros(shape: ShapeLike, dtype: ElementTypeLike = _dtypes.f32, layout: str = "aos", device: Optional[str] = None) -> Array:
+    """A new array of zeros (see empty for dtype, layout and device)."""
     return full(shape, 0, dtype, layout, device)
 
 
-def ones(shape, dtype=_dtypes.f32, layout="aos", device=None):
+def ones(shape: ShapeLike, dtype: ElementTypeLike = _dtypes.f32, layout: str = "aos", device: Optional[str] = None) -> Array:
+    """A new array of ones (see empty for dtype, layout and device)."""
     return full(shape, 1, dtype, layout, device)
 
 
-def array(data, dtype=None, layout="aos", device=None):
+def array(
+    data: ArrayLike, dtype: Optional[ElementTypeLike] = None, layout: str = "aos", device: Optional[str] = None
+) -> Array:
     """A new array holding a copy of `data` (a NumPy array or anything
     numpy.asarray accepts). Without `dtype`, NumPy's dtype is kept; it must be
     one of Tack's ten. With a vector or matrix element type, the last
@@ -101,7 +121,7 @@ def _like(a, dtype, device):
     return shape, kind, layout, home if device is None else device
 
 
-def empty_like(a, dtype=None, device=None):
+def empty_like(a: Union[Array, ArrayLike], dtype: Optional[ElementTypeLike] = None, device: Optional[str] = None) -> Array:
     """A new array of `a`'s shape and dtype with unspecified contents. `a`
     is a tack.Array (whose element type, layout and device are kept) or a
     NumPy array or anything numpy.asarray accepts (made on the default
@@ -110,19 +130,21 @@ def empty_like(a, dtype=None, device=None):
     return empty(shape, kind, layout, home)
 
 
-def zeros_like(a, dtype=None, device=None):
+def zeros_like(a: Union[Array, ArrayLike], dtype: Optional[ElementTypeLike] = None, device: Optional[str] = None) -> Array:
     """A new array like `a` (see empty_like) holding zeros."""
     shape, kind, layout, home = _like(a, dtype, device)
     return zeros(shape, kind, layout, home)
 
 
-def ones_like(a, dtype=None, device=None):
+def ones_like(a: Union[Array, ArrayLike], dtype: Optional[ElementTypeLike] = None, device: Optional[str] = None) -> Array:
     """A new array like `a` (see empty_like) holding ones."""
     shape, kind, layout, home = _like(a, dtype, device)
     return ones(shape, kind, layout, home)
 
 
-def full_like(a, fill_value, dtype=None, device=None):
+def full_like(
+    a: Union[Array, ArrayLike], fill_value: Any, dtype: Optional[ElementTypeLike] = None, device: Optional[str] = None
+) -> Array:
     """A new array like `a` (see empty_like) with every element
     `fill_value`, converted as tack.full converts it."""
     shape, kind, layout, home = _like(a, dtype, device)
@@ -135,7 +157,13 @@ def _scalar_dtype(dtype, who):
     return _dtypes.as_dtype(dtype)
 
 
-def arange(start, stop=None, step=None, dtype=None, device=None):
+def arange(
+    start: float,
+    stop: Optional[float] = None,
+    step: Optional[float] = None,
+    dtype: Optional[DTypeLike] = None,
+    device: Optional[str] = None,
+) -> Array:
     """Evenly spaced values in [start, stop), NumPy's arange: arange(stop),
     arange(start, stop) or arange(start, stop, step), with NumPy's values and
     length. Without `dtype`, NumPy's choice: i64 when every argument is an
@@ -147,7 +175,14 @@ def arange(start, stop=None, step=None, dtype=None, device=None):
     return Array._copy_of(values, _device(device))
 
 
-def linspace(start, stop, num=50, endpoint=True, dtype=None, device=None):
+def linspace(
+    start: float,
+    stop: float,
+    num: int = 50,
+    endpoint: bool = True,
+    dtype: Optional[DTypeLike] = None,
+    device: Optional[str] = None,
+) -> Array:
     """`num` evenly spaced values from start to stop (included unless
     endpoint=False), equal to NumPy's linspace: computed in f64 and then
     converted to `dtype` (integer dtypes round toward minus infinity, as
@@ -158,7 +193,7 @@ def linspace(start, stop, num=50, endpoint=True, dtype=None, device=None):
     return Array._copy_of(np.asarray(values, order="C"), _device(device))
 
 
-def copyto(dst, src):
+def copyto(dst: Array, src: Union[Array, ArrayLike]) -> None:
     """Copies src (a tack.Array or NumPy array of dst's shape) into dst.
     The dtypes must match: nothing is converted silently."""
     if dst.readonly:
@@ -173,14 +208,23 @@ def copyto(dst, src):
     dst._host_written()
 
 
-def sync():
+def sync() -> None:
     """Waits for queued launches on every device. CPU launches are
     synchronous; reading an array on another device waits for the launches
     queued before it."""
     _core.sync()
 
 
-def array_from_ptr(address, shape, dtype, strides=None, readonly=True, owner=None, device="cpu", stream=None):
+def array_from_ptr(
+    address: int,
+    shape: ShapeLike,
+    dtype: DTypeLike,
+    strides: Optional[Sequence[int]] = None,
+    readonly: bool = True,
+    owner: Any = None,
+    device: str = "cpu",
+    stream: Optional[int] = None,
+) -> Array:
     """An array viewing external memory at the integer `address`; no copy is
     made. With device="cpu" the address is a host address; with "cuda" or
     "hip" it is a device address inside one allocation of that device's
@@ -196,7 +240,7 @@ def array_from_ptr(address, shape, dtype, strides=None, readonly=True, owner=Non
     )
 
 
-def from_dlpack(obj):
+def from_dlpack(obj: Any) -> Array:
     """An array sharing the memory of `obj`, any object with __dlpack__:
     host memory (NumPy >= 1.22 arrays, PyTorch CPU tensors, tack arrays) or
     the memory of a CUDA or ROCm device (CuPy arrays, PyTorch and JAX GPU
@@ -236,7 +280,7 @@ def _from_cuda_array_interface(obj):
     )
 
 
-def asarray(obj):
+def asarray(obj: Any) -> Array:
     """`obj` as a tack.Array, sharing its memory without a copy: a
     tack.Array as it is; an object with __cuda_array_interface__ (CuPy,
     PyTorch, Numba and JAX arrays on a CUDA device) as an array on "cuda";
@@ -264,7 +308,7 @@ def asarray(obj):
     return from_dlpack(np.asarray(obj))
 
 
-def _copy(self):
+def _copy(self: Array) -> Array:
     """A new array with this one's contents, element type, layout and
     device, in storage of its own (a view copies only what it views)."""
     out = empty_like(self)
@@ -284,7 +328,7 @@ def _unrepresentable(values, target):
     return ~inside
 
 
-def _astype(self, dtype):
+def _astype(self: Array, dtype: ElementTypeLike) -> Array:
     """A new array (same device, shape and layout) with every component
     converted to `dtype` as NumPy's astype converts it (casting="unsafe"):
     integers wrap modulo 2**bits, floats round to nearest (f64 values beyond
@@ -338,9 +382,17 @@ def _reduce(self):
     return _rebuild, (np.asarray(self.numpy(), order="C"), scalar, tuple(self.element_shape), self.layout, self.device)
 
 
-Array.copy = _copy
-Array.astype = _astype
-Array.__reduce__ = _reduce
+def _method(fn, name):
+    """fn as the method Array.<name>, with a docstring help() and the stub
+    generator show unindented."""
+    fn.__name__, fn.__qualname__ = name, f"Array.{name}"
+    fn.__doc__ = inspect.cleandoc(fn.__doc__)
+    setattr(Array, name, fn)
+
+
+_method(_copy, "copy")
+_method(_astype, "astype")
+setattr(Array, "__reduce__", _reduce)
 
 
 # Whole-array reductions (contract, "Array and parallel reductions"). Each
@@ -401,33 +453,33 @@ _REDUCE_WITH = {(op, t.name): _COMPILED[op] for op in ("sum", "min", "max") for 
 
 
 
-def _sum(self):
+def _sum(self: Array) -> float:
     """The sum of every element as a Python float: f32 accumulates in f32,
     f64 in f64, signed integers in i64 and unsigned in u64, wrapping modulo
     2**64. An empty array sums to 0.0."""
     return _REDUCE_WITH["sum", _scalar_name(self)](self)
 
 
-def _min(self):
+def _min(self: Array) -> float:
     """The least element as a Python float. NaN if any element is NaN;
     -0.0 wins a tie with +0.0. Raises ValueError for an empty array."""
     return _REDUCE_WITH["min", _scalar_name(self)](self)
 
 
-def _max(self):
+def _max(self: Array) -> float:
     """The greatest element as a Python float. NaN if any element is NaN;
     +0.0 wins a tie with -0.0. Raises ValueError for an empty array."""
     return _REDUCE_WITH["max", _scalar_name(self)](self)
 
 
-def _mean(self):
+def _mean(self: Array) -> float:
     """sum() divided by the element count in binary64 (integer means inherit
     the sum's wrapping); NaN for an empty array."""
     n = self.size
     return self.sum() / n if n else float("nan")
 
 
-Array.sum = _sum
-Array.min = _min
-Array.max = _max
-Array.mean = _mean
+_method(_sum, "sum")
+_method(_min, "min")
+_method(_max, "max")
+_method(_mean, "mean")

@@ -158,6 +158,8 @@ def local_array(shape, dtype):
 
 
 def local_array_like(array):
+    """Private scratch storage of `array`'s extents and dtype for one
+    parallel iteration (zeros on the host)."""
     return np.zeros_like(array)
 
 

@@ -11,6 +11,7 @@ import pwd
 import re
 import stat
 import sys
+from typing import Optional
 
 # One subfolder per entry format, Tack version and LLVM version: "v2-0.1.0-llvm19".
 _VERSION_FOLDER = re.compile(r"v(\d+)-")
@@ -25,7 +26,7 @@ _MAGIC = b"TACKVAR\n"
 _HEADER_SIZE = 48
 
 
-def cache_dir():
+def cache_dir() -> Optional[str]:
     """The folder that holds Tack's disk cache: $TACK_CACHE_DIR, else the
     first absolute one of $XDG_CACHE_HOME/tack, $HOME/.cache/tack and the
     password database's home/.cache/tack (an empty or relative variable is
@@ -97,7 +98,7 @@ def _is_tacks(path, name, entry_format):
     return False
 
 
-def clear_cache():
+def clear_cache() -> int:
     """Deletes every compiled kernel in the disk cache (of every Tack version).
     Only folders carrying Tack's marker are touched, and in them only files
     Tack wrote; a folder goes only when nothing else is left in it. Kernels

@@ -1,5 +1,9 @@
 """tack.constant: a value a kernel reads as a literal."""
 
+from __future__ import annotations
+
+from typing import Any, Optional
+
 import numpy as np
 
 from . import _dtypes
@@ -65,5 +69,8 @@ class Constant:
         return f"tack.constant({value!r}, dtype={self.dtype!r})"
 
 
-def constant(value, dtype=None):
+def constant(value: Any, dtype: Optional[_dtypes.DTypeLike] = None) -> Constant:
+    """A tack.Constant: `value` (a number, a vector of 2 to 4 numbers or a
+    matrix of 2 to 4 rows) that kernels reading it compile as a literal,
+    typed as `dtype` if given; see tack.Constant."""
     return Constant(value, dtype)

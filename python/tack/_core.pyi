@@ -1,17 +1,15 @@
 """Tack's compiler and runtime"""
 
 from collections.abc import Sequence
+from typing import Annotated, Any
 
-from tack._arrays import (
-    _astype as astype,
-    _copy as copy,
-    _max as max,
-    _mean as mean,
-    _min as min,
-    _sum as sum
-)
-from tack._decorators import _reduce_kernel as __reduce__
+from numpy.typing import NDArray
 
+from tack._dtypes import DType
+from tack._element_types import ElementType, ElementTypeLike
+
+
+def _set_exception_types(arg: dict, /) -> None: ...
 
 def available_devices() -> list[str]:
     """The backends that start on this machine, CPU first."""
@@ -38,7 +36,14 @@ def set_num_threads(arg: int, /) -> None:
 def get_num_threads() -> int:
     """Threads the CPU backend's launches run on."""
 
+def _last_launch_threads() -> int:
+    """How many threads ran a part of the most recent divided CPU launch."""
+
 def sync() -> None: ...
+
+def _set_dtypes(arg: list, /) -> None: ...
+
+def _set_element_type_factory(arg: object, /) -> None: ...
 
 def array_from_ptr(address: int, shape: object, dtype: object, strides: object | None = None, readonly: bool = True, owner: object | None = None, device: str = 'cpu', stream: object | None = None) -> Array:
     """
@@ -50,22 +55,38 @@ def from_dlpack(obj: object) -> Array:
     An array sharing the memory of any object with __dlpack__ (no copy), on the host or on a CUDA or ROCm device; read-only when the producer marks it so.
     """
 
+def _array_sum(arg: Array, /) -> float: ...
+
+def _array_min(arg: Array, /) -> float: ...
+
+def _array_max(arg: Array, /) -> float: ...
+
+def _worker_count() -> int:
+    """Threads the CPU runtime's parallel loops use."""
+
 class Array:
     """
     Typed, shaped storage on a device. Create arrays with tack.zeros, tack.array and friends.
     """
 
-    @property
-    def shape(self) -> tuple: ...
+    @staticmethod
+    def _empty(arg0: object, arg1: object, arg2: Sequence[int], arg3: str, arg4: str, /) -> Array: ...
+
+    @staticmethod
+    def _copy_of(arg0: Annotated[NDArray, dict(order='C', writable=False)], arg1: str, /) -> Array: ...
 
     @property
-    def dtype(self) -> object:
+    def shape(self) -> tuple[int, ...]:
+        """(self) -> tuple"""
+
+    @property
+    def dtype(self) -> DType | ElementType:
         """
         The element type: a scalar dtype, or a vector or matrix type such as tack.vec3f.
         """
 
     @property
-    def element_shape(self) -> tuple:
+    def element_shape(self) -> tuple[int, ...]:
         """
         () for numbers, (n,) for vector elements, (rows, cols) for matrix elements.
         """
@@ -81,7 +102,7 @@ class Array:
     def size(self) -> int: ...
 
     @property
-    def strides(self) -> tuple:
+    def strides(self) -> tuple[int, ...]:
         """Byte strides, as NumPy reports them."""
 
     @property
@@ -108,7 +129,7 @@ class Array:
     def fill(self, value: object) -> None:
         """Sets every element to value."""
 
-    def numpy(self) -> object:
+    def numpy(self) -> NDArray[Any]:
         """
         A NumPy array viewing the same memory (no copy); vector and matrix elements add their own dimensions after the array's.
         """
@@ -129,10 +150,63 @@ class Array:
         The array's device memory (version 3), on 'cuda' and 'hip'; naming it shares the memory: NumPy views become read-only snapshots and host reads fetch the device's bytes.
         """
 
+    def _host_view(self) -> NDArray[Any]:
+        """
+        copyto's writable NumPy view; call _host_written() after writing through it.
+        """
+
+    def _host_written(self) -> None: ...
+
     @property
     def __array_interface__(self) -> dict: ...
 
     def __repr__(self) -> str: ...
+
+    def copy(self) -> Array:
+        """
+        A new array with this one's contents, element type, layout and
+        device, in storage of its own (a view copies only what it views).
+        """
+
+    def astype(self, dtype: ElementTypeLike) -> Array:
+        """
+        A new array (same device, shape and layout) with every component
+        converted to `dtype` as NumPy's astype converts it (casting="unsafe"):
+        integers wrap modulo 2**bits, floats round to nearest (f64 values beyond
+        f32's range become infinities), floats truncate toward zero into
+        integers. A float with no integer value of the target type (NaN, an
+        infinity, or out of range after truncation), where NumPy's result
+        depends on the platform, raises ValueError instead. An array of vectors
+        or matrices keeps its element shape: `dtype` is the component type, or
+        an element type of the same shape.
+        """
+
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]: ...
+
+    def sum(self) -> float:
+        """
+        The sum of every element as a Python float: f32 accumulates in f32,
+        f64 in f64, signed integers in i64 and unsigned in u64, wrapping modulo
+        2**64. An empty array sums to 0.0.
+        """
+
+    def min(self) -> float:
+        """
+        The least element as a Python float. NaN if any element is NaN;
+        -0.0 wins a tie with +0.0. Raises ValueError for an empty array.
+        """
+
+    def max(self) -> float:
+        """
+        The greatest element as a Python float. NaN if any element is NaN;
+        +0.0 wins a tie with -0.0. Raises ValueError for an empty array.
+        """
+
+    def mean(self) -> float:
+        """
+        sum() divided by the element count in binary64 (integer means inherit
+        the sum's wrapping); NaN for an empty array.
+        """
 
 class Texture3D:
     """
@@ -195,6 +269,10 @@ class Kernel:
     def __get__(self, obj: object | None, owner: object | None = None) -> object: ...
 
     def __repr__(self) -> str: ...
+
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]: ...
+
+def _reraise() -> None: ...
 
 class TileKernel:
     """A kernel of the reference tile library, as TileIR."""

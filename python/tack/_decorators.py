@@ -1,9 +1,12 @@
 """@tack.kernel and @tack.func."""
 
+from __future__ import annotations
+
 import functools
 import importlib
 import pickle
 import types
+from typing import Any, Callable, overload
 
 from . import _core
 from ._resolver import Resolver
@@ -13,7 +16,7 @@ from ._source import capture
 class DeviceFunction:
     """A @tack.func: inlined into kernels; callable as plain Python on the host."""
 
-    def __init__(self, fn):
+    def __init__(self, fn: Callable[..., Any]) -> None:
         self.fn = fn
         self._resolver = Resolver(fn)
         # The source is read now, as Python has just compiled it: a file
@@ -25,7 +28,7 @@ class DeviceFunction:
             self._captured = e
         functools.update_wrapper(self, fn)
 
-    def __call__(self, *args):
+    def __call__(self, *args: Any) -> Any:
         return self.fn(*args)
 
     def __get__(self, obj, owner=None):
@@ -45,7 +48,13 @@ class DeviceFunction:
         return f"<tack.func {self.fn.__qualname__}>"
 
 
-def func(fn):
+@overload
+def func(fn: staticmethod[Any, Any]) -> staticmethod[Any, Any]: ...  # type: ignore[overload-overlap]
+@overload
+def func(fn: Callable[..., Any]) -> DeviceFunction: ...
+
+
+def func(fn: Any) -> Any:
     """Declares a device function, inlined where a kernel calls it. In a
     @tack.device_class it is a method (or, under @staticmethod, a function
     the class holds)."""
@@ -54,15 +63,16 @@ def func(fn):
     return DeviceFunction(fn)
 
 
-def kernel(fn):
+def kernel(fn: Callable[..., Any]) -> _core.Kernel:
     """Declares a kernel: one top-level parallel `for` loop, compiled at its
     first call for the argument types it receives. Its source is read here,
     at decoration."""
     text, filename, first_line, indent = capture(fn)
     k = _core.Kernel(fn.__name__, text, filename, first_line, indent, Resolver(fn))
-    k.__module__ = fn.__module__
-    k.__qualname__ = fn.__qualname__
-    k.__doc__ = fn.__doc__
+    # As functools.wraps would: __module__, __name__, __qualname__, __doc__,
+    # the function's __dict__ and __wrapped__, which inspect.signature and
+    # help() follow to the Python function's parameters.
+    functools.update_wrapper(k, fn)
     return k
 
 
@@ -96,4 +106,4 @@ def _reduce_kernel(k):
     return _find_kernel, (module, qualname)
 
 
-_core.Kernel.__reduce__ = _reduce_kernel
+setattr(_core.Kernel, "__reduce__", _reduce_kernel)

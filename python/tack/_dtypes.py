@@ -1,9 +1,18 @@
 """The ten scalar types. Each is also a cast inside kernels: tack.f32(x)."""
 
+from typing import Any, Union
+
 import numpy as np
 
 
 class DType:
+    """One of Tack's ten scalar types: tack.i8, i16, i32, i64, u8, u16, u32,
+    u64, f32 and f64. `name` is its short name ("f32"), `numpy` the NumPy
+    dtype it matches and `itemsize` its bytes. Calling it converts: on the
+    host like NumPy's typed scalar (tack.f32(0.1) is numpy.float32(0.1)),
+    inside a kernel as a cast. It compares equal to the NumPy dtype, type or
+    name of the same type."""
+
     __slots__ = ("name", "numpy", "itemsize", "_tack_dtype")
 
     def __init__(self, name, numpy_type):
@@ -41,6 +50,10 @@ u32 = DType("u32", np.uint32)
 u64 = DType("u64", np.uint64)
 f32 = DType("f32", np.float32)
 f64 = DType("f64", np.float64)
+
+# What a scalar dtype= parameter accepts: a tack dtype, a NumPy dtype or
+# scalar type (numpy.float32, float) or a name ("f32", "float32").
+DTypeLike = Union[DType, "np.dtype[Any]", type, str]
 
 ALL = (i8, i16, i32, i64, u8, u16, u32, u64, f32, f64)
 BY_NAME = {t.name: t for t in ALL}

@@ -7,6 +7,8 @@ i = i32); tack.vector(n, dtype) and tack.matrix(rows, cols, dtype) make any
 other, as Taichi's ti.types.vector / ti.types.matrix do.
 """
 
+from typing import Union
+
 from . import _dtypes
 
 
@@ -49,8 +51,12 @@ class ElementType:
         return hash((self.dtype.name, self.shape))
 
 
+# What an array's dtype= parameter accepts: a scalar type or a vector or
+# matrix element type.
+ElementTypeLike = Union[_dtypes.DTypeLike, ElementType]
+
 _SUFFIX = {"f32": "f", "f64": "d", "i32": "i"}
-_TYPES = {}
+_TYPES: dict[tuple[str, tuple[int, ...]], "ElementType"] = {}
 
 
 def _check_extent(what, n):
@@ -76,13 +82,13 @@ def element_type(dtype, shape):
     return t
 
 
-def vector(length, dtype):
+def vector(length: int, dtype: _dtypes.DTypeLike) -> ElementType:
     """The element type of `length`-vectors (1 to 4) of `dtype`."""
     _check_extent("a vector's length", length)
     return element_type(dtype, (length,))
 
 
-def matrix(rows, cols, dtype):
+def matrix(rows: int, cols: int, dtype: _dtypes.DTypeLike) -> ElementType:
     """The element type of rows x cols matrices (each 1 to 4) of `dtype`."""
     _check_extent("a matrix's row count", rows)
     _check_extent("a matrix's column count", cols)

@@ -7,6 +7,7 @@ its own resolver, so a callee's names resolve in its own module.
 """
 
 import builtins
+import importlib
 import math
 import types
 
@@ -110,6 +111,9 @@ class Resolver:
             if obj is math and attr in _MATH_CONSTANTS:
                 return ("constant", getattr(math, attr), None)
             members = vars(obj)
+            if attr not in members and attr in members.get("_LAZY_SUBMODULES", ()):
+                # A submodule its package loads at first use (tack.random).
+                importlib.import_module(f"{obj.__name__}.{attr}")
             if attr not in members:
                 return ("unbound",)
             obj = members[attr]

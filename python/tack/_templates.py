@@ -23,6 +23,7 @@ here must be made there too.
 
 import operator
 import struct
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -32,7 +33,10 @@ from ._constants import Constant
 _MARK = "__tack_device_class__"
 
 
-def device_class(cls):
+_Class = TypeVar("_Class", bound=type)
+
+
+def device_class(cls: _Class) -> _Class:
     """Declares a class whose instances kernels and device functions accept.
 
     Subclasses of a device class are device classes too."""
@@ -113,9 +117,9 @@ def _class_entry(value):
 # the method resolution order as last seen (compared by identity, so a
 # rebound attribute, -0.0 for 0.0 say, is seen), and the id of the entries
 # they gave. Ids index _class_parts.
-_class_cache = {}
-_class_part_ids = {}
-_class_parts = []
+_class_cache: dict[Any, Any] = {}
+_class_part_ids: dict[Any, int] = {}
+_class_parts: list[Any] = []
 
 
 def _unchanged(seen, now):
@@ -209,15 +213,15 @@ def _read(obj, leaves, within=()):
     return tuple(sig)
 
 
-_slot_names = {}
+_slot_names: dict[Any, Any] = {}
 _UNSET = object()
-_EMPTY = {}
+_EMPTY: dict[str, Any] = {}
 
 # Signatures seen in this process, and the ids the variant key uses. A
 # signature holds its class and device functions, which therefore live as
 # long as the process.
-_ids = {}
-_signatures = []
+_ids: dict[Any, int] = {}
+_signatures: list[Any] = []
 
 
 def flatten(obj):

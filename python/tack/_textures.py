@@ -8,6 +8,10 @@ centered at (i + 0.5) / N, addressing clamps to the edge texels, and the
 value is trilinear interpolation in f32 (docs/arrays.md gives the formula).
 """
 
+from __future__ import annotations
+
+from typing import Sequence
+
 from . import _core
 from ._arrays import Array
 
@@ -16,7 +20,7 @@ Texture3D = _core.Texture3D
 _INTERPOLATIONS = ("linear",)
 
 
-def texture3d(array, shape, interp="linear"):
+def texture3d(array: Array, shape: Sequence[int], interp: str = "linear") -> Texture3D:
     """A texture of shape (W, H, D) over a copy of `array`, an f32 tack.Array
     of exactly W*H*D elements in which x varies fastest (element
     x + W * (y + H * z) in row-major order)."""

@@ -49,6 +49,11 @@ import math
 
 import numpy as np
 
+__all__ = [
+    "seed", "advance", "uniform", "normal", "direction2", "direction3",
+    "seed_np", "advance_np", "uniform_np", "normal_np", "direction2_np", "direction3_np",
+]
+
 from ._decorators import func
 from ._dtypes import f32, u32
 

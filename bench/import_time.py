@@ -1,0 +1,69 @@
+"""How long `import tack` takes, against `import numpy` alone.
+
+    python bench/import_time.py [--runs N]
+
+Each import runs in a fresh interpreter (python -X importtime), N times;
+the minimum is reported, as other work on the machine only ever adds time.
+Bytecode is cached in a temporary folder first (-X pycache_prefix), as an
+installed package's is, whatever PYTHONDONTWRITEBYTECODE says. NumPy is
+part of Tack's cost (the extension and tack._arrays need it), so it is
+measured alone as the baseline. Three parts of Tack's own cost are shown
+too: the extension module tack._core (its load includes the LLVM shared
+library's, and its static initializers), and the submodules tack.random and
+tack.tile, which load at first use rather than with the package.
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+PYTHON_DIR = Path(__file__).resolve().parent.parent / "python"
+
+
+def import_times(statement, cache, runs):
+    """{module: least cumulative microseconds} over `runs` fresh
+    interpreters running `statement`."""
+    env = dict(os.environ, PYTHONPATH=str(PYTHON_DIR))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    command = [sys.executable, "-X", f"pycache_prefix={cache}", "-X", "importtime", "-c", statement]
+    subprocess.run(command, env=env, check=True, capture_output=True)  # writes the bytecode
+    best = {}
+    for _ in range(runs):
+        report = subprocess.run(command, env=env, check=True, capture_output=True, text=True).stderr
+        for line in report.splitlines():
+            if not line.startswith("import time:") or "|" not in line:
+                continue
+            _, cumulative, name = line.split("|")
+            if not cumulative.strip().isdigit():
+                continue  # the header line
+            name = name.strip()
+            best[name] = min(best.get(name, float("inf")), int(cumulative))
+    return best
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=15)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="tack-import-time-") as cache:
+        numpy_alone = import_times("import numpy", cache, args.runs)["numpy"]
+        package = import_times("import tack", cache, args.runs)
+        loaded = import_times("import tack; import tack.random; import tack.tile", cache, args.runs)
+    print(f"least of {args.runs} fresh interpreters, milliseconds")
+    rows = (
+        ("import numpy (baseline)", numpy_alone),
+        ("import tack", package["tack"]),
+        ("  of which tack._core (and NumPy, which it imports)", package["tack._core"]),
+        ("import tack beyond numpy", package["tack"] - numpy_alone),
+        ("tack.random at first use", loaded.get("tack.random", 0)),
+        ("tack.tile at first use", loaded.get("tack.tile", 0)),
+    )
+    for label, microseconds in rows:
+        print(f"{label:<52} {microseconds / 1000:8.1f}")
+
+
+if __name__ == "__main__":
+    main()
