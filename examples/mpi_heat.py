@@ -18,6 +18,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import tack
@@ -25,6 +26,7 @@ import tack
 from heat_diffusion import ALPHA, HOT_SPOTS, SIZE, STEPS, add_disc, colorize, diffuse, diffuse_np, simulate
 from png import write_png
 
+MPI: Any
 try:
     from mpi4py import MPI
 except ImportError:  # one rank without MPI: nothing to exchange or gather

@@ -75,7 +75,7 @@ _RAGGED = (37, 29, 43)  # the edge-tile check's shape (M, K, N)
 _RUNS = 3  # timed runs per candidate; the best counts
 _FORMAT = 1  # the winner file's format
 
-_winners = {}  # key -> (tm, tn, tk)
+_winners: dict[str, tuple[int, int, int]] = {}  # key -> (tm, tn, tk)
 _tunings = 0  # how many classes this process tuned (for tests)
 
 
