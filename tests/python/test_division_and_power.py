@@ -13,6 +13,7 @@ import random
 import numpy as np
 import pytest
 import tack
+from float_bits import ulp_distance
 from backends import FRONTEND_ONLY
 
 from integer_types import INT_NAMES, NP, bits, hi, lo, signed, wrap  # noqa: E402,F401
@@ -24,19 +25,6 @@ def arr(values, name):
 
 def py(a):
     return [int(v) for v in a.numpy()]
-
-
-def ulp_distance(got, expected):
-    """Distance in units in the last place between same-typed finite floats."""
-    got = np.asarray(got)
-    expected = np.asarray(expected, dtype=got.dtype)
-    itype = np.int32 if got.dtype == np.float32 else np.int64
-
-    def ordered(x):
-        i = x.view(itype).astype(np.int64)
-        return np.where(i < 0, np.iinfo(itype).min - i, i)
-
-    return np.abs(ordered(got) - ordered(expected))
 
 
 # ------------------------------------------------------------ true division
