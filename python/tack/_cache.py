@@ -142,4 +142,32 @@ def clear_cache() -> int:
                 os.rmdir(folder)
             except OSError:
                 pass
+    return freed + _clear_tuning(root)
+
+
+# The autotuning winners' files (tack/_tile_tuning.py): 32 hex digits and
+# ".json", nothing else.
+_TUNING_FILE = re.compile(r"[0-9a-f]{32}\.json")
+
+
+def _clear_tuning(root) -> int:
+    folder = os.path.join(root, "tile-tuning")
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return 0
+    freed = 0
+    for entry in entries:
+        if not _TUNING_FILE.fullmatch(entry.name) or not entry.is_file(follow_symlinks=False):
+            continue
+        try:
+            size = entry.stat(follow_symlinks=False).st_size
+            os.unlink(entry.path)
+            freed += size
+        except FileNotFoundError:
+            pass
+    try:
+        os.rmdir(folder)  # only when nothing else is in it
+    except OSError:
+        pass
     return freed

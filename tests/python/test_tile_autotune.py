@@ -190,3 +190,19 @@ def test_a_class_above_the_check_cap_is_checked_at_the_cap_and_timed_at_its_shap
     winner, report = _tile_tuning.tune((64, 64, 64), ((8, 8, 16), (16, 16, 16)), compile_candidate)
     assert report["8x8x16"] == "wrong output" and winner == (16, 16, 16)
     assert (32, 32) in seen and (37, 43) in seen and (64, 64) in seen
+
+
+def test_clear_cache_deletes_the_winners_and_nothing_else(fresh):
+    _child(fresh, SMALL)
+    (path,) = _winner_files(fresh)
+    folder = os.path.dirname(path)
+    foreign = os.path.join(folder, "notes.json")
+    open(foreign, "w").write("a user's file")
+    size = os.path.getsize(path)
+    assert tack.clear_cache() >= size
+    assert not os.path.exists(path)
+    assert os.path.exists(foreign)  # not a name Tack writes: kept, and so is the folder
+    os.unlink(foreign)
+    _child(fresh, SMALL)
+    tack.clear_cache()
+    assert not os.path.exists(folder)
