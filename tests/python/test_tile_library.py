@@ -461,11 +461,16 @@ def test_read_only_out_is_refused():
         T.softmax(tack.zeros((2, 3)), out=tack.asarray(ro))
 
 
-OPENCL = pytest.mark.skipif("opencl" not in tack.available_devices(), reason="no OpenCL device (PoCL) installed")
+# The devices besides the CPU that compile tile kernels, each a test case
+# whose id names it (scripts/device-check.sh selects `-k cuda`).
+GPU_DEVICES = [
+    pytest.param(d, marks=pytest.mark.skipif(d not in tack.available_devices(), reason=f"no {d} device here"))
+    for d in ("opencl", "cuda", "hip")
+]
 
 
-@OPENCL
-def test_opencl_runs_every_function_as_the_cpu_does():
+@pytest.mark.parametrize("device", GPU_DEVICES)
+def test_devices_run_every_function_as_the_cpu_does(device):
     # The second backend is the oracle: the same lowered kernel IR, printed
     # as OpenCL C, must give the CPU's bits (IEEE f32 arithmetic, correctly
     # rounded division and square root on both, no contraction), except
@@ -479,10 +484,10 @@ def test_opencl_runs_every_function_as_the_cpu_does():
 
     def both(f, *arrays, **kw):
         cpu = f(*(tack.array(v) for v in arrays), **kw)
-        cl = f(*(tack.array(v, device="opencl") for v in arrays), **kw)
+        cl = f(*(tack.array(v, device=device) for v in arrays), **kw)
         cpu, cl = (cpu if isinstance(cpu, tuple) else (cpu,)), (cl if isinstance(cl, tuple) else (cl,))
         for c, g in zip(cpu, cl):
-            assert g.device == "opencl"
+            assert g.device == device
             yield c.numpy(), g.numpy()
 
     cases = [
@@ -500,7 +505,7 @@ def test_opencl_runs_every_function_as_the_cpu_does():
         arrays = [v for v in args if isinstance(v, np.ndarray) and v.dtype != np.int64]
         if f is T.einsum:
             cpu = T.einsum(args[0], tack.array(a), tack.array(b)).numpy()
-            cl = T.einsum(args[0], tack.array(a, device="opencl"), tack.array(b, device="opencl")).numpy()
+            cl = T.einsum(args[0], tack.array(a, device=device), tack.array(b, device=device)).numpy()
             assert identical(cl, cpu)
             continue
         if f is T.topk:
@@ -513,14 +518,14 @@ def test_opencl_runs_every_function_as_the_cpu_does():
             assert cl.dtype == cpu.dtype and identical(cl, cpu), f.__name__
 
 
-@OPENCL
-def test_opencl_softmax_within_the_math_library_bound():
+@pytest.mark.parametrize("device", GPU_DEVICES)
+def test_device_softmax_within_the_math_library_bound(device):
     # exp is each backend's own (8 ulp each at most, docs/numerics.md); the
     # normalized result moves by the two exps' errors, the sum's and one
     # division: 8 + 8 + 16 + 1 units in the last place at most.
     x = rng(61).standard_normal((13, 77)).astype(np.float32) * 4
     cpu = T.softmax(tack.array(x)).numpy()
-    cl = T.softmax(tack.array(x, device="opencl")).numpy()
+    cl = T.softmax(tack.array(x, device=device)).numpy()
     assert np.max(ulp_distance(cl, cpu)) <= 33
 
 
