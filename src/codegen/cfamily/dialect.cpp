@@ -51,6 +51,7 @@ const DialectTable kCuda{
     "__syncthreads()",
     "__launch_bounds__(256)",
     "tex3D<float>",
+    {"__fmul_rn", "__dmul_rn"},
 };
 
 // hipRTC's default contraction (fast) fuses across statements; `on` keeps
@@ -78,6 +79,7 @@ const DialectTable kHip{
     "__syncthreads()",
     "__launch_bounds__(256)",
     nullptr,
+    {nullptr, nullptr},
 };
 
 // get_global_id wraps at 2^32 on some devices, so the index is built from
@@ -106,6 +108,7 @@ const DialectTable kOpenCL{
     "barrier(CLK_LOCAL_MEM_FENCE)",
     "__attribute__((reqd_work_group_size(256, 1, 1)))",
     nullptr,
+    {nullptr, nullptr},
 };
 
 // MSL has no f64; its `double` spelling is never printed (emit_c rejects
@@ -133,6 +136,7 @@ const DialectTable kMetal{
     "threadgroup_barrier(mem_flags::mem_threadgroup)",
     "",
     nullptr,
+    {nullptr, nullptr},
 };
 
 #undef TACK_CUDA_TYPES

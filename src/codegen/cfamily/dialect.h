@@ -66,6 +66,12 @@ struct DialectTable {
     // at normalized coordinates with the object's filtering, or null where
     // textures reach code as snapshots in memory.
     const char* texture_sample;
+    // A float product that is rounded on its own, never fused into a later
+    // addition (f32, f64), or null where statements never fuse. nvcc's
+    // --fmad=true contracts a product and an addition across statements,
+    // so a product bound to a name is computed with these (the language
+    // keeps fusion inside one expression).
+    const char* rounded_product[2];
 };
 
 const DialectTable& table(Dialect d);

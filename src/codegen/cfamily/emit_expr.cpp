@@ -252,6 +252,8 @@ std::string Printer::unary(const Unary& u) {
 std::string Printer::binary(const Binary& b) {
     bool add64 = add64_next_;
     add64_next_ = false;
+    bool rounded = rounded_next_;
+    rounded_next_ = false;
     std::vector<std::string> o = operands({b.lhs.get(), b.rhs.get()});
     std::string l = o[0], r = o[1];
     DType t = b.dtype();
@@ -267,7 +269,9 @@ std::string Printer::binary(const Binary& b) {
             if (add64) return prelude_.add64(t) + "(" + l + ", " + r + ")";
             return arith("+");
         case BinOp::Sub: return arith("-");
-        case BinOp::Mul: return arith("*");
+        case BinOp::Mul:
+            if (rounded) return std::string(t_.rounded_product[t == DType::F64]) + "(" + l + ", " + r + ")";
+            return arith("*");
         case BinOp::Div: return "(" + l + " / " + r + ")";
         case BinOp::FloorDiv:
         case BinOp::Mod: {

@@ -50,8 +50,21 @@ void Printer::stmt(const Stmt& s) {
             auto* sum = a.value->as<Binary>();
             add64_next_ = t_.dialect == Dialect::Metal && loop_depth_ > 0 && sum && sum->op == BinOp::Add &&
                           is_int(sum->dtype()) && bits_of(sum->dtype()) == 64 && reads_var(*a.value, a.var);
+            // A product bound to a name is rounded once (CUDA would fuse it
+            // into a later statement's addition); through a negation or a
+            // conversion it is still the first Binary printed.
+            const Expr* root = a.value.get();
+            while (true) {
+                if (auto* u = root->as<Unary>(); u && u->op == UnOp::Neg) root = u->operand.get();
+                else if (auto* c = root->as<Cast>()) root = c->operand.get();
+                else break;
+            }
+            auto* product = root->as<Binary>();
+            rounded_next_ = product && product->op == BinOp::Mul && is_float(product->dtype()) &&
+                            t_.rounded_product[product->dtype() == DType::F64];
             std::string v = expr(*a.value);
             add64_next_ = false;
+            rounded_next_ = false;
             line(var_names_[a.var] + " = " + v + ";");
             break;
         }

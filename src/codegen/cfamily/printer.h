@@ -146,6 +146,7 @@ private:
     int temps_ = 0;
     int loop_depth_ = 0;  // sequential loops around the statement being printed
     bool add64_next_ = false;      // the next Binary is an Add that MSL keeps out of line
+    bool rounded_next_ = false;    // the next Binary is a float product bound to a name (rounded_product)
     bool discard_atomic_ = false;  // the next Atomic is a statement
     std::vector<std::string> dim_start_, dim_step_, dim_count_;
     std::unordered_map<const Expr*, bool> effectful_;

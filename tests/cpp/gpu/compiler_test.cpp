@@ -53,6 +53,44 @@ TEST(Nvrtc, CompilesEverySampleKernelToPtxAndACubin) {
     }
 }
 
+// The language keeps contraction inside one expression: a product bound to
+// a name is rounded once, and every read sees that value (p - p is zero).
+// nvcc's --fmad=true fuses across statements, so the CUDA dialect rounds
+// such products with __fmul_rn / __dmul_rn; the PTX NVRTC makes shows it.
+TEST(Nvrtc, FusesInsideAnExpressionAndNeverAcrossStatements) {
+    std::string why_not;
+    const RuntimeCompiler* nvrtc = RuntimeCompiler::process(kNvrtc, &why_not);
+    if (!nvrtc) GTEST_SKIP() << why_not;
+    auto ptx_of = [&](const std::string& text, DType t) {
+        auto a = testing::array_of(t, 1);
+        auto k = testing::codegen_kernel(text, {a, a, a, a});
+        auto source = codegen::cfamily::emit_c(*k, Dialect::Cuda);
+        std::string ptx, message;
+        EXPECT_TRUE(nvrtc->to_ptx(source.text, "contraction.cu", options_for(Dialect::Cuda, "-arch=compute_90"), &ptx,
+                                  &message))
+            << message;
+        return std::make_pair(source.text, ptx);
+    };
+    const std::string one_expression =
+        "def k(x, y, z, out):\n"
+        "    for i in range(len(out)):\n"
+        "        out[i] = x[i] * y[i] + z[i]\n";
+    const std::string two_statements =
+        "def k(x, y, z, out):\n"
+        "    for i in range(len(out)):\n"
+        "        p = x[i] * y[i]\n"
+        "        q = -(p * z[i])\n"
+        "        out[i] = (p + z[i]) + (p - p) + (q + y[i])\n";
+    for (DType t : {DType::F32, DType::F64}) {
+        const std::string fma = t == DType::F32 ? "fma.rn.f32" : "fma.rn.f64";
+        auto [fused_source, fused] = ptx_of(one_expression, t);
+        EXPECT_NE(fused.find(fma), std::string::npos) << fused_source << fused;
+        auto [apart_source, apart] = ptx_of(two_statements, t);
+        EXPECT_NE(apart_source.find(t == DType::F32 ? "__fmul_rn(" : "__dmul_rn("), std::string::npos) << apart_source;
+        EXPECT_EQ(apart.find(fma), std::string::npos) << apart_source << apart;
+    }
+}
+
 TEST(Nvrtc, ReportsTheCompilersLog) {
     std::string why_not;
     const RuntimeCompiler* nvrtc = RuntimeCompiler::process(kNvrtc, &why_not);
