@@ -186,8 +186,20 @@ def linspace(
     """`num` evenly spaced values from start to stop (included unless
     endpoint=False), equal to NumPy's linspace: computed in f64 and then
     converted to `dtype` (integer dtypes round toward minus infinity, as
-    NumPy does). Without `dtype`, f64, as NumPy chooses for Python numbers."""
+    NumPy does). Without `dtype`, f64, as NumPy chooses for Python numbers.
+    A value with no integer of `dtype` (outside its range after rounding,
+    where NumPy's result depends on the platform) raises ValueError, as
+    astype does."""
     want = None if dtype is None else _scalar_dtype(dtype, "linspace").numpy
+    if want is not None and want.kind in "iu":
+        rounded = np.floor(np.linspace(start, stop, num, endpoint=endpoint))
+        bad = _unrepresentable(rounded, want)
+        if bad.any():
+            info = np.iinfo(want)
+            raise ValueError(
+                f"linspace: value {int(np.argmax(bad))}, {float(rounded[bad][0])!r}, has no {want} value (outside "
+                f"[{info.min}, {info.max}]); NumPy's result there depends on the platform"
+            )
     values = np.linspace(start, stop, num, endpoint=endpoint, dtype=want)
     _dtypes.as_dtype(values.dtype)
     return Array._copy_of(np.asarray(values, order="C"), _device(device))
