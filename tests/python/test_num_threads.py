@@ -42,13 +42,22 @@ def expected_busy(n, reps):
     return x
 
 
+def run_python(code, **env):
+    """`code` in a fresh interpreter importing this tack, with `env` set
+    (a None value unsets the variable)."""
+    package_root = os.path.dirname(os.path.dirname(os.path.abspath(tack.__file__)))
+    environment = dict(os.environ, PYTHONPATH=package_root)
+    for name, value in env.items():
+        if value is None:
+            environment.pop(name, None)
+        else:
+            environment[name] = value
+    return subprocess.run([sys.executable, "-c", code], env=environment, capture_output=True, text=True)
+
+
 def test_default_is_every_core_the_process_may_use():
     # In a process of its own, without TACK_NUM_THREADS whatever this run sets.
-    environment = {k: v for k, v in os.environ.items() if k != "TACK_NUM_THREADS"}
-    package_root = os.path.dirname(os.path.dirname(os.path.abspath(tack.__file__)))
-    environment["PYTHONPATH"] = package_root
-    r = subprocess.run([sys.executable, "-c", "import tack; print(tack.get_num_threads())"], env=environment,
-                       capture_output=True, text=True)
+    r = run_python("import tack; print(tack.get_num_threads())", TACK_NUM_THREADS=None)
     assert r.returncode == 0, r.stderr
     assert int(r.stdout.split()[0]) == len(os.sched_getaffinity(0))
 
@@ -97,12 +106,6 @@ def test_fewer_than_one_thread_is_refused(restore_threads, bad):
         tack.set_num_threads(bad)
     with pytest.raises(TypeError, match="integer"):
         tack.set_num_threads(2.0)
-
-
-def run_python(code, **env):
-    package_root = os.path.dirname(os.path.dirname(os.path.abspath(tack.__file__)))
-    environment = dict(os.environ, PYTHONPATH=package_root, **env)
-    return subprocess.run([sys.executable, "-c", code], env=environment, capture_output=True, text=True)
 
 
 def test_the_environment_variable_sets_it_at_import():
