@@ -35,12 +35,7 @@ void TileKernel::launch(const std::vector<tile::HostTensor>& args) const {
     std::vector<runtime::Array> views;
     for (size_t i = 0; i < args.size(); ++i) {
         const tile::HostTensor& t = args[i];
-        // i1 tensors are bytes in memory, as their parameters' dtype says.
-        DType dtype = t.elem == tile::Scalar::f32   ? DType::F32
-                      : t.elem == tile::Scalar::f64 ? DType::F64
-                      : t.elem == tile::Scalar::i32 ? DType::I32
-                      : t.elem == tile::Scalar::i64 ? DType::I64
-                                                    : DType::U8;
+        DType dtype = tile::lower::memory_dtype(t.elem);
         check_argument(i, t.shape.rank(), dtype,
                        "a rank-" + std::to_string(t.shape.rank()) + " " + std::string(tile::scalar_name(t.elem)) +
                            " tensor");

@@ -25,7 +25,16 @@ DType Emitter::value_dtype(Scalar s) const {
   return DType::I32;
 }
 
-DType Emitter::memory_dtype(Scalar s) const { return s == Scalar::i1 ? DType::U8 : value_dtype(s); }
+DType memory_dtype(Scalar s) {
+  switch (s) {
+    case Scalar::i1: return DType::U8;
+    case Scalar::i32: return DType::I32;
+    case Scalar::i64: return DType::I64;
+    case Scalar::f32: return DType::F32;
+    case Scalar::f64: return DType::F64;
+  }
+  return DType::U8;
+}
 
 int Emitter::new_var(const std::string& name, ir::VarRole role) { return out_->add_var(name, role); }
 

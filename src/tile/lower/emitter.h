@@ -27,6 +27,7 @@
 #include "tack/tile/ir.h"
 #include "tack/tile/printer.h"
 #include "tile/lower/launch_nest.h"
+#include "tile/lower/lower.h"
 
 namespace tack::tile::lower {
 
@@ -85,7 +86,6 @@ class Emitter {
   // --- emitter.cpp -----------------------------------------------------------
   [[noreturn]] void refuse(const Operation& op, const std::string& why) const;
   DType value_dtype(Scalar s) const;
-  DType memory_dtype(Scalar s) const;
   int new_var(const std::string& name, ir::VarRole role = ir::VarRole::Temp);
   // Refuses `op` naming `what` when the array would pass the 64 KiB cap.
   int new_array(const Operation* op, Scalar elem, std::vector<int64_t> shape, const char* what = "a tile");

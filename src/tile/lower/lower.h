@@ -20,4 +20,8 @@ namespace tack::tile::lower {
 // array of any strides; i1 elements as u8), local arrays follow.
 std::unique_ptr<ir::Kernel> lower_to_kernel_ir(const Kernel& kernel);
 
+// The dtype a tensor of `s` elements has in memory, as the lowered
+// kernel's parameters declare it (i1 as u8).
+DType memory_dtype(Scalar s);
+
 }  // namespace tack::tile::lower
