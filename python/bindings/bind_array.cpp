@@ -130,8 +130,7 @@ nb::object getitem(nb::handle self, nb::handle key) {
 
 bool is_number(nb::handle v) {
     PyObject* o = v.ptr();
-    return PyLong_Check(o) || PyFloat_Check(o) ||
-           (numpy_generic.is_valid() && PyObject_IsInstance(o, numpy_generic.ptr()) == 1);
+    return PyLong_Check(o) || PyFloat_Check(o) || is_numpy_scalar(o);
 }
 
 // One number into every scalar of `a`, converted as a cast would.

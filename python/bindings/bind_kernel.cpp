@@ -19,9 +19,26 @@ namespace tack::python {
 using driver::CallArg;
 using driver::Kernel;
 
-// numpy.generic, for NumPy scalars (unset if NumPy cannot be imported);
-// never destroyed, as Python may be finalized before static destructors run.
-nb::object& numpy_generic = *new nb::object();
+bool is_numpy_scalar(PyObject* o) {
+    // numpy.generic, looked up once NumPy is in sys.modules; never released,
+    // as Python may be finalized before static destructors run.
+    static PyObject* generic = nullptr;
+    if (!generic) {
+        static PyObject* name = PyUnicode_InternFromString("numpy");
+        PyObject* numpy = PyImport_GetModule(name);
+        if (!numpy) {
+            PyErr_Clear();
+            return false;
+        }
+        generic = PyObject_GetAttrString(numpy, "generic");
+        Py_DECREF(numpy);
+        if (!generic) {
+            PyErr_Clear();
+            return false;
+        }
+    }
+    return PyObject_IsInstance(o, generic) == 1;
+}
 
 namespace {
 
@@ -76,7 +93,7 @@ bool read_arg(Kernel& k, size_t i, nb::handle h, CallArg& out, const std::string
         }
         bad_argument(k, i, h, "the integer is outside the 64-bit ranges Tack supports", leaf);
     }
-    if (numpy_generic.is_valid() && PyObject_IsInstance(o, numpy_generic.ptr()) == 1) {
+    if (is_numpy_scalar(o)) {
         DType t = dtype_from_object(h.attr("dtype"));
         nb::bytes raw = nb::cast<nb::bytes>(h.attr("tobytes")());
         out.kind = CallArg::Kind::Scalar;
@@ -287,12 +304,6 @@ PyObject* kernel_call(PyObject* self, PyObject* args, PyObject* kwargs) noexcept
 }  // namespace
 
 void bind_kernel(nb::module_& m) {
-    try {
-        numpy_generic = nb::module_::import_("numpy").attr("generic");
-    } catch (...) {
-        PyErr_Clear();
-    }
-
     m.def("set_debug", &driver::set_debug, "Compile bounds-checked variants from now on (or stop).");
     m.def("debug_enabled", &driver::debug_enabled);
     m.def("set_debug_races", &driver::set_debug_races,

@@ -84,8 +84,9 @@ runtime::Array device_from_ptr(const std::string& device, uint64_t address, std:
 nb::object dtype_object(DType t);
 DType dtype_from_object(nb::handle h);  // a tack dtype, a NumPy dtype or a name; throws TypeError
 
-// numpy.generic, set when tack._core is imported; invalid without NumPy.
-extern nb::object& numpy_generic;
+// Whether `o` is a NumPy scalar (an instance of numpy.generic). tack._core
+// does not import NumPy: until the process has, no object can be one.
+bool is_numpy_scalar(PyObject* o);
 
 // Raises the Python exception for a C++ error (CompileError, ArgumentError).
 [[noreturn]] void raise_compile_error(const std::exception_ptr& e);

@@ -167,7 +167,7 @@ const ClassSnapshot& class_of(PyTypeObject* type) {
 
 bool is_number(PyObject* o) {
     if (PyLong_Check(o) || PyFloat_Check(o)) return true;
-    if (!numpy_generic.is_valid() || PyObject_IsInstance(o, numpy_generic.ptr()) != 1) return false;
+    if (!is_numpy_scalar(o)) return false;
     nb::object kind = nb::handle(o).attr("dtype").attr("kind");
     std::string k = nb::cast<std::string>(kind);
     return k == "i" || k == "u" || k == "f";

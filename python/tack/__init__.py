@@ -213,7 +213,7 @@ def cpu_spmd_enabled() -> _Union[bool, str]:
 
 import os as _os
 
-import numpy as _np
+import operator as _operator
 
 if _os.environ.get("TACK_DEBUG_RACES", "") == "0":
     _core.set_debug_races(False)
@@ -231,11 +231,15 @@ def set_num_threads(n: int) -> None:
     the cores is allowed and starts that many. Results do not depend on it.
     By default every core the process may use; TACK_NUM_THREADS sets it at
     import. Other backends schedule their own threads (PoCL among them)."""
-    if isinstance(n, bool) or not isinstance(n, (int, _np.integer)):
-        raise TypeError(f"set_num_threads: n must be an integer, not {type(n).__name__}")
+    if isinstance(n, bool):
+        raise TypeError("set_num_threads: n must be an integer, not bool")
+    try:
+        n = _operator.index(n)  # an int, or a NumPy integer
+    except TypeError:
+        raise TypeError(f"set_num_threads: n must be an integer, not {type(n).__name__}") from None
     if n < 1:
         raise ValueError(f"set_num_threads: the CPU backend needs at least 1 thread, not {n}")
-    _core.set_num_threads(int(n))
+    _core.set_num_threads(n)
 
 
 def get_num_threads() -> int:

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import inspect
+import operator
 from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from ._numpy import np
 
 from . import _core, _dtypes, _element_types
 
@@ -22,7 +26,9 @@ ShapeLike = Union[int, Sequence[int]]
 
 
 def _shape(shape):
-    return (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(e) for e in shape)
+    if hasattr(shape, "__index__"):  # an int or a NumPy integer
+        return (operator.index(shape),)
+    return tuple(int(e) for e in shape)
 
 
 def _element(dtype, layout):
@@ -413,9 +419,9 @@ setattr(Array, "__reduce__", _reduce)
 # src/runtime/reduce.cpp. Both follow the same accumulator rules.
 
 _SUM_DTYPE = {
-    "i8": np.int64, "i16": np.int64, "i32": np.int64, "i64": np.int64,
-    "u8": np.uint64, "u16": np.uint64, "u32": np.uint64, "u64": np.uint64,
-    "f32": np.float32, "f64": np.float64,
+    "i8": "int64", "i16": "int64", "i32": "int64", "i64": "int64",
+    "u8": "uint64", "u16": "uint64", "u32": "uint64", "u64": "uint64",
+    "f32": "float32", "f64": "float64",
 }
 
 

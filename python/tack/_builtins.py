@@ -3,40 +3,66 @@ on the host they compute with NumPy, so a device function can also run as
 plain Python."""
 
 import math
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from ._numpy import np
 
-sqrt = np.sqrt
-sin = np.sin
-cos = np.cos
-tan = np.tan
-asin = np.arcsin
-acos = np.arccos
-atan = np.arctan
-atan2 = np.arctan2
-exp = np.exp
-log = np.log
-floor = np.floor
-ceil = np.ceil
-tanh = np.tanh
-sinh = np.sinh
-cosh = np.cosh
-asinh = np.arcsinh
-acosh = np.arccosh
-atanh = np.arctanh
-log2 = np.log2
-log10 = np.log10
-exp2 = np.exp2
-expm1 = np.expm1
-log1p = np.log1p
-cbrt = np.cbrt
-hypot = np.hypot
-copysign = np.copysign
-fmod = np.fmod
-trunc = np.trunc
-isnan = np.isnan
-isinf = np.isinf
-isfinite = np.isfinite
+
+# NumPy's names of the math builtins, for the resolver: a kernel that calls
+# numpy.arcsin calls the builtin asin.
+NUMPY_NAMES: dict[str, str] = {}
+
+
+def _numpy_form(name, numpy_name, what):
+    """The host form of a math builtin: NumPy's ufunc `numpy_name` (looked up
+    at the call, so that importing tack does not import NumPy)."""
+    NUMPY_NAMES[numpy_name] = name
+
+    def fn(*args, **kwargs):
+        return getattr(np, numpy_name)(*args, **kwargs)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (
+        f"{what}. In kernels it computes at its arguments' floating precision (docs/numerics.md); "
+        f"on the host it is numpy.{numpy_name}, with the same arguments."
+    )
+    return fn
+
+
+sqrt = _numpy_form("sqrt", "sqrt", "The square root")
+sin = _numpy_form("sin", "sin", "The sine of an angle in radians")
+cos = _numpy_form("cos", "cos", "The cosine of an angle in radians")
+tan = _numpy_form("tan", "tan", "The tangent of an angle in radians")
+asin = _numpy_form("asin", "arcsin", "The arc sine, in radians")
+acos = _numpy_form("acos", "arccos", "The arc cosine, in radians")
+atan = _numpy_form("atan", "arctan", "The arc tangent, in radians")
+atan2 = _numpy_form("atan2", "arctan2", "atan2(y, x): the angle of the point (x, y), in radians")
+exp = _numpy_form("exp", "exp", "e to the power x")
+log = _numpy_form("log", "log", "The natural logarithm")
+floor = _numpy_form("floor", "floor", "The largest integral value not above x, as a float")
+ceil = _numpy_form("ceil", "ceil", "The smallest integral value not below x, as a float")
+tanh = _numpy_form("tanh", "tanh", "The hyperbolic tangent")
+sinh = _numpy_form("sinh", "sinh", "The hyperbolic sine")
+cosh = _numpy_form("cosh", "cosh", "The hyperbolic cosine")
+asinh = _numpy_form("asinh", "arcsinh", "The inverse hyperbolic sine")
+acosh = _numpy_form("acosh", "arccosh", "The inverse hyperbolic cosine")
+atanh = _numpy_form("atanh", "arctanh", "The inverse hyperbolic tangent")
+log2 = _numpy_form("log2", "log2", "The base-2 logarithm")
+log10 = _numpy_form("log10", "log10", "The base-10 logarithm")
+exp2 = _numpy_form("exp2", "exp2", "2 to the power x")
+expm1 = _numpy_form("expm1", "expm1", "exp(x) - 1 without cancellation near 0")
+log1p = _numpy_form("log1p", "log1p", "log(1 + x) without cancellation near 0")
+cbrt = _numpy_form("cbrt", "cbrt", "The cube root")
+hypot = _numpy_form("hypot", "hypot", "hypot(x, y): sqrt(x*x + y*y) without overflow where x*x would")
+copysign = _numpy_form("copysign", "copysign", "copysign(x, y): x's magnitude with y's sign bit")
+fmod = _numpy_form("fmod", "fmod", "fmod(x, y): C's remainder, exact, with the sign of x")
+trunc = _numpy_form("trunc", "trunc", "x rounded toward zero, as a float")
+isnan = _numpy_form("isnan", "isnan", "Whether x is a NaN (0 or 1 in kernels)")
+isinf = _numpy_form("isinf", "isinf", "Whether x is an infinity (0 or 1 in kernels)")
+isfinite = _numpy_form("isfinite", "isfinite", "Whether x is neither a NaN nor an infinity (0 or 1 in kernels)")
 
 
 def round(x):
@@ -80,28 +106,11 @@ def ndindex(*extents):
 
 
 BUILTIN_NAMES = {
-    sqrt: "sqrt",
-    sin: "sin",
-    cos: "cos",
-    tan: "tan",
-    asin: "asin",
-    acos: "acos",
-    atan: "atan",
-    atan2: "atan2",
-    exp: "exp",
-    log: "log",
-    floor: "floor",
-    ceil: "ceil",
-    ndindex: "ndindex",
+    f: f.__name__
+    for f in (sqrt, sin, cos, tan, asin, acos, atan, atan2, exp, log, floor, ceil, ndindex)
+    + (tanh, sinh, cosh, asinh, acosh, atanh, log2, log10, exp2, expm1, log1p, cbrt, hypot, copysign, fmod, trunc)
+    + (isnan, isinf, isfinite, round, erf, erfc, clamp)
 }
-BUILTIN_NAMES.update(
-    {
-        f: f.__name__
-        for f in (tanh, sinh, cosh, log2, log10, exp2, expm1, log1p, cbrt, hypot, copysign, fmod, trunc)
-        + (isnan, isinf, isfinite, round, erf, erfc, clamp)
-    }
-)
-BUILTIN_NAMES.update({asinh: "asinh", acosh: "acosh", atanh: "atanh"})
 
 
 def atomic_add(array, index, value):

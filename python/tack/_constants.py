@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-import numpy as np
-
 from . import _dtypes
+from ._numpy import is_numpy_number, loaded as loaded_numpy
 
 
 def _number(x, where):
-    if isinstance(x, np.generic) and x.dtype.kind in "iuf":
+    if is_numpy_number(x):
         x = x.item()
     if isinstance(x, bool) or not isinstance(x, (int, float)):
         raise TypeError(f"tack.constant takes numbers, vectors and matrices of numbers, not {type(x).__name__}{where}")
@@ -20,7 +19,8 @@ def _number(x, where):
 
 
 def _sequence(x):
-    if isinstance(x, np.ndarray):
+    numpy = loaded_numpy()
+    if numpy is not None and isinstance(x, numpy.ndarray):
         return x.tolist()
     return list(x) if isinstance(x, (list, tuple)) else None
 

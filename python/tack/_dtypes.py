@@ -1,8 +1,11 @@
 """The ten scalar types. Each is also a cast inside kernels: tack.f32(x)."""
 
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from ._numpy import np
 
 
 class DType:
@@ -13,13 +16,21 @@ class DType:
     inside a kernel as a cast. It compares equal to the NumPy dtype, type or
     name of the same type."""
 
-    __slots__ = ("name", "numpy", "itemsize", "_tack_dtype")
+    __slots__ = ("name", "itemsize", "_tack_dtype", "_numpy_name", "_numpy")
 
-    def __init__(self, name, numpy_type):
+    def __init__(self, name, numpy_name):
         self.name = name
-        self.numpy = np.dtype(numpy_type)
-        self.itemsize = self.numpy.itemsize
+        self.itemsize = int(name[1:]) // 8
         self._tack_dtype = name
+        self._numpy_name = numpy_name
+        self._numpy = None
+
+    @property
+    def numpy(self) -> "np.dtype[Any]":
+        """The NumPy dtype of the same type (NumPy is imported at first use)."""
+        if self._numpy is None:
+            self._numpy = np.dtype(self._numpy_name)
+        return self._numpy
 
     def __call__(self, value):
         """On the host, converts like NumPy's typed scalar; in kernels, a cast."""
@@ -40,16 +51,16 @@ class DType:
         return hash(self.name)
 
 
-i8 = DType("i8", np.int8)
-i16 = DType("i16", np.int16)
-i32 = DType("i32", np.int32)
-i64 = DType("i64", np.int64)
-u8 = DType("u8", np.uint8)
-u16 = DType("u16", np.uint16)
-u32 = DType("u32", np.uint32)
-u64 = DType("u64", np.uint64)
-f32 = DType("f32", np.float32)
-f64 = DType("f64", np.float64)
+i8 = DType("i8", "int8")
+i16 = DType("i16", "int16")
+i32 = DType("i32", "int32")
+i64 = DType("i64", "int64")
+u8 = DType("u8", "uint8")
+u16 = DType("u16", "uint16")
+u32 = DType("u32", "uint32")
+u64 = DType("u64", "uint64")
+f32 = DType("f32", "float32")
+f64 = DType("f64", "float64")
 
 # What a scalar dtype= parameter accepts: a tack dtype, a NumPy dtype or
 # scalar type (numpy.float32, float) or a name ("f32", "float32").

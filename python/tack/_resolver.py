@@ -9,6 +9,7 @@ its own resolver, so a callee's names resolve in its own module.
 import builtins
 import importlib
 import math
+import sys
 import types
 
 from . import _builtins, _dtypes, _templates
@@ -52,6 +53,21 @@ _PYTHON_BUILTINS = {
 }
 
 _MATH_CONSTANTS = {"pi", "e", "tau", "inf", "nan"}
+
+# NumPy's ufuncs for the math builtins (numpy.sqrt, numpy.arcsin), by
+# identity; made when a kernel first names one, which it can only do once
+# the program has imported NumPy.
+_numpy_builtins = None
+
+
+def _numpy_builtin_name(obj):
+    global _numpy_builtins
+    numpy = sys.modules.get("numpy")
+    if numpy is None:
+        return None
+    if _numpy_builtins is None:
+        _numpy_builtins = {getattr(numpy, n): name for n, name in _builtins.NUMPY_NAMES.items()}
+    return _numpy_builtins.get(obj)
 
 
 def describe(obj):
@@ -134,7 +150,7 @@ class Resolver:
         if isinstance(obj, _dtypes.DType):
             return ("dtype", obj.name)
         try:
-            name = _PYTHON_BUILTINS.get(obj) or _builtins.BUILTIN_NAMES.get(obj)
+            name = _PYTHON_BUILTINS.get(obj) or _builtins.BUILTIN_NAMES.get(obj) or _numpy_builtin_name(obj)
         except TypeError:  # unhashable
             name = None
         if name:

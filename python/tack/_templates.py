@@ -25,9 +25,8 @@ import operator
 import struct
 from typing import Any, TypeVar
 
-import numpy as np
-
 from . import _dtypes
+from ._numpy import is_numpy_number
 from ._constants import Constant
 
 _MARK = "__tack_device_class__"
@@ -77,7 +76,7 @@ def _float_bits(x):
 def _is_number(v):
     if isinstance(v, (int, float)):
         return True
-    return isinstance(v, np.generic) and v.dtype.kind in "iuf"
+    return is_numpy_number(v)
 
 
 def _constant_entry(value, dtype):
