@@ -658,8 +658,9 @@ void Kernel::report_race(const Variant& v, const backends::LaunchOutcome& s, con
                             "(48 bytes per scalar) for array '" + p.name +
                                 "'; turn it off with tack.set_debug(True, races=False)");
     }
-    const codegen::DebugAccess& first = v.debug_accesses.at(static_cast<size_t>(s.race_sites[0]));
-    const Array* array = args[first.array].array;
+    // The element is named as the access that found the conflict indexes it.
+    const codegen::DebugAccess& second = v.debug_accesses.at(static_cast<size_t>(s.race_sites[1]));
+    const Array* array = args[second.array].array;
     throw ArgumentError(ArgumentError::Kind::Race,
                         describe_race(name_, *v.typed, v.debug_accesses, s.race_sites[0], s.race_sites[1],
                                       s.race_scalar, array ? array->shape() : std::vector<int64_t>{}));

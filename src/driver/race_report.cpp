@@ -85,7 +85,7 @@ std::string describe_race(const std::string& kernel, const ir::Kernel& typed,
                           int64_t scalar, const std::vector<int64_t>& shape) {
     const DebugAccess& a = sites.at(static_cast<size_t>(first));
     const DebugAccess& b = sites.at(static_cast<size_t>(second));
-    const ir::Param& p = typed.params.at(static_cast<size_t>(a.array));
+    const ir::Param& p = typed.params.at(static_cast<size_t>(b.array));
     int components = p.components();
     int64_t element = scalar / components;
     std::vector<int64_t> index(shape.size());
@@ -98,8 +98,11 @@ std::string describe_race(const std::string& kernel, const ir::Kernel& typed,
     if (components > 1) what = "component " + std::to_string(scalar % components) + " of " + what;
     Place pa = place_of(typed, a.span);
     Place pb = place_of(typed, b.span);
-    std::string msg = "kernel '" + kernel + "': data race on " + what + " of array '" + p.name +
-                      "' between two iterations of one launch" +
+    std::string array = "array '" + p.name + "'";
+    if (a.array != b.array)
+        array += " (which shares memory with array '" + typed.params.at(static_cast<size_t>(a.array)).name + "')";
+    std::string msg = "kernel '" + kernel + "': data race on " + what + " of " + array +
+                      " between two iterations of one launch" +
                       line_of("one", a, pa) + line_of("another", b, pb);
     std::string hint;
     if (a.augmented || b.augmented) {

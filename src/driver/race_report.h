@@ -13,7 +13,9 @@ namespace tack::driver {
 
 // `first` and `second` index `sites` (the earlier recorded access first);
 // `scalar` is the element's row-major position times its components plus
-// the component; `shape` the array argument's extents.
+// the component, in the array the second access indexes, and `shape` that
+// array argument's extents. The two accesses may index different arrays
+// that share memory.
 std::string describe_race(const std::string& kernel, const ir::Kernel& typed,
                           const std::vector<codegen::DebugAccess>& sites, int32_t first, int32_t second,
                           int64_t scalar, const std::vector<int64_t>& shape);

@@ -218,6 +218,112 @@ def test_a_two_dimensional_race_names_the_index_tuple():
     assert [n for _, n, _ in access_lines(message)] == [line, line]
 
 
+# ------------------------------------- races through views of one memory
+
+
+@tack.kernel
+def copy_plus_one(src, dst):
+    for i in range(len(dst)):
+        dst[i] = src[i] + 1.0
+
+
+@tack.kernel
+def write_floats_read_words(f, w, out):
+    for i in range(len(f)):
+        f[i] = 1.5  # writes f's bytes 4i..4i+3
+        out[i] = w[i * 4 + 4] if i * 4 + 4 < len(w) else 0  # reads the byte after them
+
+
+@tack.kernel
+def write_floats_read_own_words(f, w, out):
+    for i in range(len(f)):
+        f[i] = 1.5
+        out[i] = w[i * 4] + w[i * 4 + 3]  # bytes of the element this iteration wrote
+
+
+@tack.kernel
+def blend(x, y, out):
+    for i in range(len(out)):
+        out[i] = x[i] + y[len(y) - 1 - i]
+
+
+def underlying(message, names_to_offset):
+    """The buffer index of the raced element: the message names it in one of
+    the views, each at an offset into the buffer."""
+    for name, offset in names_to_offset.items():
+        if f"of array '{name}'" in message:
+            (k,) = element_of(message, name)
+            return k + offset
+    raise AssertionError(message)
+
+
+@pytest.mark.cpu_only("the race detector is the CPU backend's")
+def test_two_overlapping_views_race_through_each_other():
+    # dst = a[1:], src = a[:-1]: iteration i writes a[i + 1], which
+    # iteration i + 1 reads through the other view.
+    n = 40
+    a = tack.array(np.arange(n, dtype=np.float32))
+    message = raced(copy_plus_one, a[:-1], a[1:])
+    m = underlying(message, {"src": 0, "dst": 1})
+    assert 1 <= m <= n - 2  # written by iteration m - 1, read by iteration m
+    assert "shares memory with array" in message
+    assert {"'src'", "'dst'"} <= set(re.findall(r"'(?:src|dst)'", message))
+    lines = access_lines(message)
+    line = line_of("dst[i] = src[i] + 1.0")
+    assert sorted(verb for verb, _, _ in lines) == ["reads", "writes"]
+    assert [n for _, n, _ in lines] == [line, line]
+
+
+@pytest.mark.cpu_only("the race detector is the CPU backend's")
+def test_the_same_array_passed_twice_races_through_both_parameters():
+    # Reversing in place: iteration i writes a[i], iteration n-1-i reads it.
+    n = 33
+    a = tack.array(np.arange(n, dtype=np.float32))
+    message = raced(blend, a, a, a)
+    assert "shares memory with array" in message
+    (k,) = re.search(r"data race on element \((\d+),\) of array '(?:x|y|out)'", message).groups()
+    assert 0 <= int(k) < n and int(k) != n // 2  # the middle element is its own mirror
+
+
+@pytest.mark.cpu_only("the race detector is the CPU backend's")
+def test_views_of_one_memory_without_a_conflict_raise_nothing():
+    # Each iteration reads and writes only its own element, through two
+    # parameters bound to one array: no race, and NumPy's result.
+    a = np.linspace(-1, 1, 64, dtype=np.float32)
+    t = tack.array(a)
+    copy_plus_one(t, t)
+    np.testing.assert_array_equal(t.numpy(), a + np.float32(1))
+    # Two read-only views overlapping each other, one written array apart.
+    x = np.arange(20, dtype=np.float32)
+    tx = tack.array(x)
+    out = tack.zeros(10)
+    blend(tx[:10], tx[5:15], out)
+    np.testing.assert_array_equal(out.numpy(), x[:10] + x[5:15][::-1])
+
+
+@pytest.mark.cpu_only("the race detector is the CPU backend's")
+def test_views_of_different_dtypes_race_by_bytes():
+    # A float view and a byte view of one NumPy buffer, shared without a
+    # copy: iteration i writes floats' bytes 4i..4i+3 and reads byte 4i + 4,
+    # which iteration i + 1 writes.
+    n = 16
+    buffer = np.zeros(n, dtype=np.float32)
+    words = buffer.view(np.uint8)
+    message = raced(write_floats_read_words, buffer, words, tack.zeros(n, dtype=tack.i32))
+    m = underlying(message, {"f": 0, "w": 0})
+    assert "shares memory with array" in message
+    if "of array 'w'" in message:
+        assert m % 4 == 0 and 4 <= m <= 4 * (n - 1)  # the first byte of float m // 4
+    else:
+        assert 1 <= m <= n - 1
+    # Reading the bytes of the float the same iteration wrote is no race.
+    buffer[:] = 0
+    out = tack.zeros(n, dtype=tack.i32)
+    write_floats_read_own_words(buffer, words, out)
+    one_and_a_half = np.frombuffer(np.float32(1.5).tobytes(), dtype=np.uint8)
+    np.testing.assert_array_equal(out.numpy(), np.full(n, int(one_and_a_half[0]) + int(one_and_a_half[3])))
+
+
 @pytest.mark.cpu_only("the race detector is the CPU backend's")
 def test_races_are_found_whatever_the_schedule():
     # Many launches: each finds the race, whichever iteration ran first.

@@ -96,6 +96,27 @@ public:
         return std::make_unique<CpuExecutable>(std::move(*code));
     }
 
+    // The race detector's view of the launch's arrays (`slots`: their
+    // ArrayArgs, by parameter).
+    static std::vector<runtime::RaceArray> race_arrays(const LaunchRequest& request, const codegen::ArrayArg* slots) {
+        std::vector<runtime::RaceArray> out(request.count);
+        for (size_t i = 0; i < request.count; ++i) {
+            const runtime::Array* a = request.args[i].array;
+            if (!a) continue;
+            runtime::RaceArray& r = out[i];
+            r.data = slots[i].data;
+            r.itemsize = size_of(a->dtype());
+            r.ndim = a->ndim();
+            r.shape = slots[i].shape;
+            r.strides = slots[i].strides;
+            r.component_stride = slots[i].component_stride;
+            r.components = a->element().components();
+        }
+        if (request.written)
+            for (int w : *request.written) out.at(static_cast<size_t>(w)).written = true;
+        return out;
+    }
+
     LaunchOutcome launch(const Executable& executable, const LaunchRequest& request) override {
         const auto& code = static_cast<const CpuExecutable&>(executable).code;
         size_t n = request.count;
@@ -133,7 +154,10 @@ public:
         }
         runtime::DebugState debug_state;
         std::optional<runtime::RaceShadow> races;
-        if (request.debug && !request.count_only) debug_state.races = &races.emplace(n);
+        if (request.debug && !request.count_only) {
+            debug_state.races = &races.emplace(n);
+            races->share_overlapping(race_arrays(request, arrays));
+        }
         argv[n] = &debug_state;
 
         LaunchOutcome out;

@@ -1,9 +1,15 @@
 // Debug mode's race detector, the compiled side: each access of the scalar
 // program's parallel body to an array the kernel writes calls
 // tack_rt_race_access (runtime/race_shadow.h) with the element, the flat
-// iteration number and its site. Arrays the kernel never writes cannot
-// race and are not reported; neither are accesses outside the parallel
-// loop, which belong to no iteration (they only load).
+// iteration number and its site. Accesses outside the parallel loop belong
+// to no iteration (they only load) and are not reported.
+//
+// An array the kernel never writes races only through another parameter
+// that shares its memory. The disjoint-storage variant runs only calls
+// where no written array shares a byte with another argument, so it reports
+// the written arrays alone; the variant for overlapping calls reports every
+// array, and the runtime checks a read-only one where it overlaps a written
+// one, in a shadow they share.
 #include "analysis/effects.h"
 #include "codegen/llvm/emitter.h"
 
@@ -14,6 +20,10 @@ void Emitter::set_races(bool on) {
     race_checked_.assign(k_.params.size(), false);
     if (!on) return;
     if (!debug_) syntax::internal_error(kEmitPass, "race checks need a debug variant");
+    if (!noalias_) {
+        for (size_t p = 0; p < k_.params.size(); ++p) race_checked_[p] = k_.params[p].kind == ParamKind::Array;
+        return;
+    }
     for (int p : analysis::effects_of(k_).written)
         if (k_.params[p].kind == ParamKind::Array) race_checked_[p] = true;
 }

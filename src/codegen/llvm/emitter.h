@@ -37,7 +37,9 @@ public:
 
     void set_noalias(bool on) { noalias_ = on; }
     // Debug mode's race detector (emit_races.cpp): the scalar program
-    // reports its accesses to the arrays the kernel writes.
+    // reports its accesses to the arrays the kernel writes, and to every
+    // array unless the variant is the disjoint-storage one. After
+    // set_noalias.
     void set_races(bool on);
     // The SPMD body (emit_lanes.cpp): `lanes` consecutive iterations of the
     // innermost dimension per group, values labeled by `labels`
