@@ -319,23 +319,31 @@ void Emitter::emit_elementwise(const Operation& op) {
       return;
     }
     case OpKind::mma: {
-      // c + a @ b, accumulated over k in increasing order in the element
-      // type; the product is bound to a local first so it is rounded before
-      // the add (no fused multiply-add, as in the interpreter).
+      // c + a @ b, each element accumulated over k in increasing order in
+      // the element type; the product is bound to a local first so it is
+      // rounded before the add (no fused multiply-add, as in the
+      // interpreter). k runs outermost: every element still takes its terms
+      // in the same order, and the innermost loop walks a row of b and of
+      // the result, contiguous tiles the CPU compiler turns into SIMD lanes.
       Storage a = storage(op.operand(0)), b = storage(op.operand(1)), c = storage(op.operand(2));
       Storage r = define(op.result());
-      int64_t K = op.operand(0)->type().shape()[1];
+      copy(r, c);
+      int64_t M = rt.shape()[0], N = rt.shape()[1], K = op.operand(0)->type().shape()[1];
       Scalar e = rt.elem();
-      int acc = new_var("acc"), prod = new_var("prod"), x = new_var("x"), y = new_var("y"), k = new_var("k", ir::VarRole::LoopVar);
-      for_each_element(rt.shape(), [&](const std::vector<int>& i) {
-        assign(acc, read(c, refs(i)));
-        for_range(k, i64(K), [&] {
-          assign(x, read(a, exprs(ref(i[0]), ref(k))));
-          assign(y, read(b, exprs(ref(k), ref(i[1]))));
-          assign(prod, scalar_binary(op, OpKind::mul, e, x, y));
-          assign(acc, scalar_binary(op, OpKind::add, e, acc, prod));
+      int acc = new_var("acc"), prod = new_var("prod"), x = new_var("x"), y = new_var("y");
+      int i = new_var("i", ir::VarRole::LoopVar), j = new_var("j", ir::VarRole::LoopVar),
+          k = new_var("k", ir::VarRole::LoopVar);
+      for_range(k, i64(K), [&] {
+        for_range(i, i64(M), [&] {
+          assign(x, read(a, exprs(ref(i), ref(k))));
+          for_range(j, i64(N), [&] {
+            assign(y, read(b, exprs(ref(k), ref(j))));
+            assign(prod, scalar_binary(op, OpKind::mul, e, x, y));
+            assign(acc, read(r, exprs(ref(i), ref(j))));
+            assign(acc, scalar_binary(op, OpKind::add, e, acc, prod));
+            write(r, exprs(ref(i), ref(j)), ref(acc));
+          });
         });
-        write(r, refs(i), ref(acc));
       });
       return;
     }
