@@ -326,7 +326,7 @@ void Emitter::emit_elementwise(const Operation& op) {
       // in the same order, and the innermost loop walks a row of b and of
       // the result, contiguous tiles the CPU compiler turns into SIMD lanes.
       Storage a = storage(op.operand(0)), b = storage(op.operand(1)), c = storage(op.operand(2));
-      Storage r = define(op.result());
+      Storage r = define(op.result());  // c's own storage when the loop accumulates in place
       copy(r, c);
       int64_t M = rt.shape()[0], N = rt.shape()[1], K = op.operand(0)->type().shape()[1];
       Scalar e = rt.elem();

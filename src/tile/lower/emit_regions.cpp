@@ -28,6 +28,15 @@ void Emitter::emit_loop(const Operation& op) {
     carried.push_back(s);
   }
   const Operation& yield = *body.back();
+  // An mma that accumulates into a carried tile nothing else reads, and is
+  // yielded in its place, accumulates in the carried storage itself: no
+  // copy into a fresh tile, and none back at the yield.
+  for (unsigned j = 0; j < yield.num_operands(); ++j) {
+    const Value* arg = body.argument(j + 1);
+    const Operation* def = yield.operand(j)->defining_op();
+    if (def && def->kind() == OpKind::mma && def->operand(2) == arg && arg->num_uses() == 1)
+      storage_[yield.operand(j)] = carried[j];
+  }
   for_range(index, std::move(extent), [&] {
     emit_block(body);
     // A yield of a carried argument would be overwritten by an earlier

@@ -211,6 +211,7 @@ void Emitter::for_each_element(const Shape& shape, const std::function<void(cons
 }
 
 void Emitter::copy(const Storage& dst, const Storage& src) {
+  if (dst.var == src.var && dst.array == src.array && dst.prefix == src.prefix) return;  // one storage
   for_each_element(dst.type.shape(), [&](const std::vector<int>& i) { write(dst, refs(i), read(src, refs(i))); });
 }
 
