@@ -2,9 +2,11 @@
 
     python bench/debug_overhead.py [--n N] [--repeats R]
 
-Times three representative kernels (a 1-D stencil with a neighbour read,
-an MLS-MPM-like particle-to-grid scatter with atomics, and a 2-D row update
-with a sequential inner loop) in three builds of each: ordinary, debug mode
+Times four representative kernels (a 1-D stencil with a neighbour read,
+an MLS-MPM-like particle-to-grid scatter with atomics, a 2-D row update
+with a sequential inner loop, and an in-place update given one array as
+two parameters, which the detector checks through a shadow by address) in
+three builds of each: ordinary, debug mode
 without the race detector (bounds checks only) and debug mode with it. The
 results of the three are compared first (every kernel is race-free). It
 prints the median times and the ratios; it is a measurement, not a test.
@@ -44,6 +46,16 @@ def rows(m, steps):
                 m[r, c] = 0.5 * (m[r, c] + m[r, c - 1])
 
 
+@tack.kernel
+def axpy(x, y, alpha):
+    for i in range(len(y)):
+        y[i] = alpha * x[i] + y[i]
+
+
+def twice(array):
+    return [array, array, 2.0]
+
+
 def cases(n):
     rng = np.random.default_rng(3)
     a = rng.random(n, dtype=np.float32)
@@ -55,6 +67,7 @@ def cases(n):
         "stencil (1 read-only input)": (smooth, lambda: [tack.array(a), tack.zeros(n)]),
         "scatter (atomics)": (scatter, lambda: [tack.array(x), tack.array(mass), tack.zeros(1024), 1024]),
         "rows (read-modify-write)": (rows, lambda: [tack.array(m), 2]),
+        "axpy in place (x is y)": (axpy, lambda: twice(tack.array(a))),
     }
 
 
