@@ -98,3 +98,23 @@ class NativeKernels:
 
     def nbody_kick_lanes(self, x, y, z, m, vx, vy, vz, dt, eps2):
         self._nbody_lanes(len(x), dt, eps2, x, y, z, m, vx, vy, vz)
+
+
+class RowKernels:
+    """bench/cpp/rows.cpp: row-wise softmax and LayerNorm of C-contiguous f32
+    matrices, OpenMP over rows."""
+
+    def __init__(self):
+        lib = _load("rows")
+        self._softmax = lib.softmax_rows
+        self._softmax.argtypes = [_I64, _I64, _F32, _F32]
+        self._layer_norm = lib.layer_norm_rows
+        self._layer_norm.argtypes = [_I64, _I64, _F32, _F32, _F32, _FLOAT, _F32]
+        for entry in (self._softmax, self._layer_norm):
+            entry.restype = None
+
+    def softmax(self, x, out):
+        self._softmax(x.shape[0], x.shape[1], x, out)
+
+    def layer_norm(self, x, g, b, eps, out):
+        self._layer_norm(x.shape[0], x.shape[1], x, g, b, eps, out)

@@ -11,9 +11,10 @@ timed: the median of a few runs, the first, compiling, call excluded. The
 ratio is tack's time over NumPy's (above 1: NumPy is faster). NumPy's
 matmul is its BLAS on all cores; matmul runs twice, with the fixed
 16x16x16 tiles and with autotuned ones (docs/tile/python.md), and prints how
-long the first tuned call took (tuning, unless the winner is on disk); softmax and LayerNorm are NumPy expressions;
-Top-K is argpartition plus a sort of the k winners; sort is np.sort(kind="stable").
-No hand-written C++ loop is measured here.
+long the first tuned call took (tuning, unless the winner is on disk); softmax and LayerNorm are NumPy expressions,
+and are also timed as hand-written C++ loops (bench/cpp/rows.cpp: OpenMP over rows, g++ -O3 -march=native,
+no -ffast-math, so the row sums stay in order as Tack's do), whose time is the last column, with Tack's time
+over it; Top-K is argpartition plus a sort of the k winners; sort is np.sort(kind="stable").
 """
 
 import argparse
@@ -27,6 +28,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "python"))
 
+import native  # noqa: E402
 import timing  # noqa: E402
 import tack  # noqa: E402
 import tack.tile as T  # noqa: E402
@@ -38,11 +40,24 @@ def ms(run, budget_s):
     return timing.median_ms(run, repeats=3, budget_s=budget_s, warmup=0)
 
 
-def row(name, tack_ms, numpy_ms, flops=None):
+def row(name, tack_ms, numpy_ms, flops=None, cpp_ms=None):
     line = f"{name:<34} {tack_ms:>10.2f} {numpy_ms:>10.2f} {tack_ms / numpy_ms:>8.1f}x"
     if flops:
         line += f"   {flops / tack_ms / 1e6:>7.2f} {flops / numpy_ms / 1e6:>7.2f}"
+    if cpp_ms:
+        line += f"   C++ {cpp_ms:>8.2f} ms, tack/C++ {tack_ms / cpp_ms:.1f}x"
     print(line, flush=True)
+
+
+_rows = None
+
+
+def cpp_rows():
+    """bench/cpp/rows.cpp, built at first use."""
+    global _rows
+    if _rows is None:
+        _rows = native.RowKernels()
+    return _rows
 
 
 def bench_matmul(m, k, n, r):
@@ -81,7 +96,11 @@ def bench_softmax(rows, cols, r):
         e = np.exp(x - x.max(axis=1, keepdims=True))
         return e / e.sum(axis=1, keepdims=True)
 
-    row(f"softmax {rows}x{cols}", ms(lambda: T.softmax(tx, out=out), 3.0), ms(numpy_softmax, 3.0))
+    by_cpp = np.empty_like(x)
+    cpp_rows().softmax(x, by_cpp)
+    assert np.all(np.abs(by_cpp - exact) <= bound), "the C++ softmax disagrees with NumPy"
+    row(f"softmax {rows}x{cols}", ms(lambda: T.softmax(tx, out=out), 3.0), ms(numpy_softmax, 3.0),
+        cpp_ms=ms(lambda: cpp_rows().softmax(x, by_cpp), 3.0))
 
 
 def bench_layer_norm(rows, cols, r):
@@ -98,7 +117,11 @@ def bench_layer_norm(rows, cols, r):
         d = x - mean
         return d / np.sqrt((d * d).mean(axis=1, keepdims=True) + np.float32(1e-5)) * g + b
 
-    row(f"layer_norm {rows}x{cols}", ms(lambda: T.layer_norm(tx, tg, tb, out=out), 3.0), ms(numpy_layer_norm, 3.0))
+    by_cpp = np.empty_like(x)
+    cpp_rows().layer_norm(x, g, b, np.float32(1e-5), by_cpp)
+    assert np.all(np.abs(by_cpp - exact) <= bound), "the C++ layer_norm disagrees with NumPy"
+    row(f"layer_norm {rows}x{cols}", ms(lambda: T.layer_norm(tx, tg, tb, out=out), 3.0), ms(numpy_layer_norm, 3.0),
+        cpp_ms=ms(lambda: cpp_rows().layer_norm(x, g, b, np.float32(1e-5), by_cpp), 3.0))
 
 
 def bench_topk(rows, cols, k, r):
