@@ -45,24 +45,24 @@ from . import _cache, _core
 
 DEFAULT = (16, 16, 16)
 
-# (tile_m, tile_n, tile_k), pruned from {8, 16, 32, 64}^3 by measuring on
-# the 2-core x86-64 of docs/performance.md: this first lowering keeps tiles
-# in local arrays and mma is a scalar loop, so narrow N tiles (8) with M
-# of 16 to 64 do best, and 32x16 or larger blocks run 3-8x slower at
-# 1024^3 (two of them stay, for machines with larger caches).
+# (tile_m, tile_n, tile_k), pruned from {8, 16, 32, 64}^2 x {8, 16, 32} by
+# measuring at 1024^3 and 2048^3 on the 2-core x86-64 of
+# docs/performance.md: mma's innermost loop runs along a row of N, and the
+# CPU's SIMD lanes run consecutive tiles, so tall tiles (M of 32 or 64) do
+# best, with narrow (8) or wide (64) N; 16x16x16 stays as the default.
 CANDIDATES = (
     (16, 16, 16),
-    (8, 8, 16),
-    (8, 8, 32),
-    (8, 16, 16),
     (16, 8, 16),
-    (16, 8, 32),
-    (16, 16, 32),
-    (32, 8, 32),
-    (64, 8, 16),
+    (32, 8, 8),
     (32, 8, 16),
+    (32, 8, 32),
     (32, 16, 16),
     (32, 32, 16),
+    (64, 8, 8),
+    (64, 8, 16),
+    (64, 16, 16),
+    (64, 64, 8),
+    (64, 64, 16),
 )
 
 _CAP = 2048  # a class extent above this tunes at this extent
