@@ -511,10 +511,18 @@ void bind_array(nb::module_& m) {
         .def_prop_ro("readonly", &Array::readonly)
         .def_prop_ro("device", [](const Array& a) { return a.storage()->device_name(); },
                      "The backend the array belongs to: \"cpu\", \"opencl\".")
-        .def_prop_ro("ptr", [](const Array& a) {
-            host_ready(a);
-            return reinterpret_cast<uintptr_t>(a.data());
-        })
+        .def_prop_ro(
+            "ptr",
+            [](const Array& a) -> uint64_t {
+                // On CUDA and HIP the device address, as __cuda_array_interface__ gives it.
+                if (backends::Backend* backend = addressable_backend(a))
+                    return backend->share(*a.storage()) + static_cast<uint64_t>(a.byte_offset());
+                host_ready(a);
+                return reinterpret_cast<uintptr_t>(a.data());
+            },
+            "The address of the first element: the device address of an array on 'cuda' or 'hip' (what "
+            "__cuda_array_interface__ and DLPack give), otherwise host memory (on 'opencl', the host copy, "
+            "after the queued launches that write it).")
         .def("__len__", [](const Array& a) {
             if (a.ndim() == 0) throw nb::type_error("len() of a 0-d array");
             return a.shape()[0];

@@ -116,7 +116,10 @@ class Array:
         """The backend the array belongs to: "cpu", "opencl"."""
 
     @property
-    def ptr(self) -> int: ...
+    def ptr(self) -> int:
+        """
+        The address of the first element: the device address of an array on 'cuda' or 'hip' (what __cuda_array_interface__ and DLPack give), otherwise host memory (on 'opencl', the host copy, after the queued launches that write it).
+        """
 
     def __len__(self) -> int: ...
 

@@ -45,6 +45,7 @@ CASES = [
     "array_from_ptr_on_the_device",
     "hip_names_rocm_memory",
     "cuda_textures_are_texture_objects",
+    "ptr_is_the_device_address",
 ]
 
 
@@ -145,6 +146,20 @@ def case_an_exported_array_lives_on_the_device(tack, fake):
     tack.copyto(a, np.arange(6, dtype=np.int32) * 3)
     np.testing.assert_array_equal(_device_bytes(address, np.int32, 6), np.arange(6) * 3)
     assert int(a.sum()) == 45
+
+
+def case_ptr_is_the_device_address(tack, fake):
+    # Array.ptr of a CUDA array is where the device holds it (Warp's
+    # array.ptr), the address __cuda_array_interface__ exports; a view's is
+    # its first element's.
+    a = tack.array(np.arange(10, dtype=np.float32), device="cuda")
+    base = a.__cuda_array_interface__["data"][0]
+    assert a.ptr == base
+    assert a[3:].ptr == base + 3 * 4
+    np.testing.assert_array_equal(_device_bytes(a[3:].ptr, np.float32, 2), [3, 4])
+    # On the CPU it is the host memory NumPy's view starts at.
+    c = tack.array(np.arange(4, dtype=np.int64))
+    assert c.ptr == c.numpy().ctypes.data
 
 
 def case_imports_the_cuda_array_interface(tack, fake):
