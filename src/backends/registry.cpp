@@ -34,6 +34,15 @@ Backend* find_backend(const std::string& name, std::string* why_not) {
     if (name == "cuda") return cuda_backend(why_not);
     if (name == "hip") return hip_backend(why_not);
     *why_not = "Tack has no backend named '" + name + "'";
+    size_t colon = name.find(':');
+    std::string prefix = name.substr(0, colon);
+    for (const auto& known : known_backends())
+        if (colon != std::string::npos && prefix == known)
+            // Warp and PyTorch name devices "cuda:0".
+            *why_not += "; devices are named without an ordinal: '" + known + "' is the first " + known +
+                        " device, the one Tack uses";
+    if (colon == std::string::npos)
+        *why_not += " (its devices: cpu, opencl, cuda, hip)";
     return nullptr;
 }
 

@@ -178,6 +178,20 @@ def test_an_unknown_device_is_refused_by_name():
         tack.zeros(3, device="nosuch")
     with pytest.raises(RuntimeError, match="'nosuch'"):
         tack.array(np.zeros(3, np.float32), device="nosuch")
+    with pytest.raises(RuntimeError, match=r"its devices: cpu, opencl, cuda, hip"):
+        tack.zeros(3, device="gpu")
+
+
+@pytest.mark.parametrize("name", ["cuda:0", "cpu:0", "opencl:1"])
+def test_a_device_ordinal_is_refused_with_the_name_to_use(name):
+    # Warp and PyTorch write "cuda:0"; Tack names a backend's first device
+    # by the backend alone.
+    backend = name.split(":")[0]
+    with pytest.raises(RuntimeError, match=rf"'{name}'.*without an ordinal: '{backend}' is the first {backend} device"):
+        tack.zeros(3, device=name)
+    with pytest.raises(RuntimeError, match="without an ordinal"):
+        tack.set_default_device(name)
+    assert tack.get_default_device() == "cpu"
 
 
 @needs_opencl
