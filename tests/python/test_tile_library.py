@@ -95,6 +95,23 @@ def test_matmul_guarded_out(m, k, n):
     assert np.array_equal(bits(c), bits(fold_matmul(a, b)))
 
 
+@pytest.mark.parametrize("tiles", [(16, 16, 16), (8, 4, 2), (4, 12, 5), (6, 5, 3), (5, 8, 1), (12, 2, 7)])
+def test_matmul_tiles_of_every_shape_compile_to_the_documented_fold(tiles):
+    # The CPU lowering blocks mma in 4x4 groups of accumulators where the
+    # tile allows and loops element by element where it does not: both
+    # keep each output's k order, so every tile shape gives NumPy's f32 fold.
+    from tack import _core
+
+    r = rng(sum(tiles))
+    a = r.standard_normal((37, 29)).astype(np.float32)
+    b = r.standard_normal((29, 43)).astype(np.float32)
+    out = np.full((37, 43), np.nan, np.float32)
+    views = [tack.asarray(x) for x in (a, b, out)]
+    args = [(v, list(v.shape), [st // 4 for st in x.strides], 0, i == 2) for i, (v, x) in enumerate(zip(views, (a, b, out)))]
+    _core.tile_compile(_core.tile_matmul(*tiles), "cpu").launch(args)
+    assert np.array_equal(bits(out), bits(fold_matmul(a, b)))
+
+
 def test_matmul_strided_and_transposed_operands():
     r = rng(1)
     a = r.standard_normal((45, 70)).astype(np.float32)

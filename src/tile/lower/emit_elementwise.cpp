@@ -322,17 +322,51 @@ void Emitter::emit_elementwise(const Operation& op) {
       // c + a @ b, each element accumulated over k in increasing order in
       // the element type; the product is bound to a local first so it is
       // rounded before the add (no fused multiply-add, as in the
-      // interpreter). k runs outermost: every element still takes its terms
-      // in the same order, and the innermost loop walks a row of b and of
-      // the result, contiguous tiles the CPU compiler turns into SIMD lanes.
+      // interpreter). Blocks of kBlock x kBlock elements accumulate in
+      // locals over all of k, reading kBlock elements of a and of b per k:
+      // the register blocking a matrix-multiply kernel uses. Every element
+      // still takes its terms in the same order.
+      constexpr int64_t kBlock = 4;
       Storage a = storage(op.operand(0)), b = storage(op.operand(1)), c = storage(op.operand(2));
       Storage r = define(op.result());  // c's own storage when the loop accumulates in place
       copy(r, c);
       int64_t M = rt.shape()[0], N = rt.shape()[1], K = op.operand(0)->type().shape()[1];
       Scalar e = rt.elem();
-      int acc = new_var("acc"), prod = new_var("prod"), x = new_var("x"), y = new_var("y");
-      int i = new_var("i", ir::VarRole::LoopVar), j = new_var("j", ir::VarRole::LoopVar),
-          k = new_var("k", ir::VarRole::LoopVar);
+      int k = new_var("k", ir::VarRole::LoopVar), prod = new_var("prod");
+      if (M % kBlock == 0 && N % kBlock == 0) {
+        int ib = new_var("ib", ir::VarRole::LoopVar), jb = new_var("jb", ir::VarRole::LoopVar);
+        int i0 = new_var("i0"), j0 = new_var("j0");
+        std::vector<int> acc, x, y;
+        for (int64_t t = 0; t < kBlock * kBlock; ++t) acc.push_back(new_var("acc"));
+        for (int64_t t = 0; t < kBlock; ++t) x.push_back(new_var("x")), y.push_back(new_var("y"));
+        auto at = [&](int base, int64_t offset) { return add(ref(base), i64(offset)); };
+        auto times_block = [&](int v) { return ir::binary(ir::BinOp::Mul, ref(v), i64(kBlock), {}); };
+        for_range(ib, i64(M / kBlock), [&] {
+          assign(i0, times_block(ib));
+          for_range(jb, i64(N / kBlock), [&] {
+            assign(j0, times_block(jb));
+            for (int64_t u = 0; u < kBlock; ++u)
+              for (int64_t v = 0; v < kBlock; ++v) assign(acc[size_t(u * kBlock + v)], read(r, exprs(at(i0, u), at(j0, v))));
+            for_range(k, i64(K), [&] {
+              for (int64_t u = 0; u < kBlock; ++u) assign(x[size_t(u)], read(a, exprs(at(i0, u), ref(k))));
+              for (int64_t v = 0; v < kBlock; ++v) assign(y[size_t(v)], read(b, exprs(ref(k), at(j0, v))));
+              for (int64_t u = 0; u < kBlock; ++u)
+                for (int64_t v = 0; v < kBlock; ++v) {
+                  int sum = acc[size_t(u * kBlock + v)];
+                  assign(prod, scalar_binary(op, OpKind::mul, e, x[size_t(u)], y[size_t(v)]));
+                  assign(sum, scalar_binary(op, OpKind::add, e, sum, prod));
+                }
+            });
+            for (int64_t u = 0; u < kBlock; ++u)
+              for (int64_t v = 0; v < kBlock; ++v) write(r, exprs(at(i0, u), at(j0, v)), ref(acc[size_t(u * kBlock + v)]));
+          });
+        });
+        return;
+      }
+      // Other shapes: k outermost, the innermost loop along a row of b and
+      // of the result, contiguous tiles the CPU compiler vectorizes.
+      int acc = new_var("acc"), x = new_var("x"), y = new_var("y");
+      int i = new_var("i", ir::VarRole::LoopVar), j = new_var("j", ir::VarRole::LoopVar);
       for_range(k, i64(K), [&] {
         for_range(i, i64(M), [&] {
           assign(x, read(a, exprs(ref(i), ref(k))));
