@@ -5,6 +5,7 @@
 
 #include "backends/registry.h"
 #include "bindings.h"
+#include "driver/disk_cache.h"
 #include "driver/kernel.h"
 #include "runtime/parallel.h"
 
@@ -47,6 +48,8 @@ void bind_device(nb::module_& m) {
         std::string why_not;
         return backends::find_backend(name, &why_not) ? std::string() : why_not;
     });
+    m.def("_build_identity", &driver::build_identity_key,
+          "Tack's version and this build's identity, which keys what Tack keeps on disk.");
     m.def(
         "target_description", [](const std::string& name) { return backend_or_raise(name).target_description(); },
         "What a device's compiled code depends on besides its IR: for the CPU, LLVM's target triple, CPU and "

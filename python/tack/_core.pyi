@@ -23,6 +23,11 @@ def default_device() -> str: ...
 
 def device_unavailable_reason(arg: str, /) -> str: ...
 
+def _build_identity() -> str:
+    """
+    Tack's version and this build's identity, which keys what Tack keeps on disk.
+    """
+
 def target_description(arg: str, /) -> str:
     """
     What a device's compiled code depends on besides its IR: for the CPU, LLVM's target triple, CPU and features.

@@ -621,4 +621,6 @@ void disk_cache_store(const DiskCacheSlot& slot, const frontend::Resolver& resol
 }
 
 
+const std::string& build_identity_key() { return identity(); }
+
 }  // namespace tack::driver

@@ -115,5 +115,8 @@ void disk_cache_store(const DiskCacheSlot& slot, const frontend::Resolver& resol
 // LLVM major version (disk_cache_folder()).
 std::string disk_cache_root();
 std::string disk_cache_folder();
+// Tack's version and this build's identity (its GNU build ID), which every
+// entry's key includes: what else Tack keeps on disk keys on it too.
+const std::string& build_identity_key();
 
 }  // namespace tack::driver

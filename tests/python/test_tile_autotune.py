@@ -165,6 +165,13 @@ def test_a_winner_for_another_target_or_a_corrupt_file_is_not_used(fresh):
     record["key"]["target"] = "some other cpu"
     json.dump(record, open(path, "w"))
     assert _child(fresh, SMALL)[0] == 1
+    # Another build of Tack (same version) lowers the candidates with its
+    # own code: its winner was checked on that code, not on this build's.
+    record = json.load(open(path))
+    assert record["key"]["tack"] == _core._build_identity()
+    record["key"]["tack"] = record["key"]["tack"].replace("build-id", "build-id 0")
+    json.dump(record, open(path, "w"))
+    assert _child(fresh, SMALL)[0] == 1
     open(path, "w").write("{ not json")
     assert _child(fresh, SMALL)[0] == 1
     assert _child(fresh, SMALL)[0] == 0  # rewritten whole by the last tuning
