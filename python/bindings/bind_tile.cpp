@@ -130,10 +130,15 @@ void bind_tile(nb::module_& m) {
         .def("launch", &launch, nb::arg("args"),
              "Runs once over (array, shape, element strides, element offset, writes) views of arrays' storage.");
 
-    m.def("tile_compile", [](const tile::Kernel& k, const std::string& device) {
-        nb::gil_scoped_release compiling;
-        return tile::compile(device, k);
-    }, nb::arg("kernel"), nb::arg("device"));
+    m.def(
+        "tile_compile",
+        [](const tile::Kernel& k, const std::string& device, bool simd_lanes) {
+            nb::gil_scoped_release compiling;
+            return tile::compile(device, k, tile::CompileOptions{simd_lanes});
+        },
+        nb::arg("kernel"), nb::arg("device"), nb::arg("simd_lanes") = true,
+        "Compiles a tile kernel for a device; simd_lanes=False runs the CPU's iterations one at a time "
+        "(tack/tile/compile.h).");
 
     m.def("tile_interpret", &interpret, nb::arg("kernel"), nb::arg("args"),
           "Runs a tile kernel in the TileIR interpreter over the views launch takes: the correctness oracle.");

@@ -302,7 +302,10 @@ class CompiledTileKernel:
         Runs once over (array, shape, element strides, element offset, writes) views of arrays' storage.
         """
 
-def tile_compile(kernel: TileKernel, device: str) -> CompiledTileKernel: ...
+def tile_compile(kernel: TileKernel, device: str, simd_lanes: bool = True) -> CompiledTileKernel:
+    """
+    Compiles a tile kernel for a device; simd_lanes=False runs the CPU's iterations one at a time (tack/tile/compile.h).
+    """
 
 def tile_interpret(kernel: TileKernel, args: Sequence[tuple[Array, Sequence[int], Sequence[int], int, bool]]) -> None:
     """

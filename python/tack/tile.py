@@ -62,6 +62,16 @@ __all__ = [
 
 _compiled = {}
 
+# How each reference kernel's parallel iterations bind to the CPU: in SIMD
+# lanes (consecutive iterations in one vector) for the kernels of small
+# tiles, matrix products and the element-wise sort; one iteration at a time
+# for the kernels that walk long rows, whose loops LLVM vectorizes. Measured
+# on a 2-core x86-64 with AVX-512 (docs/performance.md): lanes make matmul
+# and einsum 2-5x and sort 10x faster, and rms_norm 4x, scan 7x, gathers
+# 2.5x, layer_norm 2-3x and conv2d 2x slower; softmax and topk are about
+# even (no lanes).
+_SIMD_LANES = {"matmul", "einsum", "sort"}
+
 
 def _kernel(fn, device, key, make):
     """The compiled kernel for `key` on `device`, compiling `make()` once."""
@@ -69,7 +79,7 @@ def _kernel(fn, device, key, make):
     k = _compiled.get(full_key)
     if k is None:
         try:
-            k = _core.tile_compile(make(), device)
+            k = _core.tile_compile(make(), device, simd_lanes=key[0] in _SIMD_LANES)
         except RuntimeError as e:
             if "does not compile tile kernels" in str(e):
                 raise NotImplementedError(f"tack.tile.{fn}: the arrays are on '{device}': {e}") from None

@@ -182,7 +182,8 @@ public:
     // Tile kernels (tack/tile/compile.h): the backend's own route from
     // TileIR to code it runs. Throws tack::tile::Error when this backend has
     // none, or when the kernel has a construct its lowering cannot handle.
-    virtual std::unique_ptr<tile::CompiledKernel> create_tile_kernel(const tile::Kernel& kernel) {
+    virtual std::unique_ptr<tile::CompiledKernel> create_tile_kernel(const tile::Kernel& kernel,
+                                                                    const tile::CompileOptions&) {
         throw tile::Error("compile @" + kernel.name() + ": the " + display_name() +
                           " backend does not compile tile kernels (the CPU and the C-family GPU backends do).");
     }

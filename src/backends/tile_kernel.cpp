@@ -7,7 +7,7 @@
 
 namespace tack::backends {
 
-TileKernel::TileKernel(Backend& backend, const tile::Kernel& kernel)
+TileKernel::TileKernel(Backend& backend, const tile::Kernel& kernel, const tile::CompileOptions& tile_options)
     : backend_(backend), name_(kernel.name()), device_(backend.name()) {
     static std::atomic<uint64_t> next{0};
     std::unique_ptr<ir::Kernel> typed = tile::lower::lower_to_kernel_ir(kernel);
@@ -18,6 +18,7 @@ TileKernel::TileKernel(Backend& backend, const tile::Kernel& kernel)
     written_ = analysis::effects_of(*typed).written;
     CompileOptions options;
     options.symbol_prefix = "tack.tile." + std::to_string(next++);
+    options.lanes = tile_options.simd_lanes ? CpuLanes::WherePaying : CpuLanes::Never;
     code_ = backend.compile(*typed, options).code;
 }
 

@@ -17,7 +17,7 @@ class TileKernel final : public tile::CompiledKernel {
 public:
     // Lowers and compiles `kernel` for `backend`, which must outlive it.
     // Throws tile::Error for a construct the lowering refuses.
-    TileKernel(Backend& backend, const tile::Kernel& kernel);
+    TileKernel(Backend& backend, const tile::Kernel& kernel, const tile::CompileOptions& options = {});
 
     const std::string& name() const override { return name_; }
     const std::string& device() const override { return device_; }

@@ -112,6 +112,51 @@ def test_matmul_tiles_of_every_shape_compile_to_the_documented_fold(tiles):
     assert np.array_equal(bits(out), bits(fold_matmul(a, b)))
 
 
+@pytest.mark.parametrize("make, outputs", [
+    (lambda c: c.tile_matmul(16, 16, 16), "matmul"),
+    (lambda c: c.tile_softmax(), "rows"),
+    (lambda c: c.tile_scan(False), "rows"),
+    (lambda c: c.tile_layer_norm(1e-5), "norm"),
+    (lambda c: c.tile_sort(), "sort"),
+], ids=["matmul", "softmax", "scan", "layer_norm", "sort"])
+@pytest.mark.parametrize("simd_lanes", [True, False])
+def test_either_cpu_binding_gives_the_interpreters_bits(make, outputs, simd_lanes):
+    # tack.tile picks per kernel whether the CPU runs consecutive iterations
+    # in SIMD lanes; both bindings must compute what the interpreter does.
+    from tack import _core
+
+    r = rng(7)
+    x = (r.standard_normal((37, 45)) * 3).astype(np.float32)
+    if outputs == "matmul":
+        inputs = [x, r.standard_normal((45, 29)).astype(np.float32)]
+        shapes = [((37, 29), np.float32)]
+    elif outputs == "norm":
+        inputs = [x, r.standard_normal(45).astype(np.float32), r.standard_normal(45).astype(np.float32)]
+        shapes = [((37, 45), np.float32)]
+    elif outputs == "sort":
+        inputs = [x]
+        shapes = [((37, 45), np.float32), ((37, 45), np.int64)]
+    else:
+        inputs = [x]
+        shapes = [((37, 45), np.float32)]
+
+    def run(execute):
+        outs = [np.full(shape, np.nan if dt == np.float32 else -1, dt) for shape, dt in shapes]
+        arrays = inputs + outs
+        views = [tack.asarray(a) for a in arrays]
+        args = [(v, list(a.shape), [st // a.itemsize for st in a.strides], 0, i >= len(inputs))
+                for i, (v, a) in enumerate(zip(views, arrays))]
+        execute(args)
+        return outs
+
+    kernel = make(_core)
+    compiled = _core.tile_compile(kernel, "cpu", simd_lanes=simd_lanes)
+    got = run(compiled.launch)
+    want = run(lambda args: _core.tile_interpret(kernel, args))
+    for g, w in zip(got, want):
+        assert np.array_equal(g.view(np.uint8), w.view(np.uint8))
+
+
 def test_matmul_strided_and_transposed_operands():
     r = rng(1)
     a = r.standard_normal((45, 70)).astype(np.float32)

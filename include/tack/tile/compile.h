@@ -36,10 +36,22 @@ class CompiledKernel {
   virtual void launch(const std::vector<HostTensor>& args) const = 0;
 };
 
+// How the lowered kernel's parallel iterations bind to the target.
+struct CompileOptions {
+  // On the CPU: consecutive iterations run in the lanes of SIMD registers
+  // where the backend finds that the lanes pay (right for kernels of small
+  // tiles, such as matrix products and element-wise sorts), or one
+  // iteration at a time, whose loops over contiguous tile elements LLVM
+  // vectorizes (right for kernels that walk long rows: normalizations,
+  // scans, gathers). Backends without SIMD lanes ignore it.
+  bool simd_lanes = true;
+};
+
 // Compiles `kernel` for `device` ("cpu"). Throws Error when the device is
 // unknown or unavailable, its backend compiles no tile kernels, or a
 // construct has no lowering.
-std::unique_ptr<CompiledKernel> compile(std::string_view device, const Kernel& kernel);
+std::unique_ptr<CompiledKernel> compile(std::string_view device, const Kernel& kernel,
+                                        const CompileOptions& options = {});
 
 // The kernel IR `kernel` lowers to, as text (what the CPU backend compiles).
 std::string lowered_kernel_ir(const Kernel& kernel);

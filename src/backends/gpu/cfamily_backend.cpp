@@ -295,8 +295,9 @@ public:
     }
 
 #ifdef TACK_WITH_TILE
-    std::unique_ptr<tile::CompiledKernel> create_tile_kernel(const tile::Kernel& kernel) override {
-        return std::make_unique<TileKernel>(*this, kernel);
+    std::unique_ptr<tile::CompiledKernel> create_tile_kernel(const tile::Kernel& kernel,
+                                                            const tile::CompileOptions& options) override {
+        return std::make_unique<TileKernel>(*this, kernel, options);
     }
 #endif
 
