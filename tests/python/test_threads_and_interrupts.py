@@ -63,9 +63,13 @@ def test_other_threads_run_while_a_launch_runs(backend):
     done.set()
     ticker.join()
     inside = [t for t in stamps if start < t < end]
+    third = (end - start) / 3
+    middle = [t for t in inside if start + third < t < end - third]
     # Holding the lock, the ticker could run only in the moments around the
     # call; released, it ticks all through the launch and the wait for it.
-    assert len(inside) >= 10, (len(inside), end - start)
+    # (A few ticks suffice: on a loaded machine the ticker waits for a core
+    # the launch's workers also want.)
+    assert len(inside) >= 3 and middle, (len(inside), len(middle), end - start)
     assert (a.numpy() == np.float32(reps)).all()
 
 
