@@ -8,17 +8,15 @@ of generations to examples/out/game_of_life.png.
 them, bit for bit, against a NumPy implementation of the same rule.
 """
 
-import argparse
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import tack
 
-from png import image_strip, write_png
+from gallery import arguments, publish
+from png import image_strip
 
-OUT_DIR = Path(__file__).resolve().parent / "out"
 SIZE = 256
 GENERATIONS = 600
 SNAPSHOTS = (0, 50, 200, 600)  # generations shown in the strip
@@ -91,12 +89,7 @@ def self_test():
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--device", help="Tack device to run on (default: the CPU)")
-    parser.add_argument("--test", action="store_true", help="check a small run against NumPy and exit")
-    args = parser.parse_args()
-    if args.device:
-        tack.set_default_device(args.device)
+    args = arguments(__doc__, "check a small run against NumPy")
     if args.test:
         return self_test()
     start = time.perf_counter()
@@ -107,11 +100,9 @@ def main():
         cells = np.kron(frames[g], np.ones((SCALE, SCALE), np.int32))
         rgb = np.where(cells[..., None] == 1, [250, 220, 120], [20, 24, 40]).astype(np.uint8)
         tiles.append(rgb)
-    path = write_png(OUT_DIR / "game_of_life.png", image_strip(tiles))
-    print(f"game_of_life: {SIZE}x{SIZE}, {GENERATIONS} generations, {seconds:.2f} s including compilation; "
-          f"{int(final.sum())} cells alive")
-    print(path)
-    return 0
+    return publish("game_of_life", image_strip(tiles),
+                   f"{SIZE}x{SIZE}, {GENERATIONS} generations, {seconds:.2f} s including compilation; "
+                   f"{int(final.sum())} cells alive")
 
 
 if __name__ == "__main__":

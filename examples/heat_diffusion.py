@@ -8,17 +8,14 @@ Writes examples/out/heat_diffusion.png.
 float32 after every step.
 """
 
-import argparse
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import tack
 
-from png import write_png
+from gallery import arguments, publish
 
-OUT_DIR = Path(__file__).resolve().parent / "out"
 SIZE = 384
 STEPS = 2000
 # Explicit steps are stable for alpha <= 0.25 (grid spacing and time step 1).
@@ -97,22 +94,15 @@ def colorize(temperature):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--device", help="Tack device to run on (default: the CPU)")
-    parser.add_argument("--test", action="store_true", help="compare a small run with NumPy and exit")
-    args = parser.parse_args()
-    if args.device:
-        tack.set_default_device(args.device)
+    args = arguments(__doc__, "compare a small run with NumPy")
     if args.test:
         return self_test()
     start = time.perf_counter()
     temperature = simulate(SIZE, STEPS, ALPHA)
     seconds = time.perf_counter() - start
-    path = write_png(OUT_DIR / "heat_diffusion.png", colorize(temperature))
-    print(f"heat_diffusion: {SIZE}x{SIZE}, {STEPS} steps, {seconds:.2f} s including compilation; "
-          f"total heat {float(temperature.sum()):.1f}")
-    print(path)
-    return 0
+    return publish("heat_diffusion", colorize(temperature),
+                   f"{SIZE}x{SIZE}, {STEPS} steps, {seconds:.2f} s including compilation; "
+                   f"total heat {float(temperature.sum()):.1f}")
 
 
 if __name__ == "__main__":

@@ -7,17 +7,14 @@ iteration) and written to examples/out/mandelbrot.png.
 iteration in NumPy float32.
 """
 
-import argparse
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import tack
 
-from png import write_png
+from gallery import arguments, publish
 
-OUT_DIR = Path(__file__).resolve().parent / "out"
 WIDTH, HEIGHT = 1200, 800
 MAX_ITER = 500
 # The view: real part from X0 over 3 units, centred vertically on the axis.
@@ -96,21 +93,14 @@ def self_test():
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--device", help="Tack device to run on (default: the CPU)")
-    parser.add_argument("--test", action="store_true", help="compare a small view with NumPy and exit")
-    args = parser.parse_args()
-    if args.device:
-        tack.set_default_device(args.device)
+    args = arguments(__doc__, "compare a small view with NumPy")
     if args.test:
         return self_test()
     start = time.perf_counter()
     counts = render(WIDTH, HEIGHT, MAX_ITER)
     seconds = time.perf_counter() - start
-    path = write_png(OUT_DIR / "mandelbrot.png", colorize(counts, MAX_ITER))
-    print(f"mandelbrot: {WIDTH}x{HEIGHT}, at most {MAX_ITER} iterations, {seconds:.2f} s including compilation")
-    print(path)
-    return 0
+    return publish("mandelbrot", colorize(counts, MAX_ITER),
+                   f"{WIDTH}x{HEIGHT}, at most {MAX_ITER} iterations, {seconds:.2f} s including compilation")
 
 
 if __name__ == "__main__":

@@ -14,17 +14,15 @@ float32 steps within heat_diffusion's tolerance. Without mpi4py the program
 runs as one rank (docs/mpi.md).
 """
 
-import argparse
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import tack
 
+from gallery import arguments, publish
 from heat_diffusion import ALPHA, HOT_SPOTS, SIZE, STEPS, add_disc, colorize, diffuse, diffuse_np, simulate
-from png import write_png
 
 MPI: Any
 try:
@@ -32,7 +30,6 @@ try:
 except ImportError:  # one rank without MPI: nothing to exchange or gather
     MPI = None
 
-OUT_DIR = Path(__file__).resolve().parent / "out"
 TEST_SIZE, TEST_STEPS = 67, 100  # 65 interior rows: ranks get unequal shares
 
 
@@ -146,12 +143,7 @@ def self_test(comm):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--device", help="Tack device to run on (default: the CPU)")
-    parser.add_argument("--test", action="store_true", help="check a small run against the single-process one and exit")
-    args = parser.parse_args()
-    if args.device:
-        tack.set_default_device(args.device)
+    args = arguments(__doc__, "check a small run against the single-process one")
     comm = MPI.COMM_WORLD if MPI else None
     if args.test:
         return self_test(comm)
@@ -163,11 +155,9 @@ def main():
     image = colorize(plate)
     for first, _ in shares[1:]:
         image[first, np.arange(SIZE) % 8 < 4] = 160  # grey dashes on each rank's first row
-    path = write_png(OUT_DIR / "mpi_heat.png", image)
-    print(f"mpi_heat: {SIZE}x{SIZE}, {STEPS} steps over {len(shares)} rank{'s' if len(shares) > 1 else ''}, "
-          f"{seconds:.2f} s including compilation; total heat {float(plate.sum()):.1f}")
-    print(path)
-    return 0
+    return publish("mpi_heat", image,
+                   f"{SIZE}x{SIZE}, {STEPS} steps over {len(shares)} rank{'s' if len(shares) > 1 else ''}, "
+                   f"{seconds:.2f} s including compilation; total heat {float(plate.sum()):.1f}")
 
 
 if __name__ == "__main__":

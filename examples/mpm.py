@@ -17,17 +17,15 @@ field equals a NumPy float64 scatter of the same particles, and that total
 momentum stays within what gravity and the walls can give.
 """
 
-import argparse
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import tack
 
-from png import image_strip, write_png
+from gallery import arguments, publish
+from png import image_strip
 
-OUT_DIR = Path(__file__).resolve().parent / "out"
 GRID = 128
 PER_BLOCK = 3000
 DT = 1e-4
@@ -271,12 +269,7 @@ def draw(scene, size):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--device", help="Tack device to run on (default: the CPU)")
-    parser.add_argument("--test", action="store_true", help="check mass and momentum on a small run and exit")
-    args = parser.parse_args()
-    if args.device:
-        tack.set_default_device(args.device)
+    args = arguments(__doc__, "check mass and momentum on a small run")
     if args.test:
         return self_test()
     start = time.perf_counter()
@@ -290,11 +283,9 @@ def main():
         if frame % 40 == 0:
             print(f"  frame {frame}/{FRAMES[-1]}", flush=True)
     seconds = time.perf_counter() - start
-    path = write_png(OUT_DIR / "mpm.png", image_strip(frames))
-    print(f"mpm: {len(scene.x)} particles, {GRID}x{GRID} grid, {FRAMES[-1] * SUBSTEPS_PER_FRAME} substeps, "
-          f"{seconds:.2f} s including compilation")
-    print(path)
-    return 0
+    return publish("mpm", image_strip(frames),
+                   f"{len(scene.x)} particles, {GRID}x{GRID} grid, {FRAMES[-1] * SUBSTEPS_PER_FRAME} substeps, "
+                   f"{seconds:.2f} s including compilation")
 
 
 if __name__ == "__main__":

@@ -11,18 +11,16 @@ evaluation, then runs a small cluster and checks that total momentum stays
 at zero and the total energy drifts little (computed in float64 by NumPy).
 """
 
-import argparse
 import math
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import tack
 
-from png import image_strip, write_png
+from gallery import arguments, publish
+from png import image_strip
 
-OUT_DIR = Path(__file__).resolve().parent / "out"
 COUNT = 2048
 STEPS = 400
 DT = 0.008
@@ -186,12 +184,7 @@ def frame(system):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--device", help="Tack device to run on (default: the CPU)")
-    parser.add_argument("--test", action="store_true", help="check forces, momentum and energy on a small run and exit")
-    args = parser.parse_args()
-    if args.device:
-        tack.set_default_device(args.device)
+    args = arguments(__doc__, "check forces, momentum and energy on a small run")
     if args.test:
         return self_test()
     start = time.perf_counter()
@@ -204,10 +197,8 @@ def main():
         if step % 100 == 0:
             print(f"  step {step}/{STEPS}", flush=True)
     seconds = time.perf_counter() - start
-    path = write_png(OUT_DIR / "nbody.png", image_strip(frames))
-    print(f"nbody: {COUNT} bodies, {STEPS} steps, {seconds:.2f} s including compilation")
-    print(path)
-    return 0
+    return publish("nbody", image_strip(frames),
+                   f"{COUNT} bodies, {STEPS} steps, {seconds:.2f} s including compilation")
 
 
 if __name__ == "__main__":

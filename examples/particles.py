@@ -10,18 +10,15 @@ every particle in the frame exactly once, equal to NumPy's binning of the
 same positions.
 """
 
-import argparse
 import math
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import tack
 
-from png import write_png
+from gallery import arguments, publish
 
-OUT_DIR = Path(__file__).resolve().parent / "out"
 COUNT = 200_000
 STEPS = 300
 SIZE = 384
@@ -109,12 +106,7 @@ def colorize(counts):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--device", help="Tack device (default: the CPU)")
-    parser.add_argument("--test", action="store_true", help="check the histogram against NumPy and exit")
-    args = parser.parse_args()
-    if args.device:
-        tack.set_default_device(args.device)
+    args = arguments(__doc__, "check the histogram against NumPy")
     if args.test:
         return self_test()
     start = time.perf_counter()
@@ -122,13 +114,8 @@ def main():
     counts = tack.zeros((SIZE, SIZE), dtype=tack.i32)
     splat(positions, counts, 0.8)
     elapsed = time.perf_counter() - start
-    image = colorize(counts.numpy())
-    OUT_DIR.mkdir(exist_ok=True)
-    path = OUT_DIR / "particles.png"
-    write_png(path, image)
-    print(f"{COUNT} particles, {STEPS} steps in {elapsed:.2f} s; {int(counts.numpy().sum())} drawn")
-    print(path)
-    return 0
+    return publish("particles", colorize(counts.numpy()),
+                   f"{COUNT} particles, {STEPS} steps in {elapsed:.2f} s; {int(counts.numpy().sum())} drawn")
 
 
 if __name__ == "__main__":

@@ -14,18 +14,15 @@ furnace (albedo 1, light off, sky 1) where every path is worth exactly 0
 or 1, and the lit scene for its statistics.
 """
 
-import argparse
 import math
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import tack
 
-from png import write_png
+from gallery import arguments, publish
 
-OUT_DIR = Path(__file__).resolve().parent / "out"
 WIDTH, HEIGHT = 320, 240
 PASSES = 96
 BOUNCES_HOST = 3
@@ -302,22 +299,15 @@ def tonemap(radiance):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--device", help="Tack device to run on (default: the CPU)")
-    parser.add_argument("--test", action="store_true", help="check against NumPy on a small image and exit")
-    args = parser.parse_args()
-    if args.device:
-        tack.set_default_device(args.device)
+    args = arguments(__doc__, "check against NumPy on a small image")
     if args.test:
         return self_test()
     start = time.perf_counter()
     image = render(WIDTH, HEIGHT, PASSES, progress=True)
     seconds = time.perf_counter() - start
-    path = write_png(OUT_DIR / "path_tracer.png", tonemap(image))
-    print(f"path_tracer: {WIDTH}x{HEIGHT}, {PASSES} samples per pixel, up to {BOUNCES_HOST} bounces, "
-          f"{seconds:.2f} s including compilation; mean radiance {float(image.mean()):.3f}")
-    print(path)
-    return 0
+    return publish("path_tracer", tonemap(image),
+                   f"{WIDTH}x{HEIGHT}, {PASSES} samples per pixel, up to {BOUNCES_HOST} bounces, "
+                   f"{seconds:.2f} s including compilation; mean radiance {float(image.mean()):.3f}")
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 EXAMPLES_DIR = Path(__file__).resolve().parent
-NOT_EXAMPLES = {"png.py", "run_all.py"}
+NOT_EXAMPLES = {"gallery.py", "png.py", "run_all.py"}
 
 
 def examples():

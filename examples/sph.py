@@ -15,18 +15,16 @@ neighbour lists found through the grid equal a brute-force NumPy search
 and the densities a float64 NumPy sum over those pairs.
 """
 
-import argparse
 import math
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import tack
 
-from png import image_strip, write_png
+from gallery import arguments, publish
+from png import image_strip
 
-OUT_DIR = Path(__file__).resolve().parent / "out"
 # Units: the particles' initial spacing is 1, the rest density 1, so each
 # particle's mass is 1. The kernel radius H covers about 12 neighbours.
 H = 2.0
@@ -299,12 +297,7 @@ def draw(dam):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--device", help="Tack device to run on (default: the CPU)")
-    parser.add_argument("--test", action="store_true", help="check the neighbour search and conservation, then exit")
-    args = parser.parse_args()
-    if args.device:
-        tack.set_default_device(args.device)
+    args = arguments(__doc__, "check the neighbour search and conservation")
     if args.test:
         return self_test()
     start = time.perf_counter()
@@ -321,10 +314,8 @@ def main():
     top = image_strip(frames[:2])
     bottom = image_strip(frames[2:])
     gap = np.full((4, top.shape[1], 3), 255, np.uint8)
-    path = write_png(OUT_DIR / "sph.png", np.concatenate([top, gap, bottom]))
-    print(f"sph: {len(dam.pos)} particles, {STEPS} steps, {seconds:.2f} s including compilation")
-    print(path)
-    return 0
+    return publish("sph", np.concatenate([top, gap, bottom]),
+                   f"{len(dam.pos)} particles, {STEPS} steps, {seconds:.2f} s including compilation")
 
 
 if __name__ == "__main__":

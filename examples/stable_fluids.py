@@ -17,18 +17,16 @@ in NumPy float64, and that the divergence (measured by NumPy) fell by the
 factor the iteration count promises.
 """
 
-import argparse
 import math
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import tack
 
-from png import image_strip, write_png
+from gallery import arguments, publish
+from png import image_strip
 
-OUT_DIR = Path(__file__).resolve().parent / "out"
 SIZE = 192
 STEPS = 240
 SNAPSHOTS = (60, 120, 240)
@@ -227,12 +225,7 @@ def colorize(dye):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--device", help="Tack device to run on (default: the CPU)")
-    parser.add_argument("--test", action="store_true", help="check the projection on a small grid and exit")
-    args = parser.parse_args()
-    if args.device:
-        tack.set_default_device(args.device)
+    args = arguments(__doc__, "check the projection on a small grid")
     if args.test:
         return self_test()
     start = time.perf_counter()
@@ -245,11 +238,9 @@ def main():
         if step % 60 == 0:
             print(f"  step {step}/{STEPS}", flush=True)
     seconds = time.perf_counter() - start
-    path = write_png(OUT_DIR / "stable_fluids.png", image_strip(frames))
-    print(f"stable_fluids: {SIZE}x{SIZE}, {STEPS} steps of {JACOBI_ITERATIONS} Jacobi iterations, "
-          f"{seconds:.2f} s including compilation")
-    print(path)
-    return 0
+    return publish("stable_fluids", image_strip(frames),
+                   f"{SIZE}x{SIZE}, {STEPS} steps of {JACOBI_ITERATIONS} Jacobi iterations, "
+                   f"{seconds:.2f} s including compilation")
 
 
 if __name__ == "__main__":

@@ -12,18 +12,16 @@ NumPy from the fields) against its first value; see energy() for why it is
 conserved and self_test() for the tolerance.
 """
 
-import argparse
 import math
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import tack
 
-from png import image_strip, write_png
+from gallery import arguments, publish
+from png import image_strip
 
-OUT_DIR = Path(__file__).resolve().parent / "out"
 HEIGHT, WIDTH = 256, 384
 STEPS = 900
 SNAPSHOTS = (300, 600, 900)
@@ -142,12 +140,7 @@ def colorize(u, wall, scale):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--device", help="Tack device to run on (default: the CPU)")
-    parser.add_argument("--test", action="store_true", help="check energy conservation on a small run and exit")
-    args = parser.parse_args()
-    if args.device:
-        tack.set_default_device(args.device)
+    args = arguments(__doc__, "check energy conservation on a small run")
     if args.test:
         return self_test()
     start = time.perf_counter()
@@ -167,10 +160,8 @@ def main():
         if step % 300 == 0:
             print(f"  step {step}/{STEPS}", flush=True)
     seconds = time.perf_counter() - start
-    path = write_png(OUT_DIR / "wave.png", image_strip([colorize(f, wall, 1.0) for f in frames]))
-    print(f"wave: {WIDTH}x{HEIGHT}, {STEPS} steps, {seconds:.2f} s including compilation")
-    print(path)
-    return 0
+    return publish("wave", image_strip([colorize(f, wall, 1.0) for f in frames]),
+                   f"{WIDTH}x{HEIGHT}, {STEPS} steps, {seconds:.2f} s including compilation")
 
 
 if __name__ == "__main__":
