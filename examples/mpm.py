@@ -55,6 +55,17 @@ def spline_weights(fx):
 
 
 @tack.func
+def stencil(x, inv_dx):
+    # The 3x3 grid nodes around a particle at x: the lower-left node (bx,
+    # by), the particle's offset from it in cells and the nodes' weights.
+    xp = x * inv_dx
+    bx = int(xp.x - 0.5)
+    by = int(xp.y - 0.5)
+    fx = xp - tack.vec2(tack.f32(bx), tack.f32(by))
+    return bx, by, fx, spline_weights(fx)
+
+
+@tack.func
 def rotation_of(F):
     # The rotation R of the polar decomposition F = R S of a 2x2 matrix
     # with positive determinant: R is a rotation by atan2(F10 - F01, F00 + F11).
@@ -89,11 +100,7 @@ class Scene:
     @tack.kernel
     def particle_to_grid(self):
         for p in range(len(self.x)):
-            xp = self.x[p] * self.inv_dx
-            bx = int(xp.x - 0.5)
-            by = int(xp.y - 0.5)
-            fx = xp - tack.vec2(tack.f32(bx), tack.f32(by))
-            w = spline_weights(fx)
+            bx, by, fx, w = stencil(self.x[p], self.inv_dx)
             # Deformation update, then the stress of the material.
             F = (tack.identity(2) + self.C[p] * self.dt) @ self.F[p]
             J = self.J[p] * (1.0 + self.dt * self.C[p].trace())
@@ -140,11 +147,7 @@ class Scene:
     @tack.kernel
     def grid_to_particle(self):
         for p in range(len(self.x)):
-            xp = self.x[p] * self.inv_dx
-            bx = int(xp.x - 0.5)
-            by = int(xp.y - 0.5)
-            fx = xp - tack.vec2(tack.f32(bx), tack.f32(by))
-            w = spline_weights(fx)
+            bx, by, fx, w = stencil(self.x[p], self.inv_dx)
             new_v = tack.vec2(0.0, 0.0)
             new_C = tack.mat2(0.0, 0.0, 0.0, 0.0)
             for i in range(3):

@@ -74,6 +74,18 @@ class CellGrid:
         cy = tack.clamp(int(p.y / self.cell_size), 0, self.dims[1] - 1)
         return cx, cy
 
+    @tack.func
+    def cell_span(self, x, y):
+        # Positions k in order[] of cell (x, y)'s particles: [begin, end),
+        # empty for a cell outside the grid.
+        begin = 0
+        end = 0
+        if 0 <= x < self.dims[0] and 0 <= y < self.dims[1]:
+            c = y * self.dims[0] + x
+            begin = self.start[c]
+            end = self.start[c + 1]
+        return begin, end
+
     @tack.kernel
     def count(self, pos):
         for i in range(len(pos)):
@@ -116,16 +128,13 @@ def list_neighbours(grid, pos, listed, found):
         n = 0
         for oy in range(-1, 2):
             for ox in range(-1, 2):
-                x = cx + ox
-                y = cy + oy
-                if 0 <= x < grid.dims[0] and 0 <= y < grid.dims[1]:
-                    c = y * grid.dims[0] + x
-                    for k in range(grid.start[c], grid.start[c + 1]):
-                        j = grid.order[k]
-                        if j != i and (pos[j] - p).norm_sqr() < grid.cell_size * grid.cell_size:
-                            if n < listed.shape[1]:
-                                listed[i, n] = j
-                            n += 1
+                begin, end = grid.cell_span(cx + ox, cy + oy)
+                for k in range(begin, end):
+                    j = grid.order[k]
+                    if j != i and (pos[j] - p).norm_sqr() < grid.cell_size * grid.cell_size:
+                        if n < listed.shape[1]:
+                            listed[i, n] = j
+                        n += 1
         found[i] = n
 
 
@@ -137,16 +146,13 @@ def compute_density(grid, pos, mass, density, pressure):
         rho = 0.0
         for oy in range(-1, 2):
             for ox in range(-1, 2):
-                x = cx + ox
-                y = cy + oy
-                if 0 <= x < grid.dims[0] and 0 <= y < grid.dims[1]:
-                    c = y * grid.dims[0] + x
-                    for k in range(grid.start[c], grid.start[c + 1]):
-                        j = grid.order[k]
-                        r2 = (pos[j] - p).norm_sqr()
-                        if r2 < K_H * K_H:
-                            q = K_H * K_H - r2
-                            rho += mass[j] * K_POLY6 * q * q * q
+                begin, end = grid.cell_span(cx + ox, cy + oy)
+                for k in range(begin, end):
+                    j = grid.order[k]
+                    r2 = (pos[j] - p).norm_sqr()
+                    if r2 < K_H * K_H:
+                        q = K_H * K_H - r2
+                        rho += mass[j] * K_POLY6 * q * q * q
         density[i] = rho
         # Clamped at zero: a thin surface layer has no tension to pull it.
         pressure[i] = max(K_STIFFNESS * (rho - K_REST_DENSITY), 0.0)
@@ -160,22 +166,19 @@ def compute_forces(grid, pos, vel, mass, density, pressure, acc):
         a = tack.vec2(0.0, -K_GRAVITY)
         for oy in range(-1, 2):
             for ox in range(-1, 2):
-                x = cx + ox
-                y = cy + oy
-                if 0 <= x < grid.dims[0] and 0 <= y < grid.dims[1]:
-                    c = y * grid.dims[0] + x
-                    for k in range(grid.start[c], grid.start[c + 1]):
-                        j = grid.order[k]
-                        d = p - pos[j]
-                        r = d.norm()
-                        if j != i and r < K_H and r > 1e-6:
-                            falloff = K_H - r
-                            # Symmetric pressure term (the pair's mean pressure),
-                            # so pair forces cancel: momentum is exchanged only.
-                            shared = mass[j] / (density[i] * density[j])
-                            push = 0.5 * (pressure[i] + pressure[j]) * K_SPIKY_GRAD * falloff * falloff
-                            a += d / r * (push * shared)
-                            a += (vel[j] - vel[i]) * (K_VISCOSITY * K_VISC_LAP * falloff * shared)
+                begin, end = grid.cell_span(cx + ox, cy + oy)
+                for k in range(begin, end):
+                    j = grid.order[k]
+                    d = p - pos[j]
+                    r = d.norm()
+                    if j != i and r < K_H and r > 1e-6:
+                        falloff = K_H - r
+                        # Symmetric pressure term (the pair's mean pressure),
+                        # so pair forces cancel: momentum is exchanged only.
+                        shared = mass[j] / (density[i] * density[j])
+                        push = 0.5 * (pressure[i] + pressure[j]) * K_SPIKY_GRAD * falloff * falloff
+                        a += d / r * (push * shared)
+                        a += (vel[j] - vel[i]) * (K_VISCOSITY * K_VISC_LAP * falloff * shared)
         acc[i] = a
 
 
