@@ -263,6 +263,13 @@ nb::tuple in_parameter_order(Kernel& k, nb::args args, nb::kwargs kwargs) {
     return ordered;
 }
 
+// The call's arguments in parameter order: `args` as they are when no
+// keywords were given (`kwargs` null or empty).
+nb::args arguments_of(Kernel& k, nb::args args, nb::handle kwargs) {
+    if (!kwargs || PyDict_GET_SIZE(kwargs.ptr()) == 0) return args;
+    return nb::borrow<nb::args>(in_parameter_order(k, args, nb::borrow<nb::kwargs>(kwargs)));
+}
+
 nb::object call(Kernel& k, const nb::args& args) {
     PythonCaller caller;
     try {
@@ -285,12 +292,7 @@ nb::object& reraise = *new nb::object();
 PyObject* kernel_call(PyObject* self, PyObject* args, PyObject* kwargs) noexcept {
     try {
         Kernel& k = nb::cast<Kernel&>(nb::handle(self));
-        nb::args positional = nb::borrow<nb::args>(args);
-        if (kwargs && PyDict_GET_SIZE(kwargs))
-            return call(k, nb::borrow<nb::args>(in_parameter_order(k, positional, nb::borrow<nb::kwargs>(kwargs))))
-                .release()
-                .ptr();
-        return call(k, positional).release().ptr();
+        return call(k, arguments_of(k, nb::borrow<nb::args>(args), kwargs)).release().ptr();
     } catch (nb::python_error& e) {
         e.restore();
     } catch (...) {
@@ -338,12 +340,12 @@ void bind_kernel(nb::module_& m) {
         // Documents the call for the stub; calls themselves go through
         // kernel_call, set as the type's call slot below.
         .def("__call__", [](Kernel& k, nb::args args, nb::kwargs kwargs) {
-            return call(k, kwargs.size() ? nb::borrow<nb::args>(in_parameter_order(k, args, kwargs)) : args);
+            return call(k, arguments_of(k, args, kwargs));
         })
         .def("inspect", [](Kernel& k, const std::string& what, nb::args args, nb::kwargs kwargs) {
             PythonCaller caller;
-            nb::args all = kwargs.size() ? nb::borrow<nb::args>(in_parameter_order(k, args, kwargs)) : args;
-            return with_args(k, all, [&](const CallArg* a, size_t n) { return k.inspect(what, a, n, &caller); });
+            return with_args(k, arguments_of(k, args, kwargs),
+                             [&](const CallArg* a, size_t n) { return k.inspect(what, a, n, &caller); });
         },
            "The IR after each pass (\"ir\") or the optimized LLVM IR (\"llvm\") of the variant the given "
            "arguments select (or of the last compiled one).")
