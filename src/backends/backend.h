@@ -87,6 +87,7 @@ struct LaunchRequest {
     const LaunchArg* args = nullptr;
     size_t count = 0;
     bool debug = false;
+    bool races = false;  // debug code that reports its accesses to the race detector
     std::optional<DType> result_type;  // the kernel's return value, if it has one
     const std::vector<int>* written = nullptr;  // the parameters the kernel may store to, ascending
     runtime::Caller* caller = nullptr;  // asked between chunks whether to stop; already released

@@ -489,6 +489,7 @@ CallResult Kernel::call(const CallArg* args, size_t n, Caller* caller) {
     request.args = packed.data;
     request.count = n;
     request.debug = v.debug;
+    request.races = v.races;
     request.result_type = v.result_type;
     request.written = &v.effects.written;
     request.caller = caller;

@@ -154,7 +154,7 @@ public:
         }
         runtime::DebugState debug_state;
         std::optional<runtime::RaceShadow> races;
-        if (request.debug && !request.count_only) {
+        if (request.races && !request.count_only) {
             debug_state.races = &races.emplace(n);
             races->share_overlapping(race_arrays(request, arrays));
         }
