@@ -6,11 +6,12 @@ runtime counts the threads that ran a part of the last launch)."""
 import os
 import subprocess
 import sys
-import time
 
 import numpy as np
 import pytest
 import tack
+
+import calibration
 
 
 @tack.kernel
@@ -77,14 +78,7 @@ def test_results_do_not_depend_on_the_thread_count(restore_threads, threads):
 
 def reps_for(seconds, n):
     a = tack.zeros(n)
-    reps = 100
-    while True:
-        t0 = time.perf_counter()
-        busy(a, reps)
-        took = time.perf_counter() - t0
-        if took > 0.05:
-            return int(reps * seconds / took) + 1
-        reps *= 4
+    return calibration.reps_for(lambda reps: busy(a, reps), seconds)
 
 
 @pytest.mark.parametrize("threads", [1, 2, 3])

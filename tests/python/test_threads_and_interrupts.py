@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 import tack
 
+import calibration
+
 
 @tack.kernel
 def count_up(a, reps):
@@ -34,14 +36,7 @@ def reps_for(seconds):
     `seconds` on this machine."""
     a = tack.zeros(2000, dtype=tack.f32)
     run_count_up(a, 1)
-    reps = 1000
-    while True:
-        t0 = time.perf_counter()
-        run_count_up(a, reps)
-        took = time.perf_counter() - t0
-        if took > 0.05:
-            return int(reps * seconds / took) + 1
-        reps *= 4
+    return calibration.reps_for(lambda reps: run_count_up(a, reps), seconds, start=1000)
 
 
 def test_other_threads_run_while_a_launch_runs(backend):
