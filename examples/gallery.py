@@ -32,3 +32,11 @@ def publish(name, pixels, summary):
     print(f"{name}: {summary}")
     print(path)
     return 0
+
+
+def report_test(name, failures, details):
+    """Prints "NAME --test passed: details", or FAILED with the checks in
+    `failures` that failed; the exit status."""
+    verdict = "FAILED (" + ", ".join(failures) + ")" if failures else "passed"
+    print(f"{name} --test {verdict}: {details}")
+    return 1 if failures else 0

@@ -23,7 +23,7 @@ import time
 import numpy as np
 import tack
 
-from gallery import arguments, publish
+from gallery import arguments, publish, report_test
 from png import image_strip
 
 GRID = 128
@@ -251,13 +251,12 @@ def self_test():
         failures.add("momentum bound")
     if not inside:
         failures.add("particles left the box")
-    verdict = "FAILED (" + ", ".join(sorted(failures)) + ")" if failures else "passed"
-    print(f"mpm --test {verdict}: {n} particles, {grid}x{grid} grid, {substeps} substeps; "
-          f"grid mass vs particles {worst['mass']:.1e} (limit 1e-5), "
-          f"mass field vs NumPy float64 {worst['field']:.1e} particle masses (limit 1e-4), "
-          f"P2G momentum error {worst['momentum']:.1e} of M g dt (limit 1e-3), "
-          f"|P| / (M g t) <= {worst['bound']:.3f} (limit 1.001)")
-    return 1 if failures else 0
+    return report_test("mpm", sorted(failures),
+                       f"{n} particles, {grid}x{grid} grid, {substeps} substeps; "
+                       f"grid mass vs particles {worst['mass']:.1e} (limit 1e-5), "
+                       f"mass field vs NumPy float64 {worst['field']:.1e} particle masses (limit 1e-4), "
+                       f"P2G momentum error {worst['momentum']:.1e} of M g dt (limit 1e-3), "
+                       f"|P| / (M g t) <= {worst['bound']:.3f} (limit 1.001)")
 
 
 def draw(scene, size):

@@ -18,7 +18,8 @@ import time
 import numpy as np
 import tack
 
-from gallery import arguments, publish
+from gallery import arguments, publish, report_test
+from particles import splat
 from png import image_strip
 
 COUNT = 2048
@@ -54,17 +55,6 @@ def kick(vel, acc, half_dt):
 def drift(pos, vel, dt):
     for i in range(len(pos)):
         pos[i] = pos[i] + vel[i] * dt
-
-
-@tack.kernel
-def splat(pos, image, scale):
-    # A top view: x across, y down; out-of-frame stars are dropped.
-    for i in range(len(pos)):
-        p = pos[i]
-        x = int((p.x * scale + 1.0) * 0.5 * image.shape[1])
-        y = int((p.y * scale + 1.0) * 0.5 * image.shape[0])
-        if 0 <= x < image.shape[1] and 0 <= y < image.shape[0]:
-            tack.atomic_add(image, (y, x), 1)
 
 
 class System:
@@ -162,11 +152,10 @@ def self_test():
         failures.append("momentum")
     if not worst_energy < 1e-2:
         failures.append("energy")
-    verdict = "FAILED (" + ", ".join(failures) + ")" if failures else "passed"
-    print(f"nbody --test {verdict}: forces within {force_error:.1e} of NumPy float64 (limit {force_limit:.1e}); "
-          f"over {steps} steps |total momentum| <= {worst_momentum:.1e} of sum |m v| (limit 1e-4), "
-          f"energy drift {worst_energy:.1e} (limit 1e-2)")
-    return 1 if failures else 0
+    return report_test("nbody", failures,
+                       f"forces within {force_error:.1e} of NumPy float64 (limit {force_limit:.1e}); "
+                       f"over {steps} steps |total momentum| <= {worst_momentum:.1e} of sum |m v| (limit 1e-4), "
+                       f"energy drift {worst_energy:.1e} (limit 1e-2)")
 
 
 def colorize(counts):

@@ -54,6 +54,8 @@ class Swarm:
 
 @tack.kernel
 def splat(positions, counts, scale):
+    # Counts per pixel of a top view of [-1/scale, 1/scale]^2: x across, y
+    # down; positions outside the frame are dropped. (nbody.py draws with it.)
     for i in range(len(positions)):
         p = positions[i]
         x = int((p.x * scale + 1.0) * 0.5 * counts.shape[1])

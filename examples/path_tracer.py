@@ -21,7 +21,7 @@ import time
 import numpy as np
 import tack
 
-from gallery import arguments, publish
+from gallery import arguments, publish, report_test
 
 WIDTH, HEIGHT = 320, 240
 PASSES = 96
@@ -286,11 +286,11 @@ def self_test():
     # throughput is broken.
     if not (finite and 0.013 < mean < 3.1):
         failures.append("image statistics")
-    verdict = "FAILED (" + ", ".join(failures) + ")" if failures else "passed"
-    print(f"path_tracer --test {verdict}: distance function within {sdf_error:.1e} of NumPy float64 (limit 1e-5); "
-          f"hit mask equal to a NumPy ray march but for {int(differ.sum())} grazing pixels of {width * height}; "
-          f"furnace paths worth 0 or 1 (within {off_grid:.1e}); lit mean {mean:.3f} in [0.013, 3.1], finite: {finite}")
-    return 1 if failures else 0
+    return report_test("path_tracer", failures,
+                       f"distance function within {sdf_error:.1e} of NumPy float64 (limit 1e-5); hit mask equal "
+                       f"to a NumPy ray march but for {int(differ.sum())} grazing pixels of {width * height}; furnace "
+                       f"paths worth 0 or 1 (within {off_grid:.1e}); lit mean {mean:.3f} in [0.013, 3.1], "
+                       f"finite: {finite}")
 
 
 def tonemap(radiance):

@@ -22,7 +22,7 @@ import time
 import numpy as np
 import tack
 
-from gallery import arguments, publish
+from gallery import arguments, publish, report_test
 from png import image_strip
 
 # Units: the particles' initial spacing is 1, the rest density 1, so each
@@ -277,11 +277,10 @@ def self_test():
     pos = dam.pos.numpy()
     if not (np.all(np.isfinite(pos)) and pos[:, 1].mean() < 6.0 - 0.5):
         failures.add("the dam did not fall")
-    verdict = "FAILED (" + ", ".join(sorted(failures)) + ")" if failures else "passed"
-    print(f"sph --test {verdict}: {n} particles, 300 steps; every step the grid held each particle once and the "
-          f"mass stayed {total_mass:.0f}; at {checked} steps neighbours equal brute force and densities within 1e-5 "
-          f"of NumPy float64; mean height {pos[:, 1].mean():.2f} from 6.00")
-    return 1 if failures else 0
+    return report_test("sph", sorted(failures),
+                       f"{n} particles, 300 steps; every step the grid held each particle once and the mass "
+                       f"stayed {total_mass:.0f}; at {checked} steps neighbours equal brute force and densities "
+                       f"within 1e-5 of NumPy float64; mean height {pos[:, 1].mean():.2f} from 6.00")
 
 
 def draw(dam):
