@@ -22,6 +22,8 @@ import tack.algorithms.stats
 import tack.random
 import tack.tile
 
+from float_bits import ulp_distance
+
 PACKAGE = Path(tack.__file__).parent
 
 # Public names of dir(module) deliberately left out of its __all__, each
@@ -115,6 +117,12 @@ def test_numpy_spellings_of_the_math_builtins_compile_as_the_builtins():
     got = [tack.zeros(97) for _ in range(4)]
     numpy_spelled(tack.array(x), *got)
     np.testing.assert_array_equal(got[0].numpy(), np.sqrt(x))  # sqrt rounds correctly in f32
+    # The others within the math builtins' 8-ulp bound of NumPy in float64,
+    # rounded once to f32 (docs/numerics.md), and every x / 0 infinite.
+    wide = x.astype(np.float64)
+    assert np.all(ulp_distance(got[1].numpy(), np.arcsin(wide).astype(np.float32)) <= 8)
+    assert np.all(ulp_distance(got[2].numpy(), np.hypot(wide, 2.0).astype(np.float32)) <= 8)
+    np.testing.assert_array_equal(got[3].numpy(), np.zeros(97, np.float32))
     tack_spelled_outputs = [tack.zeros(97) for _ in range(4)]
     tack_spelled(tack.array(x), *tack_spelled_outputs)
     for a, b in zip(got, tack_spelled_outputs):
