@@ -159,6 +159,16 @@ private:
         changed_ = true;
     }
 
+    // A local array shared by the lanes (simd_lane_labels) stops being
+    // shared at a store that could differ between lanes.
+    void unshare(int array) {
+        auto& lockstep = p_.labels.lockstep_arrays;
+        if (array < 0 || array >= static_cast<int>(lockstep.size()) || !lockstep[array]) return;
+        if (k_.params[array].kind != ir::ParamKind::LocalArray) return;
+        lockstep[array] = false;
+        changed_ = true;
+    }
+
     void collective(const char* primitive, ir::Span span, const Context& c, bool reduction) {
         if (p_.failure) return;
         const char* why = nullptr;
@@ -201,7 +211,15 @@ private:
                 if (c.control != Divergence::None || labels().varying(*a.value)) mark(a.var);
                 return;
             }
-            case ir::StmtKind::Store:
+            case ir::StmtKind::Store: {
+                ir::for_each_child(
+                    s, [&](const ir::ExprPtr& e) { expr(*e, c); }, [&](const ir::Block& b) { block(b, c); });
+                auto& st = *s.as<ir::Store>();
+                bool uniform = c.control == Divergence::None && !labels().varying(*st.value);
+                for (auto& i : st.indices) uniform = uniform && !labels().varying(*i);
+                if (!uniform) unshare(st.array);
+                return;
+            }
             case ir::StmtKind::Eval:
             case ir::StmtKind::Print:
                 ir::for_each_child(
@@ -259,13 +277,17 @@ private:
             case ir::ExprKind::VarRef:
             case ir::ExprKind::ArrayDim:
             case ir::ExprKind::ThreadId: return;
+            case ir::ExprKind::Atomic:
+                unshare(e.as<ir::Atomic>()->array);
+                ir::for_each_child(
+                    e, [&](const ir::ExprPtr& x) { expr(*x, c); }, [&](const ir::Block& b) { block(b, c); });
+                return;
             case ir::ExprKind::Load:
             case ir::ExprKind::Unary:
             case ir::ExprKind::Binary:
             case ir::ExprKind::Compare:
             case ir::ExprKind::Cast:
             case ir::ExprKind::Math:
-            case ir::ExprKind::Atomic:
             case ir::ExprKind::TextureSample:
             case ir::ExprKind::StmtExpr:
                 ir::for_each_child(
@@ -304,7 +326,10 @@ Uniformity simd_lane_labels(const ir::Kernel& typed) {
     p.labels.lockstep_arrays.assign(typed.params.size(), false);
     for (size_t a = 0; a < typed.params.size(); ++a) {
         auto kind = typed.params[a].kind;
-        p.labels.lockstep_arrays[a] = kind == ir::ParamKind::Array || kind == ir::ParamKind::Texture;
+        // Local arrays start shared and stop at the first store that could
+        // differ between lanes (Checker::unshare).
+        p.labels.lockstep_arrays[a] =
+            kind == ir::ParamKind::Array || kind == ir::ParamKind::Texture || kind == ir::ParamKind::LocalArray;
     }
     Checker checker(typed, p);
     while (checker.pass()) continue;

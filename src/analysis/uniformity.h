@@ -57,7 +57,9 @@ struct Uniformity {
     std::vector<bool> varying_vars;  // per ir::Kernel::vars index: may differ between lanes of a workgroup
     // Per ir::Kernel::params index: arrays that every lane sees as one
     // memory and reads in lockstep with the others, so a load of them at
-    // uniform indices is uniform (the CPU's SIMD lanes). Empty on GPUs, where
+    // uniform indices is uniform (the CPU's SIMD lanes): parameter arrays,
+    // textures, and local arrays that every lane stores the same values to
+    // (shared local arrays, one copy for all lanes). Empty on GPUs, where
     // every load is varying.
     std::vector<bool> lockstep_arrays;
     bool varying(const ir::Expr& e) const;  // an expression's label under these variable labels
@@ -70,9 +72,12 @@ bool has_partial_exit(const ir::Block& loop_body, const Uniformity& labels);
 // The labels of the CPU's SIMD lanes (codegen/llvm, SPMD variant): the
 // lanes of one group run consecutive iterations of the innermost parallel
 // dimension, so its variable is varying and the outer dimensions' are
-// uniform; loads of parameter arrays and textures (not local arrays, which
-// each lane has its own of) follow their indices. The rest is the rule
-// above, to the same fixed point.
+// uniform; loads of parameter arrays and textures follow their indices. A
+// local array is shared by the lanes, and its loads follow their indices
+// too, when every store to it is uniform: uniform indices and value, under
+// uniform control (not after a `continue` some lanes took), and no atomic
+// updates it; otherwise each lane has its own copy and its loads vary. The
+// rest is the rule above, to the same fixed point.
 Uniformity simd_lane_labels(const ir::Kernel& typed);
 
 struct ParticipationFailure {

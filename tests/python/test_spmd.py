@@ -2021,6 +2021,58 @@ def test_local_arrays_with_uniform_and_varying_indices():
     assert_equal_to(r.spmd[2], want_h)
 
 
+@tack.kernel
+def shared_scratch(a, scale, out, varied, masked, after_exit):
+    for i in range(len(a)):
+        # Every lane stores the same values at the same places: the lanes
+        # may share one copy. Read back at uniform and varying indices.
+        coef = tack.local_array(8, tack.f32)
+        for k in range(8):
+            coef[k] = scale * tack.f32(k) + a[0]
+        out[i] = coef[i % 8] * a[i] + coef[3]
+        # A varying value: each lane needs its own copy.
+        v = tack.local_array(4, tack.f32)
+        for k in range(4):
+            v[k] = a[i] + tack.f32(k)
+        varied[i] = v[(i + 1) % 4]
+        # Uniform values stored under a varying condition: only the lanes
+        # that took it see them.
+        m = tack.local_array(2, tack.i32)
+        m[0] = 1
+        m[1] = 2
+        if i % 3 == 0:
+            m[0] = 7
+        else:
+            m[1] = 9
+        masked[i] = m[0] * 10 + m[1]
+        # A uniform store after a `continue` some lanes took.
+        e = tack.local_array(1, tack.i32)
+        e[0] = -1
+        if i % 5 == 1:
+            after_exit[i] = e[0]
+            continue
+        e[0] = 5
+        after_exit[i] = e[0] + 100
+
+
+def test_local_arrays_shared_by_the_lanes_only_where_every_store_is_uniform():
+    n = 1003
+    a = np.random.default_rng(21).standard_normal(n).astype(np.float32)
+    scale = np.float32(0.75)
+
+    def args():
+        return (tack.array(a), float(scale), zeros(n), zeros(n), zeros(n, tack.i32), zeros(n, tack.i32))
+
+    r = Both(shared_scratch, args)
+    r.assert_identical()
+    coef = scale * np.arange(8, dtype=np.float32) + a[0]
+    idx = np.arange(n)
+    assert_equal_to(r.spmd[1], coef[idx % 8] * a + coef[3])
+    assert_equal_to(r.spmd[2], a + ((idx + 1) % 4).astype(np.float32))
+    assert_equal_to(r.spmd[3], np.where(idx % 3 == 0, 72, 19))
+    assert_equal_to(r.spmd[4], np.where(idx % 5 == 1, -1, 105))
+
+
 LOCAL_ARRAYS = 8  # of 16384 f32 each, the 64 KiB a local array may hold: 512 KiB per iteration
 
 

@@ -245,7 +245,7 @@ Emitter::Access Emitter::lane_address(int array, const std::vector<ExprPtr>& ind
     Access out;
     if (debug_) out.in_bounds = lane_bounds_check(array, idx, span);
     Value* iota = lane_iota(i64());
-    if (param.kind == ParamKind::LocalArray) {
+    if (param.kind == ParamKind::LocalArray && !shared_local(array)) {
         // Lane l's copy of element e is at e * W + l.
         Value* w = b_.getInt64(lanes_);
         if (!offset->getType()->isVectorTy()) {
@@ -360,7 +360,7 @@ std::optional<int64_t> Emitter::lane_step(const Expr& e) const {
 std::optional<int64_t> Emitter::offset_lane_step(int array, const std::vector<ExprPtr>& indices) const {
     auto& param = k_.params[array];
     auto& a = arrays_[array];
-    if (!param.contiguous) return std::nullopt;
+    if (!param.contiguous && param.kind != ParamKind::LocalArray) return std::nullopt;
     uint64_t total = 0;
     for (size_t d = 0; d < indices.size(); ++d) {
         auto s = lane_step(*indices[d]);
@@ -540,7 +540,20 @@ void Emitter::lane_if(const If& i) {
     side(i.then_body, within(b_, m0, c), "if.then");
     side(i.else_body, within(b_, m0, b_.CreateNot(c)), "if.else");
     --depth_;
-    set_mask(load_mask(joined));
+    // Lanes leave an `if` early only by break or continue; without them
+    // every lane that entered comes out, and the mask before it (often the
+    // constant of a full group) stays visible to the optimizer.
+    set_mask(leaves_loop(i.then_body) || leaves_loop(i.else_body) ? load_mask(joined) : m0);
+}
+
+bool Emitter::leaves_loop(const Block& bl) {
+    for (auto& s : bl) {
+        if (s->kind == StmtKind::Break || s->kind == StmtKind::Continue) return true;
+        // An inner loop's exits leave only that loop.
+        if (auto* i = s->as<If>())
+            if (leaves_loop(i->then_body) || leaves_loop(i->else_body)) return true;
+    }
+    return false;
 }
 
 void Emitter::lane_loop(const Stmt& s) {

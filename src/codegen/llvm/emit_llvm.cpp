@@ -245,8 +245,10 @@ void Emitter::begin_function(llvm::FunctionType* fty, const std::string& name) {
             ArrayValues a;
             int64_t n = 1;
             for (auto e : param.local_shape) n *= e;
-            // SPMD: one copy per lane, element e of lane l at e * W + l.
-            auto* storage = entry_alloca(llvm::ArrayType::get(ty(param.dtype), n * lanes_), param.name);
+            // SPMD: one copy per lane, element e of lane l at e * W + l,
+            // or one copy for all lanes when they store the same values.
+            int64_t copies = shared_local(static_cast<int>(p)) ? 1 : lanes_;
+            auto* storage = entry_alloca(llvm::ArrayType::get(ty(param.dtype), n * copies), param.name);
             storage->setAlignment(llvm::Align(16));
             a.data = storage;
             int64_t stride = 1;

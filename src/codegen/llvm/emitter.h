@@ -215,6 +215,12 @@ private:
     bool in_lanes() const { return mask_slot_ != nullptr; }
     bool varying(const Expr& e) const { return in_lanes() && labels_->varying(e); }
     bool varying_var(int var) const { return lanes_ > 1 && labels_->varying_vars[var]; }
+    // SPMD: a local array the lanes share, one copy for all of them
+    // (analysis::simd_lane_labels), addressed as a parameter array is.
+    bool shared_local(int array) const {
+        return lanes_ > 1 && labels_ && k_.params[array].kind == ParamKind::LocalArray &&
+               labels_->lockstep_arrays[array];
+    }
     // Lane l's value of a varying `v`; a uniform `v` broadcast to the lanes.
     Value* widen(Value* v);
     // Broadcasts whichever of `a` and `b` is uniform when the other varies.
@@ -273,6 +279,9 @@ private:
     Value* lane_load(const Load& l);
     void lane_store(const Store& st, Value* v);
     void lane_if(const If& i);
+    // Whether `bl` (an `if` arm, through nested arms) breaks or continues
+    // the loop around it.
+    static bool leaves_loop(const Block& bl);
     void lane_loop(const Stmt& loop);
     Value* lane_logical(const Logical& l);
     Value* lane_select(const Select& s);
