@@ -3,6 +3,7 @@
 // Tack arrays' storage in place. Shapes, axes, dtypes and caching are
 // python/tack/tile.py's.
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/string_view.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
@@ -14,6 +15,7 @@
 #include "bindings.h"
 #include "tack/tile/compile.h"
 #include "tack/tile/lib.h"
+#include "tack/tile/printer.h"
 
 namespace tack::python {
 
@@ -123,7 +125,10 @@ tile::Kernel einsum(const std::string& spec, const std::vector<int>& ranks) {
 
 void bind_tile(nb::module_& m) {
     nb::class_<tile::Kernel>(m, "TileKernel", "A kernel of the reference tile library, as TileIR.")
-        .def_prop_ro("name", &tile::Kernel::name);
+        .def_prop_ro("name", &tile::Kernel::name)
+        .def("__str__", [](const tile::Kernel& k) { return tile::print(k); }, "The kernel in TileIR's text form.");
+    m.def("tile_parse", [](std::string_view text) { return tile::parse(text); }, nb::arg("text"),
+          "A tile kernel from TileIR's text form (docs/tile/ir.md), verified.");
     nb::class_<tile::CompiledKernel>(m, "CompiledTileKernel", "A tile kernel compiled for one device.")
         .def_prop_ro("name", &tile::CompiledKernel::name)
         .def_prop_ro("device", &tile::CompiledKernel::device)

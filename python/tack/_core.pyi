@@ -288,6 +288,12 @@ class TileKernel:
     @property
     def name(self) -> str: ...
 
+    def __str__(self) -> str:
+        """The kernel in TileIR's text form."""
+
+def tile_parse(text: str) -> TileKernel:
+    """A tile kernel from TileIR's text form (docs/tile/ir.md), verified."""
+
 class CompiledTileKernel:
     """A tile kernel compiled for one device."""
 

@@ -112,6 +112,101 @@ def test_matmul_tiles_of_every_shape_compile_to_the_documented_fold(tiles):
     assert np.array_equal(bits(out), bits(fold_matmul(a, b)))
 
 
+def columns_matmul_text(tm, tn, tk):
+    """C = A @ B with each column of a tm x tn block of C its own parallel
+    iteration (the innermost one, so the CPU's SIMD lanes hold consecutive
+    columns): the column's accumulators, a tm-row slice, take A's tile (the
+    same for every column of the block) times one column of B's tile, k in
+    increasing order."""
+    return f"""kernel @matmul_columns(%a: view<?x?xf32>, %b: view<?x?xf32>, %c: view<?x?xf32>) {{
+  %kdim = dim %a axis 1 : i64
+  %m = dim %c axis 0 : i64
+  %n = dim %c axis 1 : i64
+  %tm = const {tm} : i64
+  %tn = const {tn} : i64
+  %tk = const {tk} : i64
+  %one = const 1 : i64
+  %m1 = sub %m, %one : i64
+  %mp = add %m1, %tm : i64
+  %mb = div %mp, %tm : i64
+  %n1 = sub %n, %one : i64
+  %np = add %n1, %tn : i64
+  %nb = div %np, %tn : i64
+  %k1 = sub %kdim, %one : i64
+  %kp = add %k1, %tk : i64
+  %kb = div %kp, %tk : i64
+  parallel %bi < %mb {{
+    parallel %bj < %nb {{
+      parallel %j < %tn {{
+        %zero = const 0.0 : tile<{tm}xf32>
+        %acc = pipeline %kt < %kb iter(%c0 = %zero) {{
+          %row = mul %bi, %tm : i64
+          %k0 = mul %kt, %tk : i64
+          %va = view %a[%row:{tm}, %k0:{tk}] : view<{tm}x{tk}xf32>
+          %ta = load %va pad 0.0 : tile<{tm}x{tk}xf32>
+          %col0 = mul %bj, %tn : i64
+          %col = add %col0, %j : i64
+          %vb = view %b[%k0:{tk}, %col] : view<{tk}xf32>
+          %tb = load %vb pad 0.0 : tile<{tk}xf32>
+          stage "mma"
+          %ksteps = const {tk} : i64
+          %next = serial %k < %ksteps iter(%s = %c0) {{
+            %ak = extract %ta, %k axis 1 : tile<{tm}xf32>
+            %bk = extract %tb, %k axis 0 : f32
+            %bb = broadcast %bk : tile<{tm}xf32>
+            %p = mul %ak, %bb : tile<{tm}xf32>
+            %s2 = add %s, %p : tile<{tm}xf32>
+            yield %s2
+          }}
+          yield %next
+        }}
+        %orow = mul %bi, %tm : i64
+        %ocol0 = mul %bj, %tn : i64
+        %ocol = add %ocol0, %j : i64
+        %vc = view %c[%orow:{tm}, %ocol] : view<{tm}xf32>
+        store %vc, %acc
+      }}
+    }}
+  }}
+}}
+"""
+
+
+@pytest.mark.parametrize("tiles", [(16, 16, 16), (8, 16, 4), (5, 3, 7)], ids=lambda t: "x".join(map(str, t)))
+@pytest.mark.parametrize("simd_lanes", [True, False])
+def test_a_kernel_written_in_tileir_text_compiles_to_numpys_fold(tiles, simd_lanes):
+    # A tile kernel from TileIR's text form (the parser verifies it): the
+    # matrix product with a block's columns as parallel iterations. With
+    # lanes, A's tile is the same in every lane (one shared copy) and B's
+    # column varies; every output still adds its products over k in
+    # increasing order, so the bits are NumPy's f32 fold, and the
+    # interpreter's.
+    from tack import _core
+
+    kernel = _core.tile_parse(columns_matmul_text(*tiles))
+    assert kernel.name == "matmul_columns" and str(kernel).startswith("kernel @matmul_columns(")
+    r = rng(sum(tiles))
+    a = r.standard_normal((37, 29)).astype(np.float32)
+    b = r.standard_normal((29, 43)).astype(np.float32)
+    want = bits(fold_matmul(a, b))
+    for run in ("compiled", "interpreted"):
+        out = np.full((37, 43), np.nan, np.float32)
+        views = [tack.asarray(x) for x in (a, b, out)]
+        args = [(v, list(v.shape), [st // 4 for st in x.strides], 0, i == 2) for i, (v, x) in enumerate(zip(views, (a, b, out)))]
+        if run == "compiled":
+            _core.tile_compile(kernel, "cpu", simd_lanes=simd_lanes).launch(args)
+        else:
+            _core.tile_interpret(kernel, args)
+        assert np.array_equal(bits(out), want), run
+
+
+def test_malformed_tileir_text_is_refused_with_the_reason():
+    from tack import _core
+
+    with pytest.raises(RuntimeError, match="frobnicate"):
+        _core.tile_parse("kernel @k(%a: view<?xf32>) {\n  %x = frobnicate %a : f32\n}\n")
+
+
 @pytest.mark.parametrize("make, outputs", [
     (lambda c: c.tile_matmul(16, 16, 16), "matmul"),
     (lambda c: c.tile_softmax(), "rows"),
