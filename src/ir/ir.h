@@ -33,10 +33,12 @@ enum class BinOp { Add, Sub, Mul, Div, FloorDiv, Mod, Pow, Shl, Shr, BitAnd, Bit
 enum class CmpOp { Lt, Le, Gt, Ge, Eq, Ne };
 enum class LogicOp { And, Or };
 
-// Math builtins of one or two floating arguments: the source name, the
+// Math builtins of one to three floating arguments: the source name, the
 // number of arguments and the C library's name for the f64 function (f32
 // appends `f`). `round` is the C library's `rint`: ties to even in the
-// default rounding mode, as Python's round and NumPy's rint.
+// default rounding mode, as Python's round and NumPy's rint. `fma` (x * y +
+// z rounded once) is not a name kernels can call (the Python resolver does
+// not offer it): the tile lowering emits it for `mma`'s fused steps.
 #define TACK_MATH_FUNCS(X)          \
     X(Sqrt, sqrt, 1, sqrt)          \
     X(Sin, sin, 1, sin)             \
@@ -70,7 +72,8 @@ enum class LogicOp { And, Or };
     X(Trunc, trunc, 1, trunc)       \
     X(Round, round, 1, rint)        \
     X(Erf, erf, 1, erf)             \
-    X(Erfc, erfc, 1, erfc)
+    X(Erfc, erfc, 1, erfc)          \
+    X(Fma, fma, 3, fma)
 
 enum class MathFn {
 #define X(E, name, arity, c_name) E,

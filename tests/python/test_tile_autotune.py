@@ -1,7 +1,8 @@
 """tack.tile.matmul's autotuned tile sizes (python/tack/_tile_tuning.py).
 
 The oracle for every output is NumPy folding the products over k in
-increasing order in f32 (test_tile_library.fold_matmul), and for the claim
+increasing order in f32, each step a fused multiply-add
+(test_tile_library.fold_matmul), and for the claim
 that one interpretation serves every candidate, the interpreter on each
 candidate's own kernel. Candidate sets are restricted and shapes small, so
 each tuning takes well under a second.

@@ -2,7 +2,8 @@
 
 Oracles: NumPy in float64 with an error bound derived per kernel below
 (u = 2**-24, the f32 unit roundoff), or bit for bit where the kernel's
-order is one NumPy computes (matmul's k-order fold in f32, cumsum, stable
+order is one NumPy computes (matmul's k-order fold of fused multiply-adds
+in f32, fma32 below, checked against the C library's fmaf; cumsum, stable
 sort, gathers). Outputs are NaN-filled views into larger arrays whose other
 elements hold a sentinel that must survive."""
 
@@ -63,13 +64,81 @@ def bits(x):
 # matmul and einsum
 
 
+def fma32(x, y, z):
+    """x * y + z rounded once to f32, elementwise (IEEE fusedMultiplyAdd),
+    from NumPy's f64 arithmetic: the product of two f32 is exact in f64; the
+    f64 sum s and its error e (TwoSum) hold the exact value s + e; rounding
+    s to f32 is the correct rounding except where s lies exactly halfway
+    between two f32, where e's sign decides."""
+    x, y, z = np.broadcast_arrays(*(np.asarray(v, np.float32) for v in (x, y, z)))
+    p = x.astype(np.float64) * y.astype(np.float64)
+    c = z.astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        s = p + c
+        bp = s - p
+        e = (p - (s - bp)) + (c - bp)
+        r = s.astype(np.float32)
+        r64 = r.astype(np.float64)
+        toward = np.nextafter(r, np.where(s > r64, np.float32(np.inf), np.float32(-np.inf)))
+        mid = (r64 + toward.astype(np.float64)) / 2
+        tie = (s == mid) & (s != r64) & np.isfinite(s) & (e != 0)
+        # At a tie the exact value lies on e's side of s.
+        up = np.maximum(r, toward)
+        down = np.minimum(r, toward)
+    return np.where(tie, np.where(e > 0, up, down), r)
+
+
 def fold_matmul(a, b):
     """The kernel's documented order: for each output, products added over
-    k in increasing order, each product and sum rounded to f32."""
+    k in increasing order, each step a fused multiply-add rounded once to
+    f32."""
+    acc = np.zeros((a.shape[0], b.shape[1]), np.float32)
+    for k in range(a.shape[1]):
+        acc = fma32(a[:, k:k + 1], b[k:k + 1, :], acc)
+    return acc
+
+
+def fold_matmul_rounded(a, b):
+    """Products added over k in increasing order, each product and each sum
+    rounded to f32 (a kernel written with mul and add rather than mma)."""
     acc = np.zeros((a.shape[0], b.shape[1]), np.float32)
     for k in range(a.shape[1]):
         acc = acc + (a[:, k:k + 1] * b[k:k + 1, :])
     return acc
+
+
+def test_the_fma_oracle_is_the_c_librarys_fmaf():
+    # fma32 is the oracle of every matmul below; the C library's fmaf
+    # (correctly rounded in glibc) checks it on random triples and on
+    # triples built to land exactly halfway between two f32 in f64.
+    import ctypes
+    import ctypes.util
+
+    libm = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+    libm.fmaf.restype = ctypes.c_float
+    libm.fmaf.argtypes = [ctypes.c_float] * 3
+    r = rng(99)
+    x = r.standard_normal(3000).astype(np.float32)
+    y = r.standard_normal(3000).astype(np.float32)
+    z = (r.standard_normal(3000) * 4).astype(np.float32)
+    # Halfway cases: z = 2^e (1 + k 2^-23) with k odd, x * y = z's half ulp
+    # less 2^-46 of it, so the exact sum lies just below the midpoint above
+    # z, and its f64 rounding lands on the midpoint (where ties-to-even would
+    # round up, away from the exact value).
+    k = np.arange(1, 401, 2)
+    scale = 2.0 ** (np.arange(k.size) % 7 - 3)
+    hz = (scale * (1 + k * 2.0**-23)).astype(np.float32)
+    hx = np.full(k.size, 1 + 2.0**-23, np.float32)
+    hy = (scale * 2.0**-24 * (1 - 2.0**-23)).astype(np.float32)
+    xs = np.concatenate([x, hx, -hx])
+    ys = np.concatenate([y, hy, hy])
+    zs = np.concatenate([z, hz, -hz])
+    got = fma32(xs, ys, zs)
+    want = np.array([libm.fmaf(float(a), float(b), float(c)) for a, b, c in zip(xs, ys, zs)], np.float32)
+    assert np.array_equal(bits(got), bits(want))
+    # The halfway triples do differ from the f64 sum rounded to f32.
+    naive = (xs.astype(np.float64) * ys + zs).astype(np.float32)
+    assert not np.array_equal(bits(naive), bits(want))
 
 
 def product_bound(a, b, terms):
@@ -99,7 +168,8 @@ def test_matmul_guarded_out(m, k, n):
 def test_matmul_tiles_of_every_shape_compile_to_the_documented_fold(tiles):
     # The CPU lowering blocks mma in 4x4 groups of accumulators where the
     # tile allows and loops element by element where it does not: both
-    # keep each output's k order, so every tile shape gives NumPy's f32 fold.
+    # keep each output's k order and fuse each step, so every tile shape
+    # gives the f32 fold of fused multiply-adds.
     from tack import _core
 
     r = rng(sum(tiles))
@@ -188,7 +258,7 @@ def test_a_kernel_written_in_tileir_text_compiles_to_numpys_fold(tiles, simd_lan
     r = rng(sum(tiles))
     a = r.standard_normal((37, 29)).astype(np.float32)
     b = r.standard_normal((29, 43)).astype(np.float32)
-    want = bits(fold_matmul(a, b))
+    want = bits(fold_matmul_rounded(a, b))
     for run in ("compiled", "interpreted"):
         out = np.full((37, 43), np.nan, np.float32)
         views = [tack.asarray(x) for x in (a, b, out)]

@@ -197,6 +197,12 @@ Value* Emitter::math(const Math& m) {
     std::vector<Value*> args;
     for (auto& a : m.args) args.push_back(emit(*a));
     if (args.size() == 2) unify(args[0], args[1]);
+    if (args.size() == 3) {
+        bool lanes = false;
+        for (auto* a : args) lanes = lanes || a->getType()->isVectorTy();
+        if (lanes)
+            for (auto*& a : args) a = widen(a);
+    }
     if (m.fn == MathFn::Abs && is_int(t)) {
         if (!is_signed_int(t)) return args[0];
         Value* zero = llvm::ConstantInt::get(args[0]->getType(), 0);
@@ -212,6 +218,8 @@ Value* Emitter::math(const Math& m) {
         case MathFn::Round: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, args[0]);
         case MathFn::Copysign: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, args[0], args[1]);
         case MathFn::Fmod: return b_.CreateFRem(args[0], args[1]);  // frem is C's fmod
+        // Rounded once, as C's fma; a vector instruction where the CPU has one.
+        case MathFn::Fma: return b_.CreateIntrinsic(llvm::Intrinsic::fma, {args[0]->getType()}, args);
         default: break;
     }
     // Lanes call the C library one at a time: its results are the bits the

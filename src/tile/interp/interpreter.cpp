@@ -397,7 +397,9 @@ class Interpreter {
     tile(n.out[0]) = std::move(out);
   }
 
-  // c + a @ b, accumulating over k in increasing order in the element type.
+  // c + a @ b, accumulating over k in increasing order in the element type,
+  // each step a fused multiply-add: acc = fma(a[i,k], b[k,j], acc), rounded
+  // once.
   void exec_mma(const Node& n) {
     const Buf &a = tile(n.in[0]), &b = tile(n.in[1]);
     Buf out = tile(n.in[2]);
@@ -408,7 +410,10 @@ class Interpreter {
         size_t o = size_t(i * N + j);
         if (is_float(e)) {
           double acc = out.f[o];
-          for (int64_t k = 0; k < K; ++k) acc = round_to(e, acc + round_to(e, a.f[size_t(i * K + k)] * b.f[size_t(k * N + j)]));
+          for (int64_t k = 0; k < K; ++k) {
+            double x = a.f[size_t(i * K + k)], y = b.f[size_t(k * N + j)];
+            acc = e == Scalar::f32 ? double(std::fma(float(x), float(y), float(acc))) : std::fma(x, y, acc);
+          }
           out.f[o] = acc;
         } else {
           int64_t acc = out.n[o];

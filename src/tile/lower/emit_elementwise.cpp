@@ -320,19 +320,28 @@ void Emitter::emit_elementwise(const Operation& op) {
     }
     case OpKind::mma: {
       // c + a @ b, each element accumulated over k in increasing order in
-      // the element type; the product is bound to a local first so it is
-      // rounded before the add (no fused multiply-add, as in the
-      // interpreter). Blocks of kBlock x kBlock elements accumulate in
-      // locals over all of k, reading kBlock elements of a and of b per k:
-      // the register blocking a matrix-multiply kernel uses. Every element
-      // still takes its terms in the same order.
+      // the element type, each step one fused multiply-add (rounded once),
+      // as the interpreter does. Blocks of kBlock x kBlock elements
+      // accumulate in locals over all of k, reading kBlock elements of a
+      // and of b per k: the register blocking a matrix-multiply kernel
+      // uses. Every element still takes its terms in the same order.
       constexpr int64_t kBlock = 4;
       Storage a = storage(op.operand(0)), b = storage(op.operand(1)), c = storage(op.operand(2));
       Storage r = define(op.result());  // c's own storage when the loop accumulates in place
       copy(r, c);
       int64_t M = rt.shape()[0], N = rt.shape()[1], K = op.operand(0)->type().shape()[1];
       Scalar e = rt.elem();
-      int k = new_var("k", ir::VarRole::LoopVar), prod = new_var("prod");
+      int k = new_var("k", ir::VarRole::LoopVar);
+      // acc = fma(x, y, acc) in the element type (integers: acc + x * y, wrapping).
+      auto step = [&](int sum, int x, int y) {
+        if (!is_float(e)) {
+          int prod = new_var("prod");
+          assign(prod, scalar_binary(op, OpKind::mul, e, x, y));
+          assign(sum, scalar_binary(op, OpKind::add, e, sum, prod));
+          return;
+        }
+        assign(sum, ir::math(ir::MathFn::Fma, exprs(ref(x), ref(y), ref(sum)), {}));
+      };
       if (M % kBlock == 0 && N % kBlock == 0) {
         int ib = new_var("ib", ir::VarRole::LoopVar), jb = new_var("jb", ir::VarRole::LoopVar);
         int i0 = new_var("i0"), j0 = new_var("j0");
@@ -351,11 +360,7 @@ void Emitter::emit_elementwise(const Operation& op) {
               for (int64_t u = 0; u < kBlock; ++u) assign(x[size_t(u)], read(a, exprs(at(i0, u), ref(k))));
               for (int64_t v = 0; v < kBlock; ++v) assign(y[size_t(v)], read(b, exprs(ref(k), at(j0, v))));
               for (int64_t u = 0; u < kBlock; ++u)
-                for (int64_t v = 0; v < kBlock; ++v) {
-                  int sum = acc[size_t(u * kBlock + v)];
-                  assign(prod, scalar_binary(op, OpKind::mul, e, x[size_t(u)], y[size_t(v)]));
-                  assign(sum, scalar_binary(op, OpKind::add, e, sum, prod));
-                }
+                for (int64_t v = 0; v < kBlock; ++v) step(acc[size_t(u * kBlock + v)], x[size_t(u)], y[size_t(v)]);
             });
             for (int64_t u = 0; u < kBlock; ++u)
               for (int64_t v = 0; v < kBlock; ++v) write(r, exprs(at(i0, u), at(j0, v)), ref(acc[size_t(u * kBlock + v)]));
@@ -372,9 +377,8 @@ void Emitter::emit_elementwise(const Operation& op) {
           assign(x, read(a, exprs(ref(i), ref(k))));
           for_range(j, i64(N), [&] {
             assign(y, read(b, exprs(ref(k), ref(j))));
-            assign(prod, scalar_binary(op, OpKind::mul, e, x, y));
             assign(acc, read(r, exprs(ref(i), ref(j))));
-            assign(acc, scalar_binary(op, OpKind::add, e, acc, prod));
+            step(acc, x, y);
             write(r, exprs(ref(i), ref(j)), ref(acc));
           });
         });
