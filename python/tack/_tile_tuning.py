@@ -45,24 +45,25 @@ from . import _cache, _core
 
 DEFAULT = (16, 16, 16)
 
-# (tile_m, tile_n, tile_k), pruned from {8, 16, 32, 64}^2 x {8, 16, 32} by
-# measuring at 1024^3 and 2048^3 on the 2-core x86-64 of
-# docs/performance.md: mma's innermost loop runs along a row of N, and the
-# CPU's SIMD lanes run consecutive tiles, so tall tiles (M of 32 or 64) do
-# best, with narrow (8) or wide (64) N; 16x16x16 stays as the default.
+# (tile_m, tile_n, tile_k), pruned from {8, 16, 32, 64}^2 x {8, 16, 32, 64}
+# by measuring at 1024^3 and 2048^3 on the 2-core x86-64 of
+# docs/performance.md with mma's fused steps: the CPU's SIMD lanes run
+# consecutive tiles, so tall, narrow tiles (M of 32 or 64, N of 8) with a
+# long K do best (32x8x64 at 1024^3, 64x8x32 at 2048^3, 1.3-1.9x 16x16x16),
+# wide N (64) is slow; 16x16x16 stays as the default.
 CANDIDATES = (
     (16, 16, 16),
     (16, 8, 16),
-    (32, 8, 8),
+    (16, 8, 32),
     (32, 8, 16),
     (32, 8, 32),
+    (32, 8, 64),
     (32, 16, 16),
-    (32, 32, 16),
     (64, 8, 8),
     (64, 8, 16),
+    (64, 8, 32),
+    (64, 8, 64),
     (64, 16, 16),
-    (64, 64, 8),
-    (64, 64, 16),
 )
 
 _CAP = 2048  # a class extent above this tunes at this extent

@@ -40,6 +40,11 @@ struct Capabilities {
     // Debug mode's race detector (runtime/race_shadow.h): debug variants
     // compiled with CompileOptions::races report conflicting accesses.
     bool race_detection = false;
+    // Whether code compiled for arrays whose last axis is unit-strided
+    // (ir::Param::unit_inner_stride) runs faster than code reading every
+    // stride at run time: the CPU's LLVM vectorizes rows it knows are
+    // adjacent; the C-family backends index by the strides either way.
+    bool unit_stride_variants = false;
     // The longest launch, in iterations, and how a refusal names the limit.
     uint64_t max_iterations = INT64_MAX;
     std::string max_iterations_text = "2^63 - 1";

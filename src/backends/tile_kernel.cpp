@@ -16,10 +16,26 @@ TileKernel::TileKernel(Backend& backend, const tile::Kernel& kernel, const tile:
         dtypes_.push_back(typed->params[i].dtype);
     }
     written_ = analysis::effects_of(*typed).written;
-    CompileOptions options;
-    options.symbol_prefix = "tack.tile." + std::to_string(next++);
-    options.lanes = tile_options.simd_lanes ? CpuLanes::WherePaying : CpuLanes::Never;
-    code_ = backend.compile(*typed, options).code;
+    options_.symbol_prefix = "tack.tile." + std::to_string(next++);
+    options_.lanes = tile_options.simd_lanes ? CpuLanes::WherePaying : CpuLanes::Never;
+    // The code for any strides now, so that what the backend refuses is
+    // refused by tile::compile.
+    code_[0] = backend.compile(*typed, options_).code;
+    typed_ = std::move(typed);
+}
+
+const Executable& TileKernel::code_for(uint32_t unit) const {
+    if (!backend_.capabilities().unit_stride_variants) unit = 0;
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::unique_ptr<Executable>& code = code_[unit];
+    if (!code) {
+        std::unique_ptr<ir::Kernel> k = ir::clone(*typed_);
+        for (size_t i = 0; i < ranks_.size(); ++i) k->params[i].unit_inner_stride = (unit >> i) & 1;
+        CompileOptions options = options_;
+        options.symbol_prefix += ".u" + std::to_string(unit);
+        code = backend_.compile(*k, options).code;
+    }
+    return *code;
 }
 
 void TileKernel::check_argument(size_t i, int rank, DType dtype, const std::string& what) const {
@@ -63,6 +79,7 @@ void TileKernel::launch(const std::vector<runtime::Array>& views) const {
         throw tile::Error("launch @" + name_ + ": the kernel takes " + std::to_string(ranks_.size()) +
                           " tensors, not " + std::to_string(views.size()) + ".");
     std::vector<LaunchArg> args(views.size());
+    uint32_t unit = 0;
     for (size_t i = 0; i < views.size(); ++i) {
         check_argument(i, views[i].element().shape.empty() ? views[i].ndim() : -1, views[i].dtype(),
                        views[i].describe());
@@ -71,12 +88,15 @@ void TileKernel::launch(const std::vector<runtime::Array>& views) const {
                               views[i].storage()->device_name() + "', and the kernel was compiled for '" + device_ +
                               "'.");
         args[i].array = &views[i];
+        // Its last axis's elements adjacent (any stride does for one element).
+        const auto& shape = views[i].shape();
+        if (!shape.empty() && (shape.back() <= 1 || views[i].strides().back() == 1) && i < 32) unit |= 1u << i;
     }
     LaunchRequest request;
     request.args = args.data();
     request.count = args.size();
     request.written = &written_;
-    LaunchOutcome outcome = backend_.launch(*code_, request);
+    LaunchOutcome outcome = backend_.launch(code_for(unit), request);
     if (outcome.refusal.reason != codegen::LaunchRefusal::None)
         throw tile::Error("launch @" + name_ + ": the " + backend_.display_name() +
                           " backend refused the launch (reason " + std::to_string(outcome.refusal.reason) + ").");

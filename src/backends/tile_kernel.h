@@ -5,7 +5,9 @@
 // device.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -32,13 +34,21 @@ public:
 private:
     // Throws tile::Error unless `rank` and `dtype` fit parameter `i`.
     void check_argument(size_t i, int rank, DType dtype, const std::string& what) const;
+    // The code for arguments whose last axes are unit-strided as `unit`
+    // says (bit i: parameter i), compiled at its first launch where the
+    // backend profits (Capabilities::unit_stride_variants), else the one
+    // for any strides.
+    const Executable& code_for(uint32_t unit) const;
 
     Backend& backend_;
     std::string name_, device_;
     std::vector<int> ranks_;
     std::vector<DType> dtypes_;  // of memory: i1 tiles are bytes
     std::vector<int> written_;   // the parameters the kernel stores to
-    std::unique_ptr<Executable> code_;
+    std::unique_ptr<ir::Kernel> typed_;  // the lowered kernel, every array strided
+    CompileOptions options_;
+    mutable std::mutex mutex_;
+    mutable std::map<uint32_t, std::unique_ptr<Executable>> code_;  // by `unit`
 };
 
 }  // namespace tack::backends

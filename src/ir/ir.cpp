@@ -531,7 +531,7 @@ public:
                 if (p.element_shape.size() == 1) o << "vec" << p.element_shape[0] << " of ";
                 if (p.element_shape.size() == 2) o << "mat" << p.element_shape[0] << "x" << p.element_shape[1] << " of ";
                 o << (k_.typed ? name_of(p.dtype) : "?") << ", " << p.ndim << (p.contiguous ? "" : ", strided")
-                  << (p.soa ? ", soa" : "") << "]";
+                  << (!p.contiguous && p.unit_inner_stride ? ", unit inner stride" : "") << (p.soa ? ", soa" : "") << "]";
             } else if (p.kind == ParamKind::Object) {
                 o << ": object " << p.object_class;
             } else {

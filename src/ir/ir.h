@@ -315,6 +315,9 @@ struct Param {
     DType dtype = DType::I32;  // filled per variant
     int ndim = 0;              // arrays; filled per variant
     bool contiguous = true;    // arrays; filled per variant (row-major compact)
+    // Arrays that are not contiguous: the last axis's stride is one
+    // element, the others are read at run time (filled per variant).
+    bool unit_inner_stride = false;
     bool used = false;
     std::vector<int64_t> local_shape;  // LocalArray: its fixed extents
     bool shared = false;               // LocalArray: the workgroup's (tack.shared), not the work item's

@@ -182,6 +182,56 @@ def test_matmul_tiles_of_every_shape_compile_to_the_documented_fold(tiles):
     assert np.array_equal(bits(out), bits(fold_matmul(a, b)))
 
 
+def test_one_compiled_kernel_on_unit_and_other_strides_gives_the_same_bits():
+    # The CPU compiles a second variant for arguments whose rows are
+    # adjacent (last-axis stride 1), at its first launch, and copies the
+    # tiles of windows wholly inside the operands without a test per
+    # element. Row-major operands, windows of larger arrays, transposed and
+    # every-other-column views must all give the f32 fold of fused
+    # multiply-adds, launched through the same compiled kernel in turn.
+    from tack import _core
+
+    r = rng(31)
+    a = r.standard_normal((70, 45)).astype(np.float32)
+    b = r.standard_normal((45, 53)).astype(np.float32)
+    want = bits(fold_matmul(a, b))
+    kernel = _core.tile_compile(_core.tile_matmul(16, 8, 16), "cpu")
+
+    def arg(base, view, writes):
+        # A view of a C-contiguous NumPy array, as the launch takes it.
+        offset = (view.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // 4
+        return (tack.asarray(base), list(view.shape), [st // 4 for st in view.strides], offset, writes)
+
+    for layout in ("row-major", "windows", "transposed", "every other column", "row-major again"):
+        if layout in ("row-major", "row-major again"):
+            ab, bb, base = a.copy(), b.copy(), np.full((70, 53), np.nan, np.float32)
+            av, bv, ov = ab, bb, base
+        elif layout == "windows":
+            ab = np.full((80, 60), 7.0, np.float32)
+            ab[3:73, 5:50] = a
+            bb = np.full((50, 70), 7.0, np.float32)
+            bb[2:47, 4:57] = b
+            base = np.full((75, 60), -3.0, np.float32)
+            av, bv, ov = ab[3:73, 5:50], bb[2:47, 4:57], base[2:72, 3:56]
+            ov[...] = np.nan
+        elif layout == "transposed":
+            ab, bb, base = a.T.copy(), b.T.copy(), np.full((53, 70), np.nan, np.float32)
+            av, bv, ov = ab.T, bb.T, base.T
+        else:
+            ab = np.zeros((70, 90), np.float32)
+            ab[:, ::2] = a
+            bb = np.zeros((45, 106), np.float32)
+            bb[:, ::2] = b
+            base = np.full((70, 106), np.nan, np.float32)
+            av, bv, ov = ab[:, ::2], bb[:, ::2], base[:, ::2]
+        kernel.launch([arg(ab, av, False), arg(bb, bv, False), arg(base, ov, True)])
+        assert np.array_equal(bits(np.array(ov)), want), layout
+        if layout == "windows":
+            margin = base.copy()
+            margin[2:72, 3:56] = -3.0
+            assert np.all(margin == -3.0), "a store outside the window"
+
+
 def columns_matmul_text(tm, tn, tk):
     """C = A @ B with each column of a tm x tn block of C its own parallel
     iteration (the innermost one, so the CPU's SIMD lanes hold consecutive

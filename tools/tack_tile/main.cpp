@@ -1,13 +1,15 @@
 // tack-tile: prints what the compiler makes of a tile kernel.
 //
-//   tack-tile (FILE.tir | --lib NAME) [--tile] [--ir] [--llvm]
+//   tack-tile (FILE.tir | --lib NAME) [--tile] [--ir] [--llvm] [--unit-strides]
 //
 // FILE.tir is TileIR in its text form (tack/tile/printer.h); --lib NAME takes
 // a reference-library kernel with its default configuration (--lib list
 // names them). --tile prints the planned TileIR: the launch plan as comment
 // lines, then the kernel; --ir the kernel IR it lowers to; --llvm the
 // optimized LLVM IR the CPU backend makes of that. Without a choice, --tile
-// and --ir.
+// and --ir. --unit-strides lowers for parameters whose last axis has stride
+// one (the code the CPU runs on row-major arrays and their windows); without
+// it every stride is read at run time.
 //
 // Exit status: 0 lowered, 1 the kernel was refused (the message names the
 // operation), 2 a usage error (arguments, file, malformed or invalid TileIR).
@@ -49,7 +51,7 @@ const std::map<std::string, std::function<tile::Kernel()>>& library() {
 }
 
 int usage() {
-  std::cerr << "usage: tack-tile (FILE.tir | --lib NAME) [--tile] [--ir] [--llvm]\n";
+  std::cerr << "usage: tack-tile (FILE.tir | --lib NAME) [--tile] [--ir] [--llvm] [--unit-strides]\n";
   return 2;
 }
 
@@ -57,13 +59,14 @@ int usage() {
 
 int main(int argc, char** argv) {
   std::string file, lib;
-  bool tile_text = false, ir_text = false, llvm_text = false;
+  bool tile_text = false, ir_text = false, llvm_text = false, unit_strides = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--lib" && i + 1 < argc) lib = argv[++i];
     else if (a == "--tile") tile_text = true;
     else if (a == "--ir") ir_text = true;
     else if (a == "--llvm") llvm_text = true;
+    else if (a == "--unit-strides") unit_strides = true;
     else if (!a.empty() && a[0] != '-' && file.empty()) file = a;
     else return usage();
   }
@@ -106,6 +109,8 @@ int main(int argc, char** argv) {
     if (tile_text) std::cout << tile::lower::describe(*kernel, tile::lower::find_launch_nest(*kernel)) << tile::print(*kernel);
     if (ir_text || llvm_text) {
       auto typed = tile::lower::lower_to_kernel_ir(*kernel);
+      if (unit_strides)
+        for (unsigned i = 0; i < kernel->num_params(); ++i) typed->params[i].unit_inner_stride = true;
       if (ir_text) std::cout << (tile_text ? "\n" : "") << ir::print(*typed);
       if (llvm_text) {
         std::string why;

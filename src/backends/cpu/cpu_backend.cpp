@@ -244,6 +244,7 @@ private:
     Capabilities capabilities_ = [] {
         Capabilities c;
         c.race_detection = true;
+        c.unit_stride_variants = true;
         return c;
     }();
 };

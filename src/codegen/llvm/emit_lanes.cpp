@@ -360,7 +360,10 @@ std::optional<int64_t> Emitter::lane_step(const Expr& e) const {
 std::optional<int64_t> Emitter::offset_lane_step(int array, const std::vector<ExprPtr>& indices) const {
     auto& param = k_.params[array];
     auto& a = arrays_[array];
-    if (!param.contiguous && param.kind != ParamKind::LocalArray) return std::nullopt;
+    // A strided array: only its last axis's stride is known, when it is one.
+    if (!param.contiguous && param.kind != ParamKind::LocalArray &&
+        (!param.unit_inner_stride || static_cast<int>(indices.size()) != param.ndim))
+        return std::nullopt;
     uint64_t total = 0;
     for (size_t d = 0; d < indices.size(); ++d) {
         auto s = lane_step(*indices[d]);

@@ -288,6 +288,9 @@ void Emitter::begin_function(llvm::FunctionType* fty, const std::string& name) {
                 for (int d = 0; d < param.ndim; ++d)
                     a.strides.push_back(b_.CreateLoad(
                         i64(), b_.CreateConstGEP1_64(b_.getInt8Ty(), slot_ptr, 8 + 8 * kMaxDims + 8 * d)));
+                // Rows whose elements are adjacent, known when compiling:
+                // LLVM vectorizes loops along them.
+                if (param.unit_inner_stride && param.ndim > 0) a.strides.back() = b_.getInt64(a.element_stride);
             }
             arrays_[p] = std::move(a);
         } else {

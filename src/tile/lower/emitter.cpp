@@ -1,6 +1,7 @@
 #include "tile/lower/emitter.h"
 
 #include "ir/build.h"
+#include "ir/traverse.h"
 
 namespace tack::tile::lower {
 
@@ -37,6 +38,19 @@ DType memory_dtype(Scalar s) {
 }
 
 int Emitter::new_var(const std::string& name, ir::VarRole role) { return out_->add_var(name, role); }
+
+bool Emitter::varying(const ir::Expr& e) const {
+  if (e.kind == ir::ExprKind::Load) return true;
+  if (auto* r = e.as<ir::VarRef>()) return size_t(r->var) < varying_.size() && varying_[size_t(r->var)];
+  bool v = false;
+  ir::for_each_child(const_cast<ir::Expr&>(e), [&](ir::ExprPtr& c) { v = v || varying(*c); }, [](ir::Block&) {});
+  return v;
+}
+
+void Emitter::mark_varying(int var) {
+  if (varying_.size() <= size_t(var)) varying_.resize(size_t(var) + 1, false);
+  varying_[size_t(var)] = true;
+}
 
 int Emitter::new_array(const Operation* op, Scalar elem, std::vector<int64_t> shape, const char* what) {
   int64_t bytes = size_of(value_dtype(elem));
@@ -169,6 +183,7 @@ void Emitter::write(const Storage& s, std::vector<ir::ExprPtr> idx, ir::ExprPtr 
 }
 
 void Emitter::assign(int var, ir::ExprPtr value) {
+  if (varying(*value)) mark_varying(var);
   auto a = std::make_unique<ir::Assign>();
   a->var = var;
   a->value = std::move(value);
@@ -176,6 +191,7 @@ void Emitter::assign(int var, ir::ExprPtr value) {
 }
 
 void Emitter::for_range(int var, ir::ExprPtr extent, const std::function<void()>& body) {
+  if (varying(*extent)) mark_varying(var);
   auto f = std::make_unique<ir::For>();
   f->var = var;
   f->start = i64(0);
@@ -194,6 +210,19 @@ void Emitter::if_then(ir::ExprPtr cond, const std::function<void()>& body) {
   ir::Block* saved = block_;
   block_ = &s->then_body;
   body();
+  block_ = saved;
+  block_->push_back(std::move(s));
+}
+
+void Emitter::if_else(ir::ExprPtr cond, const std::function<void()>& then_body,
+                      const std::function<void()>& else_body) {
+  auto s = std::make_unique<ir::If>();
+  s->cond = std::move(cond);
+  ir::Block* saved = block_;
+  block_ = &s->then_body;
+  then_body();
+  block_ = &s->else_body;
+  else_body();
   block_ = saved;
   block_->push_back(std::move(s));
 }
@@ -299,6 +328,8 @@ std::unique_ptr<ir::Kernel> Emitter::run(const LaunchNest& nest) {
     out_->dims.push_back(std::move(d));
     storage_[level->region(0).block(0).argument(0)] = Storage{Type::tile(Scalar::i64), out_->dims.back().var, -1, -1};
   }
+  // The CPU's SIMD lanes run consecutive iterations of the innermost dimension.
+  if (!out_->dims.empty()) mark_varying(out_->dims.back().var);
   if (nest.levels.empty()) {
     ir::ParallelDim d;
     d.var = new_var("once", ir::VarRole::LoopVar);

@@ -87,6 +87,12 @@ class Emitter {
   [[noreturn]] void refuse(const Operation& op, const std::string& why) const;
   DType value_dtype(Scalar s) const;
   int new_var(const std::string& name, ir::VarRole role = ir::VarRole::Temp);
+  // Whether `e` may differ between consecutive iterations of the launch's
+  // innermost dimension (SIMD lanes, GPU threads): it reads memory or a
+  // local assigned from such a value. Flow-insensitive and conservative;
+  // it chooses between equivalent codes, never a result.
+  bool varying(const ir::Expr& e) const;
+  void mark_varying(int var);
   // Refuses `op` naming `what` when the array would pass the 64 KiB cap.
   int new_array(const Operation* op, Scalar elem, std::vector<int64_t> shape, const char* what = "a tile");
   Storage new_storage(const Operation* op, const Type& t);
@@ -113,6 +119,7 @@ class Emitter {
   // A sequential loop `var` over [0, extent).
   void for_range(int var, ir::ExprPtr extent, const std::function<void()>& body);
   void if_then(ir::ExprPtr cond, const std::function<void()>& body);
+  void if_else(ir::ExprPtr cond, const std::function<void()>& then_body, const std::function<void()>& else_body);
   void copy(const Storage& dst, const Storage& src);
   // Emits the operations of `block` (its yield and stage cuts excluded).
   void emit_block(const Block& block, const Operation* skip = nullptr);
@@ -145,6 +152,7 @@ class Emitter {
   std::unordered_map<const Value*, Storage> storage_;
   std::unordered_map<const Value*, ViewInfo> views_;
   std::unordered_map<const Value*, bool> in_prologue_;
+  std::vector<bool> varying_;  // per kernel IR local (varying())
 };
 
 }  // namespace tack::tile::lower
