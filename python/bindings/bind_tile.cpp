@@ -148,8 +148,9 @@ void bind_tile(nb::module_& m) {
     m.def("tile_interpret", &interpret, nb::arg("kernel"), nb::arg("args"),
           "Runs a tile kernel in the TileIR interpreter over the views launch takes: the correctness oracle.");
 
-    m.def("tile_matmul", [](int64_t tm, int64_t tn, int64_t tk) { return lib::matmul({tm, tn, tk}); },
-          nb::arg("tile_m"), nb::arg("tile_n"), nb::arg("tile_k"));
+    m.def("tile_matmul", [](int64_t tm, int64_t tn, int64_t tk, bool packed_b) { return lib::matmul({tm, tn, tk, packed_b}); },
+          nb::arg("tile_m"), nb::arg("tile_n"), nb::arg("tile_k"), nb::arg("packed_b") = false);
+    m.def("tile_pack_columns", [](int64_t tn) { return lib::pack_columns(tn); }, nb::arg("tile_n"));
     m.def("tile_einsum", &einsum, nb::arg("spec"), nb::arg("ranks"));
     m.def("tile_conv2d", [](int64_t padding) { return lib::conv2d({.padding = padding}); }, nb::arg("padding"));
     m.def("tile_softmax", [] { return lib::softmax(); });

@@ -74,7 +74,7 @@ _BUDGET_S = 1.0  # timed runs of one candidate stop once they took this long
 _MIN_VOLUME = 128 * 128 * 128  # classes below tune not at all
 _RAGGED = (37, 29, 43)  # the edge-tile check's shape (M, K, N)
 _RUNS = 3  # timed runs per candidate; the best counts
-_FORMAT = 1  # the winner file's format
+_FORMAT = 2  # the winner file's format (2: candidates run with B packed)
 
 _winners: dict[str, tuple[int, int, int]] = {}  # key -> (tm, tn, tk)
 _tunings = 0  # how many classes this process tuned (for tests)
@@ -139,8 +139,44 @@ def _store(path, key, tiles, report):
         pass  # the winner stays in this process
 
 
+class PackedMatmul:
+    """matmul with its B operand packed first: lib::pack_columns copies B
+    (K x N) into Bp (K x tn x ceil(N / tn), Bp[k, j, q] = B[k, q*tn + j],
+    zeros past N) and the packed kernel reads B's tiles from there, where
+    the tiles of consecutive parallel iterations lie side by side (vector
+    loads in the CPU's SIMD lanes instead of gathers). The products and
+    their order are the unpacked kernel's, so are the bits. launch() takes
+    what the unpacked kernel's does; Bp is a fresh array per launch."""
+
+    def __init__(self, tiles, device):
+        self.tn, self.device = tiles[1], device
+        self.pack = _core.tile_compile(_core.tile_pack_columns(self.tn), device)
+        self.matmul = _core.tile_compile(_core.tile_matmul(*tiles, packed_b=True), device)
+
+    def launch(self, args):
+        from ._arrays import empty
+
+        a, b, c = args
+        k, n = b[1]
+        q = -(-n // self.tn)
+        bp = empty((k, self.tn, q), device=self.device)
+        packed = (bp, [k, self.tn, q], [self.tn * q, q, 1], 0)
+        self.pack.launch([b, packed + (True,)])
+        self.matmul.launch([a, packed + (False,), c])
+
+
 def _compile(tiles):
-    return _core.tile_compile(_core.tile_matmul(*tiles), "cpu")
+    return PackedMatmul(tiles, "cpu")
+
+
+def packs_b(m, k, n, device, *, min_volume=None):
+    """Whether tack.tile.matmul runs (M, K) @ (K, N) with B packed: where its
+    tiles are tuned (packing costs one pass over B, under 1 % of the
+    product's time at the sizes tuning starts)."""
+    if device != "cpu" or not enabled() or 0 in (m, k, n):
+        return False
+    klass = shape_class(m, k, n)
+    return klass[0] * klass[1] * klass[2] >= (_MIN_VOLUME if min_volume is None else min_volume)
 
 
 def matmul_tiles(m, k, n, device, *, candidates=None, min_volume=None, compile_candidate=None):
@@ -148,11 +184,9 @@ def matmul_tiles(m, k, n, device, *, candidates=None, min_volume=None, compile_c
     arguments are for tests: a restricted candidate set, a lower tuning
     threshold, and `compile_candidate(tiles)` in place of compiling
     _core.tile_matmul(*tiles) (to inject a wrong candidate)."""
-    if device != "cpu" or not enabled() or 0 in (m, k, n):
+    if not packs_b(m, k, n, device, min_volume=min_volume):
         return DEFAULT
     klass = shape_class(m, k, n)
-    if klass[0] * klass[1] * klass[2] < (_MIN_VOLUME if min_volume is None else min_volume):
-        return DEFAULT
     candidates = tuple(CANDIDATES if candidates is None else candidates)
     key = _key(device, klass, candidates)
     memo = json.dumps(key, sort_keys=True)

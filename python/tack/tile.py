@@ -88,6 +88,20 @@ def _kernel(fn, device, key, make):
     return k
 
 
+def _packed_matmul(tiles, device):
+    """The tuned matmul, B packed first (_tile_tuning.PackedMatmul), once per
+    configuration and device."""
+    full_key = (("matmul", "packed_b") + tuple(tiles), "f32", device)
+    k = _compiled.get(full_key)
+    if k is None:
+        try:
+            k = _tile_tuning.PackedMatmul(tiles, device)
+        except RuntimeError as e:
+            raise ValueError(f"tack.tile.matmul: {e}") from None
+        _compiled[full_key] = k
+    return k
+
+
 def _cache_size():
     """Kernels compiled so far in this process (for tests)."""
     return len(_compiled)
@@ -250,16 +264,20 @@ def _rows(views, axis, fn):
 def matmul(a, b, out=None):
     """a @ b for f32 matrices (M, K) @ (K, N) -> (M, N); a 1-D `a` is a row
     (K,) and a 1-D `b` a column (K,), dropped from the result as NumPy
-    does. No batching (use einsum). Each element adds the products over k in
-    increasing order in f32, every product and sum rounded (no fused
-    multiply-add): |out - exact| <= K*u/(1 - K*u) * sum_k |a||b|, u = 2**-24.
+    does. No batching (use einsum). Each element takes the products over k
+    in increasing order in f32, each step a fused multiply-add rounded once
+    (acc = fma(a[i, k], b[k, j], acc)): |out - exact| <= K*u/(1 - K*u) *
+    sum_k |a||b|, u = 2**-24.
 
     On the CPU the tile sizes are autotuned on the first call of each shape
     class (extents rounded up to powers of two): a dozen candidates are
     compiled, checked bit for bit against the tile interpreter and timed,
     and the fastest correct one is kept in this process and in Tack's cache
-    folder. TACK_TILE_AUTOTUNE=0 keeps the fixed 16x16x16 tiles. The result
-    is the same bits either way (every candidate adds over k in order)."""
+    folder; tuned shapes first copy B into a packed layout (one pass over
+    B), from which the SIMD lanes load its tiles as vectors.
+    TACK_TILE_AUTOTUNE=0 keeps the fixed 16x16x16 tiles, unpacked. The
+    result is the same bits either way (every candidate takes the same steps
+    in the same order)."""
     fn = "matmul"
     a, b = _array(a, fn, "a"), _array(b, fn, "b")
     device = _device(fn, a, b)
@@ -282,7 +300,10 @@ def matmul(a, b, out=None):
     if b.ndim == 1:
         vc = vc.with_axis(1)
     tiles = _tile_tuning.matmul_tiles(m, k, n, device)
-    kernel = _kernel(fn, device, ("matmul",) + tiles, lambda: _core.tile_matmul(*tiles))
+    if _tile_tuning.packs_b(m, k, n, device):
+        kernel = _packed_matmul(tiles, device)
+    else:
+        kernel = _kernel(fn, device, ("matmul",) + tiles, lambda: _core.tile_matmul(*tiles))
     _run(fn, kernel, [va, vb], [vc])
     _unstage([out], [target])
     return out

@@ -75,6 +75,43 @@ def test_tuning_picks_a_correct_candidate_and_matmul_uses_it(monkeypatch):
     c = T.matmul(tack.array(a[:33, :35]), tack.array(b[:35, :17]))
     assert np.array_equal(bits(c.numpy()), bits(fold_matmul(a[:33, :35], b[:35, :17])))
     assert _tile_tuning._tunings == before + 1
+    # Tuned shapes run with B packed first.
+    assert ("matmul", "packed_b") + tiles in [key[0] for key in T._compiled]
+
+
+@pytest.mark.parametrize("tiles", [(16, 8, 16), (32, 8, 32), (8, 16, 4)], ids=lambda t: "x".join(map(str, t)))
+def test_packing_b_gives_the_same_bits_on_any_layout(tiles):
+    # B packed (Bp[k, j, q] = B[k, q*tn + j], zeros past N) and read from
+    # there: the same products in the same order, so the f32 fold of fused
+    # multiply-adds; B a whole array, a window of a larger one, transposed,
+    # and with N, K not multiples of the tiles.
+    from tack import _core
+
+    runner = _tile_tuning.PackedMatmul(tiles, "cpu")
+    r = np.random.default_rng(sum(tiles))
+    a = r.standard_normal((45, 37)).astype(np.float32)
+    b = r.standard_normal((37, 29)).astype(np.float32)
+    want = bits(fold_matmul(a, b))
+    bw = np.full((41, 35), 5.0, np.float32)
+    bw[2:39, 3:32] = b
+    for name, base, view in (("whole", b, b), ("window", bw, bw[2:39, 3:32]), ("transposed", b.T.copy(), None)):
+        view = base.T if view is None else view
+        offset = (view.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // 4
+        out = np.full((45, 29), np.nan, np.float32)
+        ta, tb, tc = tack.asarray(a), tack.asarray(base), tack.asarray(out)
+        runner.launch([(ta, [45, 37], [37, 1], 0, False),
+                       (tb, list(view.shape), [s // 4 for s in view.strides], offset, False),
+                       (tc, [45, 29], [29, 1], 0, True)])
+        assert np.array_equal(bits(out), want), name
+    # The packed operand itself, against NumPy's padding and transposition.
+    tn = tiles[1]
+    q = -(-29 // tn)
+    bp = np.full((37, tn, q), np.nan, np.float32)
+    _core.tile_compile(_core.tile_pack_columns(tn), "cpu").launch(
+        [(tack.asarray(b), [37, 29], [29, 1], 0, False), (tack.asarray(bp), [37, tn, q], [tn * q, q, 1], 0, True)])
+    padded = np.zeros((37, q * tn), np.float32)
+    padded[:, :29] = b
+    assert np.array_equal(bp, padded.reshape(37, q, tn).transpose(0, 2, 1))
 
 
 class _Zeros:

@@ -304,6 +304,16 @@ void Emitter::note_lane_step(const Assign& a) {
 // arithmetic is a ring), and a uniform value has a difference of 0. A
 // narrower type's arithmetic wraps at its own width, so only the variable
 // itself, unchanged, is widened exactly.
+// An integer literal, or one converted to a 64-bit integer type (the tile
+// lowering's constants), as its 64-bit two's complement bits.
+static std::optional<uint64_t> int_constant(const Expr& e) {
+    if (auto* c = e.as<IntConst>()) return c->bits;
+    if (auto* cast = e.as<Cast>())
+        if (is_int(cast->to) && bits_of(cast->to) == 64)
+            if (auto* c = cast->operand->as<IntConst>()) return c->bits;
+    return std::nullopt;
+}
+
 std::optional<int64_t> Emitter::lane_step(const Expr& e) const {
     if (!labels_->varying(e)) return 0;
     const ParallelDim& inner = k_.dims.back();
@@ -315,7 +325,7 @@ std::optional<int64_t> Emitter::lane_step(const Expr& e) const {
                 if (var == v) return step;
             if (v != inner.var || assigned_in_body(v)) return std::nullopt;
             if (!inner.step) return 1;
-            if (auto* c = inner.step->as<IntConst>()) return wrap(c->bits);
+            if (auto c = int_constant(*inner.step)) return wrap(*c);
             return std::nullopt;
         }
         case ExprKind::Cast: {
@@ -340,10 +350,10 @@ std::optional<int64_t> Emitter::lane_step(const Expr& e) const {
                 case BinOp::Mul: {
                     // One side uniform and a literal.
                     if (*l == 0) {
-                        if (auto* c = b.lhs->as<IntConst>()) return wrap(c->bits * ur);
+                        if (auto c = int_constant(*b.lhs)) return wrap(*c * ur);
                     }
                     if (*r == 0) {
-                        if (auto* c = b.rhs->as<IntConst>()) return wrap(ul * c->bits);
+                        if (auto c = int_constant(*b.rhs)) return wrap(ul * *c);
                     }
                     return std::nullopt;
                 }

@@ -11,13 +11,34 @@ namespace tack::tile::lib {
 
 struct MatmulTiles {
   int64_t m = 16, n = 16, k = 16;
+  // B comes packed by pack_columns(n): Bp[k, j, q] = B[k, q * n + j], the
+  // block index innermost, so the blocks of consecutive parallel
+  // iterations lie side by side (the CPU's SIMD lanes load them as
+  // vectors instead of gathering).
+  bool packed_b = false;
 };
 
 // C = A @ B for A: MxK, B: KxN, C: MxN. Each block of C is a parallel
 // iteration; its K loop is a two-stage pipeline that loads the A and B tiles
 // and then accumulates them with mma. Ragged edges load zeros and store
-// nothing outside C.
+// nothing outside C. With packed_b the second parameter is B packed
+// (K x n x ceil(N / n)); the products and their order are the same.
 inline Kernel matmul(MatmulTiles t = {}) {
+  if (t.packed_b)
+    return tile_kernel("matmul", [t](TensorView<float, 2> A, TensorView<float, 3> Bp, TensorView<float, 2> C) {
+      for (auto bi : parallel(ceil_div(C.shape(0), t.m), exec::block)) {
+        for (auto bj : parallel(ceil_div(C.shape(1), t.n), exec::block)) {
+          Tile<float> acc = full<float>({t.m, t.n}, 0.0f);
+          for (auto k : pipeline(ceil_div(A.shape(1), t.k))) {
+            Tile<float> a = A[{span(bi * t.m, t.m), span(k * t.k, t.k)}];
+            Tile<float> b = Bp[{span(k * t.k, t.k), span(0, t.n), bj}];
+            k.stage("mma");
+            acc = mma(a, b, acc);
+          }
+          C(span(bi * t.m, t.m), span(bj * t.n, t.n)).store(acc);
+        }
+      }
+    });
   return tile_kernel("matmul", [t](TensorView<float, 2> A, TensorView<float, 2> B, TensorView<float, 2> C) {
     for (auto bi : parallel(ceil_div(C.shape(0), t.m), exec::block)) {
       for (auto bj : parallel(ceil_div(C.shape(1), t.n), exec::block)) {
@@ -29,6 +50,19 @@ inline Kernel matmul(MatmulTiles t = {}) {
           acc = mma(a, b, acc);
         }
         C(span(bi * t.m, t.m), span(bj * t.n, t.n)).store(acc);
+      }
+    }
+  });
+}
+
+// Bp[k, j, q] = B[k, q * n + j] for Bp: K x n x Q, zero where q * n + j is
+// past B's last column (matmul's packed_b operand; Q = ceil(N / n)).
+inline Kernel pack_columns(int64_t n) {
+  return tile_kernel("pack_columns", [n](TensorView<float, 2> B, TensorView<float, 3> Bp) {
+    for (auto k : parallel(Bp.shape(0), exec::block)) {
+      for (auto q : parallel(Bp.shape(2), exec::block)) {
+        Tile<float> row = B[{k, span(q * n, n)}];
+        Bp(k, span(0, n), q).store(row);
       }
     }
   });
