@@ -45,25 +45,30 @@ from . import _cache, _core
 
 DEFAULT = (16, 16, 16)
 
-# (tile_m, tile_n, tile_k), pruned from {8, 16, 32, 64}^2 x {8, 16, 32, 64}
-# by measuring at 1024^3 and 2048^3 on the 2-core x86-64 of
+# (tile_m, tile_n, tile_k), optionally a fourth element 1 for B packed first
+# (PackedMatmul), pruned from {8, 16, 32, 64}^2 x {8, 16, 32, 64} by
+# measuring at 512^3, 1024^3 and 2048^3 on the 2-core x86-64 of
 # docs/performance.md with mma's fused steps: the CPU's SIMD lanes run
 # consecutive tiles, so tall, narrow tiles (M of 32 or 64, N of 8) with a
-# long K do best (32x8x64 at 1024^3, 64x8x32 at 2048^3, 1.3-1.9x 16x16x16),
-# wide N (64) is slow; 16x16x16 stays as the default.
+# long K do best (32x8x64 at 1024^3, 64x8x64 packed at 2048^3, 1.4-2.7x
+# 16x16x16); N of 16 runs 1.5-3x slower. Packing B pays at 2048^3
+# (1.1-1.3x) and is within noise at smaller or ragged shapes, so both run.
+# 16x16x16 stays as the default.
 CANDIDATES = (
     (16, 16, 16),
     (16, 8, 16),
-    (16, 8, 32),
+    (16, 8, 64),
     (32, 8, 16),
     (32, 8, 32),
     (32, 8, 64),
     (32, 16, 16),
-    (64, 8, 8),
-    (64, 8, 16),
     (64, 8, 32),
     (64, 8, 64),
     (64, 16, 16),
+    (16, 8, 16, 1),
+    (32, 8, 64, 1),
+    (64, 8, 32, 1),
+    (64, 8, 64, 1),
 )
 
 _CAP = 2048  # a class extent above this tunes at this extent
@@ -139,6 +144,11 @@ def _store(path, key, tiles, report):
         pass  # the winner stays in this process
 
 
+def packed(tiles):
+    """Whether a candidate runs with B packed first (a fourth element 1)."""
+    return len(tiles) > 3 and bool(tiles[3])
+
+
 class PackedMatmul:
     """matmul with its B operand packed first: lib::pack_columns copies B
     (K x N) into Bp (K x tn x ceil(N / tn), Bp[k, j, q] = B[k, q*tn + j],
@@ -151,7 +161,7 @@ class PackedMatmul:
     def __init__(self, tiles, device):
         self.tn, self.device = tiles[1], device
         self.pack = _core.tile_compile(_core.tile_pack_columns(self.tn), device)
-        self.matmul = _core.tile_compile(_core.tile_matmul(*tiles, packed_b=True), device)
+        self.matmul = _core.tile_compile(_core.tile_matmul(*tiles[:3], packed_b=True), device)
 
     def launch(self, args):
         from ._arrays import empty
@@ -166,17 +176,9 @@ class PackedMatmul:
 
 
 def _compile(tiles):
-    return PackedMatmul(tiles, "cpu")
-
-
-def packs_b(m, k, n, device, *, min_volume=None):
-    """Whether tack.tile.matmul runs (M, K) @ (K, N) with B packed: where its
-    tiles are tuned (packing costs one pass over B, under 1 % of the
-    product's time at the sizes tuning starts)."""
-    if device != "cpu" or not enabled() or 0 in (m, k, n):
-        return False
-    klass = shape_class(m, k, n)
-    return klass[0] * klass[1] * klass[2] >= (_MIN_VOLUME if min_volume is None else min_volume)
+    if packed(tiles):
+        return PackedMatmul(tiles, "cpu")
+    return _core.tile_compile(_core.tile_matmul(*tiles), "cpu")
 
 
 def matmul_tiles(m, k, n, device, *, candidates=None, min_volume=None, compile_candidate=None):
@@ -184,9 +186,11 @@ def matmul_tiles(m, k, n, device, *, candidates=None, min_volume=None, compile_c
     arguments are for tests: a restricted candidate set, a lower tuning
     threshold, and `compile_candidate(tiles)` in place of compiling
     _core.tile_matmul(*tiles) (to inject a wrong candidate)."""
-    if not packs_b(m, k, n, device, min_volume=min_volume):
+    if device != "cpu" or not enabled() or 0 in (m, k, n):
         return DEFAULT
     klass = shape_class(m, k, n)
+    if klass[0] * klass[1] * klass[2] < (_MIN_VOLUME if min_volume is None else min_volume):
+        return DEFAULT
     candidates = tuple(CANDIDATES if candidates is None else candidates)
     key = _key(device, klass, candidates)
     memo = json.dumps(key, sort_keys=True)

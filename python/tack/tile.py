@@ -89,9 +89,9 @@ def _kernel(fn, device, key, make):
 
 
 def _packed_matmul(tiles, device):
-    """The tuned matmul, B packed first (_tile_tuning.PackedMatmul), once per
-    configuration and device."""
-    full_key = (("matmul", "packed_b") + tuple(tiles), "f32", device)
+    """The matmul of a tuned candidate that packs B first
+    (_tile_tuning.PackedMatmul), once per configuration and device."""
+    full_key = (("matmul",) + tuple(tiles), "f32", device)
     k = _compiled.get(full_key)
     if k is None:
         try:
@@ -300,7 +300,7 @@ def matmul(a, b, out=None):
     if b.ndim == 1:
         vc = vc.with_axis(1)
     tiles = _tile_tuning.matmul_tiles(m, k, n, device)
-    if _tile_tuning.packs_b(m, k, n, device):
+    if _tile_tuning.packed(tiles):
         kernel = _packed_matmul(tiles, device)
     else:
         kernel = _kernel(fn, device, ("matmul",) + tiles, lambda: _core.tile_matmul(*tiles))

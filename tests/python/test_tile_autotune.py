@@ -41,14 +41,23 @@ def _args(*arrays):
 @pytest.mark.parametrize("m, k, n", [(37, 29, 43), (64, 64, 64), (1, 70, 5)])
 def test_interpretations_of_every_candidate_agree_bit_for_bit(m, k, n):
     # What makes one interpretation the oracle for all candidates: each
-    # candidate's kernel, interpreted, gives NumPy's in-order fold exactly.
+    # candidate's kernel, interpreted, gives NumPy's in-order fold exactly
+    # (a packed candidate: its packing kernel, then its product, both
+    # interpreted).
     r = np.random.default_rng(1)
     a = r.standard_normal((m, k)).astype(np.float32)
     b = r.standard_normal((k, n)).astype(np.float32)
     want = bits(fold_matmul(a, b))
     for tiles in _tile_tuning.CANDIDATES:
         out = tack.empty((m, n))
-        _core.tile_interpret(_core.tile_matmul(*tiles), _args(tack.array(a), tack.array(b), out))
+        b_operand = tack.array(b)
+        if _tile_tuning.packed(tiles):
+            tn = tiles[1]
+            q = -(-n // tn)
+            b_operand = tack.empty((k, tn, q))
+            _core.tile_interpret(_core.tile_pack_columns(tn), _args(tack.array(b), b_operand))
+        kernel = _core.tile_matmul(*tiles[:3], packed_b=_tile_tuning.packed(tiles))
+        _core.tile_interpret(kernel, _args(tack.array(a), b_operand, out))
         assert np.array_equal(bits(out.numpy()), want), tiles
 
 
@@ -75,8 +84,22 @@ def test_tuning_picks_a_correct_candidate_and_matmul_uses_it(monkeypatch):
     c = T.matmul(tack.array(a[:33, :35]), tack.array(b[:35, :17]))
     assert np.array_equal(bits(c.numpy()), bits(fold_matmul(a[:33, :35], b[:35, :17])))
     assert _tile_tuning._tunings == before + 1
-    # Tuned shapes run with B packed first.
-    assert ("matmul", "packed_b") + tiles in [key[0] for key in T._compiled]
+
+
+def test_a_packed_winner_runs_packed(monkeypatch):
+    # A candidate whose fourth element is 1 packs B before the product, in
+    # tuning and in the calls that use it; ragged shapes give the same bits.
+    packed = (16, 8, 16, 1)
+    monkeypatch.setattr(_tile_tuning, "CANDIDATES", (packed,))
+    monkeypatch.setattr(_tile_tuning, "_MIN_VOLUME", 1)
+    r = np.random.default_rng(12)
+    a = r.standard_normal((57, 31)).astype(np.float32)
+    b = r.standard_normal((31, 45)).astype(np.float32)
+    c = T.matmul(tack.array(a), tack.array(b))
+    assert np.array_equal(bits(c.numpy()), bits(fold_matmul(a, b)))
+    assert _tile_tuning.matmul_tiles(57, 31, 45, "cpu") == packed
+    runner = T._compiled[(("matmul",) + packed, "f32", "cpu")]
+    assert isinstance(runner, _tile_tuning.PackedMatmul)
 
 
 @pytest.mark.parametrize("tiles", [(16, 8, 16), (32, 8, 32), (8, 16, 4)], ids=lambda t: "x".join(map(str, t)))
