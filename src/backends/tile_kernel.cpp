@@ -18,9 +18,7 @@ TileKernel::TileKernel(Backend& backend, const tile::Kernel& kernel, const tile:
     written_ = analysis::effects_of(*typed).written;
     options_.symbol_prefix = "tack.tile." + std::to_string(next++);
     options_.lanes = tile_options.simd_lanes ? CpuLanes::WherePaying : CpuLanes::Never;
-    // The code for any strides now, so that what the backend refuses is
-    // refused by tile::compile.
-    code_[0] = backend.compile(*typed, options_).code;
+    // The backend compiles at the first launch, for the strides it gets.
     typed_ = std::move(typed);
 }
 

@@ -17,7 +17,8 @@ namespace tack::backends {
 
 class TileKernel final : public tile::CompiledKernel {
 public:
-    // Lowers and compiles `kernel` for `backend`, which must outlive it.
+    // Lowers `kernel` for `backend`, which must outlive it; the backend
+    // compiles it at the first launch of each stride pattern (code_for).
     // Throws tile::Error for a construct the lowering refuses.
     TileKernel(Backend& backend, const tile::Kernel& kernel, const tile::CompileOptions& options = {});
 
@@ -35,9 +36,9 @@ private:
     // Throws tile::Error unless `rank` and `dtype` fit parameter `i`.
     void check_argument(size_t i, int rank, DType dtype, const std::string& what) const;
     // The code for arguments whose last axes are unit-strided as `unit`
-    // says (bit i: parameter i), compiled at its first launch where the
-    // backend profits (Capabilities::unit_stride_variants), else the one
-    // for any strides.
+    // says (bit i: parameter i) where the backend profits
+    // (Capabilities::unit_stride_variants), else the one for any strides;
+    // each compiled at its first launch.
     const Executable& code_for(uint32_t unit) const;
 
     Backend& backend_;

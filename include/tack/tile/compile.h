@@ -47,9 +47,11 @@ struct CompileOptions {
   bool simd_lanes = true;
 };
 
-// Compiles `kernel` for `device` ("cpu"). Throws Error when the device is
-// unknown or unavailable, its backend compiles no tile kernels, or a
-// construct has no lowering.
+// Compiles `kernel` for `device` ("cpu"): plans and lowers it now; the
+// device's code is made at the first launch, for the arguments' strides (on
+// the CPU one variant per pattern of unit-strided last axes). Throws Error
+// when the device is unknown or unavailable, its backend compiles no tile
+// kernels, or a construct has no lowering.
 std::unique_ptr<CompiledKernel> compile(std::string_view device, const Kernel& kernel,
                                         const CompileOptions& options = {});
 
