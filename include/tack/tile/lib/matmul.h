@@ -18,6 +18,29 @@ struct MatmulTiles {
   bool packed_b = false;
 };
 
+namespace detail_matmul {
+
+// The blocks of C: each a parallel iteration whose K loop is a two-stage
+// pipeline that loads the A tile and `b_tile(k, bj)`, B's tile for step k
+// of block column bj, and then accumulates them with mma.
+template <class BTile>
+void blocks(const MatmulTiles& t, const TensorView<float, 2>& A, const TensorView<float, 2>& C, const BTile& b_tile) {
+  for (auto bi : parallel(ceil_div(C.shape(0), t.m), exec::block)) {
+    for (auto bj : parallel(ceil_div(C.shape(1), t.n), exec::block)) {
+      Tile<float> acc = full<float>({t.m, t.n}, 0.0f);
+      for (auto k : pipeline(ceil_div(A.shape(1), t.k))) {
+        Tile<float> a = A[{span(bi * t.m, t.m), span(k * t.k, t.k)}];
+        Tile<float> b = b_tile(k, bj);
+        k.stage("mma");
+        acc = mma(a, b, acc);
+      }
+      C(span(bi * t.m, t.m), span(bj * t.n, t.n)).store(acc);
+    }
+  }
+}
+
+}  // namespace detail_matmul
+
 // C = A @ B for A: MxK, B: KxN, C: MxN. Each block of C is a parallel
 // iteration; its K loop is a two-stage pipeline that loads the A and B tiles
 // and then accumulates them with mma. Ragged edges load zeros and store
@@ -26,32 +49,14 @@ struct MatmulTiles {
 inline Kernel matmul(MatmulTiles t = {}) {
   if (t.packed_b)
     return tile_kernel("matmul", [t](TensorView<float, 2> A, TensorView<float, 3> Bp, TensorView<float, 2> C) {
-      for (auto bi : parallel(ceil_div(C.shape(0), t.m), exec::block)) {
-        for (auto bj : parallel(ceil_div(C.shape(1), t.n), exec::block)) {
-          Tile<float> acc = full<float>({t.m, t.n}, 0.0f);
-          for (auto k : pipeline(ceil_div(A.shape(1), t.k))) {
-            Tile<float> a = A[{span(bi * t.m, t.m), span(k * t.k, t.k)}];
-            Tile<float> b = Bp[{span(k * t.k, t.k), span(0, t.n), bj}];
-            k.stage("mma");
-            acc = mma(a, b, acc);
-          }
-          C(span(bi * t.m, t.m), span(bj * t.n, t.n)).store(acc);
-        }
-      }
+      detail_matmul::blocks(t, A, C, [&](const Index& k, const Index& bj) -> Tile<float> {
+        return Bp[{span(k * t.k, t.k), span(0, t.n), bj}];
+      });
     });
   return tile_kernel("matmul", [t](TensorView<float, 2> A, TensorView<float, 2> B, TensorView<float, 2> C) {
-    for (auto bi : parallel(ceil_div(C.shape(0), t.m), exec::block)) {
-      for (auto bj : parallel(ceil_div(C.shape(1), t.n), exec::block)) {
-        Tile<float> acc = full<float>({t.m, t.n}, 0.0f);
-        for (auto k : pipeline(ceil_div(A.shape(1), t.k))) {
-          Tile<float> a = A[{span(bi * t.m, t.m), span(k * t.k, t.k)}];
-          Tile<float> b = B[{span(k * t.k, t.k), span(bj * t.n, t.n)}];
-          k.stage("mma");
-          acc = mma(a, b, acc);
-        }
-        C(span(bi * t.m, t.m), span(bj * t.n, t.n)).store(acc);
-      }
-    }
+    detail_matmul::blocks(t, A, C, [&](const Index& k, const Index& bj) -> Tile<float> {
+      return B[{span(k * t.k, t.k), span(bj * t.n, t.n)}];
+    });
   });
 }
 
