@@ -81,7 +81,7 @@ _RAGGED = (37, 29, 43)  # the edge-tile check's shape (M, K, N)
 _RUNS = 3  # timed runs per candidate; the best counts
 _FORMAT = 2  # the winner file's format (2: candidates run with B packed)
 
-_winners: dict[str, tuple[int, int, int]] = {}  # key -> (tm, tn, tk)
+_winners: dict[str, tuple[int, ...]] = {}  # key -> (tm, tn, tk) or (tm, tn, tk, 1) for B packed
 _tunings = 0  # how many classes this process tuned (for tests)
 
 

@@ -196,13 +196,11 @@ Value* Emitter::math(const Math& m) {
     DType t = m.dtype();
     std::vector<Value*> args;
     for (auto& a : m.args) args.push_back(emit(*a));
-    if (args.size() == 2) unify(args[0], args[1]);
-    if (args.size() == 3) {
-        bool lanes = false;
-        for (auto* a : args) lanes = lanes || a->getType()->isVectorTy();
-        if (lanes)
-            for (auto*& a : args) a = widen(a);
-    }
+    // Uniform arguments broadcast to the lanes when another one varies.
+    bool lanes = false;
+    for (auto* a : args) lanes = lanes || a->getType()->isVectorTy();
+    if (lanes)
+        for (auto*& a : args) a = widen(a);
     if (m.fn == MathFn::Abs && is_int(t)) {
         if (!is_signed_int(t)) return args[0];
         Value* zero = llvm::ConstantInt::get(args[0]->getType(), 0);

@@ -204,15 +204,7 @@ void Emitter::for_range(int var, ir::ExprPtr extent, const std::function<void()>
   block_->push_back(std::move(f));
 }
 
-void Emitter::if_then(ir::ExprPtr cond, const std::function<void()>& body) {
-  auto s = std::make_unique<ir::If>();
-  s->cond = std::move(cond);
-  ir::Block* saved = block_;
-  block_ = &s->then_body;
-  body();
-  block_ = saved;
-  block_->push_back(std::move(s));
-}
+void Emitter::if_then(ir::ExprPtr cond, const std::function<void()>& body) { if_else(std::move(cond), body, [] {}); }
 
 void Emitter::if_else(ir::ExprPtr cond, const std::function<void()>& then_body,
                       const std::function<void()>& else_body) {
