@@ -137,12 +137,13 @@ void bind_tile(nb::module_& m) {
 
     m.def(
         "tile_compile",
-        [](const tile::Kernel& k, const std::string& device, bool simd_lanes) {
+        [](const tile::Kernel& k, const std::string& device, bool simd_lanes, bool overlap_stages) {
             nb::gil_scoped_release compiling;
-            return tile::compile(device, k, tile::CompileOptions{simd_lanes});
+            return tile::compile(device, k, tile::CompileOptions{simd_lanes, overlap_stages});
         },
-        nb::arg("kernel"), nb::arg("device"), nb::arg("simd_lanes") = true,
-        "Compiles a tile kernel for a device; simd_lanes=False runs the CPU's iterations one at a time "
+        nb::arg("kernel"), nb::arg("device"), nb::arg("simd_lanes") = true, nb::arg("overlap_stages") = false,
+        "Compiles a tile kernel for a device; simd_lanes=False runs the CPU's iterations one at a time, "
+        "overlap_stages=True overlaps pipeline stages across iterations where that is legal "
         "(tack/tile/compile.h).");
 
     m.def("tile_interpret", &interpret, nb::arg("kernel"), nb::arg("args"),

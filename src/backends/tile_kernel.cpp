@@ -10,7 +10,7 @@ namespace tack::backends {
 TileKernel::TileKernel(Backend& backend, const tile::Kernel& kernel, const tile::CompileOptions& tile_options)
     : backend_(backend), name_(kernel.name()), device_(backend.name()) {
     static std::atomic<uint64_t> next{0};
-    std::unique_ptr<ir::Kernel> typed = tile::lower::lower_to_kernel_ir(kernel);
+    std::unique_ptr<ir::Kernel> typed = tile::lower::lower_to_kernel_ir(kernel, tile_options);
     for (unsigned i = 0; i < kernel.num_params(); ++i) {
         ranks_.push_back(kernel.param(i)->type().rank());
         dtypes_.push_back(typed->params[i].dtype);

@@ -795,6 +795,34 @@ def test_devices_run_every_function_as_the_cpu_does(device):
             assert cl.dtype == cpu.dtype and identical(cl, cpu), f.__name__
 
 
+
+@pytest.mark.parametrize("device", [pytest.param("cpu")] + GPU_DEVICES)
+@pytest.mark.parametrize("tiles", [(16, 16, 16), (8, 8, 4)], ids=lambda t: "x".join(map(str, t)))
+def test_overlapped_pipeline_stages_give_the_interpreters_bits(device, tiles):
+    # overlap_stages runs matmul's tile loads for step k + 1 before the mma
+    # of step k, each tile in two versions (docs/tile/compile.md,
+    # "Pipelines"); the products and their order do not change, so neither
+    # do the bits, on any device. K = 45 with k tiles of 4 and 16: 12 and 3
+    # steps, the last one ragged; K = 3: a single step.
+    from tack import _core
+
+    for m, k, n in ((37, 45, 29), (5, 3, 70)):
+        r = rng(m + k + n)
+        a = r.standard_normal((m, k)).astype(np.float32)
+        b = r.standard_normal((k, n)).astype(np.float32)
+        kernel = _core.tile_matmul(*tiles)
+
+        def run(execute, on):
+            out = tack.array(np.full((m, n), np.nan, np.float32), device=on)
+            arrays = [tack.array(a, device=on), tack.array(b, device=on), out]
+            execute([(v, list(v.shape), [v.shape[1], 1], 0, i == 2) for i, v in enumerate(arrays)])
+            return out.numpy()
+
+        got = run(_core.tile_compile(kernel, device, overlap_stages=True).launch, device)
+        want = run(lambda args: _core.tile_interpret(kernel, args), "cpu")
+        assert identical(got, want), (m, k, n)
+        assert identical(want, fold_matmul(a, b))
+
 @pytest.mark.parametrize("device", GPU_DEVICES)
 def test_device_softmax_within_the_math_library_bound(device):
     # exp is each backend's own (8 ulp each at most, docs/numerics.md); the

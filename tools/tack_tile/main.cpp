@@ -1,6 +1,6 @@
 // tack-tile: prints what the compiler makes of a tile kernel.
 //
-//   tack-tile (FILE.tir | --lib NAME) [--tile] [--ir] [--llvm] [--unit-strides]
+//   tack-tile (FILE.tir | --lib NAME) [--tile] [--ir] [--llvm] [--unit-strides] [--overlap-stages]
 //
 // FILE.tir is TileIR in its text form (tack/tile/printer.h); --lib NAME takes
 // a reference-library kernel with its default configuration (--lib list
@@ -9,7 +9,9 @@
 // optimized LLVM IR the CPU backend makes of that. Without a choice, --tile
 // and --ir. --unit-strides lowers for parameters whose last axis has stride
 // one (the code the CPU runs on row-major arrays and their windows); without
-// it every stride is read at run time.
+// it every stride is read at run time. --overlap-stages lowers with
+// CompileOptions::overlap_stages: pipeline stages overlapped across
+// iterations where that is legal (the plan says, per pipeline).
 //
 // Exit status: 0 lowered, 1 the kernel was refused (the message names the
 // operation), 2 a usage error (arguments, file, malformed or invalid TileIR).
@@ -26,6 +28,7 @@
 #include "tack/tile/verifier.h"
 #include "tile/lower/launch_nest.h"
 #include "tile/lower/lower.h"
+#include "tile/lower/pipeline_schedule.h"
 
 using namespace tack;
 
@@ -51,7 +54,7 @@ const std::map<std::string, std::function<tile::Kernel()>>& library() {
 }
 
 int usage() {
-  std::cerr << "usage: tack-tile (FILE.tir | --lib NAME) [--tile] [--ir] [--llvm] [--unit-strides]\n";
+  std::cerr << "usage: tack-tile (FILE.tir | --lib NAME) [--tile] [--ir] [--llvm] [--unit-strides] [--overlap-stages]\n";
   return 2;
 }
 
@@ -60,6 +63,7 @@ int usage() {
 int main(int argc, char** argv) {
   std::string file, lib;
   bool tile_text = false, ir_text = false, llvm_text = false, unit_strides = false;
+  tile::CompileOptions options;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--lib" && i + 1 < argc) lib = argv[++i];
@@ -67,6 +71,7 @@ int main(int argc, char** argv) {
     else if (a == "--ir") ir_text = true;
     else if (a == "--llvm") llvm_text = true;
     else if (a == "--unit-strides") unit_strides = true;
+    else if (a == "--overlap-stages") options.overlap_stages = true;
     else if (!a.empty() && a[0] != '-' && file.empty()) file = a;
     else return usage();
   }
@@ -106,9 +111,11 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (tile_text) std::cout << tile::lower::describe(*kernel, tile::lower::find_launch_nest(*kernel)) << tile::print(*kernel);
+    if (tile_text)
+      std::cout << tile::lower::describe(*kernel, tile::lower::find_launch_nest(*kernel))
+                << tile::lower::describe_pipelines(*kernel, options.overlap_stages) << tile::print(*kernel);
     if (ir_text || llvm_text) {
-      auto typed = tile::lower::lower_to_kernel_ir(*kernel);
+      auto typed = tile::lower::lower_to_kernel_ir(*kernel, options);
       if (unit_strides)
         for (unsigned i = 0; i < kernel->num_params(); ++i) typed->params[i].unit_inner_stride = true;
       if (ir_text) std::cout << (tile_text ? "\n" : "") << ir::print(*typed);

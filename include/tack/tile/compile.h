@@ -36,7 +36,8 @@ class CompiledKernel {
   virtual void launch(const std::vector<HostTensor>& args) const = 0;
 };
 
-// How the lowered kernel's parallel iterations bind to the target.
+// Choices among equivalent lowerings: how the parallel iterations bind to
+// the target, and whether pipeline stages overlap. None changes a result.
 struct CompileOptions {
   // On the CPU: consecutive iterations run in the lanes of SIMD registers
   // where the backend finds that the lanes pay (right for kernels of small
@@ -45,6 +46,12 @@ struct CompileOptions {
   // vectorizes (right for kernels that walk long rows: normalizations,
   // scans, gathers). Backends without SIMD lanes ignore it.
   bool simd_lanes = true;
+  // A pipeline region whose stages may legally overlap runs stage j of
+  // iteration k - j beside stage 0 of iteration k, each value that crosses
+  // stages in as many versions as its dependence distance plus one
+  // (docs/tile/compile.md, "Pipelines"); otherwise, or where the overlap
+  // is not legal, the stages of one iteration run before the next's.
+  bool overlap_stages = false;
 };
 
 // Compiles `kernel` for `device` ("cpu"): plans and lowers it now; the
@@ -56,6 +63,6 @@ std::unique_ptr<CompiledKernel> compile(std::string_view device, const Kernel& k
                                         const CompileOptions& options = {});
 
 // The kernel IR `kernel` lowers to, as text (what the CPU backend compiles).
-std::string lowered_kernel_ir(const Kernel& kernel);
+std::string lowered_kernel_ir(const Kernel& kernel, const CompileOptions& options = {});
 
 }  // namespace tack::tile

@@ -21,6 +21,8 @@ std::unique_ptr<CompiledKernel> compile(std::string_view device, const Kernel& k
   return compiled;
 }
 
-std::string lowered_kernel_ir(const Kernel& kernel) { return ir::print(*lower::lower_to_kernel_ir(kernel)); }
+std::string lowered_kernel_ir(const Kernel& kernel, const CompileOptions& options) {
+  return ir::print(*lower::lower_to_kernel_ir(kernel, options));
+}
 
 }  // namespace tack::tile

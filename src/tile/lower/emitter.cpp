@@ -9,7 +9,8 @@ namespace tack::tile::lower {
 // 64 KiB, and a tile obeys the same cap.
 constexpr int64_t kLocalArrayLimit = 64 * 1024;
 
-Emitter::Emitter(const Kernel& kernel) : kernel_(kernel), names_(kernel) {}
+Emitter::Emitter(const Kernel& kernel, const CompileOptions& options)
+    : kernel_(kernel), options_(options), names_(kernel) {}
 
 void Emitter::refuse(const Operation& op, const std::string& why) const {
   throw Error("compile @" + kernel_.name() + ": " + names_.describe(op) + " " + why + ".");
@@ -280,8 +281,8 @@ void Emitter::emit_op(const Operation& op) {
     case OpKind::serial:
     case OpKind::pipeline: return emit_loop(op);
     case OpKind::reduce: return emit_reduce(op);
-    // Stage cuts are lexical: this first lowering runs a pipeline's stages
-    // in order, as a serial loop's body.
+    // Stage cuts are lexical: a pipeline's stages run in order, as a serial
+    // loop's body, unless emit_loop overlaps them.
     case OpKind::stage:
     case OpKind::yield: return;
   }

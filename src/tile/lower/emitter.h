@@ -5,7 +5,8 @@
 //   emit_elementwise.cpp   const, iota, lifted ops, cast, broadcast, reshape,
 //                          extract, mma
 //   emit_memory.cpp        dim, view, load, store
-//   emit_regions.cpp       inner parallel, serial, pipeline
+//   emit_regions.cpp       inner parallel, serial, pipeline (in order or
+//                          overlapped: pipeline_schedule.h)
 //   emit_reduce.cpp        reduce under its policy, merges
 //
 // Representation. A rank-0 tile is a kernel IR local (a scalar); a tile of
@@ -28,6 +29,7 @@
 #include "tack/tile/printer.h"
 #include "tile/lower/launch_nest.h"
 #include "tile/lower/lower.h"
+#include "tile/lower/pipeline_schedule.h"
 
 namespace tack::tile::lower {
 
@@ -80,7 +82,7 @@ std::vector<ir::ExprPtr> exprs(E&&... e) {
 
 class Emitter {
  public:
-  explicit Emitter(const Kernel& kernel);
+  Emitter(const Kernel& kernel, const CompileOptions& options);
   std::unique_ptr<ir::Kernel> run(const LaunchNest& nest);
 
   // --- emitter.cpp -----------------------------------------------------------
@@ -139,6 +141,12 @@ class Emitter {
 
   // --- emit_regions.cpp ------------------------------------------------------
   void emit_loop(const Operation& op);
+  // The storage of a serial or pipeline region's carried values, filled
+  // from the inits; the region's results share it.
+  std::vector<Storage> bind_carried(const Operation& op);
+  // Copies the yielded values `which` (carried value indices) into `carried`.
+  void yield_into(const Operation& op, const std::vector<Storage>& carried, const std::vector<unsigned>& which);
+  void emit_overlapped(const Operation& op, const PipelineSchedule& schedule, const std::vector<Storage>& carried);
 
   // --- emit_reduce.cpp -------------------------------------------------------
   void emit_reduce(const Operation& op);
@@ -146,6 +154,7 @@ class Emitter {
              const std::vector<Storage>& out);
 
   const Kernel& kernel_;
+  CompileOptions options_;
   ValueNames names_;
   std::unique_ptr<ir::Kernel> out_;
   ir::Block* block_ = nullptr;  // where statements go

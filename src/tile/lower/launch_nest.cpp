@@ -101,7 +101,7 @@ std::string describe(const Kernel& kernel, const LaunchNest& nest) {
   out += "\n; prologue:";
   if (nest.prologue.empty()) out += " (empty)";
   for (const Operation* op : nest.prologue) out += " " + names(op->result());
-  out += "\n; inner parallel, serial and pipeline regions run as sequential loops; pipeline stages in order\n";
+  out += "\n; inner parallel, serial and pipeline regions run as sequential loops\n";
   return out;
 }
 

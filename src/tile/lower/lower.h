@@ -3,7 +3,8 @@
 //   launch_nest   the outermost parallel nest becomes the launch's iteration
 //                 space, the kernel-level scalars its prologue;
 //   emitter       tiles, views, regions and reductions become kernel IR
-//                 (emitter.h lists its parts);
+//                 (emitter.h lists its parts; a pipeline's schedule comes
+//                 from pipeline_schedule.h);
 // then the kernel IR's own type pass settles every expression's type and its
 // verifier checks the result. Anything without a lowering fails closed with
 // an Error naming the kernel and the operation.
@@ -12,13 +13,15 @@
 #include <memory>
 
 #include "ir/ir.h"
+#include "tack/tile/compile.h"
 #include "tack/tile/ir.h"
 
 namespace tack::tile::lower {
 
 // The typed kernel IR of `kernel`: parameter i is the kernel's view i (an
 // array of any strides; i1 elements as u8), local arrays follow.
-std::unique_ptr<ir::Kernel> lower_to_kernel_ir(const Kernel& kernel);
+// `options` choose among equivalent lowerings (overlap_stages).
+std::unique_ptr<ir::Kernel> lower_to_kernel_ir(const Kernel& kernel, const CompileOptions& options = {});
 
 // The dtype a tensor of `s` elements has in memory, as the lowered
 // kernel's parameters declare it (i1 as u8).
