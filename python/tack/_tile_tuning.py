@@ -1,8 +1,9 @@
 """Autotuning of tack.tile.matmul's tile sizes on the CPU.
 
 The first matmul of a shape class (each extent rounded up to a power of two,
-capped at _CAP) compiles every candidate MatmulTiles of a small fixed
-product, runs each on random data of the class's shape (each extent capped
+capped at _CAP) ranks the candidate family (FAMILY: tile sizes, B packed or
+not) by a cost model (cost()), compiles the best ranked (measured()), runs
+each on random data of the class's shape (each extent capped
 at _CHECK_CAP, where the interpreter's time allows) and of a small ragged
 shape, checks its output bit for bit against the TileIR interpreter's (the
 correctness oracle), times the correct ones on the class's shape (best of a
@@ -34,6 +35,7 @@ _MIN_VOLUME multiply-adds use the default: tuning them cannot pay back.
 """
 
 import hashlib
+import itertools
 import json
 import os
 import tempfile
@@ -45,31 +47,77 @@ from . import _cache, _core
 
 DEFAULT = (16, 16, 16)
 
-# (tile_m, tile_n, tile_k), optionally a fourth element 1 for B packed first
-# (PackedMatmul), pruned from {8, 16, 32, 64}^2 x {8, 16, 32, 64} by
-# measuring at 512^3, 1024^3 and 2048^3 on the 2-core x86-64 of
-# docs/performance.md with mma's fused steps: the CPU's SIMD lanes run
-# consecutive tiles, so tall, narrow tiles (M of 32 or 64, N of 8) with a
-# long K do best (32x8x64 at 1024^3, 64x8x64 packed at 2048^3, 1.4-2.7x
-# 16x16x16); N of 16 runs 1.5-3x slower. Packing B pays at 2048^3
-# (1.1-1.3x) and is within noise at smaller or ragged shapes, so both run.
-# 16x16x16 stays as the default.
-CANDIDATES = (
-    (16, 16, 16),
-    (16, 8, 16),
-    (16, 8, 64),
-    (32, 8, 16),
-    (32, 8, 32),
-    (32, 8, 64),
-    (32, 16, 16),
-    (64, 8, 32),
-    (64, 8, 64),
-    (64, 16, 16),
-    (16, 8, 16, 1),
-    (32, 8, 64, 1),
-    (64, 8, 32, 1),
-    (64, 8, 64, 1),
-)
+# The candidate family: (tile_m, tile_n, tile_k) over {8, 16, 32, 64}^3,
+# each also with B packed first (a fourth element 1, PackedMatmul): 128
+# candidates. Every one is legal (its tiles fit the CPU's private scratch);
+# the cost model below ranks them and only the best ranked are compiled,
+# checked and timed. The CPU binding (SIMD lanes across consecutive block
+# columns) and the pipeline's schedule (stages in order) are fixed: both
+# were measured to win for matmul on the CPU (docs/tile/compile.md).
+_SIZES = (8, 16, 32, 64)
+FAMILY = tuple(t for t in itertools.product(_SIZES, repeat=3)) + tuple(
+    t + (1,) for t in itertools.product(_SIZES, repeat=3))
+
+# How many of the family's best ranked candidates tuning measures: the six
+# best unpacked ones and the packed forms of the two best.
+_MEASURED_UNPACKED = 6
+_MEASURED_PACKED = 2
+
+# The cost of one B element loaded into a lane's tile, in lane
+# multiply-adds: each lane gathers its own B tile (tile_k x tile_n elements
+# per step, against tile_m x tile_n x tile_k multiply-adds), while A's tile
+# is shared by the lanes. Fitted to every unpacked candidate's time at
+# 512^3, 1024^3 and 1000x777x333 on a 2-core AMD EPYC (Zen 3, AVX2);
+# bench/tile_cost_model.py measures the family again and reports how far
+# the model's choice is from the fastest.
+_GATHERED_B = 3.2
+
+
+def lanes(device):
+    """f32 lanes of the CPU's SIMD registers, from its target features."""
+    features = _core.target_description(device)
+    if "+avx512f" in features:
+        return 16
+    if "+avx" in features:
+        return 8
+    return 4
+
+
+def cost(tiles, m, k, n, lanes):
+    """The modelled time of a candidate on (M, K) @ (K, N), in lane
+    multiply-adds: the multiply-adds its blocks execute, partial edge tiles
+    padded, with each block row's block columns in groups of `lanes` (a
+    group of fewer runs one column at a time, at a group's cost each), times
+    1 + _GATHERED_B / tile_m for the B tiles the lanes load. Packing does
+    not change the model (its effect depends on the cache, which the model
+    does not see): tuning measures the packed forms of the best ranked."""
+    tm, tn, tk = tiles[:3]
+    rows, columns, steps = -(-m // tm), -(-n // tn), -(-k // tk)
+    groups = columns // lanes + columns % lanes
+    return rows * groups * steps * tm * tn * tk * lanes * (1 + _GATHERED_B / tm)
+
+
+def ranked(family, klass, lanes):
+    """`family` best first by the cost model on the class's shape; equal
+    costs in the family's order."""
+    return sorted(family, key=lambda t: cost(t, *klass, lanes))
+
+
+def measured(family, klass, lanes):
+    """The candidates tuning compiles, checks and times: the best ranked
+    unpacked ones and the packed forms of the best of those that are in
+    `family` (all of a family without unpacked candidates, up to the same
+    number)."""
+    order = ranked(family, klass, lanes)
+    unpacked = [t for t in order if not packed(t)][:_MEASURED_UNPACKED]
+    chosen = list(unpacked)
+    for t in unpacked[:_MEASURED_PACKED]:
+        if tuple(t) + (1,) in family:
+            chosen.append(tuple(t) + (1,))
+    if not unpacked:
+        chosen = order[:_MEASURED_UNPACKED + _MEASURED_PACKED]
+    return tuple(chosen)
+
 
 _CAP = 2048  # a class extent above this tunes at this extent
 # The oracle's shape: the class's, each extent capped here (the interpreter
@@ -79,7 +127,7 @@ _BUDGET_S = 1.0  # timed runs of one candidate stop once they took this long
 _MIN_VOLUME = 128 * 128 * 128  # classes below tune not at all
 _RAGGED = (37, 29, 43)  # the edge-tile check's shape (M, K, N)
 _RUNS = 3  # timed runs per candidate; the best counts
-_FORMAT = 2  # the winner file's format (2: candidates run with B packed)
+_FORMAT = 3  # the winner file's format (3: candidates chosen by the cost model)
 
 _winners: dict[str, tuple[int, ...]] = {}  # key -> (tm, tn, tk) or (tm, tn, tk, 1) for B packed
 _tunings = 0  # how many classes this process tuned (for tests)
@@ -191,7 +239,9 @@ def matmul_tiles(m, k, n, device, *, candidates=None, min_volume=None, compile_c
     klass = shape_class(m, k, n)
     if klass[0] * klass[1] * klass[2] < (_MIN_VOLUME if min_volume is None else min_volume):
         return DEFAULT
-    candidates = tuple(CANDIDATES if candidates is None else candidates)
+    if candidates is None:
+        candidates = measured(FAMILY, klass, lanes(device))
+    candidates = tuple(candidates)
     key = _key(device, klass, candidates)
     memo = json.dumps(key, sort_keys=True)
     tiles = _winners.get(memo)

@@ -48,7 +48,7 @@ def test_interpretations_of_every_candidate_agree_bit_for_bit(m, k, n):
     a = r.standard_normal((m, k)).astype(np.float32)
     b = r.standard_normal((k, n)).astype(np.float32)
     want = bits(fold_matmul(a, b))
-    for tiles in _tile_tuning.CANDIDATES:
+    for tiles in _tile_tuning.FAMILY:
         out = tack.empty((m, n))
         b_operand = tack.array(b)
         if _tile_tuning.packed(tiles):
@@ -69,7 +69,7 @@ def test_shape_class_rounds_up_to_powers_of_two_and_caps():
 
 
 def test_tuning_picks_a_correct_candidate_and_matmul_uses_it(monkeypatch):
-    monkeypatch.setattr(_tile_tuning, "CANDIDATES", SMALL)
+    monkeypatch.setattr(_tile_tuning, "FAMILY", SMALL)
     monkeypatch.setattr(_tile_tuning, "_MIN_VOLUME", 1)
     before = _tile_tuning._tunings
     r = np.random.default_rng(2)
@@ -90,7 +90,7 @@ def test_a_packed_winner_runs_packed(monkeypatch):
     # A candidate whose fourth element is 1 packs B before the product, in
     # tuning and in the calls that use it; ragged shapes give the same bits.
     packed = (16, 8, 16, 1)
-    monkeypatch.setattr(_tile_tuning, "CANDIDATES", (packed,))
+    monkeypatch.setattr(_tile_tuning, "FAMILY", (packed,))
     monkeypatch.setattr(_tile_tuning, "_MIN_VOLUME", 1)
     r = np.random.default_rng(12)
     a = r.standard_normal((57, 31)).astype(np.float32)
@@ -136,6 +136,64 @@ def test_packing_b_gives_the_same_bits_on_any_layout(tiles):
     padded[:, :29] = b
     assert np.array_equal(bp, padded.reshape(37, q, tn).transpose(0, 2, 1))
 
+
+
+def test_the_family_holds_every_tile_size_packed_and_not():
+    sizes = (8, 16, 32, 64)
+    family = set(_tile_tuning.FAMILY)
+    assert len(_tile_tuning.FAMILY) == len(family) == 2 * len(sizes) ** 3
+    for tm in sizes:
+        for tn in sizes:
+            for tk in sizes:
+                assert (tm, tn, tk) in family and (tm, tn, tk, 1) in family
+
+
+@pytest.mark.parametrize("lanes", [4, 8, 16])
+def test_the_cost_model_counts_multiply_adds_padded_edges_and_lane_groups(lanes):
+    # Where the tiles divide the shape and the block columns fill whole
+    # groups of lanes, the modelled multiply-adds are the product's own,
+    # M * N * K (Python integers), times the gathered-B factor.
+    g = _tile_tuning._GATHERED_B
+    m, k, n = 128, 96, 64 * lanes
+    for tm, tn, tk in ((16, 8, 32), (64, 64, 8), (32, 16, 96 // 3)):
+        assert _tile_tuning.cost((tm, tn, tk), m, k, n, lanes) == pytest.approx(m * n * k * (1 + g / tm), rel=1e-12)
+        # B packed or not, the model is the same.
+        assert _tile_tuning.cost((tm, tn, tk, 1), m, k, n, lanes) == _tile_tuning.cost((tm, tn, tk), m, k, n, lanes)
+    # Ragged edges count as whole tiles: one more row of A costs a block row.
+    whole = _tile_tuning.cost((16, 8, 32), m, k, n, lanes)
+    assert _tile_tuning.cost((16, 8, 32), m + 1, k, n, lanes) == pytest.approx(whole * (m + 16) / m)
+    # A block row of lanes + 1 block columns: one full group, and one column
+    # alone at a group's cost.
+    assert _tile_tuning.cost((16, 8, 32), m, k, 8 * (lanes + 1), lanes) == pytest.approx(
+        _tile_tuning.cost((16, 8, 32), m, k, 8 * lanes, lanes) * 2)
+
+
+def test_tuning_measures_the_models_best_ranked_candidates():
+    klass = (64, 64, 64)
+    lanes = _tile_tuning.lanes("cpu")
+    chosen = _tile_tuning.measured(_tile_tuning.FAMILY, klass, lanes)
+    order = _tile_tuning.ranked(_tile_tuning.FAMILY, klass, lanes)
+    assert sorted(order) == sorted(_tile_tuning.FAMILY)
+    costs = [_tile_tuning.cost(t, *klass, lanes) for t in order]
+    assert costs == sorted(costs)
+    unpacked = [t for t in chosen if len(t) == 3]
+    assert unpacked == [t for t in order if len(t) == 3][:6]
+    assert [t for t in chosen if len(t) == 4] == [t + (1,) for t in unpacked[:2]]
+    compiled = []
+
+    def compile_candidate(tiles):
+        compiled.append(tuple(tiles))
+        return _tile_tuning._compile(tiles)
+
+    tiles = _tile_tuning.matmul_tiles(*klass, "cpu", min_volume=1, compile_candidate=compile_candidate)
+    assert compiled == list(chosen) and tiles in chosen
+    # The winner computes the in-order fold on a ragged shape of the class.
+    r = np.random.default_rng(5)
+    a = r.standard_normal((61, 64)).astype(np.float32)
+    b = r.standard_normal((64, 50)).astype(np.float32)
+    c = tack.empty((61, 50))
+    _tile_tuning._compile(tiles).launch(_args(tack.array(a), tack.array(b), c))
+    assert np.array_equal(bits(c.numpy()), bits(fold_matmul(a, b)))
 
 class _Zeros:
     """A compiled 'candidate' that writes zeros: faster than any matmul, and wrong."""
