@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,16 @@ class GuardedTensor {
   T sentinel_;
   std::vector<T> data_;
 };
+
+// A guarded f32 tensor of `shape` whose elements are drawn uniformly from
+// [lo, hi) by a generator seeded with `seed` (the same values every run).
+inline GuardedTensor<float> uniform_tensor(Shape shape, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
+  GuardedTensor<float> t(shape, 0.0f);
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  for (int64_t i = 0; i < t.size(); ++i) t[i] = dist(gen);
+  return t;
+}
 
 // The first element where |got - want| > atol + rtol * |want|, as a sentence,
 // or nullopt when every element is close. A NaN in `got` never matches, so

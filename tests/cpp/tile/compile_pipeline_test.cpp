@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <random>
 
 #include "tack/tile/capture.h"
 #include "tack/tile/compile.h"
@@ -20,13 +19,6 @@ namespace {
 
 const CompileOptions kOverlap{.overlap_stages = true};
 
-GuardedTensor<float> random_tensor(Shape shape, uint32_t seed) {
-  GuardedTensor<float> t(shape, 0.0f);
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(-3, 3);
-  for (int64_t i = 0; i < t.size(); ++i) t[i] = dist(gen);
-  return t;
-}
 
 void expect_same_bits(const GuardedTensor<float>& want, const GuardedTensor<float>& got, const std::string& what) {
   auto w = want.values(), g = got.values();
@@ -92,7 +84,7 @@ TEST(TileCompilePipeline, OverlappedStagesGiveTheInterpretersBits) {
   // Rows of 0, 1 and 2 iterations leave the pipeline's fill and drain
   // without a full step; the window runs past the row's end (pad 0).
   for (int64_t cols : {0, 1, 2, 3, 5, 17, 64}) {
-    GuardedTensor<float> x = random_tensor({9, cols}, uint32_t(cols) + 1);
+    GuardedTensor<float> x = uniform_tensor({9, cols}, uint32_t(cols) + 1, -3, 3);
     GuardedTensor<float> want({9}, NAN), in_order({9}, NAN), overlapped({9}, NAN);
     interpret(k, {x.view(), want.view()});
     compile("cpu", k)->launch({x.view(), in_order.view()});
@@ -106,7 +98,7 @@ TEST(TileCompilePipeline, OverlappedMatmulGivesTheInterpretersBits) {
   for (lib::MatmulTiles tiles : {lib::MatmulTiles{}, lib::MatmulTiles{32, 8, 16}, lib::MatmulTiles{8, 8, 4}})
     for (auto [m, k, n] : {std::array<int64_t, 3>{17, 7, 65}, {33, 61, 16}, {1, 1, 1}, {4, 0, 5}, {8, 40, 8}}) {
       Kernel kernel = lib::matmul(tiles);
-      GuardedTensor<float> a = random_tensor({m, k}, 3), b = random_tensor({k, n}, 4);
+      GuardedTensor<float> a = uniform_tensor({m, k}, 3, -3, 3), b = uniform_tensor({k, n}, 4, -3, 3);
       GuardedTensor<float> want({m, n}, NAN), got({m, n}, NAN);
       interpret(kernel, {a.view(), b.view(), want.view()});
       for (bool lanes : {true, false}) {
@@ -161,13 +153,13 @@ TEST(TileCompilePipeline, StagesRunInOrderWhereOverlapIsNotLegal) {
   }
   // And they still compute what the interpreter does: the prefix chain
   // through memory, and the carried product.
-  GuardedTensor<float> x = random_tensor({11}, 5), want = x;
+  GuardedTensor<float> x = uniform_tensor({11}, 5, -3, 3), want = x;
   interpret(cases[0].kernel, {want.view()});
   compile("cpu", cases[0].kernel, kOverlap)->launch({x.view()});
   expect_same_bits(want, x, "storing");
   EXPECT_EQ(want[10], want[0] + 10.0f);
 
-  GuardedTensor<float> v = random_tensor({13}, 6), y_want({1}, NAN), y_got({1}, NAN);
+  GuardedTensor<float> v = uniform_tensor({13}, 6, -3, 3), y_want({1}, NAN), y_got({1}, NAN);
   interpret(cases[1].kernel, {v.view(), y_want.view()});
   compile("cpu", cases[1].kernel, kOverlap)->launch({v.view(), y_got.view()});
   expect_same_bits(y_want, y_got, "carried");

@@ -12,13 +12,6 @@ namespace {
 
 constexpr double kTol = 5e-5;
 
-GuardedTensor<float> random_tensor(Shape shape, uint32_t seed) {
-  GuardedTensor<float> t(shape, 0.0f);
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  for (int64_t i = 0; i < t.size(); ++i) t[i] = dist(gen);
-  return t;
-}
 
 GuardedTensor<float> nan_tensor(Shape shape) { return GuardedTensor<float>(shape, NAN); }
 
@@ -29,7 +22,7 @@ struct MatmulCase {
 TEST(TileLibMatmul, MatchesTheFp64ProductOnRaggedShapes) {
   Kernel k = lib::matmul();
   for (MatmulCase c : {MatmulCase{17, 7, 65}, {17, 61, 65}, {129, 768, 7}, {7, 61, 17}, {1, 1, 1}}) {
-    GuardedTensor<float> a = random_tensor({c.m, c.k}, 1), b = random_tensor({c.k, c.n}, 2), out = nan_tensor({c.m, c.n});
+    GuardedTensor<float> a = uniform_tensor({c.m, c.k}, 1), b = uniform_tensor({c.k, c.n}, 2), out = nan_tensor({c.m, c.n});
     interpret(k, {a.view(), b.view(), out.view()});
     std::vector<double> want(size_t(c.m * c.n));
     for (int64_t i = 0; i < c.m; ++i)
@@ -54,7 +47,7 @@ TEST(TileLibMatmul, ZeroTripLoops) {
 }
 
 TEST(TileLibEinsum, ContractionsTransposesAndDiagonals) {
-  GuardedTensor<float> a = random_tensor({17, 61}, 3), b = random_tensor({61, 7}, 4);
+  GuardedTensor<float> a = uniform_tensor({17, 61}, 3), b = uniform_tensor({61, 7}, 4);
   {
     GuardedTensor<float> c = nan_tensor({17, 7});
     interpret(lib::einsum<2, 2, 2>("ij,jk->ik"), {a.view(), b.view(), c.view()});
@@ -82,14 +75,14 @@ TEST(TileLibEinsum, ContractionsTransposesAndDiagonals) {
     EXPECT_EQ(mismatch(s.values(), want, kTol, kTol), std::nullopt);
   }
   {
-    GuardedTensor<float> sq = random_tensor({7, 7}, 5), d = nan_tensor({7});
+    GuardedTensor<float> sq = uniform_tensor({7, 7}, 5), d = nan_tensor({7});
     interpret(lib::einsum<2, 1>("ii->i"), {sq.view(), d.view()});
     std::vector<double> want(7);
     for (int i = 0; i < 7; ++i) want[size_t(i)] = sq[i * 7 + i];
     EXPECT_EQ(mismatch(d.values(), want, 0, 0), std::nullopt);
   }
   {
-    GuardedTensor<float> x = random_tensor({3, 7, 5}, 6), y = random_tensor({3, 5, 4}, 7), z = nan_tensor({3, 7, 4});
+    GuardedTensor<float> x = uniform_tensor({3, 7, 5}, 6), y = uniform_tensor({3, 5, 4}, 7), z = nan_tensor({3, 7, 4});
     interpret(lib::einsum<3, 3, 3>("bij,bjk->bik"), {x.view(), y.view(), z.view()});
     std::vector<double> want(3 * 7 * 4);
     for (int n = 0; n < 3; ++n)
@@ -110,7 +103,7 @@ struct ConvCase {
 TEST(TileLibConv2d, MatchesDirectSummationWithPaddingAndRaggedWidths) {
   for (ConvCase t : {ConvCase{2, 3, 17, 65, 4, 3, 3, 1}, {1, 2, 9, 7, 3, 5, 5, 2}, {1, 3, 6, 32, 2, 3, 3, 0}, {2, 2, 5, 33, 2, 1, 1, 0}}) {
     int64_t oh = t.h + 2 * t.pad - t.kh + 1, ow = t.w + 2 * t.pad - t.kw + 1;
-    GuardedTensor<float> x = random_tensor({t.n, t.c, t.h, t.w}, 8), w = random_tensor({t.f, t.c, t.kh, t.kw}, 9);
+    GuardedTensor<float> x = uniform_tensor({t.n, t.c, t.h, t.w}, 8), w = uniform_tensor({t.f, t.c, t.kh, t.kw}, 9);
     GuardedTensor<float> y = nan_tensor({t.n, t.f, oh, ow});
     interpret(lib::conv2d({t.pad, 32}), {x.view(), w.view(), y.view()});
     std::vector<double> want(size_t(t.n * t.f * oh * ow));
