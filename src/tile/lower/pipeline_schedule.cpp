@@ -1,6 +1,7 @@
 #include "tile/lower/pipeline_schedule.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "tack/tile/printer.h"
 
@@ -82,16 +83,17 @@ PipelinePlan plan_pipeline(const Operation& pipeline) {
     s.carried_stage.push_back(touching[j].empty() ? int(s.stages.size()) - 1 : touching[j].front());
   }
 
-  for (const auto& [op, stage] : stage_of)
-    for (unsigned r = 0; r < op->num_results(); ++r) {
-      int last = stage;
-      for (const Use* u = op->result(r)->first_use(); u; u = u->next_use()) {
-        const Operation* user = u->owner();
-        int at = user == &yield ? s.carried_stage[u->operand_index()] : stage_of.at(top_level(user, body));
-        last = std::max(last, at);
+  for (size_t stage = 0; stage < s.stages.size(); ++stage)
+    for (const Operation* op : s.stages[stage])
+      for (unsigned r = 0; r < op->num_results(); ++r) {
+        int last = int(stage);
+        for (const Use* u = op->result(r)->first_use(); u; u = u->next_use()) {
+          const Operation* user = u->owner();
+          int at = user == &yield ? s.carried_stage[u->operand_index()] : stage_of.at(top_level(user, body));
+          last = std::max(last, at);
+        }
+        if (last > int(stage)) s.crossing.push_back({op->result(r), {int(stage), last - int(stage) + 1}});
       }
-      if (last > stage) s.crossing[op->result(r)] = {stage, last - stage + 1};
-    }
   plan.schedule = std::move(s);
   return plan;
 }
@@ -113,12 +115,10 @@ std::string describe_pipelines(const Kernel& kernel, bool overlap_stages) {
       return;
     }
     out += "overlapped";
-    // In the printer's order, not the map's.
-    std::vector<std::pair<int, std::string>> versioned;
-    for (const auto& [v, c] : plan.schedule->crossing)
-      versioned.emplace_back(std::stoi(names(v).substr(1)), names(v) + " x" + std::to_string(c.versions));
-    std::sort(versioned.begin(), versioned.end());
-    for (size_t i = 0; i < versioned.size(); ++i) out += (i ? ", " : "; versions: ") + versioned[i].second;
+    // In the body's order, which is the printer's.
+    const auto& crossing = plan.schedule->crossing;
+    for (size_t i = 0; i < crossing.size(); ++i)
+      out += (i ? ", " : "; versions: ") + names(crossing[i].first) + " x" + std::to_string(crossing[i].second.versions);
     out += "\n";
   });
   return out;

@@ -26,7 +26,7 @@
 
 #include <optional>
 #include <string>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "tack/tile/ir.h"
@@ -36,14 +36,14 @@ namespace tack::tile::lower {
 struct PipelineSchedule {
   // The body's operations per stage, stage cuts and the yield excluded.
   std::vector<std::vector<const Operation*>> stages;
-  // A result of a body operation read in a later stage than its own: the
-  // stage that makes it and the versions it needs (its dependence distance
-  // plus one).
+  // Each result of a body operation read in a later stage than its own, in
+  // the body's order: the stage that makes it and the versions it needs
+  // (its dependence distance plus one).
   struct Crossing {
     int stage = 0;
     int versions = 0;
   };
-  std::unordered_map<const Value*, Crossing> crossing;
+  std::vector<std::pair<const Value*, Crossing>> crossing;
   // Per carried value j (body argument j + 1): the stage that reads it and
   // yields its next value; at that stage's end the yield copies it.
   std::vector<int> carried_stage;
