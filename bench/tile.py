@@ -7,7 +7,9 @@ Each row runs the tack.tile function and its NumPy counterpart on the same
 f32 data in the same process. Every result is checked first (against a
 float64 NumPy reference with the error bounds tests/python/test_tile_library.py
 derives, or exactly where the kernel's order is NumPy's) and only then
-timed: the median of a few runs, the first, compiling, call excluded. The
+timed: the median of a few runs, the first, compiling, call excluded (for
+matmul, whose NumPy counterpart is multi-threaded BLAS, Tack is timed first
+and checked after: see bench_matmul). The
 ratio is tack's time over NumPy's (above 1: NumPy is faster). NumPy's
 matmul is its BLAS on all cores; matmul runs twice, with the fixed
 16x16x16 tiles and with autotuned ones (docs/tile/python.md), and prints how
@@ -50,6 +52,8 @@ def row(name, tack_ms, numpy_ms, flops=None, cpp_ms=None):
 
 
 _rows = None
+# After NumPy's BLAS, before the next Tack timing (bench_matmul).
+_BLAS_PAUSE_S = 2.0
 
 
 def cpp_rows():
@@ -62,27 +66,38 @@ def cpp_rows():
 
 def bench_matmul(m, k, n, r):
     """Two rows: the fixed 16x16x16 tiles (TACK_TILE_AUTOTUNE=0), then the
-    autotuned ones; the tuning's own time (the first tuned call) is printed."""
+    autotuned ones; the tuning's own time (the first tuned call) is printed.
+    Tack runs (tuning included) before anything in this case calls BLAS:
+    OpenBLAS's threads keep spinning on the cores for a while after a call
+    (a Tack launch right after one measured up to twice as slow), so the f64
+    reference, the error bound and NumPy's timing come after Tack's, and
+    the case ends with a pause before the next one's Tack runs."""
     a = r.standard_normal((m, k)).astype(np.float32)
     b = r.standard_normal((k, n)).astype(np.float32)
     ta, tb = tack.array(a), tack.array(b)
     out = tack.empty((m, n))
-    exact = a.astype(np.float64) @ b.astype(np.float64)
     budget = 5.0
-    numpy_ms = ms(lambda: a @ b, budget)
+    rows = []
     for tuned in (False, True):
         os.environ["TACK_TILE_AUTOTUNE"] = "1" if tuned else "0"
         start = time.perf_counter()
         T.matmul(ta, tb, out=out)
         first_s = time.perf_counter() - start
-        assert np.all(np.abs(out.numpy() - exact) <= product_bound(a, b, k)), "matmul disagrees with NumPy"
+        result = out.numpy().copy()
         tiles = "x".join(map(str, tuning.matmul_tiles(m, k, n, "cpu")))
         label = f"matmul {m}x{k}x{n} " + (f"tuned {tiles}" if tuned else "16x16x16")
-        row(label, ms(lambda: T.matmul(ta, tb, out=out), budget), numpy_ms, 2 * m * n * k)
-        if tuned:
+        rows.append((label, ms(lambda: T.matmul(ta, tb, out=out), budget), result, first_s if tuned else None))
+    del os.environ["TACK_TILE_AUTOTUNE"]
+    exact = a.astype(np.float64) @ b.astype(np.float64)
+    bound = product_bound(a, b, k)
+    numpy_ms = ms(lambda: a @ b, budget)
+    for label, tack_ms, result, first_s in rows:
+        assert np.all(np.abs(result - exact) <= bound), f"{label} disagrees with NumPy"
+        row(label, tack_ms, numpy_ms, 2 * m * n * k)
+        if first_s is not None:
             print(f"#   first tuned call (tuning class {tuning.shape_class(m, k, n)}, or reading its winner): "
                   f"{first_s:.1f} s", flush=True)
-    del os.environ["TACK_TILE_AUTOTUNE"]
+    time.sleep(_BLAS_PAUSE_S)
 
 
 def bench_softmax(rows, cols, r):
