@@ -159,6 +159,8 @@ void bind_tile(nb::module_& m) {
     m.def("tile_rms_norm", [](float eps) { return lib::rms_norm(eps); }, nb::arg("eps"));
     m.def("tile_topk", [](int64_t k) { return lib::topk(k); }, nb::arg("k"));
     m.def("tile_sort", [] { return lib::sort(); });
+    m.def("tile_sort_runs", [](int64_t run) { return lib::sort_runs(run); }, nb::arg("run"));
+    m.def("tile_merge_runs", [] { return lib::merge_runs(); });
     m.def("tile_scan", [](bool exclusive) {
         return lib::scan(exclusive ? lib::ScanKind::exclusive : lib::ScanKind::inclusive);
     }, nb::arg("exclusive"));

@@ -64,13 +64,15 @@ _compiled = {}
 
 # How each reference kernel's parallel iterations bind to the CPU: in SIMD
 # lanes (consecutive iterations in one vector) for the kernels of small
-# tiles, matrix products and the element-wise sort; one iteration at a time
-# for the kernels that walk long rows, whose loops LLVM vectorizes. Measured
-# on a 2-core x86-64 with AVX-512 (docs/performance.md): lanes make matmul
-# and einsum 2-5x and sort 10x faster, and rms_norm 4x, scan 7x, gathers
-# 2.5x, layer_norm 2-3x and conv2d 2x slower; softmax and topk are about
-# even (no lanes).
-_SIMD_LANES = {"matmul", "einsum", "sort"}
+# tiles, matrix products and sort's merge passes (a binary search per
+# element); one iteration at a time for the kernels that walk long rows or
+# windows, whose loops LLVM vectorizes. Measured on a 2-core x86-64 with
+# AVX-512 (docs/performance.md): lanes make matmul and einsum 2-5x faster,
+# and rms_norm 4x, scan 7x, gathers 2.5x, layer_norm 2-3x and conv2d 2x
+# slower; softmax and topk are about even (no lanes). Sort's passes, on a
+# 2-core Zen 3 with AVX2 at 256x1024, 16x65536 and 4096x64: merge_runs
+# 1.1-1.5x faster in lanes, sort_runs 1.3-1.6x slower.
+_SIMD_LANES = {"matmul", "einsum", "merge_runs"}
 
 
 def _kernel(fn, device, key, make):
@@ -501,6 +503,58 @@ def scan(x, axis=-1, exclusive=False, out=None):
     return out
 
 
+# sort's first pass sorts runs of this many elements by rank; each later
+# pass merges pairs of runs (merge_runs), doubling their length.
+_SORT_RUN = 32
+
+
+class _MergeSort:
+    """Rows sorted in passes (docs/tile/python.md, "Sorting"): sort_runs
+    ranks each element in its run of _SORT_RUN, then merge_runs passes merge
+    pairs of sorted runs (each element's place by a binary search in the
+    other run) until one run holds the row. Rows longer than one run are
+    padded to _SORT_RUN * 2**passes with (NaN, position) elements, which
+    sort after every element of the row, in scratch arrays the passes
+    alternate between; the last pass writes the outputs' own rows. Each
+    pass is a launch of one of two kernels compiled once per device."""
+
+    def __init__(self, fn, device):
+        self.device = device
+        self.runs = _kernel(fn, device, ("sort_runs", _SORT_RUN), lambda: _core.tile_sort_runs(_SORT_RUN))
+        self.merge = _kernel(fn, device, ("merge_runs",), _core.tile_merge_runs)
+
+    def launch(self, args):
+        x, values, positions = args
+        rows, n = x[1]
+        passes, width = 0, _SORT_RUN
+        while width < n:
+            passes, width = passes + 1, width * 2
+        if passes == 0:
+            self.runs.launch(args)
+            return
+        scratch = [(empty((rows, width), device=self.device), empty((rows, width), i64, device=self.device))
+                   for _ in range(2)]
+
+        def whole(a):
+            return (a, [rows, width], [width, 1], 0)
+
+        # Pass 0 writes the scratch pair that the last pass does not read.
+        source = scratch[passes % 2]
+        self.runs.launch([x, whole(source[0]) + (True,), whole(source[1]) + (True,)])
+        run = _SORT_RUN
+        for p in range(1, passes + 1):
+            pairs = width // (2 * run)
+            depth = empty((run.bit_length(),), device=self.device)
+
+            def paired(a):
+                return (a, [rows, pairs, 2, run], [width, 2 * run, run, 1], 0, False)
+
+            target = (values, positions) if p == passes else scratch[(passes - p) % 2]
+            outs = [t if p == passes else whole(t) + (True,) for t in target]
+            self.merge.launch([paired(source[0]), paired(source[1]), (depth, [run.bit_length()], [1], 0, False)] + outs)
+            source, run = target, run * 2
+
+
 def _sort(fn, x, axis, values, positions):
     x = _array(x, fn, "x")
     device = _device(fn, x)
@@ -509,15 +563,15 @@ def _sort(fn, x, axis, values, positions):
     axis = _axis(axis, x.ndim, fn)
     values = _output(values, x.shape, device, fn)
     positions = _output(positions, x.shape, device, fn, dtype=i64)
-    _along(fn, _kernel(fn, device, ("sort",), _core.tile_sort), x, [], [values, positions], axis)
+    _along(fn, _MergeSort(fn, device), x, [], [values, positions], axis)
     return values, positions
 
 
 def sort(x, axis=-1, out=None):
     """x sorted along `axis` in increasing order (f32): NaN last, -0 equal to
     +0, equal values in their original order (a stable sort, as
-    np.sort(kind="stable")). The reference kernel counts each element's
-    predecessors: O(n**2) per row, meant for rows of moderate length."""
+    np.sort(kind="stable")). A merge sort in passes: runs of 32 sorted by
+    rank, then pairs of runs merged, O(n log**2 n) per row."""
     return _sort("sort", x, axis, out, None)[0]
 
 

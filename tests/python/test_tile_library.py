@@ -333,7 +333,8 @@ def test_malformed_tileir_text_is_refused_with_the_reason():
     (lambda c: c.tile_scan(False), "rows"),
     (lambda c: c.tile_layer_norm(1e-5), "norm"),
     (lambda c: c.tile_sort(), "sort"),
-], ids=["matmul", "softmax", "scan", "layer_norm", "sort"])
+    (lambda c: c.tile_sort_runs(32), "sort"),
+], ids=["matmul", "softmax", "scan", "layer_norm", "sort", "sort_runs"])
 @pytest.mark.parametrize("simd_lanes", [True, False])
 def test_either_cpu_binding_gives_the_interpreters_bits(make, outputs, simd_lanes):
     # tack.tile picks per kernel whether the CPU runs consecutive iterations
@@ -599,7 +600,10 @@ def tricky_rows(rows, cols, seed):
     return x
 
 
-@pytest.mark.parametrize("shape,axis", [((1, 1), -1), ((9, 100), -1), ((70, 5), 0), ((2, 3, 33), -1)])
+# Rows of one run (up to 32), of exact and ragged multiples of it, and of
+# 4097 (eight merge passes over a row padded to 8192).
+@pytest.mark.parametrize("shape,axis", [((1, 1), -1), ((9, 100), -1), ((70, 5), 0), ((2, 3, 33), -1), ((3, 32), -1),
+                                        ((3, 64), -1), ((2, 65), -1), ((2, 1000), -1), ((1, 4097), -1)])
 def test_sort_and_argsort_are_stable_numpy_sorts(shape, axis):
     x = tricky_rows(int(np.prod(shape[:-1])), shape[-1], 50).reshape(shape)
     order = np.argsort(x, axis=axis, kind="stable")
@@ -610,6 +614,17 @@ def test_sort_and_argsort_are_stable_numpy_sorts(shape, axis):
     assert np.array_equal(positions.value(), order)
     assert np.array_equal(bits(values.value()), bits(np.take_along_axis(x, order, axis=axis)))
 
+
+
+def test_sort_of_distinct_values_in_many_passes_is_numpys():
+    # Distinct normal values, rows strided inside a larger array: every
+    # element's place comes from the binary searches alone (no ties).
+    r = rng(77)
+    base = r.standard_normal((5, 2 * 3000)).astype(np.float32)
+    x = base[:, ::2]
+    got = T.sort(tack.asarray(x))
+    assert np.array_equal(bits(got.numpy()), bits(np.sort(x, axis=1, kind="stable")))
+    assert np.array_equal(T.argsort(tack.asarray(x)).numpy(), np.argsort(x, axis=1, kind="stable"))
 
 def topk_oracle(x, k):
     """Per row: NaN first, then decreasing value (-0 == +0), ties by lower

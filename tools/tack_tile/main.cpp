@@ -44,6 +44,8 @@ const std::map<std::string, std::function<tile::Kernel()>>& library() {
       {"rms_norm", [] { return tile::lib::rms_norm(); }},
       {"topk", [] { return tile::lib::topk(8); }},
       {"sort", [] { return tile::lib::sort(); }},
+      {"sort_runs", [] { return tile::lib::sort_runs(); }},
+      {"merge_runs", [] { return tile::lib::merge_runs(); }},
       {"inclusive_scan", [] { return tile::lib::scan(tile::lib::ScanKind::inclusive); }},
       {"exclusive_scan", [] { return tile::lib::scan(tile::lib::ScanKind::exclusive); }},
       {"gather_rows", [] { return tile::lib::gather_rows(); }},

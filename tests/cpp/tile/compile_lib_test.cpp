@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <algorithm>
+#include <numeric>
 #include <random>
 #include <variant>
 
@@ -146,6 +148,49 @@ TEST(TileCompileLib, Sort) {
       auto& x = std::get<GuardedTensor<float>>(t[0]);
       for (int64_t i = 0; i < x.size(); ++i) x[i] = i % 5 == 1 ? -0.0f : i % 11 == 2 ? NAN : float(int(x[i] * 3));
     });
+}
+
+TEST(TileCompileLib, MergeSortPasses) {
+  // Ties, -0, NaN; outputs as wide as the row and wider (padded runs).
+  auto ties = [](std::vector<Tensor>& t) {
+    auto& x = std::get<GuardedTensor<float>>(t[0]);
+    for (int64_t i = 0; i < x.size(); ++i) x[i] = i % 5 == 1 ? -0.0f : i % 11 == 2 ? NAN : float(int(x[i] * 3));
+  };
+  for (auto [rows, cols, padded] : {std::array<int64_t, 3>{5, 37, 40}, {3, 8, 8}, {2, 1, 8}, {4, 5, 5}, {0, 3, 8}})
+    expect_same(lib::sort_runs(8), {in({rows, cols}), out({rows, padded}), index_out({rows, padded})}, 5, ties);
+  // Pairs of sorted runs of 1, 4 and 7 (values with ties, -0 and NaN,
+  // distinct positions, each run in the order of before_ascending), so
+  // every place is taken once; the merged rows as wide as the pairs and
+  // narrower (places past the row skipped).
+  auto sorted_runs = [&](std::vector<Tensor>& t) {
+    ties(t);
+    auto& x = std::get<GuardedTensor<float>>(t[0]);
+    auto& j = std::get<GuardedTensor<int64_t>>(t[1]);
+    const int64_t run = x.shape()[3], per_row = x.size() / std::max<int64_t>(x.shape()[0], 1);
+    std::mt19937 gen(3);
+    for (int64_t r = 0; r < x.shape()[0]; ++r) {
+      std::vector<int64_t> pos(static_cast<size_t>(per_row));
+      std::iota(pos.begin(), pos.end(), 0);
+      std::shuffle(pos.begin(), pos.end(), gen);
+      for (int64_t e = 0; e < per_row; ++e) j[r * per_row + e] = pos[size_t(e)];
+      for (int64_t start = r * per_row; start < (r + 1) * per_row; start += run) {
+        std::vector<std::pair<float, int64_t>> items;
+        for (int64_t e = start; e < start + run; ++e) items.emplace_back(x[e], j[e]);
+        std::sort(items.begin(), items.end(), [](auto a, auto b) {
+          bool na = std::isnan(a.first), nb = std::isnan(b.first);
+          if (na != nb) return nb;
+          if (!na && a.first != b.first) return a.first < b.first;
+          return a.second < b.second;
+        });
+        for (int64_t e = start; e < start + run; ++e) x[e] = items[size_t(e - start)].first, j[e] = items[size_t(e - start)].second;
+      }
+    }
+  };
+  for (auto [pairs, run, cols] : {std::array<int64_t, 3>{3, 4, 24}, {2, 7, 25}, {1, 1, 2}, {4, 4, 30}})
+    expect_same(lib::merge_runs(),
+                {in({3, pairs, 2, run}), index_in({3, pairs, 2, run}, 0, 0), in({4}), out({3, cols}),
+                 index_out({3, cols})},
+                9, sorted_runs);
 }
 
 TEST(TileCompileLib, GatherAndScatterRows) {

@@ -30,4 +30,66 @@ inline Kernel sort(int64_t width = 32) {
   });
 }
 
+// The first pass of a merge sort: Y[r, :] holds each run of `run`
+// consecutive elements of X's row sorted (in the order of sort above), and
+// I the positions they came from. Y and I may be wider than X: the
+// elements past X's row are (NaN, their position), which sort after every
+// element of the row, so the runs of a row padded to a multiple of `run`
+// are full. Each element's place is its rank in its run.
+inline Kernel sort_runs(int64_t run = 32) {
+  return tile_kernel("sort_runs", [run](TensorView<float, 2> X, TensorView<float, 2> Y, TensorView<int64_t, 2> I) {
+    for (auto r : parallel(Y.shape(0), exec::block)) {
+      for (auto i : parallel(Y.shape(1))) {
+        Tile<float> x = X(r, i).load(NAN);
+        Index start = (i / run) * run;
+        Tile<bool> earlier = before_ascending(X(r, span(start, run)).load(NAN), positions(start, run), x, i);
+        Index place = start + sum(cast<int64_t>(earlier), 0);
+        Y(r, place).store(x);
+        I(r, place).store(i);
+      }
+    }
+  });
+}
+
+// One merge pass of a merge sort. X and J are a row's values and positions
+// as pairs of sorted runs, X[r, p, s, :] run s (0 or 1) of pair p, each of
+// L = X.shape(3) elements; the pass writes each pair merged, Y[r, p * 2L +
+// place] and I likewise, skipping places past Y's row. An element's place is
+// its index in its run plus the number of elements of the other run that
+// come before it (positions break ties, so the order is strict), found by a
+// binary search of D.shape(0) steps, at least the bit length of L (D is any
+// vector of that length: an extent is the one kind of launch constant).
+inline Kernel merge_runs() {
+  return tile_kernel("merge_runs", [](TensorView<float, 4> X, TensorView<int64_t, 4> J, TensorView<float, 1> D,
+                                      TensorView<float, 2> Y, TensorView<int64_t, 2> I) {
+    Index L = X.shape(3);
+    for (auto r : parallel(X.shape(0), exec::block)) {
+      for (auto p : parallel(X.shape(1))) {
+        for (auto s : parallel(2)) {
+          for (auto i : parallel(L)) {
+            Tile<float> x = X[{r, p, s, i}];
+            Index at = J[{r, p, s, i}];
+            Index other = 1 - s;
+            Index lo = int64_t(0), hi = L;
+            for (auto step : serial(D.shape(0))) {
+              (void)step;
+              Index mid = (lo + hi) / 2;
+              Tile<bool> open = lo < hi;
+              Tile<float> v = X(r, p, other, mid).load(NAN);
+              Index w = J(r, p, other, mid).load(0);
+              Tile<bool> right = open & before_ascending(v, w, x, at);
+              Tile<bool> left = open & !right;
+              lo = select(right, mid + 1, lo);
+              hi = select(left, mid, hi);
+            }
+            Index place = p * (2 * L) + i + lo;
+            Y(r, place).store(x);
+            I(r, place).store(at);
+          }
+        }
+      }
+    }
+  });
+}
+
 }  // namespace tack::tile::lib
