@@ -157,7 +157,8 @@ void bind_tile(nb::module_& m) {
     m.def("tile_softmax", [] { return lib::softmax(); });
     m.def("tile_layer_norm", [](float eps) { return lib::layer_norm(eps); }, nb::arg("eps"));
     m.def("tile_rms_norm", [](float eps) { return lib::rms_norm(eps); }, nb::arg("eps"));
-    m.def("tile_topk", [](int64_t k) { return lib::topk(k); }, nb::arg("k"));
+    m.def("tile_topk", [](int64_t k, int64_t width) { return lib::topk(k, tile::ReductionPolicy::unordered_tree, width); },
+          nb::arg("k"), nb::arg("width") = 0);
     m.def("tile_sort", [] { return lib::sort(); });
     m.def("tile_sort_runs", [](int64_t run) { return lib::sort_runs(run); }, nb::arg("run"));
     m.def("tile_merge_runs", [] { return lib::merge_runs(); });

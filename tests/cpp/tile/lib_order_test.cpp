@@ -62,21 +62,33 @@ TEST(TileLibTopK, MatchesAStableSortUnderTheTotalOrder) {
       row.resize(size_t(c.k), Entry{-INFINITY, none});
       want.insert(want.end(), row.begin(), row.end());
     }
+    // Blocks of the default width, of exactly k, of k + 3 and of 40: the
+    // same selection whatever the blocks.
+    for (int64_t width : {int64_t(0), c.k, c.k + 3, int64_t(40)})
     for (ReductionPolicy policy : {ReductionPolicy::unordered_tree, ReductionPolicy::ordered_tree,
                                    ReductionPolicy::left_fold, ReductionPolicy::right_fold}) {
-      Kernel kernel = lib::topk(c.k, policy);
+      Kernel kernel = lib::topk(c.k, policy, width);
       for (RunOptions options : {RunOptions{1, 0}, RunOptions{3, 7}}) {
         GuardedTensor<float> v({c.rows, c.k}, NAN);
         GuardedTensor<int64_t> i({c.rows, c.k}, -7);
         interpret(kernel, {x.view(), v.view(), i.view()}, options);
         for (size_t e = 0; e < want.size(); ++e) {
           ASSERT_TRUE(same_bits(v[int64_t(e)], want[e].value) && i[int64_t(e)] == want[e].position)
-              << c.rows << "x" << c.cols << " k=" << c.k << " " << policy_name(policy) << " entry " << e << ": got ("
+              << c.rows << "x" << c.cols << " k=" << c.k << " width " << width << " " << policy_name(policy) << " entry " << e << ": got ("
               << v[int64_t(e)] << ", " << i[int64_t(e)] << "), want (" << want[e].value << ", " << want[e].position << ")";
         }
         EXPECT_TRUE(v.margin_intact() && i.margin_intact() && x.margin_intact());
       }
     }
+  }
+}
+
+TEST(TileLibTopK, ABlockNarrowerThanKIsRefused) {
+  try {
+    lib::topk(8, ReductionPolicy::unordered_tree, 7);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("the block width 7 is below k = 8"), std::string::npos) << e.what();
   }
 }
 

@@ -44,21 +44,50 @@ inline TopKState merge_truncate(const TopKState& a, const TopKState& b, int64_t 
   return {v, i};
 }
 
+// The first k entries, under before_descending, of a block of `width` >= k
+// entries with distinct positions: each entry's place is the number of
+// entries of the block that precede it (a permutation of the places), and
+// place t takes the one entry ranked t.
+inline TopKState block_top(const Tile<float>& v, const Index& p, int64_t k, int64_t width) {
+  Shape col{width, 1}, row{1, width}, grid{k, width};
+  // first[i, j]: entry j precedes entry i.
+  Tile<bool> first = before_descending(reshape(v, row), reshape(p, row), reshape(v, col), reshape(p, col));
+  Index rank = sum(cast<int64_t>(first), 1);
+  Tile<bool> at = iota(grid, 0) == reshape(rank, row);
+  // One entry per place; -0.0 and 0 add nothing to it exactly.
+  Tile<float> values = sum(select(at, broadcast_to(reshape(v, row), grid), -0.0f), 1);
+  Index positions = sum(select(at, broadcast_to(reshape(p, row), grid), int64_t(0)), 1);
+  return {values, positions};
+}
+
+// The block width topk uses for `k` when none is given.
+inline int64_t topk_block(int64_t k) { return k > 16 ? k : 16; }
+
 // V[r, :k] and I[r, :k]: the k largest entries of row r of X and their
 // column positions, largest first, NaN above everything, equal values by
-// lower position. Rows shorter than k end with (-inf, INT64_MAX).
-inline Kernel topk(int64_t k, ReductionPolicy policy = ReductionPolicy::unordered_tree) {
-  return tile_kernel("topk", [k, policy](TensorView<float, 2> X, TensorView<float, 2> V, TensorView<int64_t, 2> I) {
+// lower position. Rows shorter than k end with (-inf, INT64_MAX). The row
+// is reduced in blocks of `width` (at least k; 0: topk_block(k)): each
+// block contributes its own first k entries (block_top; past the row's
+// end, -inf at its own position, which every element of the row
+// precedes, then given the sentinel's position), merged by
+// merge_truncate. The result is the same selection whatever the blocks.
+inline Kernel topk(int64_t k, ReductionPolicy policy = ReductionPolicy::unordered_tree, int64_t width = 0) {
+  if (width == 0) width = topk_block(k);
+  if (width < k) throw Error("topk: the block width " + std::to_string(width) + " is below k = " + std::to_string(k) + ".");
+  return tile_kernel("topk", [k, policy, width](TensorView<float, 2> X, TensorView<float, 2> V, TensorView<int64_t, 2> I) {
     Reducer<float, int64_t> merge([k](const TopKState& a, const TopKState& b) { return merge_truncate(a, b, k); },
                                   Laws{.associative = true, .commutative = true});
     const int64_t none = std::numeric_limits<int64_t>::max();
+    Index cols = X.shape(1);
     for (auto r : parallel(X.shape(0), exec::block)) {
       Tile<float> values = full<float>({k}, -INFINITY);
       Index positions = full<int64_t>({k}, none);
-      for (auto c : reduce(X.shape(1), policy)) {
-        Tile<bool> head = iota({k}) == int64_t(0);
-        TopKState one{select(head, X[{r, c}], -INFINITY), select(head, c, none)};
-        std::tie(values, positions) = merge({values, positions}, one);
+      for (auto b : reduce(ceil_div(cols, width), policy)) {
+        Index at = lib::positions(b * width, width);
+        Tile<float> v = X(r, span(b * width, width)).load(-INFINITY);
+        auto [top_v, top_p] = block_top(v, at, k, width);
+        Index real = select(top_p < cols, top_p, none);
+        std::tie(values, positions) = merge({values, positions}, TopKState{top_v, real});
       }
       V(r, span(0, k)).store(values);
       I(r, span(0, k)).store(positions);
