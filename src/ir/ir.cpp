@@ -312,6 +312,17 @@ Block clone(const Block& b) {
     return out;
 }
 
+int64_t private_scratch_bytes(const Kernel& k) {
+    int64_t total = 0;
+    for (const Param& p : k.params) {
+        if (p.kind != ParamKind::LocalArray || p.shared) continue;
+        int64_t n = size_of(p.dtype);
+        for (int64_t e : p.local_shape) n *= e;
+        total += n;
+    }
+    return total;
+}
+
 std::unique_ptr<Kernel> clone(const Kernel& k) {
     auto n = std::make_unique<Kernel>();
     n->name = k.name;

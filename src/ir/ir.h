@@ -391,6 +391,14 @@ StmtPtr clone(const Stmt& s);
 Block clone(const Block& b);
 std::unique_ptr<Kernel> clone(const Kernel& k);
 
+// A work item's local arrays (not the workgroup's shared ones) live on the
+// stack of the thread that runs it; together they may take at most this
+// many bytes (one array at most 64 KiB). Past it a CPU worker's stack
+// would overflow; the frontend and the tile lowering refuse such kernels.
+constexpr int64_t kPrivateScratchLimit = int64_t(1) << 20;
+// The bytes of `k`'s local arrays that are private to a work item.
+int64_t private_scratch_bytes(const Kernel& k);
+
 // Textual form for `tackc --ir`, inspect("ir") and golden tests.
 std::string print(const Kernel& k);
 std::string print(const Expr& e, const Kernel& k);

@@ -1892,3 +1892,19 @@ def test_local_arrays_past_64_kib_are_rejected_however_large(tmp_path, shape):
     with pytest.raises(tack.KernelValueError) as e:
         imported(path).kernel_with_scratch(f32s())
     assert "64 KiB" in e.value.message and e.value.line == 5
+
+
+@pytest.mark.cpu_only(FRONTEND_ONLY)
+def test_local_arrays_past_a_mib_in_all_are_rejected_at_the_one_that_crosses(tmp_path):
+    # Each array within 64 KiB, sixteen of them 1 MiB (allowed), the
+    # seventeenth past it: local arrays live on the worker's stack, which
+    # more would overflow (it crashed the process before).
+    body = "".join(f"        t{k} = tack.local_array(16384, tack.f32)\n        t{k}[0] = 1.0\n" for k in range(17))
+    path = tmp_path / "scratch_case.py"
+    path.write_text("import tack\n@tack.kernel\ndef kernel_with_scratch(a):\n    for i in range(len(a)):\n" + body +
+                    "        a[i] = 1.0\n")
+    with pytest.raises(tack.KernelValueError) as e:
+        imported(path).kernel_with_scratch(f32s())
+    assert e.value.line == 5 + 2 * 16, e.value.message
+    assert str(17 * 65536) in e.value.message and "1 MiB" in e.value.message, e.value.message
+    assert "global array" in str(e.value)

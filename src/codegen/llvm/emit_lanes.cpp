@@ -753,15 +753,8 @@ LanePlan plan_lanes(const ir::Kernel& k, int vector_bits) {
     }
     // Each lane has its own copy of the local arrays, on the stack of the
     // thread running the chunk.
-    int64_t local_bytes = 0;
-    for (auto& p : k.params) {
-        if (p.kind != ir::ParamKind::LocalArray) continue;
-        int64_t n = size_of(p.dtype);
-        for (auto e : p.local_shape) n *= e;
-        local_bytes += n;
-    }
-    constexpr int64_t kLaneStackBudget = 1 << 20;
-    if (local_bytes * lanes > kLaneStackBudget) {
+    int64_t local_bytes = ir::private_scratch_bytes(k);
+    if (local_bytes * lanes > ir::kPrivateScratchLimit) {
         plan.why_scalar = "the local arrays (" + std::to_string(local_bytes) + " bytes per iteration) would need " +
                           std::to_string(local_bytes * lanes) + " bytes of stack for " + std::to_string(lanes) +
                           " lanes";

@@ -60,6 +60,10 @@ int Emitter::new_array(const Operation* op, Scalar elem, std::vector<int64_t> sh
   if (bytes > kLocalArrayLimit && op)
     refuse(*op, std::string("needs ") + what + " of more than 64 KiB, which does not fit a compiled kernel's private "
                 "scratch");
+  if (op && ir::private_scratch_bytes(*out_) + bytes > ir::kPrivateScratchLimit)
+    refuse(*op, std::string("needs ") + what + " that brings the kernel's private scratch to " +
+                    std::to_string(ir::private_scratch_bytes(*out_) + bytes) + " bytes, more than the " +
+                    std::to_string(ir::kPrivateScratchLimit >> 20) + " MiB a worker's stack holds");
   ir::Param p;
   p.kind = ir::ParamKind::LocalArray;
   p.dtype = value_dtype(elem);

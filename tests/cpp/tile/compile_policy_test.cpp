@@ -216,6 +216,19 @@ TEST(TileCompileRefusal, ScratchOverTheCap) {
   m = refusal([&] { compile("cpu", tree); });
   EXPECT_NE(m.find("'reduce'"), std::string::npos) << m;
   EXPECT_NE(m.find("ordered-tree stack"), std::string::npos) << m;
+  // Tiles of 64 KiB each, more than 1 MiB in all: a worker's stack would
+  // overflow (the process crashed before).
+  Kernel many = tile_kernel("many", [](TensorView<float, 2> X, TensorView<float, 2> Y) {
+    for (auto i : parallel(X.shape(0))) {
+      Tile<float> x = X[{i, span(0, 16384)}];
+      Tile<float> t = x;
+      for (int n = 0; n < 20; ++n) t = t + x;
+      Y(i, span(0, 16384)).store(t);
+    }
+  });
+  m = refusal([&] { compile("cpu", many); });
+  EXPECT_NE(m.find("compile @many: 'add'"), std::string::npos) << m;
+  EXPECT_NE(m.find("more than the 1 MiB a worker's stack holds"), std::string::npos) << m;
 }
 
 TEST(TileCompileRefusal, UnknownDevices) {
