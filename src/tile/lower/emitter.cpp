@@ -91,7 +91,27 @@ Storage Emitter::new_storage(const Operation* op, const Type& t) {
 Storage& Emitter::define(const Value* v) {
   auto it = storage_.find(v);
   if (it != storage_.end()) return it->second;
-  return storage_[v] = new_storage(v->defining_op(), v->type());
+  const Operation* def = v->defining_op();
+  if (v->type().rank() == 0 || !def || !emitted_once(*def->parent_block()))
+    return storage_[v] = new_storage(def, v->type());
+  std::vector<int64_t> shape(v->type().shape().dims().begin(), v->type().shape().dims().end());
+  std::vector<int>& free = free_arrays_[{v->type().elem(), shape}];
+  Storage s;
+  if (free.empty()) {
+    s = new_storage(def, v->type());
+  } else {
+    s.type = v->type();
+    s.array = free.back();
+    free.pop_back();
+  }
+  reusable_[v] = s.array;
+  return storage_[v] = s;
+}
+
+bool Emitter::emitted_once(const Block& block) const {
+  for (const Block* b = &block; const Operation* op = b->parent_op(); b = op->parent_block())
+    if (op->kind() == OpKind::reduce && b->parent() != &op->region(0)) return false;
+  return true;
 }
 
 const Storage& Emitter::storage(const Value* v) const {
@@ -242,8 +262,39 @@ void Emitter::copy(const Storage& dst, const Storage& src) {
 }
 
 void Emitter::emit_block(const Block& block, const Operation* skip) {
-  for (const Operation& op : block)
-    if (&op != skip) emit_op(op);
+  // Per operation, the tiles of this block it reads last.
+  std::unordered_map<const Operation*, std::vector<const Value*>> last_reader;
+  if (emitted_once(block)) {
+    for (const Operation& op : block)
+      for (unsigned r = 0; r < op.num_results(); ++r) {
+        const Value* v = op.result(r);
+        const Operation* last = &op;
+        bool yielded = false;
+        for (const Use* u = v->first_use(); u; u = u->next_use()) {
+          const Operation* user = u->owner();
+          while (user->parent_block() != &block) user = user->parent_op();
+          yielded = yielded || user->kind() == OpKind::yield;
+          for (const Operation* at = last; at; at = at->next())
+            if (at == user) last = user;
+        }
+        if (!yielded && v->type().rank() > 0) last_reader[last].push_back(v);
+      }
+  }
+  for (const Operation& op : block) {
+    if (&op == skip) continue;
+    emit_op(op);
+    auto dead = last_reader.find(&op);
+    if (dead == last_reader.end()) continue;
+    for (const Value* v : dead->second) {
+      auto given = reusable_.find(v);
+      auto s = storage_.find(v);
+      if (given == reusable_.end() || s == storage_.end() || s->second.array != given->second || s->second.prefix >= 0)
+        continue;
+      std::vector<int64_t> shape(v->type().shape().dims().begin(), v->type().shape().dims().end());
+      free_arrays_[{v->type().elem(), shape}].push_back(given->second);
+      reusable_.erase(given);
+    }
+  }
 }
 
 void Emitter::emit_op(const Operation& op) {

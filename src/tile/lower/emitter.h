@@ -19,6 +19,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -98,7 +99,9 @@ class Emitter {
   // Refuses `op` naming `what` when the array would pass the 64 KiB cap.
   int new_array(const Operation* op, Scalar elem, std::vector<int64_t> shape, const char* what = "a tile");
   Storage new_storage(const Operation* op, const Type& t);
-  Storage& define(const Value* v);        // a fresh storage for an op result
+  // The storage of an op result: a local, or a local array, reused from an
+  // earlier tile of the same block nest that is dead (tile_reuse below).
+  Storage& define(const Value* v);
   const Storage& storage(const Value* v) const;
   int scalar_var(const Value* v) const;   // a rank-0 value's local
   Term term_of(const Value* v) const;     // a rank-0 i64 value as a term
@@ -124,6 +127,8 @@ class Emitter {
   void if_else(ir::ExprPtr cond, const std::function<void()>& then_body, const std::function<void()>& else_body);
   void copy(const Storage& dst, const Storage& src);
   // Emits the operations of `block` (its yield and stage cuts excluded).
+  // Emits the operations of `block` (its yield and stage cuts excluded),
+  // returning each tile's local array to the pool after its last use.
   void emit_block(const Block& block, const Operation* skip = nullptr);
   void emit_op(const Operation& op);
   void emit_prologue_chain(const Value* v);
@@ -162,6 +167,18 @@ class Emitter {
   std::unordered_map<const Value*, ViewInfo> views_;
   std::unordered_map<const Value*, bool> in_prologue_;
   std::vector<bool> varying_;  // per kernel IR local (varying())
+
+  // Tile reuse. A block emitted once (every block but a combiner region's
+  // and those inside one, which merges emit at several places) gives a
+  // tile's local array back once the operation that reads it last has been
+  // emitted, unless the block's yield reads it (the region's code reads
+  // yielded storage after the block); define() takes a given-back array
+  // of the same element type and shape before making one. So a chain of
+  // tile operations holds the arrays its live tiles need, not one per
+  // value, within the private scratch budget (ir::kPrivateScratchLimit).
+  bool emitted_once(const Block& block) const;
+  std::map<std::pair<Scalar, std::vector<int64_t>>, std::vector<int>> free_arrays_;
+  std::unordered_map<const Value*, int> reusable_;  // value -> the array define() gave it
 };
 
 }  // namespace tack::tile::lower
