@@ -2,6 +2,7 @@
 // constructor per library kernel, tile::compile, and a launch that views
 // Tack arrays' storage in place. Shapes, axes, dtypes and caching are
 // python/tack/tile.py's.
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/string_view.h>
 #include <nanobind/stl/tuple.h>
@@ -137,14 +138,17 @@ void bind_tile(nb::module_& m) {
 
     m.def(
         "tile_compile",
-        [](const tile::Kernel& k, const std::string& device, bool simd_lanes, bool overlap_stages) {
+        [](const tile::Kernel& k, const std::string& device, bool simd_lanes, bool overlap_stages,
+           std::pair<int, int> mma_block) {
             nb::gil_scoped_release compiling;
-            return tile::compile(device, k, tile::CompileOptions{simd_lanes, overlap_stages});
+            return tile::compile(device, k,
+                                 tile::CompileOptions{simd_lanes, overlap_stages, {mma_block.first, mma_block.second}});
         },
         nb::arg("kernel"), nb::arg("device"), nb::arg("simd_lanes") = true, nb::arg("overlap_stages") = false,
+        nb::arg("mma_block") = std::pair<int, int>{0, 0},
         "Compiles a tile kernel for a device; simd_lanes=False runs the CPU's iterations one at a time, "
-        "overlap_stages=True overlaps pipeline stages across iterations where that is legal "
-        "(tack/tile/compile.h).");
+        "overlap_stages=True overlaps pipeline stages across iterations where that is legal, "
+        "mma_block=(rows, cols) sets mma's register block ((0, 0): the device's) (tack/tile/compile.h).");
 
     m.def("tile_interpret", &interpret, nb::arg("kernel"), nb::arg("args"),
           "Runs a tile kernel in the TileIR interpreter over the views launch takes: the correctness oracle.");

@@ -308,9 +308,9 @@ class CompiledTileKernel:
         Runs once over (array, shape, element strides, element offset, writes) views of arrays' storage.
         """
 
-def tile_compile(kernel: TileKernel, device: str, simd_lanes: bool = True, overlap_stages: bool = False) -> CompiledTileKernel:
+def tile_compile(kernel: TileKernel, device: str, simd_lanes: bool = True, overlap_stages: bool = False, mma_block: tuple[int, int] = (0, 0)) -> CompiledTileKernel:
     """
-    Compiles a tile kernel for a device; simd_lanes=False runs the CPU's iterations one at a time, overlap_stages=True overlaps pipeline stages across iterations where that is legal (tack/tile/compile.h).
+    Compiles a tile kernel for a device; simd_lanes=False runs the CPU's iterations one at a time, overlap_stages=True overlaps pipeline stages across iterations where that is legal, mma_block=(rows, cols) sets mma's register block ((0, 0): the device's) (tack/tile/compile.h).
     """
 
 def tile_interpret(kernel: TileKernel, args: Sequence[tuple[Array, Sequence[int], Sequence[int], int, bool]]) -> None:

@@ -5,7 +5,8 @@
 // FILE.tir is TileIR in its text form (tack/tile/printer.h); --lib NAME takes
 // a reference-library kernel with its default configuration (--lib list
 // names them). --tile prints the planned TileIR: the launch plan as comment
-// lines, then the kernel; --ir the kernel IR it lowers to; --llvm the
+// lines, then the kernel; --ir the kernel IR it lowers to for the CPU (with
+// the CPU's mma register block); --llvm the
 // optimized LLVM IR the CPU backend makes of that. Without a choice, --tile
 // and --ir. --unit-strides lowers for parameters whose last axis has stride
 // one (the code the CPU runs on row-major arrays and their windows); without
@@ -22,6 +23,7 @@
 #include <sstream>
 
 #include "backends/registry.h"
+#include "codegen/llvm/jit.h"
 #include "ir/ir.h"
 #include "tack/tile/lib.h"
 #include "tack/tile/printer.h"
@@ -117,6 +119,10 @@ int main(int argc, char** argv) {
       std::cout << tile::lower::describe(*kernel, tile::lower::find_launch_nest(*kernel))
                 << tile::lower::describe_pipelines(*kernel, options.overlap_stages) << tile::print(*kernel);
     if (ir_text || llvm_text) {
+      // The lowering the CPU compiles: its mma register block.
+      std::array<int, 2> block = codegen::host_mma_block();
+      options.mma_block[0] = block[0];
+      options.mma_block[1] = block[1];
       auto typed = tile::lower::lower_to_kernel_ir(*kernel, options);
       if (unit_strides)
         for (unsigned i = 0; i < kernel->num_params(); ++i) typed->params[i].unit_inner_stride = true;

@@ -52,6 +52,12 @@ struct CompileOptions {
   // (docs/tile/compile.md, "Pipelines"); otherwise, or where the overlap
   // is not legal, the stages of one iteration run before the next's.
   bool overlap_stages = false;
+  // The rows and columns of the register block in which mma accumulates
+  // (each block's results held in locals over all of k); 0: the device's
+  // (on the CPU from its vector registers: 4x4 with AVX-512's 32, 4x2 with
+  // AVX's or SSE's 16; 4x4 elsewhere). A tile whose extents the block does
+  // not divide runs unblocked. Changes speed, never a result.
+  int mma_block[2] = {0, 0};
 };
 
 // Compiles `kernel` for `device` ("cpu"): plans and lowers it now; the

@@ -204,6 +204,15 @@ int host_vector_bits() {
     return bits;
 }
 
+std::array<int, 2> host_mma_block() {
+#if defined(__aarch64__)
+    const bool many_registers = true;
+#else
+    const bool many_registers = host_vector_bits() == 512;
+#endif
+    return {4, many_registers ? 4 : 2};
+}
+
 const std::string& target_description() {
     static const std::string description = [] {
         // Everything the target machine is made from.

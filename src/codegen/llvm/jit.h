@@ -14,6 +14,7 @@
 // that linked it.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -46,6 +47,13 @@ struct CompiledCpuKernel {
 // "x86-64-v3" or "znver3"): code for an older CPU of the host's family,
 // which runs on the host, as on every CPU at least as capable.
 int host_vector_bits();
+
+// The register block in which a tile kernel's mma accumulates on the target
+// CPU (tile::CompileOptions::mma_block): the accumulators and one row of
+// each operand in vector registers, 4x4 with the 32 of AVX-512 or NEON
+// (24 of them), 4x2 with the 16 of AVX or SSE (14). Measured on Zen 3
+// (AVX2): 4x4 spilled and ran 1.4-1.7x slower than 4x2.
+std::array<int, 2> host_mma_block();
 
 // Everything object code depends on besides its IR: the target triple, CPU
 // and features, relocation and code models, the optimization pipeline and

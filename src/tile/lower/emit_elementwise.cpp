@@ -321,11 +321,14 @@ void Emitter::emit_elementwise(const Operation& op) {
     case OpKind::mma: {
       // c + a @ b, each element accumulated over k in increasing order in
       // the element type, each step one fused multiply-add (rounded once),
-      // as the interpreter does. Blocks of kBlock x kBlock elements
-      // accumulate in locals over all of k, reading kBlock elements of a
-      // and of b per k: the register blocking a matrix-multiply kernel
-      // uses. Every element still takes its terms in the same order.
-      constexpr int64_t kBlock = 4;
+      // as the interpreter does. Blocks of kRows x kCols elements
+      // accumulate in locals over all of k, reading kRows elements of a
+      // and kCols of b per k: the register blocking a matrix-multiply
+      // kernel uses. Every element still takes its terms in the same order. The
+      // block is the target's (CompileOptions::mma_block): as many
+      // accumulators as its vector registers hold beside the operands.
+      const int64_t kRows = options_.mma_block[0] > 0 ? options_.mma_block[0] : 4;
+      const int64_t kCols = options_.mma_block[1] > 0 ? options_.mma_block[1] : 4;
       Storage a = storage(op.operand(0)), b = storage(op.operand(1)), c = storage(op.operand(2));
       Storage r = define(op.result());  // c's own storage when the loop accumulates in place
       copy(r, c);
@@ -342,28 +345,29 @@ void Emitter::emit_elementwise(const Operation& op) {
         }
         assign(sum, ir::math(ir::MathFn::Fma, exprs(ref(x), ref(y), ref(sum)), {}));
       };
-      if (M % kBlock == 0 && N % kBlock == 0) {
+      if (M % kRows == 0 && N % kCols == 0) {
         int ib = new_var("ib", ir::VarRole::LoopVar), jb = new_var("jb", ir::VarRole::LoopVar);
         int i0 = new_var("i0"), j0 = new_var("j0");
         std::vector<int> acc, x, y;
-        for (int64_t t = 0; t < kBlock * kBlock; ++t) acc.push_back(new_var("acc"));
-        for (int64_t t = 0; t < kBlock; ++t) x.push_back(new_var("x")), y.push_back(new_var("y"));
+        for (int64_t t = 0; t < kRows * kCols; ++t) acc.push_back(new_var("acc"));
+        for (int64_t t = 0; t < kRows; ++t) x.push_back(new_var("x"));
+        for (int64_t t = 0; t < kCols; ++t) y.push_back(new_var("y"));
         auto at = [&](int base, int64_t offset) { return add(ref(base), i64(offset)); };
-        auto times_block = [&](int v) { return ir::binary(ir::BinOp::Mul, ref(v), i64(kBlock), {}); };
-        for_range(ib, i64(M / kBlock), [&] {
-          assign(i0, times_block(ib));
-          for_range(jb, i64(N / kBlock), [&] {
-            assign(j0, times_block(jb));
-            for (int64_t u = 0; u < kBlock; ++u)
-              for (int64_t v = 0; v < kBlock; ++v) assign(acc[size_t(u * kBlock + v)], read(r, exprs(at(i0, u), at(j0, v))));
+        auto times = [&](int v, int64_t n) { return ir::binary(ir::BinOp::Mul, ref(v), i64(n), {}); };
+        for_range(ib, i64(M / kRows), [&] {
+          assign(i0, times(ib, kRows));
+          for_range(jb, i64(N / kCols), [&] {
+            assign(j0, times(jb, kCols));
+            for (int64_t u = 0; u < kRows; ++u)
+              for (int64_t v = 0; v < kCols; ++v) assign(acc[size_t(u * kCols + v)], read(r, exprs(at(i0, u), at(j0, v))));
             for_range(k, i64(K), [&] {
-              for (int64_t u = 0; u < kBlock; ++u) assign(x[size_t(u)], read(a, exprs(at(i0, u), ref(k))));
-              for (int64_t v = 0; v < kBlock; ++v) assign(y[size_t(v)], read(b, exprs(ref(k), at(j0, v))));
-              for (int64_t u = 0; u < kBlock; ++u)
-                for (int64_t v = 0; v < kBlock; ++v) step(acc[size_t(u * kBlock + v)], x[size_t(u)], y[size_t(v)]);
+              for (int64_t u = 0; u < kRows; ++u) assign(x[size_t(u)], read(a, exprs(at(i0, u), ref(k))));
+              for (int64_t v = 0; v < kCols; ++v) assign(y[size_t(v)], read(b, exprs(ref(k), at(j0, v))));
+              for (int64_t u = 0; u < kRows; ++u)
+                for (int64_t v = 0; v < kCols; ++v) step(acc[size_t(u * kCols + v)], x[size_t(u)], y[size_t(v)]);
             });
-            for (int64_t u = 0; u < kBlock; ++u)
-              for (int64_t v = 0; v < kBlock; ++v) write(r, exprs(at(i0, u), at(j0, v)), ref(acc[size_t(u * kBlock + v)]));
+            for (int64_t u = 0; u < kRows; ++u)
+              for (int64_t v = 0; v < kCols; ++v) write(r, exprs(at(i0, u), at(j0, v)), ref(acc[size_t(u * kCols + v)]));
           });
         });
         return;

@@ -63,11 +63,11 @@ std::vector<HostTensor> views(std::vector<Tensor>& ts) {
 // Runs `kernel` interpreted and compiled on copies of the same inputs and
 // compares every tensor bit for bit, and every margin.
 void expect_same(const Kernel& kernel, const std::vector<Arg>& args, uint32_t seed = 7,
-                 const std::function<void(std::vector<Tensor>&)>& prepare = {}) {
+                 const std::function<void(std::vector<Tensor>&)>& prepare = {}, const CompileOptions& options = {}) {
   std::vector<Tensor> want = make(args, seed), got = make(args, seed);
   if (prepare) prepare(want), prepare(got);
   interpret(kernel, views(want));
-  compile("cpu", kernel)->launch(views(got));
+  compile("cpu", kernel, options)->launch(views(got));
   for (size_t a = 0; a < args.size(); ++a) {
     std::visit(
         [&](auto& w) {
@@ -112,6 +112,21 @@ TEST(TileCompileLib, SoftmaxAndNorms) {
 TEST(TileCompileLib, Matmul) {
   for (auto [m, k, n] : {std::array<int64_t, 3>{17, 7, 65}, {17, 61, 65}, {33, 16, 7}, {1, 1, 1}, {0, 3, 4}, {4, 0, 5}})
     expect_same(lib::matmul(), {in({m, k}), in({k, n}), out({m, n})});
+}
+
+TEST(TileCompileLib, MatmulInEveryRegisterBlock) {
+  // Blocks that divide the 8x8 and 16x16 tiles and blocks that do not
+  // (8x2 for 4x4 tiles, 3x3 for most): the unblocked loops then.
+  for (std::array<int, 2> block : {std::array<int, 2>{1, 1}, {2, 2}, {4, 2}, {2, 4}, {4, 4}, {8, 2}, {3, 3}})
+    for (lib::MatmulTiles tiles : {lib::MatmulTiles{}, lib::MatmulTiles{8, 8, 8}, lib::MatmulTiles{4, 4, 4}})
+      for (bool lanes : {true, false}) {
+        CompileOptions options;
+        options.simd_lanes = lanes;
+        options.mma_block[0] = block[0];
+        options.mma_block[1] = block[1];
+        for (auto [m, k, n] : {std::array<int64_t, 3>{17, 7, 65}, {33, 16, 7}})
+          expect_same(lib::matmul(tiles), {in({m, k}), in({k, n}), out({m, n})}, 7, {}, options);
+      }
 }
 
 TEST(TileCompileLib, Einsum) {
