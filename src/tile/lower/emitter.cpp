@@ -94,8 +94,7 @@ Storage& Emitter::define(const Value* v) {
   const Operation* def = v->defining_op();
   if (v->type().rank() == 0 || !def || !emitted_once(*def->parent_block()))
     return storage_[v] = new_storage(def, v->type());
-  std::vector<int64_t> shape(v->type().shape().dims().begin(), v->type().shape().dims().end());
-  std::vector<int>& free = free_arrays_[{v->type().elem(), shape}];
+  std::vector<int>& free = free_arrays_[array_kind(v->type())];
   Storage s;
   if (free.empty()) {
     s = new_storage(def, v->type());
@@ -106,6 +105,10 @@ Storage& Emitter::define(const Value* v) {
   }
   reusable_[v] = s.array;
   return storage_[v] = s;
+}
+
+std::pair<Scalar, std::vector<int64_t>> Emitter::array_kind(const Type& t) {
+  return {t.elem(), std::vector<int64_t>(t.shape().dims().begin(), t.shape().dims().end())};
 }
 
 bool Emitter::emitted_once(const Block& block) const {
@@ -290,8 +293,7 @@ void Emitter::emit_block(const Block& block, const Operation* skip) {
       auto s = storage_.find(v);
       if (given == reusable_.end() || s == storage_.end() || s->second.array != given->second || s->second.prefix >= 0)
         continue;
-      std::vector<int64_t> shape(v->type().shape().dims().begin(), v->type().shape().dims().end());
-      free_arrays_[{v->type().elem(), shape}].push_back(given->second);
+      free_arrays_[array_kind(v->type())].push_back(given->second);
       reusable_.erase(given);
     }
   }

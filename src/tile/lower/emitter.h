@@ -177,6 +177,7 @@ class Emitter {
   // tile operations holds the arrays its live tiles need, not one per
   // value, within the private scratch budget (ir::kPrivateScratchLimit).
   bool emitted_once(const Block& block) const;
+  static std::pair<Scalar, std::vector<int64_t>> array_kind(const Type& t);  // what a reused array must match
   std::map<std::pair<Scalar, std::vector<int64_t>>, std::vector<int>> free_arrays_;
   std::unordered_map<const Value*, int> reusable_;  // value -> the array define() gave it
 };
