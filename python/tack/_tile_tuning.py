@@ -55,7 +55,7 @@ DEFAULT = (16, 16, 16)
 # columns) and the pipeline's schedule (stages in order) are fixed: both
 # were measured to win for matmul on the CPU (docs/tile/compile.md).
 _SIZES = (8, 16, 32, 64)
-FAMILY = tuple(t for t in itertools.product(_SIZES, repeat=3)) + tuple(
+FAMILY = tuple(itertools.product(_SIZES, repeat=3)) + tuple(
     t + (1,) for t in itertools.product(_SIZES, repeat=3))
 
 # How many of the family's best ranked candidates tuning measures: the six

@@ -542,9 +542,10 @@ class _MergeSort:
         source = scratch[passes % 2]
         self.runs.launch([x, whole(source[0]) + (True,), whole(source[1]) + (True,)])
         run = _SORT_RUN
+        # The binary search's depth is the extent of this vector's view.
+        depth = empty(((width // 2).bit_length(),), device=self.device)
         for p in range(1, passes + 1):
             pairs = width // (2 * run)
-            depth = empty((run.bit_length(),), device=self.device)
 
             def paired(a):
                 return (a, [rows, pairs, 2, run], [width, 2 * run, run, 1], 0, False)

@@ -541,10 +541,10 @@ Value Lowerer::local_array(const std::string& bname, const syntax::Call& c) {
     p.used = true;
     p.name = (shared ? "$shared" : "$local") + std::to_string(k_.params.size());
     k_.params.push_back(p);
-    if (!shared && ir::private_scratch_bytes(k_) > ir::kPrivateScratchLimit)
+    if (const int64_t total = ir::private_scratch_bytes(k_); !shared && total > ir::kPrivateScratchLimit)
         fail(ErrorKind::Value, c.span,
-             "this local array brings the kernel's local arrays to " + std::to_string(ir::private_scratch_bytes(k_)) +
-                 " bytes, more than the " + std::to_string(ir::kPrivateScratchLimit >> 20) + " MiB a work item may hold",
+             "this local array brings the kernel's local arrays to " + std::to_string(total) + " bytes, more than the " +
+                 std::to_string(ir::kPrivateScratchLimit >> 20) + " MiB a work item may hold",
              bname, "local arrays live on each worker's stack; use a global array for larger scratch");
     Value v = Value::of_array(static_cast<int>(k_.params.size()) - 1, c.span);
     v.fresh_local_array = true;

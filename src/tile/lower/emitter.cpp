@@ -60,10 +60,10 @@ int Emitter::new_array(const Operation* op, Scalar elem, std::vector<int64_t> sh
   if (bytes > kLocalArrayLimit && op)
     refuse(*op, std::string("needs ") + what + " of more than 64 KiB, which does not fit a compiled kernel's private "
                 "scratch");
-  if (op && ir::private_scratch_bytes(*out_) + bytes > ir::kPrivateScratchLimit)
+  if (const int64_t total = ir::private_scratch_bytes(*out_) + bytes; op && total > ir::kPrivateScratchLimit)
     refuse(*op, std::string("needs ") + what + " that brings the kernel's private scratch to " +
-                    std::to_string(ir::private_scratch_bytes(*out_) + bytes) + " bytes, more than the " +
-                    std::to_string(ir::kPrivateScratchLimit >> 20) + " MiB a worker's stack holds");
+                    std::to_string(total) + " bytes, more than the " + std::to_string(ir::kPrivateScratchLimit >> 20) +
+                    " MiB a worker's stack holds");
   ir::Param p;
   p.kind = ir::ParamKind::LocalArray;
   p.dtype = value_dtype(elem);
@@ -268,19 +268,20 @@ void Emitter::emit_block(const Block& block, const Operation* skip) {
   // Per operation, the tiles of this block it reads last.
   std::unordered_map<const Operation*, std::vector<const Value*>> last_reader;
   if (emitted_once(block)) {
+    std::unordered_map<const Operation*, size_t> position;
+    for (const Operation& op : block) position.emplace(&op, position.size());
     for (const Operation& op : block)
       for (unsigned r = 0; r < op.num_results(); ++r) {
         const Value* v = op.result(r);
+        if (v->type().rank() == 0) continue;
         const Operation* last = &op;
         bool yielded = false;
         for (const Use* u = v->first_use(); u; u = u->next_use()) {
-          const Operation* user = u->owner();
-          while (user->parent_block() != &block) user = user->parent_op();
+          const Operation* user = top_level(u->owner(), block);
           yielded = yielded || user->kind() == OpKind::yield;
-          for (const Operation* at = last; at; at = at->next())
-            if (at == user) last = user;
+          if (position.at(user) > position.at(last)) last = user;
         }
-        if (!yielded && v->type().rank() > 0) last_reader[last].push_back(v);
+        if (!yielded) last_reader[last].push_back(v);
       }
   }
   for (const Operation& op : block) {

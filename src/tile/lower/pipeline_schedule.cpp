@@ -7,15 +7,10 @@
 
 namespace tack::tile::lower {
 
-namespace {
-
-// The operation of `body` that is or contains `op`.
 const Operation* top_level(const Operation* op, const Block& body) {
   while (op && op->parent_block() != &body) op = op->parent_op();
   return op;
 }
-
-}  // namespace
 
 PipelinePlan plan_pipeline(const Operation& pipeline) {
   PipelinePlan plan;

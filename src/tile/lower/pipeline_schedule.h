@@ -56,6 +56,9 @@ struct PipelinePlan {
 
 PipelinePlan plan_pipeline(const Operation& pipeline);
 
+// The operation of `body` that is or contains `op` (null when none does).
+const Operation* top_level(const Operation* op, const Block& body);
+
 // One comment line per pipeline region of `kernel` for tools: its schedule,
 // with the values that take several versions, or why it runs in order.
 std::string describe_pipelines(const Kernel& kernel, bool overlap_stages);
