@@ -153,9 +153,18 @@ void bind_tile(nb::module_& m) {
     m.def("tile_interpret", &interpret, nb::arg("kernel"), nb::arg("args"),
           "Runs a tile kernel in the TileIR interpreter over the views launch takes: the correctness oracle.");
 
-    m.def("tile_matmul", [](int64_t tm, int64_t tn, int64_t tk, bool packed_b) { return lib::matmul({tm, tn, tk, packed_b}); },
-          nb::arg("tile_m"), nb::arg("tile_n"), nb::arg("tile_k"), nb::arg("packed_b") = false);
-    m.def("tile_pack_columns", [](int64_t tn) { return lib::pack_columns(tn); }, nb::arg("tile_n"));
+    m.def("tile_matmul",
+          [](int64_t tm, int64_t tn, int64_t tk, int64_t panel_lanes) {
+              if (panel_lanes < 0) throw nb::value_error("tile_matmul: panel_lanes must be 0 (B unpacked) or positive");
+              return lib::matmul({tm, tn, tk, panel_lanes});
+          },
+          nb::arg("tile_m"), nb::arg("tile_n"), nb::arg("tile_k"), nb::arg("panel_lanes") = 0);
+    m.def("tile_pack_panels",
+          [](int64_t tn, int64_t lanes) {
+              if (tn < 1 || lanes < 1) throw nb::value_error("tile_pack_panels: tile_n and lanes must be positive");
+              return lib::pack_panels(tn, lanes);
+          },
+          nb::arg("tile_n"), nb::arg("lanes"));
     m.def("tile_einsum", &einsum, nb::arg("spec"), nb::arg("ranks"));
     m.def("tile_conv2d", [](int64_t padding) { return lib::conv2d({.padding = padding}); }, nb::arg("padding"));
     m.def("tile_softmax", [] { return lib::softmax(); });

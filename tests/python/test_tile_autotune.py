@@ -51,12 +51,12 @@ def test_interpretations_of_every_candidate_agree_bit_for_bit(m, k, n):
     for tiles in _tile_tuning.FAMILY:
         out = tack.empty((m, n))
         b_operand = tack.array(b)
+        lanes = 0
         if _tile_tuning.packed(tiles):
-            tn = tiles[1]
-            q = -(-n // tn)
-            b_operand = tack.empty((k, tn, q))
-            _core.tile_interpret(_core.tile_pack_columns(tn), _args(tack.array(b), b_operand))
-        kernel = _core.tile_matmul(*tiles[:3], packed_b=_tile_tuning.packed(tiles))
+            tn, lanes = tiles[1], _tile_tuning.lanes("cpu")
+            b_operand = tack.empty((-(-n // (tn * lanes)), k, tn, lanes))
+            _core.tile_interpret(_core.tile_pack_panels(tn, lanes), _args(tack.array(b), b_operand))
+        kernel = _core.tile_matmul(*tiles[:3], panel_lanes=lanes)
         _core.tile_interpret(kernel, _args(tack.array(a), b_operand, out))
         assert np.array_equal(bits(out.numpy()), want), tiles
 
@@ -104,7 +104,7 @@ def test_a_packed_winner_runs_packed(monkeypatch):
 
 @pytest.mark.parametrize("tiles", [(16, 8, 16), (32, 8, 32), (8, 16, 4)], ids=lambda t: "x".join(map(str, t)))
 def test_packing_b_gives_the_same_bits_on_any_layout(tiles):
-    # B packed (Bp[k, j, q] = B[k, q*tn + j], zeros past N) and read from
+    # B packed (Bp[g, k, j, l] = B[k, (g*L + l)*tn + j], zeros past N) and read from
     # there: the same products in the same order, so the f32 fold of fused
     # multiply-adds; B a whole array, a window of a larger one, transposed,
     # and with N, K not multiples of the tiles.
@@ -127,14 +127,15 @@ def test_packing_b_gives_the_same_bits_on_any_layout(tiles):
                        (tc, [45, 29], [29, 1], 0, True)])
         assert np.array_equal(bits(out), want), name
     # The packed operand itself, against NumPy's padding and transposition.
-    tn = tiles[1]
-    q = -(-29 // tn)
-    bp = np.full((37, tn, q), np.nan, np.float32)
-    _core.tile_compile(_core.tile_pack_columns(tn), "cpu").launch(
-        [(tack.asarray(b), [37, 29], [29, 1], 0, False), (tack.asarray(bp), [37, tn, q], [tn * q, q, 1], 0, True)])
-    padded = np.zeros((37, q * tn), np.float32)
+    tn, lanes = tiles[1], _tile_tuning.lanes("cpu")
+    g = -(-29 // (tn * lanes))
+    bp = np.full((g, 37, tn, lanes), np.nan, np.float32)
+    _core.tile_compile(_core.tile_pack_panels(tn, lanes), "cpu").launch(
+        [(tack.asarray(b), [37, 29], [29, 1], 0, False),
+         (tack.asarray(bp), list(bp.shape), [s // 4 for s in bp.strides], 0, True)])
+    padded = np.zeros((37, g * lanes * tn), np.float32)
     padded[:, :29] = b
-    assert np.array_equal(bp, padded.reshape(37, q, tn).transpose(0, 2, 1))
+    assert np.array_equal(bp, padded.reshape(37, g, lanes, tn).transpose(1, 0, 3, 2))
 
 
 

@@ -1,6 +1,7 @@
 // tack-tile: prints what the compiler makes of a tile kernel.
 //
 //   tack-tile (FILE.tir | --lib NAME) [--tile] [--ir] [--llvm] [--unit-strides] [--overlap-stages]
+//             [--simd-lanes] [--matmul-tiles M,N,K[,L]]
 //
 // FILE.tir is TileIR in its text form (tack/tile/printer.h); --lib NAME takes
 // a reference-library kernel with its default configuration (--lib list
@@ -13,9 +14,16 @@
 // it every stride is read at run time. --overlap-stages lowers with
 // CompileOptions::overlap_stages: pipeline stages overlapped across
 // iterations where that is legal (the plan says, per pipeline).
+// --simd-lanes makes --llvm's code run the parallel iterations in SIMD lanes
+// (what tack.tile asks for matmul, einsum and merge_runs); --matmul-tiles
+// takes `--lib matmul` with those tiles (and B packed into panels of L block
+// columns when a fourth number L is given), as tack.tile's autotuner builds
+// its candidates.
 //
 // Exit status: 0 lowered, 1 the kernel was refused (the message names the
 // operation), 2 a usage error (arguments, file, malformed or invalid TileIR).
+#include <cinttypes>
+#include <cstdio>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -58,7 +66,8 @@ const std::map<std::string, std::function<tile::Kernel()>>& library() {
 }
 
 int usage() {
-  std::cerr << "usage: tack-tile (FILE.tir | --lib NAME) [--tile] [--ir] [--llvm] [--unit-strides] [--overlap-stages]\n";
+  std::cerr << "usage: tack-tile (FILE.tir | --lib NAME) [--tile] [--ir] [--llvm] [--unit-strides] [--overlap-stages]\n"
+               "                 [--simd-lanes] [--matmul-tiles M,N,K[,L]]\n";
   return 2;
 }
 
@@ -66,7 +75,8 @@ int usage() {
 
 int main(int argc, char** argv) {
   std::string file, lib;
-  bool tile_text = false, ir_text = false, llvm_text = false, unit_strides = false;
+  bool tile_text = false, ir_text = false, llvm_text = false, unit_strides = false, simd_lanes = false;
+  std::optional<tile::lib::MatmulTiles> matmul_tiles;
   tile::CompileOptions options;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -76,6 +86,13 @@ int main(int argc, char** argv) {
     else if (a == "--llvm") llvm_text = true;
     else if (a == "--unit-strides") unit_strides = true;
     else if (a == "--overlap-stages") options.overlap_stages = true;
+    else if (a == "--simd-lanes") simd_lanes = true;
+    else if (a == "--matmul-tiles" && i + 1 < argc) {
+      tile::lib::MatmulTiles t;
+      int read = std::sscanf(argv[++i], "%" SCNd64 ",%" SCNd64 ",%" SCNd64 ",%" SCNd64, &t.m, &t.n, &t.k, &t.panel_lanes);
+      if (read < 3 || t.m <= 0 || t.n <= 0 || t.k <= 0 || t.panel_lanes < 0) return usage();
+      matmul_tiles = t;
+    }
     else if (!a.empty() && a[0] != '-' && file.empty()) file = a;
     else return usage();
   }
@@ -94,7 +111,7 @@ int main(int argc, char** argv) {
         std::cerr << "tack-tile: no library kernel named '" << lib << "' (--lib list names them)\n";
         return 2;
       }
-      kernel = it->second();
+      kernel = matmul_tiles && lib == "matmul" ? tile::lib::matmul(*matmul_tiles) : it->second();
     } else {
       std::ifstream in(file);
       if (!in) {
@@ -134,7 +151,9 @@ int main(int argc, char** argv) {
           std::cerr << "tack-tile: " << why << "\n";
           return 2;
         }
-        std::cout << cpu->inspect("llvm", *typed, backends::CompileOptions{});
+        backends::CompileOptions compile;
+        if (simd_lanes) compile.lanes = backends::CpuLanes::Always;
+        std::cout << cpu->inspect("llvm", *typed, compile);
       }
     }
   } catch (const tile::Error& e) {

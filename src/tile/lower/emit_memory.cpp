@@ -109,18 +109,23 @@ void Emitter::emit_memory(const Operation& op) {
       DType t = value_dtype(v.elem);
       const Attrs& a = op.attrs();
       Storage r = op.kind() == OpKind::load ? define(op.result()) : storage(op.operand(1));
-      // Each element, tested against every bound unless `guarded` is false.
-      auto elements = [&](bool guarded) {
+      // Whether a condition or a bound may differ between the SIMD lanes
+      // (the window moves with the innermost parallel iteration).
+      auto condition_varies = [&](int c) { return varying(*ref(c)); };
+      auto bound_varies = [&](const Bound& b) { return varying(*term(b.shift)) || varying(*term(b.bound)); };
+      // Each element, tested against every condition and bound, or with
+      // `only_varying` against those that may differ between lanes.
+      auto elements = [&](bool only_varying) {
         for_each_element(shape, [&](const std::vector<int>& i) {
           std::vector<ir::ExprPtr> inside;
-          if (guarded) {
-            for (int c : v.conditions) inside.push_back(cmp(ir::CmpOp::Ne, ref(c), int_const(DType::I32, 0)));
-            for (size_t d = 0; d < v.bounds.size(); ++d)
-              for (const Bound& b : v.bounds[d]) {
-                inside.push_back(cmp(ir::CmpOp::Ge, add(ref(i[d]), term(b.shift)), i64(0)));
-                inside.push_back(cmp(ir::CmpOp::Lt, add(ref(i[d]), term(b.shift)), term(b.bound)));
-              }
-          }
+          for (int c : v.conditions)
+            if (!only_varying || condition_varies(c)) inside.push_back(cmp(ir::CmpOp::Ne, ref(c), int_const(DType::I32, 0)));
+          for (size_t d = 0; d < v.bounds.size(); ++d)
+            for (const Bound& b : v.bounds[d]) {
+              if (only_varying && !bound_varies(b)) continue;
+              inside.push_back(cmp(ir::CmpOp::Ge, add(ref(i[d]), term(b.shift)), i64(0)));
+              inside.push_back(cmp(ir::CmpOp::Lt, add(ref(i[d]), term(b.shift)), term(b.bound)));
+            }
           auto access = [&]() -> std::vector<ir::ExprPtr> {
             std::vector<ir::ExprPtr> idx(static_cast<size_t>(ndim));
             for (int pa = 0; pa < ndim; ++pa)
@@ -153,25 +158,28 @@ void Emitter::emit_memory(const Operation& op) {
           if_then(std::move(ok), [&] { block_->push_back(std::move(st)); });
         });
       };
-      // Whether every element lies inside every bound: the first and the
-      // last position of each axis do. Where that is the same for the
-      // lanes (the window does not move with the innermost iteration), a
-      // window inside runs without a test per element, which lets the CPU
-      // compiler copy rows as vectors; a test that differed between lanes
-      // would leave both paths running under masks, which costs more than
-      // the tests it saves.
+      // Whether every element lies inside every bound that is the same for
+      // the SIMD lanes: the first and the last position of each axis do.
+      // A window inside those runs with a test per element only of the
+      // bounds and conditions that move with the innermost parallel
+      // iteration (none, most often), which lets the CPU compiler copy rows
+      // as vectors. Tests that differ between lanes stay per element: as
+      // the condition of an `if`, they would leave both paths running under
+      // masks, which costs more than the tests it saves.
       std::vector<ir::ExprPtr> whole;
-      for (int c : v.conditions) whole.push_back(cmp(ir::CmpOp::Ne, ref(c), int_const(DType::I32, 0)));
+      for (int c : v.conditions)
+        if (!condition_varies(c)) whole.push_back(cmp(ir::CmpOp::Ne, ref(c), int_const(DType::I32, 0)));
       for (size_t d = 0; d < v.bounds.size(); ++d)
         for (const Bound& b : v.bounds[d]) {
+          if (bound_varies(b)) continue;
           whole.push_back(cmp(ir::CmpOp::Ge, term(b.shift), i64(0)));
           whole.push_back(cmp(ir::CmpOp::Le, add(term(b.shift), i64(shape.dims()[d])), term(b.bound)));
         }
       ir::ExprPtr inside = all_of(std::move(whole));
-      if (inside && !varying(*inside))
-        if_else(std::move(inside), [&] { elements(false); }, [&] { elements(true); });
+      if (inside)
+        if_else(std::move(inside), [&] { elements(true); }, [&] { elements(false); });
       else
-        elements(true);
+        elements(false);
       return;
     }
     default: refuse(op, "has no lowering");

@@ -129,6 +129,24 @@ TEST(TileCompileLib, MatmulInEveryRegisterBlock) {
       }
 }
 
+TEST(TileCompileLib, MatmulOnPanelPackedB) {
+  // pack_panels and the product that reads its panels, each against the
+  // interpreter on both CPU bindings: panels of 4 and 8 block columns,
+  // N neither a multiple of the tile nor of a panel.
+  for (int64_t lanes : {4, 8})
+    for (lib::MatmulTiles tiles : {lib::MatmulTiles{8, 8, 8, lanes}, lib::MatmulTiles{4, 8, 2, lanes},
+                                   lib::MatmulTiles{16, 4, 16, lanes}})
+      for (bool simd : {true, false}) {
+        CompileOptions options;
+        options.simd_lanes = simd;
+        for (auto [m, k, n] : {std::array<int64_t, 3>{17, 7, 65}, {33, 16, 7}}) {
+          int64_t g = (n + tiles.n * lanes - 1) / (tiles.n * lanes);
+          expect_same(lib::pack_panels(tiles.n, lanes), {in({k, n}), out({g, k, tiles.n, lanes})}, 7, {}, options);
+          expect_same(lib::matmul(tiles), {in({m, k}), in({g, k, tiles.n, lanes}), out({m, n})}, 7, {}, options);
+        }
+      }
+}
+
 TEST(TileCompileLib, Einsum) {
   expect_same(lib::einsum<2, 2, 2>("ij,jk->ik"), {in({7, 5}), in({5, 9}), out({7, 9})});
   expect_same(lib::einsum<3, 3, 3>("bij,bjk->bik"), {in({3, 4, 5}), in({3, 5, 2}), out({3, 4, 2})});

@@ -11,32 +11,32 @@ namespace tack::tile::lib {
 
 struct MatmulTiles {
   int64_t m = 16, n = 16, k = 16;
-  // B comes packed by pack_columns(n): Bp[k, j, q] = B[k, q * n + j], the
-  // block index innermost, so the blocks of consecutive parallel
-  // iterations lie side by side (the CPU's SIMD lanes load them as
-  // vectors instead of gathering).
-  bool packed_b = false;
+  // Above 0, B comes packed by pack_panels(n, panel_lanes): block column
+  // bj = g * L + l of B at Bp[g, k, j, l] = B[k, bj * n + j] (L =
+  // panel_lanes), so that the tiles of L consecutive block columns lie
+  // interleaved in one contiguous panel per g, and the parallel iterations
+  // over l (innermost, extent L) load them as vectors in the CPU's SIMD
+  // lanes instead of gathering. L is the lanes' count: L f32 elements fill a
+  // SIMD register (docs/tile/compile.md, "Matrix products").
+  int64_t panel_lanes = 0;
 };
 
 namespace detail_matmul {
 
-// The blocks of C: each a parallel iteration whose K loop is a two-stage
-// pipeline that loads the A tile and `b_tile(k, bj)`, B's tile for step k
-// of block column bj, and then accumulates them with mma.
+// Block (bi, bj) of C: its K loop is a two-stage pipeline that loads the A
+// tile and `b_tile(k)`, B's tile for step k of block column bj, and then
+// accumulates them with mma.
 template <class BTile>
-void blocks(const MatmulTiles& t, const TensorView<float, 2>& A, const TensorView<float, 2>& C, const BTile& b_tile) {
-  for (auto bi : parallel(ceil_div(C.shape(0), t.m), exec::block)) {
-    for (auto bj : parallel(ceil_div(C.shape(1), t.n), exec::block)) {
-      Tile<float> acc = full<float>({t.m, t.n}, 0.0f);
-      for (auto k : pipeline(ceil_div(A.shape(1), t.k))) {
-        Tile<float> a = A[{span(bi * t.m, t.m), span(k * t.k, t.k)}];
-        Tile<float> b = b_tile(k, bj);
-        k.stage("mma");
-        acc = mma(a, b, acc);
-      }
-      C(span(bi * t.m, t.m), span(bj * t.n, t.n)).store(acc);
-    }
+void block(const MatmulTiles& t, const TensorView<float, 2>& A, const TensorView<float, 2>& C, const Index& bi,
+           const Index& bj, const BTile& b_tile) {
+  Tile<float> acc = full<float>({t.m, t.n}, 0.0f);
+  for (auto k : pipeline(ceil_div(A.shape(1), t.k))) {
+    Tile<float> a = A[{span(bi * t.m, t.m), span(k * t.k, t.k)}];
+    Tile<float> b = b_tile(k);
+    k.stage("mma");
+    acc = mma(a, b, acc);
   }
+  C(span(bi * t.m, t.m), span(bj * t.n, t.n)).store(acc);
 }
 
 }  // namespace detail_matmul
@@ -44,30 +44,40 @@ void blocks(const MatmulTiles& t, const TensorView<float, 2>& A, const TensorVie
 // C = A @ B for A: MxK, B: KxN, C: MxN. Each block of C is a parallel
 // iteration; its K loop is a two-stage pipeline that loads the A and B tiles
 // and then accumulates them with mma. Ragged edges load zeros and store
-// nothing outside C. With packed_b the second parameter is B packed
-// (K x n x ceil(N / n)); the products and their order are the same.
+// nothing outside C. With panel_lanes the second parameter is B packed into
+// panels (ceil(ceil(N / n) / L) x K x n x L) and the block columns are two
+// parallel levels, panel g and lane l; the products and their order are the
+// same.
 inline Kernel matmul(MatmulTiles t = {}) {
-  if (t.packed_b)
-    return tile_kernel("matmul", [t](TensorView<float, 2> A, TensorView<float, 3> Bp, TensorView<float, 2> C) {
-      detail_matmul::blocks(t, A, C, [&](const Index& k, const Index& bj) -> Tile<float> {
-        return Bp[{span(k * t.k, t.k), span(0, t.n), bj}];
-      });
+  if (t.panel_lanes > 0)
+    return tile_kernel("matmul", [t](TensorView<float, 2> A, TensorView<float, 4> Bp, TensorView<float, 2> C) {
+      for (auto bi : parallel(ceil_div(C.shape(0), t.m), exec::block))
+        for (auto g : parallel(Bp.shape(0), exec::block))
+          for (auto l : parallel(t.panel_lanes, exec::block))
+            detail_matmul::block(t, A, C, bi, g * t.panel_lanes + l, [&](const Index& k) -> Tile<float> {
+              return Bp[{g, span(k * t.k, t.k), span(0, t.n), l}];
+            });
     });
   return tile_kernel("matmul", [t](TensorView<float, 2> A, TensorView<float, 2> B, TensorView<float, 2> C) {
-    detail_matmul::blocks(t, A, C, [&](const Index& k, const Index& bj) -> Tile<float> {
-      return B[{span(k * t.k, t.k), span(bj * t.n, t.n)}];
-    });
+    for (auto bi : parallel(ceil_div(C.shape(0), t.m), exec::block))
+      for (auto bj : parallel(ceil_div(C.shape(1), t.n), exec::block))
+        detail_matmul::block(t, A, C, bi, bj, [&](const Index& k) -> Tile<float> {
+          return B[{span(k * t.k, t.k), span(bj * t.n, t.n)}];
+        });
   });
 }
 
-// Bp[k, j, q] = B[k, q * n + j] for Bp: K x n x Q, zero where q * n + j is
-// past B's last column (matmul's packed_b operand; Q = ceil(N / n)).
-inline Kernel pack_columns(int64_t n) {
-  return tile_kernel("pack_columns", [n](TensorView<float, 2> B, TensorView<float, 3> Bp) {
-    for (auto k : parallel(Bp.shape(0), exec::block)) {
-      for (auto q : parallel(Bp.shape(2), exec::block)) {
-        Tile<float> row = B[{k, span(q * n, n)}];
-        Bp(k, span(0, n), q).store(row);
+// Bp[g, k, j, l] = B[k, (g * L + l) * n + j] for Bp: G x K x n x L, zero
+// where that column is past B's last (matmul's panel_lanes operand;
+// G = ceil(ceil(N / n) / L)).
+inline Kernel pack_panels(int64_t n, int64_t lanes) {
+  return tile_kernel("pack_panels", [n, lanes](TensorView<float, 2> B, TensorView<float, 4> Bp) {
+    for (auto g : parallel(Bp.shape(0), exec::block)) {
+      for (auto k : parallel(Bp.shape(1), exec::block)) {
+        for (auto l : parallel(lanes, exec::block)) {
+          Tile<float> row = B[{k, span((g * lanes + l) * n, n)}];
+          Bp(g, k, span(0, n), l).store(row);
+        }
       }
     }
   });
