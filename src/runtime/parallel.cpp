@@ -37,6 +37,7 @@ struct Launch {
     ChunkFn fn;
     void* ctx;
     int64_t max_grain;
+    int64_t quantum;  // every grain is a multiple of it
     std::atomic<int64_t> next{0};
     std::atomic<int64_t> grain;
     std::atomic<bool> stopped{false};
@@ -65,8 +66,9 @@ void work(Launch& l, const StopCheck* stop) {
         auto t1 = Clock::now();
         if (t1 - t0 < kGrowBelow && g < l.max_grain)
             l.grain.compare_exchange_weak(g, std::min(g * 2, l.max_grain), std::memory_order_relaxed);
-        else if (t1 - t0 > kShrinkAbove && g > 1)
-            l.grain.compare_exchange_weak(g, g / 2, std::memory_order_relaxed);
+        else if (t1 - t0 > kShrinkAbove && g > l.quantum)
+            l.grain.compare_exchange_weak(g, std::max(l.quantum, g / 2 / l.quantum * l.quantum),
+                                          std::memory_order_relaxed);
         if (stop && t1 - last_poll >= kPollEvery) {
             last_poll = t1;
             if (stop->poll(stop->ctx)) {
@@ -117,7 +119,7 @@ void set_worker_count(int n) {
 
 int last_launch_threads() { return last_threads.load(std::memory_order_relaxed); }
 
-bool parallel_for(int64_t n, ChunkFn fn, void* ctx, const StopCheck* stop) {
+bool parallel_for(int64_t n, ChunkFn fn, void* ctx, const StopCheck* stop, int64_t quantum) {
     if (n <= 0) return true;
     // A handful of iterations runs as one chunk on the calling thread:
     // handing them to a worker costs a wake-up, and on busy shared cores a
@@ -139,9 +141,12 @@ bool parallel_for(int64_t n, ChunkFn fn, void* ctx, const StopCheck* stop) {
     l.fn = fn;
     l.ctx = ctx;
     // At least four chunks per worker balance the load; the first chunks are
-    // small so a long launch measures itself early.
-    l.max_grain = std::max<int64_t>(1, n / (int64_t{threads} * 4));
-    l.grain = std::max<int64_t>(1, n / (int64_t{threads} * 256));
+    // small so a long launch measures itself early. Grains are whole quanta,
+    // and doubling or halving (to no less than one quantum) keeps them so.
+    l.quantum = std::max<int64_t>(1, quantum);
+    auto whole = [&](int64_t g) { return (std::max<int64_t>(1, g) + l.quantum - 1) / l.quantum * l.quantum; };
+    l.max_grain = whole(n / (int64_t{threads} * 4));
+    l.grain = whole(n / (int64_t{threads} * 256));
     // An arena whose slots other launches hold runs `run` on one of its
     // threads while the caller waits: only the caller may poll `stop`
     // (Python's signal check needs the caller's thread state).

@@ -15,9 +15,13 @@ struct StopCheck {
 };
 
 // Runs fn over [0, n) in chunks, on the calling thread alone when one chunk
-// suffices. Returns after every chunk that started has finished: true when
-// all of [0, n) ran, false when `stop` ended the launch early.
-bool parallel_for(int64_t n, ChunkFn fn, void* ctx, const StopCheck* stop = nullptr);
+// suffices. Every chunk but the last is a multiple of `quantum` iterations,
+// so every chunk starts at a multiple of it (the CPU's SPMD code passes its
+// lanes: a chunk then starts on a whole group wherever the rows are whole
+// groups, and no group is cut in two). Returns after every chunk that
+// started has finished: true when all of [0, n) ran, false when `stop`
+// ended the launch early.
+bool parallel_for(int64_t n, ChunkFn fn, void* ctx, const StopCheck* stop = nullptr, int64_t quantum = 1);
 
 // Threads a launch runs on (the calling thread and its helpers): every core
 // the process may use unless set_worker_count chose another number.

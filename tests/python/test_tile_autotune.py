@@ -177,9 +177,9 @@ def test_tuning_measures_the_models_best_ranked_candidates():
     assert sorted(order) == sorted(_tile_tuning.FAMILY)
     costs = [_tile_tuning.cost(t, *klass, lanes) for t in order]
     assert costs == sorted(costs)
-    unpacked = [t for t in chosen if len(t) == 3]
-    assert unpacked == [t for t in order if len(t) == 3][:6]
-    assert [t for t in chosen if len(t) == 4] == [t + (1,) for t in unpacked[:2]]
+    best_unpacked = [t for t in order if len(t) == 3]
+    assert [t for t in chosen if len(t) == 4] == [t + (1,) for t in best_unpacked[:6]]
+    assert [t for t in chosen if len(t) == 3] == best_unpacked[:2]
     compiled = []
 
     def compile_candidate(tiles):

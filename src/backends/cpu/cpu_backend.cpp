@@ -1,6 +1,7 @@
 #include "backends/cpu/cpu_backend.h"
 
 #include <atomic>
+#include <charconv>
 #include <cstring>
 #include <optional>
 
@@ -37,18 +38,22 @@ const codegen::HostSymbols& host_symbols() {
 
 class CpuExecutable final : public Executable {
 public:
-    explicit CpuExecutable(codegen::CompiledCpuKernel code) : code(std::move(code)) {}
+    CpuExecutable(codegen::CompiledCpuKernel code, int64_t lanes) : code(std::move(code)), lanes(lanes) {}
     std::string serialize() const override {
-        // The entry names, then the relocatable object.
+        // The entry names, the lanes, then the relocatable object.
         if (code.object.empty()) return {};
         support::ByteWriter out;
         out.str(code.entry_names.count);
         out.str(code.entry_names.body);
         out.str(code.entry_names.result);
+        out.str(std::to_string(lanes));
         out.str(code.object);
         return out.take();
     }
     codegen::CompiledCpuKernel code;
+    // Iterations per SIMD group of the body (1: the scalar program): the
+    // launch's chunks are whole groups (runtime::parallel_for's quantum).
+    int64_t lanes = 1;
 };
 
 struct Chunks {
@@ -73,10 +78,11 @@ public:
         Compiled out;
         auto ctx = std::make_unique<llvm::LLVMContext>();
         codegen::EntryNames names;
+        codegen::LanePlan chosen;
         auto m = codegen::emit_llvm(typed, *ctx, options.symbol_prefix, emit_options(typed, options), &names,
-                                    &out.debug_accesses);
+                                    &out.debug_accesses, &chosen);
         out.code = std::make_unique<CpuExecutable>(
-            codegen::jit_compile(std::move(m), std::move(ctx), names, host_symbols(), false));
+            codegen::jit_compile(std::move(m), std::move(ctx), names, host_symbols(), false), chosen.lanes);
         return out;
     }
 
@@ -86,14 +92,18 @@ public:
         names.count = in.str();
         names.body = in.str();
         names.result = in.str();
+        std::string lanes_text = in.str();
         std::string object = in.str();
-        if (!in.complete()) {
+        int64_t lanes = 0;
+        auto [end, problem] = std::from_chars(lanes_text.data(), lanes_text.data() + lanes_text.size(), lanes);
+        if (!in.complete() || problem != std::errc() || end != lanes_text.data() + lanes_text.size() || lanes < 1 ||
+            lanes > 64) {
             *error = "malformed CPU code";
             return nullptr;
         }
         auto code = codegen::load_object(std::move(object), names, host_symbols(), error);
         if (!code) return nullptr;
-        return std::make_unique<CpuExecutable>(std::move(*code));
+        return std::make_unique<CpuExecutable>(std::move(*code), lanes);
     }
 
     // The race detector's view of the launch's arrays (`slots`: their
@@ -118,7 +128,8 @@ public:
     }
 
     LaunchOutcome launch(const Executable& executable, const LaunchRequest& request) override {
-        const auto& code = static_cast<const CpuExecutable&>(executable).code;
+        const auto& cpu = static_cast<const CpuExecutable&>(executable);
+        const auto& code = cpu.code;
         size_t n = request.count;
         // Each parameter is a pointer to its ArrayArg or to its value, then
         // (debug variants) the debug state.
@@ -169,7 +180,7 @@ public:
             Chunks chunks{code.body, argv};
             runtime::Caller* caller = request.caller;
             runtime::StopCheck stop{[](void* c) { return static_cast<runtime::Caller*>(c)->interrupted(); }, caller};
-            if (!runtime::parallel_for(count, run_chunk, &chunks, caller ? &stop : nullptr))
+            if (!runtime::parallel_for(count, run_chunk, &chunks, caller ? &stop : nullptr, cpu.lanes))
                 throw runtime::Interrupted();
         }
         if (code.result) {

@@ -57,6 +57,38 @@ TEST_F(ThreadCount, ALongLaunchRunsOnThatManyThreads) {
     }
 }
 
+// Chunks of a quantum: each begins at a multiple of it and all but the one
+// that ends at n are whole multiples, however the grain grows or shrinks.
+struct Quanta {
+    int64_t quantum = 1, n = 0;
+    std::atomic<int> misplaced{0}, slow{0};
+    std::vector<std::atomic<int>> hits;
+    Quanta(int64_t q, int64_t n) : quantum(q), n(n), hits(static_cast<size_t>(n)) {}
+};
+
+void quantum_chunk(void* ctx, int64_t begin, int64_t end) {
+    auto& q = *static_cast<Quanta*>(ctx);
+    if (begin % q.quantum != 0 || (end != q.n && (end - begin) % q.quantum != 0)) q.misplaced.fetch_add(1);
+    for (int64_t i = begin; i < end; ++i) q.hits[static_cast<size_t>(i)].fetch_add(1);
+    // The first chunks slow enough that the grain shrinks, the rest fast,
+    // so that it grows again.
+    if (q.slow.fetch_add(1) < 4) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+}
+
+TEST_F(ThreadCount, ChunksAreWholeQuanta) {
+    for (int threads : {1, 2, 3}) {
+        set_worker_count(threads);
+        for (int64_t quantum : {int64_t{1}, int64_t{8}, int64_t{16}, int64_t{7}})
+            for (int64_t n : {int64_t{64}, int64_t{512}, int64_t{1000}, int64_t{100003}}) {
+                Quanta q(quantum, n);
+                EXPECT_TRUE(parallel_for(n, quantum_chunk, &q, nullptr, quantum));
+                EXPECT_EQ(q.misplaced.load(), 0) << threads << " threads, quantum " << quantum << ", n " << n;
+                for (int64_t i = 0; i < n; ++i)
+                    ASSERT_EQ(q.hits[static_cast<size_t>(i)].load(), 1) << threads << " " << quantum << " " << i;
+            }
+    }
+}
+
 TEST_F(ThreadCount, FewerThanOneThreadIsRefused) {
     EXPECT_THROW(set_worker_count(0), std::invalid_argument);
     EXPECT_THROW(set_worker_count(-3), std::invalid_argument);
