@@ -60,6 +60,7 @@ void Emitter::emit_memory(const Operation& op) {
       v.elem = parent.elem;
       v.fixed = parent.fixed;
       v.conditions = parent.conditions;
+      v.condition_for_all = parent.condition_for_all;
       for (size_t d = 0; d < extents.size(); ++d) {
         int c = scalar_var(op.operand(unsigned(d) + 1));
         int pa = parent.param_axis[d];
@@ -80,6 +81,22 @@ void Emitter::emit_memory(const Operation& op) {
           int ok = new_var("inside");
           assign(ok, ir::cast(DType::I32, all_of(std::move(inside)), {}));
           v.conditions.push_back(ok);
+          // A coordinate that is the index of a region of constant extent
+          // E lies in [0, E): the condition holds for all of them where
+          // every bound holds at 0 and at E - 1.
+          int for_all = -1;
+          int64_t range = index_range(op.operand(unsigned(d) + 1));
+          if (range > 0 && (parent.extents[d] == kDynamic || range <= parent.extents[d])) {
+            std::vector<ir::ExprPtr> all;
+            for (const Bound& b : parent.bounds[d]) {
+              all.push_back(cmp(ir::CmpOp::Ge, term(b.shift), i64(0)));
+              all.push_back(cmp(ir::CmpOp::Le, add(term(b.shift), i64(range)), term(b.bound)));
+            }
+            for_all = new_var("inside_all");
+            assign(for_all, all.empty() ? int_const(DType::I32, 1) : ir::cast(DType::I32, all_of(std::move(all)), {}));
+            if (varying(*ref(for_all))) for_all = -1;
+          }
+          v.condition_for_all.push_back(for_all);
           continue;
         }
         v.extents.push_back(extents[d]);
@@ -100,64 +117,11 @@ void Emitter::emit_memory(const Operation& op) {
     case OpKind::load:
     case OpKind::store: {
       const ViewInfo& v = views_.at(op.operand(0));
-      // By value: define() below may add a local array to the parameters.
-      const int ndim = out_->params[size_t(v.array)].ndim;
       Shape shape(v.extents);
       if (op.kind() == OpKind::load) shape = op.result()->type().shape();
       for (int64_t e : shape.dims())
         if (e == kDynamic) refuse(op, "accesses a whole kernel parameter, whose extent is known only at run time");
-      DType t = value_dtype(v.elem);
-      const Attrs& a = op.attrs();
       Storage r = op.kind() == OpKind::load ? define(op.result()) : storage(op.operand(1));
-      // Whether a condition or a bound may differ between the SIMD lanes
-      // (the window moves with the innermost parallel iteration).
-      auto condition_varies = [&](int c) { return varying(*ref(c)); };
-      auto bound_varies = [&](const Bound& b) { return varying(*term(b.shift)) || varying(*term(b.bound)); };
-      // Each element, tested against every condition and bound, or with
-      // `only_varying` against those that may differ between lanes.
-      auto elements = [&](bool only_varying) {
-        for_each_element(shape, [&](const std::vector<int>& i) {
-          std::vector<ir::ExprPtr> inside;
-          for (int c : v.conditions)
-            if (!only_varying || condition_varies(c)) inside.push_back(cmp(ir::CmpOp::Ne, ref(c), int_const(DType::I32, 0)));
-          for (size_t d = 0; d < v.bounds.size(); ++d)
-            for (const Bound& b : v.bounds[d]) {
-              if (only_varying && !bound_varies(b)) continue;
-              inside.push_back(cmp(ir::CmpOp::Ge, add(ref(i[d]), term(b.shift)), i64(0)));
-              inside.push_back(cmp(ir::CmpOp::Lt, add(ref(i[d]), term(b.shift)), term(b.bound)));
-            }
-          auto access = [&]() -> std::vector<ir::ExprPtr> {
-            std::vector<ir::ExprPtr> idx(static_cast<size_t>(ndim));
-            for (int pa = 0; pa < ndim; ++pa)
-              if (v.fixed[size_t(pa)] >= 0) idx[size_t(pa)] = ref(v.fixed[size_t(pa)]);
-            for (size_t d = 0; d < v.param_axis.size(); ++d)
-              idx[size_t(v.param_axis[d])] = add(term(v.origin[d]), ref(i[d]));
-            return idx;
-          };
-          ir::ExprPtr ok = all_of(std::move(inside));
-          if (op.kind() == OpKind::load) {
-            auto l = std::make_unique<ir::Load>();
-            l->array = v.array;
-            l->indices = access();
-            ir::ExprPtr value = v.elem == Scalar::i1 ? cmp(ir::CmpOp::Ne, std::move(l), int_const(DType::U8, 0))
-                                                     : ir::ExprPtr(std::move(l));
-            ir::ExprPtr pad = is_float(v.elem) ? float_const(t, a.number)
-                                               : int_const(t, v.elem == Scalar::i1 ? a.integer != 0 : a.integer);
-            if (ok) value = ir::select(std::move(ok), std::move(value), std::move(pad), {});
-            write(r, refs(i), std::move(value));
-            return;
-          }
-          auto st = std::make_unique<ir::Store>();
-          st->array = v.array;
-          st->indices = access();
-          ir::ExprPtr value = read(r, refs(i));
-          st->value = v.elem == Scalar::i1
-                          ? ir::cast(DType::U8, cmp(ir::CmpOp::Ne, std::move(value), int_const(DType::I32, 0)), {})
-                          : std::move(value);
-          if (!ok) return block_->push_back(std::move(st));
-          if_then(std::move(ok), [&] { block_->push_back(std::move(st)); });
-        });
-      };
       // Whether every element lies inside every bound that is the same for
       // the SIMD lanes: the first and the last position of each axis do.
       // A window inside those runs with a test per element only of the
@@ -167,15 +131,32 @@ void Emitter::emit_memory(const Operation& op) {
       // the condition of an `if`, they would leave both paths running under
       // masks, which costs more than the tests it saves.
       std::vector<ir::ExprPtr> whole;
-      for (int c : v.conditions)
-        if (!condition_varies(c)) whole.push_back(cmp(ir::CmpOp::Ne, ref(c), int_const(DType::I32, 0)));
+      for (size_t c = 0; c < v.conditions.size(); ++c) {
+        int test = condition_test(v, c);
+        if (!varying(*ref(test))) whole.push_back(cmp(ir::CmpOp::Ne, ref(test), int_const(DType::I32, 0)));
+      }
       for (size_t d = 0; d < v.bounds.size(); ++d)
         for (const Bound& b : v.bounds[d]) {
-          if (bound_varies(b)) continue;
+          if (moves_with_lanes(b)) continue;
           whole.push_back(cmp(ir::CmpOp::Ge, term(b.shift), i64(0)));
           whole.push_back(cmp(ir::CmpOp::Le, add(term(b.shift), i64(shape.dims()[d])), term(b.bound)));
         }
       ir::ExprPtr inside = all_of(std::move(whole));
+      auto elements = [&](bool only_varying) {
+        if (op.kind() == OpKind::load) return load_elements(op, r, only_varying);
+        for_each_element(shape, [&](const std::vector<int>& i) {
+          auto st = std::make_unique<ir::Store>();
+          st->array = v.array;
+          st->indices = view_access(v, refs(i));
+          ir::ExprPtr value = read(r, refs(i));
+          st->value = v.elem == Scalar::i1
+                          ? ir::cast(DType::U8, cmp(ir::CmpOp::Ne, std::move(value), int_const(DType::I32, 0)), {})
+                          : std::move(value);
+          ir::ExprPtr ok = all_of(view_guards(v, refs(i), only_varying));
+          if (!ok) return block_->push_back(std::move(st));
+          if_then(std::move(ok), [&] { block_->push_back(std::move(st)); });
+        });
+      };
       if (inside)
         if_else(std::move(inside), [&] { elements(true); }, [&] { elements(false); });
       else
@@ -184,6 +165,65 @@ void Emitter::emit_memory(const Operation& op) {
     }
     default: refuse(op, "has no lowering");
   }
+}
+
+int Emitter::condition_test(const ViewInfo& v, size_t c) const {
+  return v.condition_for_all[c] >= 0 ? v.condition_for_all[c] : v.conditions[c];
+}
+
+int64_t Emitter::index_range(const Value* index) const {
+  const Block* block = index->owner_block();
+  const Operation* loop = block ? block->parent_op() : nullptr;
+  if (!loop || index->index() != 0 || !is_loop(loop->kind())) return 0;
+  const Operation* extent = loop->operand(0)->defining_op();
+  return extent && extent->kind() == OpKind::constant ? extent->attrs().integer : 0;
+}
+
+bool Emitter::moves_with_lanes(const Bound& b) const { return varying(*term(b.shift)) || varying(*term(b.bound)); }
+
+std::vector<ir::ExprPtr> Emitter::view_guards(const ViewInfo& v, const std::vector<ir::ExprPtr>& at,
+                                              bool only_varying) const {
+  std::vector<ir::ExprPtr> inside;
+  for (size_t c = 0; c < v.conditions.size(); ++c)
+    if (!only_varying || varying(*ref(condition_test(v, c))))
+      inside.push_back(cmp(ir::CmpOp::Ne, ref(v.conditions[c]), int_const(DType::I32, 0)));
+  for (size_t d = 0; d < v.bounds.size(); ++d)
+    for (const Bound& b : v.bounds[d]) {
+      if (only_varying && !moves_with_lanes(b)) continue;
+      inside.push_back(cmp(ir::CmpOp::Ge, add(ir::clone(*at[d]), term(b.shift)), i64(0)));
+      inside.push_back(cmp(ir::CmpOp::Lt, add(ir::clone(*at[d]), term(b.shift)), term(b.bound)));
+    }
+  return inside;
+}
+
+std::vector<ir::ExprPtr> Emitter::view_access(const ViewInfo& v, const std::vector<ir::ExprPtr>& at) const {
+  const int ndim = out_->params[size_t(v.array)].ndim;
+  std::vector<ir::ExprPtr> idx(static_cast<size_t>(ndim));
+  for (int pa = 0; pa < ndim; ++pa)
+    if (v.fixed[size_t(pa)] >= 0) idx[size_t(pa)] = ref(v.fixed[size_t(pa)]);
+  for (size_t d = 0; d < v.param_axis.size(); ++d) idx[size_t(v.param_axis[d])] = add(term(v.origin[d]), ir::clone(*at[d]));
+  return idx;
+}
+
+ir::ExprPtr Emitter::view_load(const Operation& load, const std::vector<ir::ExprPtr>& at, bool only_varying) const {
+  const ViewInfo& v = views_.at(load.operand(0));
+  DType t = value_dtype(v.elem);
+  const Attrs& a = load.attrs();
+  auto l = std::make_unique<ir::Load>();
+  l->array = v.array;
+  l->indices = view_access(v, at);
+  ir::ExprPtr value = v.elem == Scalar::i1 ? cmp(ir::CmpOp::Ne, std::move(l), int_const(DType::U8, 0))
+                                           : ir::ExprPtr(std::move(l));
+  ir::ExprPtr ok = all_of(view_guards(v, at, only_varying));
+  if (!ok) return value;
+  ir::ExprPtr pad = is_float(v.elem) ? float_const(t, a.number)
+                                     : int_const(t, v.elem == Scalar::i1 ? a.integer != 0 : a.integer);
+  return ir::select(std::move(ok), std::move(value), std::move(pad), {});
+}
+
+void Emitter::load_elements(const Operation& load, const Storage& tile, bool only_varying) {
+  for_each_element(load.result()->type().shape(),
+                   [&](const std::vector<int>& i) { write(tile, refs(i), view_load(load, refs(i), only_varying)); });
 }
 
 }  // namespace tack::tile::lower

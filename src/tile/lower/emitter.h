@@ -71,6 +71,11 @@ struct ViewInfo {
   std::vector<std::vector<Bound>> bounds;  // per view axis (a window's own extent is implied)
   std::vector<int> fixed;        // per parameter axis: a local, or -1 when a view axis walks it
   std::vector<int> conditions;   // i32 locals that must all be nonzero
+  // Per condition, a local that is nonzero only where the condition holds
+  // for every index of the loop that gives the coordinate (the index of a
+  // region with a constant extent: its whole range is known), and that
+  // does not move with the lanes; -1 where there is none.
+  std::vector<int> condition_for_all;
 };
 
 // A vector of expressions (initializer lists cannot move unique pointers).
@@ -143,6 +148,25 @@ class Emitter {
   // --- emit_memory.cpp -------------------------------------------------------
   void bind_parameters();
   void emit_memory(const Operation& op);
+  // Whether a bound may differ between the SIMD lanes (it moves with the
+  // innermost parallel iteration).
+  bool moves_with_lanes(const Bound& b) const;
+  // The local whose test the fast path of an access makes for condition c
+  // of `v`: the one that holds for the coordinate's whole range where
+  // there is one (ViewInfo::condition_for_all), else the condition itself.
+  int condition_test(const ViewInfo& v, size_t c) const;
+  // E for the index of a region whose extent is the constant E, else 0.
+  int64_t index_range(const Value* index) const;
+  // The tests that view position `at` (one expression per view axis) lies
+  // inside every bound and condition, or with `only_varying` inside those
+  // that may differ between lanes; the parameter indices of that position.
+  std::vector<ir::ExprPtr> view_guards(const ViewInfo& v, const std::vector<ir::ExprPtr>& at, bool only_varying) const;
+  std::vector<ir::ExprPtr> view_access(const ViewInfo& v, const std::vector<ir::ExprPtr>& at) const;
+  // `load`'s element at `at`: the parameter's where the tests hold, its pad
+  // elsewhere.
+  ir::ExprPtr view_load(const Operation& load, const std::vector<ir::ExprPtr>& at, bool only_varying) const;
+  // Fills `tile` with every element of `load`.
+  void load_elements(const Operation& load, const Storage& tile, bool only_varying);
 
   // --- emit_regions.cpp ------------------------------------------------------
   void emit_loop(const Operation& op);
