@@ -12,8 +12,8 @@ all in this run:
 
 - the model's first-ranked candidate: its time over the fastest's, and its
   rank among the measured times;
-- the candidates tuning measures (measured(): the six best ranked unpacked
-  and the packed forms of the two best): the best of their times over the
+- the candidates tuning measures (measured(): the packed forms of the six
+  best ranked and the two best unpacked): the best of their times over the
   fastest's (the tuner's regret);
 - how long measuring the tuner's set took against the whole family.
 """
