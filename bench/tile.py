@@ -186,6 +186,7 @@ def main():
     bench_softmax(4096, 4096, r)
     bench_layer_norm(4096, 4096, r)
     bench_topk(1024, 4096, 8, r)
+    bench_topk(1024, 4096, 4, r)
     bench_sort(256, 1024, r)
 
 

@@ -640,7 +640,10 @@ def topk_oracle(x, k):
     return values, positions
 
 
-@pytest.mark.parametrize("rows,cols,k", [(1, 1, 1), (6, 200, 5), (3, 4, 7), (5, 0, 2), (4, 33, 1)])
+# Every block width topk picks (lib::topk_block): 4 for k <= 4, k up to 8,
+# 16 up to 16, k above; rows not a multiple of the block.
+@pytest.mark.parametrize("rows,cols,k", [(1, 1, 1), (6, 200, 5), (3, 4, 7), (5, 0, 2), (4, 33, 1), (7, 130, 3),
+                                         (5, 77, 4), (3, 300, 8), (2, 123, 12), (2, 99, 20)])
 def test_topk_with_ties_nan_and_short_rows(rows, cols, k):
     x = tricky_rows(rows, cols, 60 + k)
     values, positions = Guarded((rows, k)), Guarded((rows, k), np.int64)
