@@ -17,7 +17,7 @@ struct MatmulTiles {
   // interleaved in one contiguous panel per g, and the parallel iterations
   // over l (innermost, extent L) load them as vectors in the CPU's SIMD
   // lanes instead of gathering. L is the lanes' count: L f32 elements fill a
-  // SIMD register (docs/tile/compile.md, "Matrix products").
+  // SIMD register (docs/tile/compile.md, "B in panels").
   int64_t panel_lanes = 0;
 };
 
