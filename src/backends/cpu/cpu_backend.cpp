@@ -1,7 +1,6 @@
 #include "backends/cpu/cpu_backend.h"
 
 #include <atomic>
-#include <charconv>
 #include <cstring>
 #include <optional>
 
@@ -46,7 +45,7 @@ public:
         out.str(code.entry_names.count);
         out.str(code.entry_names.body);
         out.str(code.entry_names.result);
-        out.str(std::to_string(lanes));
+        out.u32(static_cast<uint32_t>(lanes));
         out.str(code.object);
         return out.take();
     }
@@ -92,12 +91,9 @@ public:
         names.count = in.str();
         names.body = in.str();
         names.result = in.str();
-        std::string lanes_text = in.str();
+        int64_t lanes = in.u32();
         std::string object = in.str();
-        int64_t lanes = 0;
-        auto [end, problem] = std::from_chars(lanes_text.data(), lanes_text.data() + lanes_text.size(), lanes);
-        if (!in.complete() || problem != std::errc() || end != lanes_text.data() + lanes_text.size() || lanes < 1 ||
-            lanes > 64) {
+        if (!in.complete() || lanes < 1 || lanes > 64) {
             *error = "malformed CPU code";
             return nullptr;
         }

@@ -92,9 +92,11 @@ void Emitter::emit_memory(const Operation& op) {
               all.push_back(cmp(ir::CmpOp::Ge, term(b.shift), i64(0)));
               all.push_back(cmp(ir::CmpOp::Le, add(term(b.shift), i64(range)), term(b.bound)));
             }
-            for_all = new_var("inside_all");
-            assign(for_all, all.empty() ? int_const(DType::I32, 1) : ir::cast(DType::I32, all_of(std::move(all)), {}));
-            if (varying(*ref(for_all))) for_all = -1;
+            ir::ExprPtr test = all.empty() ? int_const(DType::I32, 1) : ir::cast(DType::I32, all_of(std::move(all)), {});
+            if (!varying(*test)) {
+              for_all = new_var("inside_all");
+              assign(for_all, std::move(test));
+            }
           }
           v.condition_for_all.push_back(for_all);
           continue;
@@ -143,8 +145,23 @@ void Emitter::emit_memory(const Operation& op) {
         }
       ir::ExprPtr inside = all_of(std::move(whole));
       auto elements = [&](bool only_varying) {
-        if (op.kind() == OpKind::load) return load_elements(op, r, only_varying);
         for_each_element(shape, [&](const std::vector<int>& i) {
+          ir::ExprPtr ok = all_of(view_guards(v, refs(i), only_varying));
+          if (op.kind() == OpKind::load) {
+            auto l = std::make_unique<ir::Load>();
+            l->array = v.array;
+            l->indices = view_access(v, refs(i));
+            ir::ExprPtr value = v.elem == Scalar::i1 ? cmp(ir::CmpOp::Ne, std::move(l), int_const(DType::U8, 0))
+                                                     : ir::ExprPtr(std::move(l));
+            if (ok) {
+              DType t = value_dtype(v.elem);
+              const Attrs& a = op.attrs();
+              ir::ExprPtr pad = is_float(v.elem) ? float_const(t, a.number)
+                                                 : int_const(t, v.elem == Scalar::i1 ? a.integer != 0 : a.integer);
+              value = ir::select(std::move(ok), std::move(value), std::move(pad), {});
+            }
+            return write(r, refs(i), std::move(value));
+          }
           auto st = std::make_unique<ir::Store>();
           st->array = v.array;
           st->indices = view_access(v, refs(i));
@@ -152,7 +169,6 @@ void Emitter::emit_memory(const Operation& op) {
           st->value = v.elem == Scalar::i1
                           ? ir::cast(DType::U8, cmp(ir::CmpOp::Ne, std::move(value), int_const(DType::I32, 0)), {})
                           : std::move(value);
-          ir::ExprPtr ok = all_of(view_guards(v, refs(i), only_varying));
           if (!ok) return block_->push_back(std::move(st));
           if_then(std::move(ok), [&] { block_->push_back(std::move(st)); });
         });
@@ -203,27 +219,6 @@ std::vector<ir::ExprPtr> Emitter::view_access(const ViewInfo& v, const std::vect
     if (v.fixed[size_t(pa)] >= 0) idx[size_t(pa)] = ref(v.fixed[size_t(pa)]);
   for (size_t d = 0; d < v.param_axis.size(); ++d) idx[size_t(v.param_axis[d])] = add(term(v.origin[d]), ir::clone(*at[d]));
   return idx;
-}
-
-ir::ExprPtr Emitter::view_load(const Operation& load, const std::vector<ir::ExprPtr>& at, bool only_varying) const {
-  const ViewInfo& v = views_.at(load.operand(0));
-  DType t = value_dtype(v.elem);
-  const Attrs& a = load.attrs();
-  auto l = std::make_unique<ir::Load>();
-  l->array = v.array;
-  l->indices = view_access(v, at);
-  ir::ExprPtr value = v.elem == Scalar::i1 ? cmp(ir::CmpOp::Ne, std::move(l), int_const(DType::U8, 0))
-                                           : ir::ExprPtr(std::move(l));
-  ir::ExprPtr ok = all_of(view_guards(v, at, only_varying));
-  if (!ok) return value;
-  ir::ExprPtr pad = is_float(v.elem) ? float_const(t, a.number)
-                                     : int_const(t, v.elem == Scalar::i1 ? a.integer != 0 : a.integer);
-  return ir::select(std::move(ok), std::move(value), std::move(pad), {});
-}
-
-void Emitter::load_elements(const Operation& load, const Storage& tile, bool only_varying) {
-  for_each_element(load.result()->type().shape(),
-                   [&](const std::vector<int>& i) { write(tile, refs(i), view_load(load, refs(i), only_varying)); });
 }
 
 }  // namespace tack::tile::lower

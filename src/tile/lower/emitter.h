@@ -162,11 +162,6 @@ class Emitter {
   // that may differ between lanes; the parameter indices of that position.
   std::vector<ir::ExprPtr> view_guards(const ViewInfo& v, const std::vector<ir::ExprPtr>& at, bool only_varying) const;
   std::vector<ir::ExprPtr> view_access(const ViewInfo& v, const std::vector<ir::ExprPtr>& at) const;
-  // `load`'s element at `at`: the parameter's where the tests hold, its pad
-  // elsewhere.
-  ir::ExprPtr view_load(const Operation& load, const std::vector<ir::ExprPtr>& at, bool only_varying) const;
-  // Fills `tile` with every element of `load`.
-  void load_elements(const Operation& load, const Storage& tile, bool only_varying);
 
   // --- emit_regions.cpp ------------------------------------------------------
   void emit_loop(const Operation& op);
