@@ -1,5 +1,8 @@
 #include "analysis/uniformity.h"
 
+#include <cstdint>
+#include <optional>
+
 #include "analysis/workgroups.h"
 #include "ir/traverse.h"
 
@@ -336,10 +339,36 @@ Uniformity simd_lane_labels(const ir::Kernel& typed) {
     return std::move(p.labels);
 }
 
+namespace {
+
+// The value of `e` when it is a nonnegative integer constant (under casts).
+std::optional<int64_t> constant_of(const ir::Expr& e) {
+    if (auto* c = e.as<ir::Cast>()) return constant_of(*c->operand);
+    if (auto* i = e.as<ir::IntConst>(); i && !i->negative && i->bits <= uint64_t(INT64_MAX)) return int64_t(i->bits);
+    return std::nullopt;
+}
+
+// Whether the innermost parallel dimension is exactly one workgroup,
+// [0, kWorkgroupLanes) in steps of 1, with at least one dimension outside
+// it: then every group runs one combination of the outer dimensions' values,
+// and those are uniform in it.
+bool innermost_dim_is_the_group(const ir::Kernel& k) {
+    if (k.dims.size() < 2) return false;
+    const ir::ParallelDim& d = k.dims.back();
+    auto start = constant_of(*d.start), end = constant_of(*d.end);
+    auto step = d.step ? constant_of(*d.step) : std::optional<int64_t>(1);
+    return start == 0 && end == ir::kWorkgroupLanes && step == 1;
+}
+
+}  // namespace
+
 Participation check_participation(const ir::Kernel& typed) {
     Participation p;
     p.labels.varying_vars.assign(typed.vars.size(), false);
-    for (auto& d : typed.dims) p.labels.varying_vars[d.var] = true;
+    if (innermost_dim_is_the_group(typed))
+        p.labels.varying_vars[typed.dims.back().var] = true;
+    else
+        for (auto& d : typed.dims) p.labels.varying_vars[d.var] = true;
     p.has_collectives = needs_complete_groups(typed);
     Checker checker(typed, p);
     while (checker.pass()) continue;  // each pass but the last marks a variable, so this ends

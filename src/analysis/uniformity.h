@@ -6,9 +6,13 @@
 // included.
 //
 // Values. Uniform: constants, scalar arguments (VarRole::Param), shape
-// queries (ArrayDim), block reduction results, and the pure operators
-// (unary, binary, comparison, and/or, conditional expression, cast, math)
-// over uniform operands. Varying: thread_id, the parallel loop variables,
+// queries (ArrayDim), block reduction results, the outer parallel loop
+// variables of a launch whose innermost dimension is exactly one group
+// ([0, ir::kWorkgroupLanes) in steps of 1: each group then runs one value of
+// each outer variable, as lowered tile kernels launch), and the pure
+// operators (unary, binary, comparison, and/or, conditional expression,
+// cast, math) over uniform operands. Varying: thread_id, the parallel loop
+// variables (but those outer ones),
 // every load (global, shared, local and texture memory alike) and every
 // atomic's old value. A StmtExpr has its value's label: its statements
 // reach the value only through the variables they assign, and those carry

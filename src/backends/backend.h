@@ -31,6 +31,9 @@ namespace tack::backends {
 // and the reason rather than inside a device compiler.
 struct Capabilities {
     bool workgroups = false;  // shared memory, barriers, block reductions
+    // What tile kernels lowered into workgroups may use of a group's shared
+    // memory (tile::LoweringTarget); 0 without workgroups.
+    int64_t tile_shared_bytes = 0;
     // What to do instead, when a kernel needs workgroups and there are none.
     std::string without_workgroups = analysis::kWithoutWorkgroupsHint;
     bool f64 = true;          // f64 arrays, scalars and arithmetic

@@ -10,7 +10,12 @@ namespace tack::backends {
 TileKernel::TileKernel(Backend& backend, const tile::Kernel& kernel, const tile::CompileOptions& tile_options)
     : backend_(backend), name_(kernel.name()), device_(backend.name()) {
     static std::atomic<uint64_t> next{0};
-    std::unique_ptr<ir::Kernel> typed = tile::lower::lower_to_kernel_ir(kernel, tile_options);
+    tile::LoweringTarget target;
+    if (backend.capabilities().workgroups)
+        target = tile::LoweringTarget{ir::kWorkgroupLanes, backend.capabilities().tile_shared_bytes};
+    tile::lower::Lowered lowered = tile::lower::lower(kernel, tile_options, target);
+    workgroups_ = lowered.workgroups;
+    std::unique_ptr<ir::Kernel> typed = std::move(lowered.kernel);
     for (unsigned i = 0; i < kernel.num_params(); ++i) {
         ranks_.push_back(kernel.param(i)->type().rank());
         dtypes_.push_back(typed->params[i].dtype);

@@ -24,6 +24,9 @@ public:
 
     const std::string& name() const override { return name_; }
     const std::string& device() const override { return device_; }
+    // Whether each iteration of the launch nest runs in one workgroup
+    // (tile/lower/emitter.h, "Workgroups").
+    bool in_workgroups() const { return workgroups_; }
 
     // Host memory: on a device, each tensor's span goes to the device and
     // the tensors the kernel writes come back.
@@ -46,6 +49,7 @@ private:
     std::vector<int> ranks_;
     std::vector<DType> dtypes_;  // of memory: i1 tiles are bytes
     std::vector<int> written_;   // the parameters the kernel stores to
+    bool workgroups_ = false;
     std::unique_ptr<ir::Kernel> typed_;  // the lowered kernel, every array strided
     CompileOptions options_;
     mutable std::mutex mutex_;

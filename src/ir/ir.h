@@ -399,6 +399,11 @@ constexpr int64_t kPrivateScratchLimit = int64_t(1) << 20;
 // The bytes of `k`'s local arrays that are private to a work item.
 int64_t private_scratch_bytes(const Kernel& k);
 
+// The lanes of one workgroup on the backends that have workgroups: parallel
+// iteration i runs on lane i % kWorkgroupLanes of group i / kWorkgroupLanes
+// (docs/workgroups.md).
+constexpr int kWorkgroupLanes = 256;
+
 // Textual form for `tackc --ir`, inspect("ir") and golden tests.
 std::string print(const Kernel& k);
 std::string print(const Expr& e, const Kernel& k);

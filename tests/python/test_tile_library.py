@@ -816,13 +816,22 @@ def test_devices_run_every_function_as_the_cpu_does(device):
 
 @pytest.mark.parametrize("device", [pytest.param("cpu")] + GPU_DEVICES)
 @pytest.mark.parametrize("tiles", [(16, 16, 16), (8, 8, 4)], ids=lambda t: "x".join(map(str, t)))
-def test_overlapped_pipeline_stages_give_the_interpreters_bits(device, tiles):
+@pytest.mark.parametrize("workgroups", ["fill", "always", "never"])
+def test_overlapped_pipeline_stages_give_the_interpreters_bits(device, tiles, workgroups):
     # overlap_stages runs matmul's tile loads for step k + 1 before the mma
     # of step k, each tile in two versions (docs/tile/compile.md,
     # "Pipelines"); the products and their order do not change, so neither
     # do the bits, on any device. K = 45 with k tiles of 4 and 16: 12 and 3
-    # steps, the last one ragged; K = 3: a single step.
+    # steps, the last one ragged; K = 3: a single step. On a GPU backend in
+    # workgroups too (`always`: the versioned buffers in shared memory,
+    # which the lowering's first line confirms), and one iteration per lane.
     from tack import _core
+
+    if device == "cpu" and workgroups != "fill":
+        pytest.skip("the CPU has no workgroups")
+    if workgroups == "always":
+        plan = _core.tile_lowered_ir(_core.tile_matmul(*tiles), workgroups=True, overlap_stages=True).splitlines()[0]
+        assert plan.startswith("; in workgroups"), plan
 
     for m, k, n in ((37, 45, 29), (5, 3, 70)):
         r = rng(m + k + n)
@@ -836,7 +845,7 @@ def test_overlapped_pipeline_stages_give_the_interpreters_bits(device, tiles):
             execute([(v, list(v.shape), [v.shape[1], 1], 0, i == 2) for i, v in enumerate(arrays)])
             return out.numpy()
 
-        got = run(_core.tile_compile(kernel, device, overlap_stages=True).launch, device)
+        got = run(_core.tile_compile(kernel, device, overlap_stages=True, workgroups=workgroups).launch, device)
         want = run(lambda args: _core.tile_interpret(kernel, args), "cpu")
         assert identical(got, want), (m, k, n)
         assert identical(want, fold_matmul(a, b))

@@ -527,6 +527,29 @@ def test_a_shared_tile_stencil_matches_numpy(gpu):
     np.testing.assert_array_equal(out.numpy(), want)
 
 
+@tack.kernel
+def reverse_even_groups(a, out, groups: int):
+    # ndindex(groups, 256): group g runs the 256 iterations of row g, so g is
+    # the same on every lane of it and may guard a barrier.
+    for g, lane in tack.ndindex(groups, 256):
+        tile = tack.shared(256, tack.f32)
+        tile[lane] = a[g * 256 + lane]
+        if g % 2 == 0:
+            tack.barrier()
+            out[g * 256 + lane] = tile[255 - lane]
+        else:
+            out[g * 256 + lane] = -a[g * 256 + lane]
+
+
+def test_the_outer_index_of_a_group_wide_ndindex_may_guard_a_barrier(gpu):
+    a = np.arange(5 * GROUP, dtype=np.float32)
+    out = tack.zeros(a.size)
+    reverse_even_groups(tack.array(a), out, 5)
+    rows = a.reshape(5, GROUP)
+    want = np.where((np.arange(5) % 2 == 0)[:, None], rows[:, ::-1], -rows)
+    np.testing.assert_array_equal(out.numpy().reshape(5, GROUP), want)
+
+
 def test_shared_like_makes_a_shared_array_of_the_same_shape(gpu):
     a = np.arange(3 * GROUP, dtype=np.float32)
     out = tack.zeros(a.size)

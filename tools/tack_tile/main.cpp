@@ -1,7 +1,7 @@
 // tack-tile: prints what the compiler makes of a tile kernel.
 //
 //   tack-tile (FILE.tir | --lib NAME) [--tile] [--ir] [--llvm] [--unit-strides] [--overlap-stages]
-//             [--simd-lanes] [--matmul-tiles M,N,K[,L]]
+//             [--simd-lanes] [--matmul-tiles M,N,K[,L]] [--workgroups] [--opencl]
 //
 // FILE.tir is TileIR in its text form (tack/tile/printer.h); --lib NAME takes
 // a reference-library kernel with its default configuration (--lib list
@@ -18,7 +18,9 @@
 // (what tack.tile asks for matmul, einsum and merge_runs); --matmul-tiles
 // takes `--lib matmul` with those tiles (and B packed into panels of L block
 // columns when a fourth number L is given), as tack.tile's autotuner builds
-// its candidates.
+// its candidates. --workgroups lowers for the GPU backends' workgroups
+// (tile::workgroup_target(): --ir's first line says whether the kernel runs
+// in them, or why not); --opencl prints the OpenCL C of the lowering.
 //
 // Exit status: 0 lowered, 1 the kernel was refused (the message names the
 // operation), 2 a usage error (arguments, file, malformed or invalid TileIR).
@@ -31,8 +33,10 @@
 #include <sstream>
 
 #include "backends/registry.h"
+#include "codegen/cfamily/emit_c.h"
 #include "codegen/llvm/jit.h"
 #include "ir/ir.h"
+#include "tack/tile/compile.h"
 #include "tack/tile/lib.h"
 #include "tack/tile/printer.h"
 #include "tack/tile/verifier.h"
@@ -67,7 +71,7 @@ const std::map<std::string, std::function<tile::Kernel()>>& library() {
 
 int usage() {
   std::cerr << "usage: tack-tile (FILE.tir | --lib NAME) [--tile] [--ir] [--llvm] [--unit-strides] [--overlap-stages]\n"
-               "                 [--simd-lanes] [--matmul-tiles M,N,K[,L]]\n";
+               "                 [--simd-lanes] [--matmul-tiles M,N,K[,L]] [--workgroups] [--opencl]\n";
   return 2;
 }
 
@@ -76,6 +80,7 @@ int usage() {
 int main(int argc, char** argv) {
   std::string file, lib;
   bool tile_text = false, ir_text = false, llvm_text = false, unit_strides = false, simd_lanes = false;
+  bool workgroups = false, opencl_text = false;
   std::optional<tile::lib::MatmulTiles> matmul_tiles;
   tile::CompileOptions options;
   for (int i = 1; i < argc; ++i) {
@@ -87,6 +92,8 @@ int main(int argc, char** argv) {
     else if (a == "--unit-strides") unit_strides = true;
     else if (a == "--overlap-stages") options.overlap_stages = true;
     else if (a == "--simd-lanes") simd_lanes = true;
+    else if (a == "--workgroups") workgroups = true;
+    else if (a == "--opencl") opencl_text = true;
     else if (a == "--matmul-tiles" && i + 1 < argc) {
       tile::lib::MatmulTiles t;
       int read = std::sscanf(argv[++i], "%" SCNd64 ",%" SCNd64 ",%" SCNd64 ",%" SCNd64, &t.m, &t.n, &t.k, &t.panel_lanes);
@@ -97,7 +104,8 @@ int main(int argc, char** argv) {
     else return usage();
   }
   if (file.empty() == lib.empty()) return usage();
-  if (!tile_text && !ir_text && !llvm_text) tile_text = ir_text = true;
+  if (!tile_text && !ir_text && !llvm_text && !opencl_text) tile_text = ir_text = true;
+  if (workgroups && llvm_text) return usage();  // the CPU has no workgroups
   if (lib == "list") {
     for (auto& [name, make] : library()) std::cout << name << "\n";
     return 0;
@@ -135,15 +143,22 @@ int main(int argc, char** argv) {
     if (tile_text)
       std::cout << tile::lower::describe(*kernel, tile::lower::find_launch_nest(*kernel))
                 << tile::lower::describe_pipelines(*kernel, options.overlap_stages) << tile::print(*kernel);
-    if (ir_text || llvm_text) {
-      // The lowering the CPU compiles: its mma register block.
-      std::array<int, 2> block = codegen::host_mma_block();
-      options.mma_block[0] = block[0];
-      options.mma_block[1] = block[1];
-      auto typed = tile::lower::lower_to_kernel_ir(*kernel, options);
+    if (ir_text || llvm_text || opencl_text) {
+      // The lowering the CPU compiles (its mma register block), or with
+      // --workgroups the one the GPU backends compile.
+      if (!workgroups) {
+        std::array<int, 2> block = codegen::host_mma_block();
+        options.mma_block[0] = block[0];
+        options.mma_block[1] = block[1];
+      }
+      tile::lower::Lowered lowered =
+          tile::lower::lower(*kernel, options, workgroups ? tile::workgroup_target() : tile::LoweringTarget{});
+      auto& typed = lowered.kernel;
       if (unit_strides)
         for (unsigned i = 0; i < kernel->num_params(); ++i) typed->params[i].unit_inner_stride = true;
-      if (ir_text) std::cout << (tile_text ? "\n" : "") << ir::print(*typed);
+      if (ir_text) std::cout << (tile_text ? "\n" : "") << lowered.plan << ir::print(*typed);
+      if (opencl_text)
+        std::cout << codegen::cfamily::emit_c(*typed, codegen::cfamily::Dialect::OpenCL).text;
       if (llvm_text) {
         std::string why;
         backends::Backend* cpu = backends::find_backend("cpu", &why);

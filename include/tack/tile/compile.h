@@ -58,7 +58,31 @@ struct CompileOptions {
   // AVX's or SSE's 16; 4x4 elsewhere). A tile whose extents the block does
   // not divide runs unblocked. Changes speed, never a result.
   int mma_block[2] = {0, 0};
+  // On a backend with workgroups (the GPU backends), where each iteration
+  // of the launch's parallel nest runs: in one workgroup, its tiles in the
+  // group's shared memory and each operation's elements spread over the
+  // group's lanes, with a barrier between operations (docs/tile/compile.md,
+  // "Workgroups"); or on one lane, its tiles private. `fill` takes the
+  // workgroup where the kernel's largest tile has an element for every lane
+  // (matrix products, wide copies), `always` wherever it can, `never`
+  // nowhere. A kernel whose tiles do not fit the shared memory, or whose
+  // barriers would stand under control that differs between lanes, runs on
+  // one lane. The CPU ignores it.
+  enum class Workgroups { fill, always, never };
+  Workgroups workgroups = Workgroups::fill;
 };
+
+// What a lowering is for: a target without workgroups (the CPU), or one
+// whose parallel iterations run in workgroups of `workgroup_lanes` lanes
+// sharing `shared_bytes` of memory.
+struct LoweringTarget {
+  int workgroup_lanes = 0;
+  int64_t shared_bytes = 0;
+};
+
+// The C-family backends' target (OpenCL, CUDA, HIP, Metal): groups of 256
+// lanes, 32 KiB of shared memory (what OpenCL guarantees every device).
+inline LoweringTarget workgroup_target() { return LoweringTarget{256, 32 * 1024}; }
 
 // Compiles `kernel` for `device` ("cpu"): plans and lowers it now; the
 // device's code is made at the first launch, for the arguments' strides (on
@@ -68,7 +92,9 @@ struct CompileOptions {
 std::unique_ptr<CompiledKernel> compile(std::string_view device, const Kernel& kernel,
                                         const CompileOptions& options = {});
 
-// The kernel IR `kernel` lowers to, as text (what the CPU backend compiles).
-std::string lowered_kernel_ir(const Kernel& kernel, const CompileOptions& options = {});
+// The kernel IR `kernel` lowers to for `target`, as text (what the backend
+// compiles), after a comment line that says how it runs: in workgroups, or
+// one iteration per lane and why.
+std::string lowered_kernel_ir(const Kernel& kernel, const CompileOptions& options = {}, const LoweringTarget& target = {});
 
 }  // namespace tack::tile

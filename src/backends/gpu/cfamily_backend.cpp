@@ -133,6 +133,7 @@ class CFamilyBackend final : public Backend {
 public:
     CFamilyBackend(Device& device, Identity identity) : device_(device), id_(std::move(identity)) {
         id_.capabilities.workgroups = true;
+        id_.capabilities.tile_shared_bytes = tile::workgroup_target().shared_bytes;
         id_.capabilities.f64 = device.supports_fp64() && id_.dialect != codegen::cfamily::Dialect::Metal;
         id_.capabilities.images = device.has_images() && codegen::cfamily::table(id_.dialect).texture_sample;
         target_ = std::string(id_.name) + "\n" + device.description();

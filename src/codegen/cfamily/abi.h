@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/ir.h"
 #include "tack/dtype.h"
 
 namespace tack::codegen::cfamily {
@@ -77,7 +78,7 @@ struct PrintFormat {
 };
 
 // The work-group size every launch uses.
-inline constexpr int kGroupSize = 256;
+inline constexpr int kGroupSize = ir::kWorkgroupLanes;
 
 struct EntryPoints {
     std::string count, body, result;  // result is empty when the kernel returns nothing

@@ -17,12 +17,20 @@ std::unique_ptr<CompiledKernel> compile(std::string_view device, const Kernel& k
   std::unique_ptr<CompiledKernel> compiled = backend->create_tile_kernel(kernel, options);
   // Like every Python kernel variant, its GPU sources for the device
   // compilers' check (driver/source_dump.h, tools/gpu_compile_check).
-  if (std::getenv("TACK_EMIT_SOURCES")) driver::dump_sources(*lower::lower_to_kernel_ir(kernel), false);
+  // Both lowerings: one iteration per lane, and in workgroups.
+  if (std::getenv("TACK_EMIT_SOURCES")) {
+    driver::dump_sources(*lower::lower_to_kernel_ir(kernel, options), false);
+    if (lower::Lowered grouped = lower::lower(kernel, options, workgroup_target()); grouped.workgroups)
+      driver::dump_sources(*grouped.kernel, false);
+  }
   return compiled;
 }
 
-std::string lowered_kernel_ir(const Kernel& kernel, const CompileOptions& options) {
-  return ir::print(*lower::lower_to_kernel_ir(kernel, options));
+static_assert(ir::kWorkgroupLanes == 256, "workgroup_target() names the group size");
+
+std::string lowered_kernel_ir(const Kernel& kernel, const CompileOptions& options, const LoweringTarget& target) {
+  lower::Lowered lowered = lower::lower(kernel, options, target);
+  return lowered.plan + ir::print(*lowered.kernel);
 }
 
 }  // namespace tack::tile

@@ -157,6 +157,7 @@ void Emitter::binary_tiles(const Operation& site, OpKind kind, const Storage& a,
     assign(vb, read(b, refs(i)));
     write(out, refs(i), scalar_binary(site, kind, e, va, vb));
   });
+  sync();
 }
 
 void Emitter::emit_elementwise(const Operation& op) {
@@ -212,11 +213,18 @@ void Emitter::emit_elementwise(const Operation& op) {
   }
   switch (op.kind()) {
     case OpKind::constant: {
+      const int64_t integer = rt.elem() == Scalar::i1 ? attrs.integer != 0 : attrs.integer;
+      if (rt.rank() > 0) {  // no array: every read is the value
+        Storage r;
+        r.type = rt;
+        r.constant = true;
+        r.number = attrs.number;
+        r.integer = integer;
+        storage_[op.result()] = r;
+        return;
+      }
       Storage r = define(op.result());
-      for_each_element(rt.shape(), [&](const std::vector<int>& i) {
-        if (is_float(rt.elem())) write(r, refs(i), float_const(t, attrs.number));
-        else write(r, refs(i), int_const(t, rt.elem() == Scalar::i1 ? attrs.integer != 0 : attrs.integer));
-      });
+      write(r, {}, is_float(rt.elem()) ? float_const(t, attrs.number) : int_const(t, integer));
       return;
     }
     case OpKind::iota: {
@@ -327,12 +335,16 @@ void Emitter::emit_elementwise(const Operation& op) {
       // kernel uses. Every element still takes its terms in the same order. The
       // block is the target's (CompileOptions::mma_block): as many
       // accumulators as its vector registers hold beside the operands.
-      const int64_t kRows = options_.mma_block[0] > 0 ? options_.mma_block[0] : 4;
-      const int64_t kCols = options_.mma_block[1] > 0 ? options_.mma_block[1] : 4;
+      int64_t kRows = options_.mma_block[0] > 0 ? options_.mma_block[0] : 4;
+      int64_t kCols = options_.mma_block[1] > 0 ? options_.mma_block[1] : 4;
+      // In workgroups each lane runs whole blocks, spread as elements are:
+      // the target's block where there are blocks for every lane, else
+      // blocks of one element (the SIMT realization).
       Storage a = storage(op.operand(0)), b = storage(op.operand(1)), c = storage(op.operand(2));
       Storage r = define(op.result());  // c's own storage when the loop accumulates in place
-      copy(r, c);
       int64_t M = rt.shape()[0], N = rt.shape()[1], K = op.operand(0)->type().shape()[1];
+      if (in_groups() && (M % kRows != 0 || N % kCols != 0 || (M / kRows) * (N / kCols) < target_.workgroup_lanes))
+        kRows = kCols = 1;
       Scalar e = rt.elem();
       int k = new_var("k", ir::VarRole::LoopVar);
       // acc = fma(x, y, acc) in the element type (integers: acc + x * y, wrapping).
@@ -346,7 +358,6 @@ void Emitter::emit_elementwise(const Operation& op) {
         assign(sum, ir::math(ir::MathFn::Fma, exprs(ref(x), ref(y), ref(sum)), {}));
       };
       if (M % kRows == 0 && N % kCols == 0) {
-        int ib = new_var("ib", ir::VarRole::LoopVar), jb = new_var("jb", ir::VarRole::LoopVar);
         int i0 = new_var("i0"), j0 = new_var("j0");
         std::vector<int> acc, x, y;
         for (int64_t t = 0; t < kRows * kCols; ++t) acc.push_back(new_var("acc"));
@@ -354,24 +365,42 @@ void Emitter::emit_elementwise(const Operation& op) {
         for (int64_t t = 0; t < kCols; ++t) y.push_back(new_var("y"));
         auto at = [&](int base, int64_t offset) { return add(ref(base), i64(offset)); };
         auto times = [&](int v, int64_t n) { return ir::binary(ir::BinOp::Mul, ref(v), i64(n), {}); };
+        // The block at rows i0.., columns j0..: accumulators from c (every
+        // element of r is written once, so r needs no copy of c first).
+        auto block = [&] {
+          for (int64_t u = 0; u < kRows; ++u)
+            for (int64_t v = 0; v < kCols; ++v) assign(acc[size_t(u * kCols + v)], read(c, exprs(at(i0, u), at(j0, v))));
+          for_range(k, i64(K), [&] {
+            for (int64_t u = 0; u < kRows; ++u) assign(x[size_t(u)], read(a, exprs(at(i0, u), ref(k))));
+            for (int64_t v = 0; v < kCols; ++v) assign(y[size_t(v)], read(b, exprs(ref(k), at(j0, v))));
+            for (int64_t u = 0; u < kRows; ++u)
+              for (int64_t v = 0; v < kCols; ++v) step(acc[size_t(u * kCols + v)], x[size_t(u)], y[size_t(v)]);
+          });
+          for (int64_t u = 0; u < kRows; ++u)
+            for (int64_t v = 0; v < kCols; ++v) write(r, exprs(at(i0, u), at(j0, v)), ref(acc[size_t(u * kCols + v)]));
+        };
+        if (in_groups()) {
+          int blk = new_var("blk", ir::VarRole::LoopVar);
+          for_lanes(blk, i64((M / kRows) * (N / kCols)), [&] {
+            assign(i0, ir::binary(ir::BinOp::Mul, ir::binary(ir::BinOp::FloorDiv, ref(blk), i64(N / kCols), {}),
+                                  i64(kRows), {}));
+            assign(j0, ir::binary(ir::BinOp::Mul, ir::binary(ir::BinOp::Mod, ref(blk), i64(N / kCols), {}),
+                                  i64(kCols), {}));
+            block();
+          });
+          return;
+        }
+        int ib = new_var("ib", ir::VarRole::LoopVar), jb = new_var("jb", ir::VarRole::LoopVar);
         for_range(ib, i64(M / kRows), [&] {
           assign(i0, times(ib, kRows));
           for_range(jb, i64(N / kCols), [&] {
             assign(j0, times(jb, kCols));
-            for (int64_t u = 0; u < kRows; ++u)
-              for (int64_t v = 0; v < kCols; ++v) assign(acc[size_t(u * kCols + v)], read(r, exprs(at(i0, u), at(j0, v))));
-            for_range(k, i64(K), [&] {
-              for (int64_t u = 0; u < kRows; ++u) assign(x[size_t(u)], read(a, exprs(at(i0, u), ref(k))));
-              for (int64_t v = 0; v < kCols; ++v) assign(y[size_t(v)], read(b, exprs(ref(k), at(j0, v))));
-              for (int64_t u = 0; u < kRows; ++u)
-                for (int64_t v = 0; v < kCols; ++v) step(acc[size_t(u * kCols + v)], x[size_t(u)], y[size_t(v)]);
-            });
-            for (int64_t u = 0; u < kRows; ++u)
-              for (int64_t v = 0; v < kCols; ++v) write(r, exprs(at(i0, u), at(j0, v)), ref(acc[size_t(u * kCols + v)]));
+            block();
           });
         });
         return;
       }
+      copy(r, c);
       // Other shapes: k outermost, the innermost loop along a row of b and
       // of the result, contiguous tiles the CPU compiler vectorizes.
       int acc = new_var("acc"), x = new_var("x"), y = new_var("y");

@@ -169,6 +169,12 @@ void Emitter::emit_memory(const Operation& op) {
           st->value = v.elem == Scalar::i1
                           ? ir::cast(DType::U8, cmp(ir::CmpOp::Ne, std::move(value), int_const(DType::I32, 0)), {})
                           : std::move(value);
+          unsynced_ = true;  // global memory written: a barrier before other lanes read it
+          // In workgroups a rank-0 store is lane 0's (a tile's elements are each one lane's already).
+          if (in_groups() && shape.rank() == 0) {
+            ir::ExprPtr first = ir::compare(ir::CmpOp::Eq, ref(lane_), i64(0), {});
+            ok = ok ? all_of(exprs(std::move(ok), std::move(first))) : std::move(first);
+          }
           if (!ok) return block_->push_back(std::move(st));
           if_then(std::move(ok), [&] { block_->push_back(std::move(st)); });
         });

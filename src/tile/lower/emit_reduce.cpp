@@ -112,7 +112,8 @@ void Emitter::emit_reduce(const Operation& op) {
         for (int64_t e : s.type.shape().dims()) shape.push_back(e);
         Storage slot;
         slot.type = s.type;
-        slot.array = new_array(&op, s.type.elem(), std::move(shape), "an ordered-tree stack (64 states)");
+        slot.array = new_array(&op, s.type.elem(), std::move(shape), "an ordered-tree stack (64 states)",
+                               s.type.rank() == 0);
         stack.push_back(slot);
         cur.push_back(new_storage(&op, s.type));
       }

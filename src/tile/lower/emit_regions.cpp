@@ -101,7 +101,8 @@ void Emitter::emit_overlapped(const Operation& op, const PipelineSchedule& sched
     for (int64_t e : v->type().shape().dims()) shape.push_back(e);
     Storage slots;
     slots.type = v->type();
-    slots.array = new_array(v->defining_op(), v->type().elem(), std::move(shape), "a pipeline buffer");
+    slots.array = new_array(v->defining_op(), v->type().elem(), std::move(shape), "a pipeline buffer",
+                            v->type().rank() == 0);
     slots.prefix = new_var("version");
     buffers.push_back(Buffer{v, c, slots});
     if (v->type().rank() > 0) storage_[v] = slots;

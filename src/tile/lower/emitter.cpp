@@ -9,8 +9,8 @@ namespace tack::tile::lower {
 // 64 KiB, and a tile obeys the same cap.
 constexpr int64_t kLocalArrayLimit = 64 * 1024;
 
-Emitter::Emitter(const Kernel& kernel, const CompileOptions& options)
-    : kernel_(kernel), options_(options), names_(kernel) {}
+Emitter::Emitter(const Kernel& kernel, const CompileOptions& options, const LoweringTarget& target)
+    : kernel_(kernel), options_(options), names_(kernel), target_(target) {}
 
 void Emitter::refuse(const Operation& op, const std::string& why) const {
   throw Error("compile @" + kernel_.name() + ": " + names_.describe(op) + " " + why + ".");
@@ -53,14 +53,22 @@ void Emitter::mark_varying(int var) {
   varying_[size_t(var)] = true;
 }
 
-int Emitter::new_array(const Operation* op, Scalar elem, std::vector<int64_t> shape, const char* what) {
+int Emitter::new_array(const Operation* op, Scalar elem, std::vector<int64_t> shape, const char* what, bool per_lane) {
   int64_t bytes = size_of(value_dtype(elem));
   for (int64_t e : shape)
     if (bytes <= kLocalArrayLimit) bytes *= e;
-  if (bytes > kLocalArrayLimit && op)
+  const bool shared = in_groups() && !per_lane;
+  if (shared) {
+    shared_bytes_ += bytes;
+    if (shared_bytes_ > target_.shared_bytes)
+      throw NoWorkgroupFit{(op ? names_.describe(*op) + " needs " : std::string("the kernel needs ")) + what +
+                           " that brings the group's shared memory past " + std::to_string(target_.shared_bytes) +
+                           " bytes"};
+  }
+  if (!shared && bytes > kLocalArrayLimit && op)
     refuse(*op, std::string("needs ") + what + " of more than 64 KiB, which does not fit a compiled kernel's private "
                 "scratch");
-  if (const int64_t total = ir::private_scratch_bytes(*out_) + bytes; op && total > ir::kPrivateScratchLimit)
+  if (const int64_t total = ir::private_scratch_bytes(*out_) + bytes; !shared && op && total > ir::kPrivateScratchLimit)
     refuse(*op, std::string("needs ") + what + " that brings the kernel's private scratch to " +
                     std::to_string(total) + " bytes, more than the " + std::to_string(ir::kPrivateScratchLimit >> 20) +
                     " MiB a worker's stack holds");
@@ -70,7 +78,8 @@ int Emitter::new_array(const Operation* op, Scalar elem, std::vector<int64_t> sh
   p.ndim = int(shape.size());
   p.local_shape = std::move(shape);
   p.used = true;
-  p.declared_with = "local_array";
+  p.shared = shared;
+  p.declared_with = shared ? "shared" : "local_array";
   p.name = "$tile" + std::to_string(out_->params.size());
   out_->params.push_back(std::move(p));
   return int(out_->params.size()) - 1;
@@ -193,6 +202,10 @@ std::vector<ir::ExprPtr> Emitter::refs(const std::vector<int>& vars) const {
 
 ir::ExprPtr Emitter::read(const Storage& s, std::vector<ir::ExprPtr> idx) const {
   if (s.var >= 0) return ref(s.var);
+  if (s.constant)
+    return is_float(s.type.elem()) ? float_const(value_dtype(s.type.elem()), s.number)
+                                   : int_const(value_dtype(s.type.elem()), s.integer);
+  unsynced_ = unsynced_ || out_->params[size_t(s.array)].shared;
   auto l = std::make_unique<ir::Load>();
   l->array = s.array;
   if (s.prefix >= 0) l->indices.push_back(ref(s.prefix));
@@ -202,6 +215,8 @@ ir::ExprPtr Emitter::read(const Storage& s, std::vector<ir::ExprPtr> idx) const 
 
 void Emitter::write(const Storage& s, std::vector<ir::ExprPtr> idx, ir::ExprPtr value) {
   if (s.var >= 0) return assign(s.var, std::move(value));
+  if (s.constant) throw Error("compile @" + kernel_.name() + ": internal: a write to a constant tile.");
+  unsynced_ = unsynced_ || out_->params[size_t(s.array)].shared;
   auto st = std::make_unique<ir::Store>();
   st->array = s.array;
   if (s.prefix >= 0) st->indices.push_back(ref(s.prefix));
@@ -232,6 +247,26 @@ void Emitter::for_range(int var, ir::ExprPtr extent, const std::function<void()>
   block_->push_back(std::move(f));
 }
 
+void Emitter::for_lanes(int var, ir::ExprPtr extent, const std::function<void()>& body) {
+  mark_varying(var);
+  auto f = std::make_unique<ir::For>();
+  f->var = var;
+  f->start = ref(lane_);
+  f->end = std::move(extent);
+  f->step = i64(target_.workgroup_lanes);
+  ir::Block* saved = block_;
+  block_ = &f->body;
+  body();
+  block_ = saved;
+  block_->push_back(std::move(f));
+}
+
+void Emitter::sync() {
+  if (!in_groups() || !unsynced_) return;
+  block_->push_back(std::make_unique<ir::Barrier>());
+  unsynced_ = false;
+}
+
 void Emitter::if_then(ir::ExprPtr cond, const std::function<void()>& body) { if_else(std::move(cond), body, [] {}); }
 
 void Emitter::if_else(ir::ExprPtr cond, const std::function<void()>& then_body,
@@ -241,13 +276,37 @@ void Emitter::if_else(ir::ExprPtr cond, const std::function<void()>& then_body,
   ir::Block* saved = block_;
   block_ = &s->then_body;
   then_body();
+  const bool then_unsynced = unsynced_;
   block_ = &s->else_body;
   else_body();
+  unsynced_ = unsynced_ || then_unsynced;
   block_ = saved;
   block_->push_back(std::move(s));
 }
 
 void Emitter::for_each_element(const Shape& shape, const std::function<void(const std::vector<int>&)>& body) {
+  if (in_groups() && shape.rank() > 0) {
+    // This lane's elements, by row-major position.
+    int flat = new_var("e", ir::VarRole::LoopVar);
+    for_lanes(flat, i64(shape.num_elements()), [&] {
+      std::vector<int> idx;
+      int64_t inner = shape.num_elements();
+      for (int d = 0; d < shape.rank(); ++d) {
+        inner /= shape[d];
+        if (shape.rank() == 1) {
+          idx.push_back(flat);
+          break;
+        }
+        int v = new_var("e");
+        ir::ExprPtr at = ir::binary(ir::BinOp::FloorDiv, ref(flat), i64(inner), {});
+        if (d > 0) at = ir::binary(ir::BinOp::Mod, std::move(at), i64(shape[d]), {});
+        assign(v, std::move(at));
+        idx.push_back(v);
+      }
+      body(idx);
+    });
+    return;
+  }
   std::vector<int> idx;
   std::function<void(int)> nest = [&](int d) {
     if (d == shape.rank()) return body(idx);
@@ -262,6 +321,7 @@ void Emitter::for_each_element(const Shape& shape, const std::function<void(cons
 void Emitter::copy(const Storage& dst, const Storage& src) {
   if (dst.var == src.var && dst.array == src.array && dst.prefix == src.prefix) return;  // one storage
   for_each_element(dst.type.shape(), [&](const std::vector<int>& i) { write(dst, refs(i), read(src, refs(i))); });
+  sync();
 }
 
 void Emitter::emit_block(const Block& block, const Operation* skip) {
@@ -301,6 +361,11 @@ void Emitter::emit_block(const Block& block, const Operation* skip) {
 }
 
 void Emitter::emit_op(const Operation& op) {
+  dispatch(op);
+  sync();
+}
+
+void Emitter::dispatch(const Operation& op) {
   switch (op.kind()) {
     case OpKind::constant:
     case OpKind::iota:
@@ -379,20 +444,28 @@ std::unique_ptr<ir::Kernel> Emitter::run(const LaunchNest& nest) {
     out_->dims.push_back(std::move(d));
     storage_[level->region(0).block(0).argument(0)] = Storage{Type::tile(Scalar::i64), out_->dims.back().var, -1, -1};
   }
-  // The CPU's SIMD lanes run consecutive iterations of the innermost dimension.
-  if (!out_->dims.empty()) mark_varying(out_->dims.back().var);
-  if (nest.levels.empty()) {
+  auto add_dim = [&](const char* name, int64_t extent) {
     ir::ParallelDim d;
-    d.var = new_var("once", ir::VarRole::LoopVar);
+    d.var = new_var(name, ir::VarRole::LoopVar);
     d.start = i64(0);
-    d.end = i64(1);
+    d.end = i64(extent);
     d.step = i64(1);
     out_->dims.push_back(std::move(d));
-    block_ = &out_->body;
+  };
+  if (nest.levels.empty()) add_dim("once", 1);
+  if (in_groups()) {
+    // One group per iteration of the nest: its lanes are the innermost dimension.
+    add_dim("lane", target_.workgroup_lanes);
+    lane_ = out_->dims.back().var;
+  }
+  // The CPU's SIMD lanes run consecutive iterations of the innermost
+  // dimension; a group's lanes are its innermost dimension.
+  if (!nest.levels.empty() || in_groups()) mark_varying(out_->dims.back().var);
+  block_ = &out_->body;
+  if (nest.levels.empty()) {
     emit_block(kernel_.body());
     return std::move(out_);
   }
-  block_ = &out_->body;
   for (size_t l = 0; l < nest.levels.size(); ++l)
     emit_block(nest.levels[l]->region(0).block(0), l + 1 < nest.levels.size() ? nest.levels[l + 1] : nullptr);
   return std::move(out_);

@@ -16,6 +16,19 @@
 // of the parameter it reaches, the coordinate expression and the bounds an
 // element must lie in, and load/store turn it into guarded array accesses.
 // i1 tiles are i32 0/1; i1 memory is one byte (u8) per element.
+//
+// Workgroups (LoweringTarget::workgroup_lanes > 0: the GPU backends). The launch
+// gains an innermost dimension of one group's lanes, so each iteration of
+// the parallel nest runs in one workgroup. Tiles are the group's shared
+// arrays; every loop over a tile's elements runs element e on lane
+// e % lanes (mma: its register blocks, spread the same way); scalars are
+// computed alike by every lane; a rank-0 store is made by lane 0. After
+// every operation, copy or merge that touched shared or global memory comes
+// a barrier, so two of them never overlap: within one, each lane writes only
+// its own elements and reads what earlier ones wrote. Every barrier stands
+// in region loops and uniform tests, which the participation proof
+// (analysis/uniformity.h) checks on the result; where it cannot, or the
+// tiles pass the shared budget, lower.cpp lowers one iteration per lane.
 #pragma once
 
 #include <functional>
@@ -35,12 +48,17 @@
 namespace tack::tile::lower {
 
 // Where a tile lives: a scalar local, or a local array (optionally one slot
-// of an array with a leading `prefix` index, the ordered tree's stack).
+// of an array with a leading `prefix` index, the ordered tree's stack), or
+// nowhere: a constant tile of rank > 0 reads as its value, and nothing
+// writes it.
 struct Storage {
   Type type;
   int var = -1;
   int array = -1;
   int prefix = -1;  // a local holding the leading index, or -1
+  bool constant = false;
+  double number = 0;    // a floating-point constant's value
+  int64_t integer = 0;  // an integer (i1: 0 or 1) constant's value
 };
 
 // A term of index arithmetic: a local, a constant, or an array parameter's extent.
@@ -86,9 +104,14 @@ std::vector<ir::ExprPtr> exprs(E&&... e) {
   return v;
 }
 
+// Thrown where a kernel's tiles do not fit a workgroup's shared memory.
+struct NoWorkgroupFit {
+  std::string why;
+};
+
 class Emitter {
  public:
-  Emitter(const Kernel& kernel, const CompileOptions& options);
+  Emitter(const Kernel& kernel, const CompileOptions& options, const LoweringTarget& target = {});
   std::unique_ptr<ir::Kernel> run(const LaunchNest& nest);
 
   // --- emitter.cpp -----------------------------------------------------------
@@ -102,7 +125,10 @@ class Emitter {
   bool varying(const ir::Expr& e) const;
   void mark_varying(int var);
   // Refuses `op` naming `what` when the array would pass the 64 KiB cap.
-  int new_array(const Operation* op, Scalar elem, std::vector<int64_t> shape, const char* what = "a tile");
+  // In workgroups the array is the group's unless `per_lane` (scalars'
+  // buffers), and throws NoWorkgroupFit past the shared budget.
+  int new_array(const Operation* op, Scalar elem, std::vector<int64_t> shape, const char* what = "a tile",
+                bool per_lane = false);
   Storage new_storage(const Operation* op, const Type& t);
   // The storage of an op result: a local, or a local array, reused from an
   // earlier tile of the same block nest that is dead (tile_reuse below).
@@ -128,6 +154,12 @@ class Emitter {
   void for_each_element(const Shape& shape, const std::function<void(const std::vector<int>&)>& body);
   // A sequential loop `var` over [0, extent).
   void for_range(int var, ir::ExprPtr extent, const std::function<void()>& body);
+  // In workgroups: `var` over this lane's share of [0, extent) (lane,
+  // lane + lanes, ...).
+  void for_lanes(int var, ir::ExprPtr extent, const std::function<void()>& body);
+  // In workgroups: a barrier when shared or global memory was touched since
+  // the last one. Every operation, copy and merge ends with one.
+  void sync();
   void if_then(ir::ExprPtr cond, const std::function<void()>& body);
   void if_else(ir::ExprPtr cond, const std::function<void()>& then_body, const std::function<void()>& else_body);
   void copy(const Storage& dst, const Storage& src);
@@ -135,7 +167,8 @@ class Emitter {
   // Emits the operations of `block` (its yield and stage cuts excluded),
   // returning each tile's local array to the pool after its last use.
   void emit_block(const Block& block, const Operation* skip = nullptr);
-  void emit_op(const Operation& op);
+  void emit_op(const Operation& op);   // dispatch(), then sync()
+  void dispatch(const Operation& op);
   void emit_prologue_chain(const Value* v);
 
   // --- emit_elementwise.cpp --------------------------------------------------
@@ -179,6 +212,11 @@ class Emitter {
 
   const Kernel& kernel_;
   CompileOptions options_;
+  LoweringTarget target_;
+  int lane_ = -1;                 // in workgroups: the local holding the lane's index
+  int64_t shared_bytes_ = 0;      // of the group's arrays so far
+  mutable bool unsynced_ = false; // shared or global memory touched since the last barrier
+  bool in_groups() const { return target_.workgroup_lanes > 0; }
   ValueNames names_;
   std::unique_ptr<ir::Kernel> out_;
   ir::Block* block_ = nullptr;  // where statements go

@@ -1,23 +1,102 @@
 #include "tile/lower/lower.h"
 
+#include <algorithm>
+
 #include "analysis/infer_types.h"
+#include "analysis/uniformity.h"
 #include "ir/verify.h"
+#include "tack/tile/printer.h"
 #include "tack/tile/verifier.h"
 #include "tile/lower/emitter.h"
 #include "tile/lower/launch_nest.h"
 
 namespace tack::tile::lower {
 
-std::unique_ptr<ir::Kernel> lower_to_kernel_ir(const Kernel& kernel, const CompileOptions& options) {
-  if (auto problem = verify(kernel)) throw Error("compile @" + kernel.name() + ": the kernel is malformed: " + *problem);
-  LaunchNest nest = find_launch_nest(kernel);
-  std::unique_ptr<ir::Kernel> k = Emitter(kernel, options).run(nest);
+namespace {
+
+std::unique_ptr<ir::Kernel> emit(const Kernel& kernel, const LaunchNest& nest, const CompileOptions& options,
+                                 const LoweringTarget& target) {
+  std::unique_ptr<ir::Kernel> k = Emitter(kernel, options, target).run(nest);
   ir::verify(*k, ir::Stage::Lowered, "lower_tile");
   // Every constant is cast to its type, so no literal is weak and the
   // fallback precision decides nothing.
   analysis::infer_types(*k, DType::F32);
   ir::verify(*k, ir::Stage::Typed, "lower_tile");
   return k;
+}
+
+// A parallel region bound below a workgroup (exec::warp, exec::thread):
+// lowered in workgroups every region runs in one group's lanes together, so
+// none may be bound to fewer of them.
+const Operation* bound_below_groups(const Kernel& kernel) {
+  const Operation* found = nullptr;
+  kernel.walk([&](Operation& op) {
+    if (!found && op.kind() == OpKind::parallel && (op.attrs().name == "warp" || op.attrs().name == "thread"))
+      found = &op;
+  });
+  return found;
+}
+
+// The elements of the kernel's largest tile.
+int64_t largest_tile(const Kernel& kernel) {
+  int64_t largest = 0;
+  kernel.walk([&](Operation& op) {
+    for (unsigned r = 0; r < op.num_results(); ++r)
+      if (const Type& t = op.result(r)->type(); t.rank() > 0) largest = std::max(largest, t.shape().num_elements());
+  });
+  return largest;
+}
+
+}  // namespace
+
+Lowered lower(const Kernel& kernel, const CompileOptions& options, const LoweringTarget& target) {
+  if (auto problem = verify(kernel)) throw Error("compile @" + kernel.name() + ": the kernel is malformed: " + *problem);
+  LaunchNest nest = find_launch_nest(kernel);
+  Lowered out;
+  std::string why_not;
+  if (target.workgroup_lanes <= 0) {
+    why_not = "the target has no workgroups";
+  } else if (options.workgroups == CompileOptions::Workgroups::never) {
+    why_not = "CompileOptions::workgroups is never";
+  } else if (int64_t largest = largest_tile(kernel);
+             options.workgroups == CompileOptions::Workgroups::fill && largest < target.workgroup_lanes) {
+    why_not = largest == 0 ? std::string("it has no tiles for a group's lanes to share")
+                           : "its largest tile has " + std::to_string(largest) + " elements, fewer than a group's " +
+                                 std::to_string(target.workgroup_lanes) + " lanes";
+  } else if (const Operation* op = bound_below_groups(kernel)) {
+    why_not = ValueNames(kernel).describe(*op) + " is bound to exec::" + op->attrs().name;
+  } else {
+    try {
+      out.kernel = emit(kernel, nest, options, target);
+      if (auto failure = analysis::check_participation(*out.kernel).failure) {
+        why_not = "a barrier would be " + failure->reason;
+        out.kernel.reset();
+      }
+    } catch (const NoWorkgroupFit& e) {
+      why_not = e.why;
+    }
+  }
+  if (out.kernel) {
+    out.workgroups = true;
+    int64_t shared = 0;
+    for (const ir::Param& p : out.kernel->params)
+      if (p.kind == ir::ParamKind::LocalArray && p.shared) {
+        int64_t bytes = size_of(p.dtype);
+        for (int64_t e : p.local_shape) bytes *= e;
+        shared += bytes;
+      }
+    out.plan = "; in workgroups: one group of " + std::to_string(target.workgroup_lanes) +
+               " lanes per iteration of the launch nest, tiles in " + std::to_string(shared) + " of its " +
+               std::to_string(target.shared_bytes) + " bytes of shared memory\n";
+    return out;
+  }
+  out.kernel = emit(kernel, nest, options, LoweringTarget{});
+  out.plan = "; one iteration per lane, tiles private: " + why_not + "\n";
+  return out;
+}
+
+std::unique_ptr<ir::Kernel> lower_to_kernel_ir(const Kernel& kernel, const CompileOptions& options) {
+  return lower(kernel, options, LoweringTarget{}).kernel;
 }
 
 }  // namespace tack::tile::lower

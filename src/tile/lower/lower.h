@@ -11,6 +11,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "ir/ir.h"
 #include "tack/tile/compile.h"
@@ -18,9 +19,17 @@
 
 namespace tack::tile::lower {
 
-// The typed kernel IR of `kernel`: parameter i is the kernel's view i (an
-// array of any strides; i1 elements as u8), local arrays follow.
-// `options` choose among equivalent lowerings (overlap_stages).
+// The typed kernel IR of `kernel` for `target`: parameter i is the
+// kernel's view i (an array of any strides; i1 elements as u8), local and
+// shared arrays follow. `options` choose among equivalent lowerings.
+struct Lowered {
+  std::unique_ptr<ir::Kernel> kernel;
+  bool workgroups = false;  // each nest iteration runs in one workgroup (emitter.h, "Workgroups")
+  std::string plan;         // one line: how it runs, and why not in workgroups where it does not
+};
+Lowered lower(const Kernel& kernel, const CompileOptions& options, const LoweringTarget& target);
+
+// The CPU's lowering (a target without workgroups).
 std::unique_ptr<ir::Kernel> lower_to_kernel_ir(const Kernel& kernel, const CompileOptions& options = {});
 
 // The dtype a tensor of `s` elements has in memory, as the lowered

@@ -350,6 +350,35 @@ TEST(UniformityParticipation, ALoopCarriedLoadGuardsABarrierOnTheNextIteration) 
                     "barrier", 6, kDivergentCondition);
 }
 
+// Groups of 256 lanes run iterations in row-major order, so with an
+// innermost extent of exactly 256 each group has one value of the outer
+// index: a condition on it is uniform. Any other innermost extent (or step)
+// mixes outer values within a group.
+TEST(UniformityParticipation, TheOuterIndexOfAGroupWideInnermostDimensionIsUniform) {
+    expect_proven(check("def k(a, b, n):\n"
+                        "    for g, lane in tack.ndindex(n, 256):\n"
+                        "        if g % 2 == 0:\n"
+                        "            tack.barrier()\n"
+                        "        for t in range(g):\n"
+                        "            tack.barrier()\n"));
+}
+
+TEST(UniformityParticipation, TheOuterIndexVariesUnlessTheInnermostDimensionIsOneGroup) {
+    for (const char* inner : {"128", "512", "n"})
+        expect_rejected(check(std::string("def k(a, b, n):\n"
+                                          "    for g, lane in tack.ndindex(n, ") +
+                              inner +
+                              "):\n"
+                              "        if g % 2 == 0:\n"
+                              "            tack.barrier()\n"),
+                        "barrier", 4, kDivergentCondition);
+    expect_rejected(check("def k(a, b, n):\n"
+                          "    for g, lane in tack.ndindex(n, 256):\n"
+                          "        if lane == 0:\n"
+                          "            tack.barrier()\n"),
+                    "barrier", 4, kDivergentCondition);
+}
+
 TEST(UniformityParticipation, BlockSumInAConditionalExpressionArm) {
     expect_rejected(check(kernel("        x = tack.block_sum(a[i]) if n > 0 else 0.0\n"
                                  "        a[i] = x\n")),

@@ -1,11 +1,17 @@
-// Reference-library kernels compiled for the CPU against the interpreter, on
-// the same inputs: ragged shapes, NaN-initialized outputs, guarded strided
-// views. The lowering keeps the interpreter's order for every reduction it
+// Reference-library kernels compiled for each device against the
+// interpreter, on the same inputs: ragged shapes, NaN-initialized outputs,
+// guarded strided views. On the CPU, and on OpenCL (PoCL here) twice: as
+// tack.tile compiles them there (CompileOptions::Workgroups::fill: the
+// kernels with large tiles in workgroups, the others one iteration per
+// lane), and with every kernel in workgroups (`always`: tiles in shared
+// memory, each operation's elements spread over a group's lanes, barriers
+// between operations), which the test checks the lowering chose. The lowering keeps the interpreter's order for every reduction it
 // realizes (folds, the ordered tree, and for unordered_tree the grouping the
 // interpreter uses with one thread and no shuffle), and rounds every f32
 // operation as the interpreter does, so results must agree bit for bit.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <algorithm>
 #include <numeric>
@@ -60,21 +66,63 @@ std::vector<HostTensor> views(std::vector<Tensor>& ts) {
   return out;
 }
 
-// Runs `kernel` interpreted and compiled on copies of the same inputs and
-// compares every tensor bit for bit, and every margin.
-void expect_same(const Kernel& kernel, const std::vector<Arg>& args, uint32_t seed = 7,
-                 const std::function<void(std::vector<Tensor>&)>& prepare = {}, const CompileOptions& options = {}) {
+// Where each test runs (a parameter of TileCompileLib): a device, or
+// "opencl_groups", OpenCL with every kernel in workgroups.
+class TileCompileLib : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (device() == "cpu") return;
+    try {
+      compile(device(), lib::copy(8, 32));
+    } catch (const Error& e) {
+      GTEST_SKIP() << "no " << device() << " backend here: " << e.what();
+    }
+  }
+  std::string device() const { return GetParam() == "opencl_groups" ? "opencl" : GetParam(); }
+  bool on_cpu() const { return GetParam() == "cpu"; }
+
+  // Off the CPU, exp is the device's own math library (within 8 ulp, as the
+  // CPU's is: docs/numerics.md). A kernel that normalizes by a sum of exps
+  // then moves by the two exps' errors, the sum's and one division: 33 ulp
+  // at most (the bound test_tile_library.py's softmax test uses). 0: bits.
+  int64_t exp_ulps_ = 0;
+  bool within_exp_bound(float want, float got) const {
+    if (exp_ulps_ == 0 || std::isnan(want) || std::isnan(got)) return false;
+    auto key = [](float f) {
+      int32_t b;
+      std::memcpy(&b, &f, 4);
+      return b < 0 ? int64_t(INT32_MIN) - b : int64_t(b);  // monotone in f, -0 next to +0
+    };
+    return std::abs(key(want) - key(got)) <= exp_ulps_;
+  }
+  bool within_exp_bound(int64_t, int64_t) const { return false; }
+
+  // Runs `kernel` interpreted and compiled on copies of the same inputs and
+  // compares every tensor bit for bit, and every margin.
+  void expect_same(const Kernel& kernel, const std::vector<Arg>& args, uint32_t seed = 7,
+                   const std::function<void(std::vector<Tensor>&)>& prepare = {}, const CompileOptions& options = {});
+};
+
+void TileCompileLib::expect_same(const Kernel& kernel, const std::vector<Arg>& args, uint32_t seed,
+                                 const std::function<void(std::vector<Tensor>&)>& prepare,
+                                 const CompileOptions& options) {
   std::vector<Tensor> want = make(args, seed), got = make(args, seed);
   if (prepare) prepare(want), prepare(got);
   interpret(kernel, views(want));
-  compile("cpu", kernel, options)->launch(views(got));
+  CompileOptions chosen = options;
+  if (GetParam() == "opencl_groups") {
+    chosen.workgroups = CompileOptions::Workgroups::always;
+    std::string plan = lowered_kernel_ir(kernel, chosen, workgroup_target());
+    ASSERT_EQ(plan.rfind("; in workgroups", 0), 0u) << kernel.name() << ": " << plan.substr(0, plan.find('\n'));
+  }
+  compile(device(), kernel, chosen)->launch(views(got));
   for (size_t a = 0; a < args.size(); ++a) {
     std::visit(
         [&](auto& w) {
           auto& g = std::get<std::decay_t<decltype(w)>>(got[a]);
           auto wv = w.values(), gv = g.values();
           for (size_t i = 0; i < wv.size(); ++i)
-            if (std::memcmp(&wv[i], &gv[i], sizeof wv[i]) != 0) {
+            if (std::memcmp(&wv[i], &gv[i], sizeof wv[i]) != 0 && !within_exp_bound(wv[i], gv[i])) {
               ADD_FAILURE() << kernel.name() << ": tensor #" << a << " element " << i << " is " << gv[i]
                             << " compiled, " << wv[i] << " interpreted";
               return;
@@ -85,41 +133,57 @@ void expect_same(const Kernel& kernel, const std::vector<Arg>& args, uint32_t se
   }
 }
 
-TEST(TileCompileLib, Copy) {
+TEST_P(TileCompileLib, Copy) {
   for (Shape s : {Shape{17, 65}, Shape{8, 32}, Shape{0, 5}, Shape{3, 1}}) {
     expect_same(lib::copy(8, 32), {in(s), out(s)});
     expect_same(lib::copy(8, 32), {in(s), out({s[0] + 3, s[1] + 5})});  // reads past In give zeros
   }
 }
 
-TEST(TileCompileLib, Scans) {
+TEST_P(TileCompileLib, Scans) {
   for (Shape s : {Shape{17, 65}, Shape{1, 1}, Shape{0, 4}, Shape{4, 0}}) {
     expect_same(lib::scan(lib::ScanKind::inclusive), {in(s), out(s)});
     expect_same(lib::scan(lib::ScanKind::exclusive), {in(s), out(s)});
   }
 }
 
-TEST(TileCompileLib, SoftmaxAndNorms) {
+TEST_P(TileCompileLib, SoftmaxAndNorms) {
   for (Shape s : {Shape{17, 65}, Shape{5, 7}, Shape{5, 32}, Shape{3, 65}, Shape{0, 65}, Shape{3, 0}}) {
     for (int64_t width : {16, 32}) {
+      exp_ulps_ = on_cpu() ? 0 : 33;
       expect_same(lib::softmax(width), {in(s), out(s)});
+      exp_ulps_ = 0;
       expect_same(lib::layer_norm(1e-5f, width), {in(s), in({s[1]}), in({s[1]}), out(s)});
       expect_same(lib::rms_norm(1e-5f, width), {in(s), in({s[1]}), out(s)});
     }
   }
 }
 
-TEST(TileCompileLib, Matmul) {
+TEST_P(TileCompileLib, Matmul) {
   for (auto [m, k, n] : {std::array<int64_t, 3>{17, 7, 65}, {17, 61, 65}, {33, 16, 7}, {1, 1, 1}, {0, 3, 4}, {4, 0, 5}})
     expect_same(lib::matmul(), {in({m, k}), in({k, n}), out({m, n})});
 }
 
-TEST(TileCompileLib, MatmulInEveryRegisterBlock) {
+TEST_P(TileCompileLib, MatmulInBlocksForEveryLane) {
+  // Tiles with a register block for every lane of a 256-lane group (64x64
+  // in 4x4 or 2x2 blocks; 32x32 in 2x2 blocks) and tiles without (16x16 in
+  // 4x4: one element per lane then), on ragged shapes.
+  for (auto [tiles, block] : {std::pair{lib::MatmulTiles{64, 64, 8}, 4}, {lib::MatmulTiles{64, 64, 4}, 2},
+                              {lib::MatmulTiles{32, 32, 8}, 2}, {lib::MatmulTiles{16, 16, 16}, 4}}) {
+    CompileOptions options;
+    options.mma_block[0] = options.mma_block[1] = block;
+    for (auto [m, k, n] : {std::array<int64_t, 3>{67, 19, 130}, {5, 3, 70}})
+      expect_same(lib::matmul(tiles), {in({m, k}), in({k, n}), out({m, n})}, 7, {}, options);
+  }
+}
+
+TEST_P(TileCompileLib, MatmulInEveryRegisterBlock) {
   // Blocks that divide the 8x8 and 16x16 tiles and blocks that do not
   // (8x2 for 4x4 tiles, 3x3 for most): the unblocked loops then.
   for (std::array<int, 2> block : {std::array<int, 2>{1, 1}, {2, 2}, {4, 2}, {2, 4}, {4, 4}, {8, 2}, {3, 3}})
     for (lib::MatmulTiles tiles : {lib::MatmulTiles{}, lib::MatmulTiles{8, 8, 8}, lib::MatmulTiles{4, 4, 4}})
       for (bool lanes : {true, false}) {
+        if (!lanes && !on_cpu()) continue;  // SIMD lanes are the CPU's alone
         CompileOptions options;
         options.simd_lanes = lanes;
         options.mma_block[0] = block[0];
@@ -129,7 +193,7 @@ TEST(TileCompileLib, MatmulInEveryRegisterBlock) {
       }
 }
 
-TEST(TileCompileLib, MatmulOnPanelPackedB) {
+TEST_P(TileCompileLib, MatmulOnPanelPackedB) {
   // pack_panels and the product that reads its panels, each against the
   // interpreter on both CPU bindings: panels of 4 and 8 block columns,
   // N neither a multiple of the tile nor of a panel.
@@ -137,6 +201,7 @@ TEST(TileCompileLib, MatmulOnPanelPackedB) {
     for (lib::MatmulTiles tiles : {lib::MatmulTiles{8, 8, 8, lanes}, lib::MatmulTiles{4, 8, 2, lanes},
                                    lib::MatmulTiles{16, 4, 16, lanes}})
       for (bool simd : {true, false}) {
+        if (!simd && !on_cpu()) continue;
         CompileOptions options;
         options.simd_lanes = simd;
         for (auto [m, k, n] : {std::array<int64_t, 3>{17, 7, 65}, {33, 16, 7}}) {
@@ -150,14 +215,14 @@ TEST(TileCompileLib, MatmulOnPanelPackedB) {
       }
 }
 
-TEST(TileCompileLib, Einsum) {
+TEST_P(TileCompileLib, Einsum) {
   expect_same(lib::einsum<2, 2, 2>("ij,jk->ik"), {in({7, 5}), in({5, 9}), out({7, 9})});
   expect_same(lib::einsum<3, 3, 3>("bij,bjk->bik"), {in({3, 4, 5}), in({3, 5, 2}), out({3, 4, 2})});
   expect_same(lib::einsum<2, 2>("ij->ji"), {in({6, 11}), out({11, 6})});
   expect_same(lib::einsum<2, 1>("ii->i"), {in({6, 6}), out({6})});
 }
 
-TEST(TileCompileLib, Conv2d) {
+TEST_P(TileCompileLib, Conv2d) {
   for (int64_t padding : {0, 1, 2}) {
     int64_t h = 9, w = 13, kh = 3, kw = 2;
     Shape y{2, 3, h + 2 * padding - kh + 1, w + 2 * padding - kw + 1};
@@ -165,10 +230,14 @@ TEST(TileCompileLib, Conv2d) {
   }
 }
 
-TEST(TileCompileLib, TopKUnderEveryPolicy) {
+TEST_P(TileCompileLib, TopKUnderEveryPolicy) {
   for (ReductionPolicy p : {ReductionPolicy::unordered_tree, ReductionPolicy::ordered_tree, ReductionPolicy::left_fold,
                             ReductionPolicy::right_fold})
     for (Shape s : {Shape{9, 23}, Shape{4, 3}, Shape{3, 0}}) {
+      // In workgroups the two policies whose merges stand in loops of their
+      // own (PoCL takes about 20 s to build each of these kernels).
+      if (GetParam() == "opencl_groups" && (p == ReductionPolicy::left_fold || p == ReductionPolicy::unordered_tree))
+        continue;
       // Few distinct values: ties and their positions matter.
       Arg x{Scalar::f32, s, false, -2, 2};
       expect_same(lib::topk(5, p), {x, out({s[0], 5}), index_out({s[0], 5})}, 3, [](std::vector<Tensor>& t) {
@@ -178,7 +247,7 @@ TEST(TileCompileLib, TopKUnderEveryPolicy) {
     }
 }
 
-TEST(TileCompileLib, Sort) {
+TEST_P(TileCompileLib, Sort) {
   for (Shape s : {Shape{5, 37}, Shape{3, 8}, Shape{2, 1}, Shape{0, 3}})
     expect_same(lib::sort(8), {in(s), out(s), index_out(s)}, 5, [](std::vector<Tensor>& t) {
       auto& x = std::get<GuardedTensor<float>>(t[0]);
@@ -186,7 +255,7 @@ TEST(TileCompileLib, Sort) {
     });
 }
 
-TEST(TileCompileLib, MergeSortPasses) {
+TEST_P(TileCompileLib, MergeSortPasses) {
   // Ties, -0, NaN; outputs as wide as the row and wider (padded runs).
   auto ties = [](std::vector<Tensor>& t) {
     auto& x = std::get<GuardedTensor<float>>(t[0]);
@@ -229,7 +298,7 @@ TEST(TileCompileLib, MergeSortPasses) {
                 9, sorted_runs);
 }
 
-TEST(TileCompileLib, GatherAndScatterRows) {
+TEST_P(TileCompileLib, GatherAndScatterRows) {
   // Indices run past both ends: those rows read zeros or write nothing.
   expect_same(lib::gather_rows(16), {in({9, 37}), index_in({12}, -2, 10), out({12, 37})});
   // Distinct indices (a permutation with holes), some outside Out.
@@ -239,6 +308,9 @@ TEST(TileCompileLib, GatherAndScatterRows) {
     for (int64_t i = 0; i < 6; ++i) idx[i] = to[i];
   });
 }
+
+INSTANTIATE_TEST_SUITE_P(Devices, TileCompileLib, ::testing::Values("cpu", "opencl", "opencl_groups"),
+                         [](const auto& info) { return info.param; });
 
 }  // namespace
 }  // namespace tack::tile
