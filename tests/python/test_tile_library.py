@@ -866,3 +866,28 @@ def test_arrays_of_two_devices_are_refused():
         pytest.skip("no OpenCL device (PoCL) installed")
     with pytest.raises(ValueError):
         T.matmul(tack.zeros((2, 2)), tack.zeros((2, 2), device="opencl"))
+
+
+@pytest.mark.parametrize("device", GPU_DEVICES)
+def test_large_private_tiles_run_one_iteration_per_lane(device):
+    # 64x64 tiles one iteration per lane: 20 KiB of private tiles per work
+    # item, 5 MiB for a group of 256 on a CPU device (PoCL), whose group
+    # shares one thread's stack: past its 4 MiB budget, so the launch runs
+    # groups of 128. The interpreter is the oracle, bit for bit.
+    from tack import _core
+
+    m, k, n = 67, 19, 130
+    r = rng(67)
+    a = r.standard_normal((m, k)).astype(np.float32)
+    b = r.standard_normal((k, n)).astype(np.float32)
+    kernel = _core.tile_matmul(64, 64, 8)
+
+    def run(execute, on):
+        out = tack.array(np.full((m, n), np.nan, np.float32), device=on)
+        arrays = [tack.array(a, device=on), tack.array(b, device=on), out]
+        execute([(v, list(v.shape), [v.shape[1], 1], 0, i == 2) for i, v in enumerate(arrays)])
+        return out.numpy()
+
+    got = run(_core.tile_compile(kernel, device, workgroups="never").launch, device)
+    want = run(lambda args: _core.tile_interpret(kernel, args), "cpu")
+    assert identical(got, want)

@@ -550,6 +550,67 @@ def test_the_outer_index_of_a_group_wide_ndindex_may_guard_a_barrier(gpu):
     np.testing.assert_array_equal(out.numpy().reshape(5, GROUP), want)
 
 
+@tack.kernel
+def private_scratch_at_the_limits(a, out):
+    # One local array at the 64 KiB cap and fifteen more of it: 1 MiB in
+    # all, the most a work item may hold.
+    for i in range(len(a)):
+        big = tack.local_array(16384, tack.f32)
+        for j in range(16384):
+            big[j] = a[i] + float(j)
+        t0 = tack.local_array(16384, tack.f32)
+        t1 = tack.local_array(16384, tack.f32)
+        t2 = tack.local_array(16384, tack.f32)
+        t3 = tack.local_array(16384, tack.f32)
+        t4 = tack.local_array(16384, tack.f32)
+        t5 = tack.local_array(16384, tack.f32)
+        t6 = tack.local_array(16384, tack.f32)
+        t7 = tack.local_array(16384, tack.f32)
+        t8 = tack.local_array(16384, tack.f32)
+        t9 = tack.local_array(16384, tack.f32)
+        t10 = tack.local_array(16384, tack.f32)
+        t11 = tack.local_array(16384, tack.f32)
+        t12 = tack.local_array(16384, tack.f32)
+        t13 = tack.local_array(16384, tack.f32)
+        t14 = tack.local_array(16384, tack.f32)
+        t0[16383] = big[16383]
+        t14[7] = t0[16383] + big[100]
+        t1[0] = t14[7]
+        out[i] = t1[0] + t2[0] * 0.0 + t3[0] * 0.0 + t4[0] * 0.0 + t5[0] * 0.0 + t6[0] * 0.0 + t7[0] * 0.0 \
+            + t8[0] * 0.0 + t9[0] * 0.0 + t10[0] * 0.0 + t11[0] * 0.0 + t12[0] * 0.0 + t13[0] * 0.0 \
+            if i < 0 else t1[0]
+
+
+def test_local_arrays_at_their_limits_run_on_every_backend(backend):
+    # On a CPU OpenCL device (PoCL) a group's work items share one thread's
+    # stack: 256 items of 64 KiB overflowed it and killed the process.
+    # Launches without workgroups run in groups small enough instead.
+    a = np.arange(300, dtype=np.float32)
+    out = tack.zeros(300)
+    private_scratch_at_the_limits(tack.array(a), out)
+    np.testing.assert_array_equal(out.numpy(), (a + np.float32(16383)) + (a + np.float32(100)))
+
+
+@tack.kernel
+def barrier_beside_a_large_local_array(a):
+    for i in range(len(a)):
+        scratch = tack.local_array(8192, tack.f32)
+        scratch[0] = a[i]
+        tack.barrier()
+        a[i] = scratch[0] + 1.0
+
+
+def test_a_workgroup_kernel_whose_items_overflow_a_cpu_device_is_refused(gpu):
+    from tack import _core
+
+    if "PoCL" not in _core.target_description(gpu):
+        pytest.skip("a GPU gives each work item memory of its own")
+    a = tack.zeros(GROUP)
+    with pytest.raises(ValueError, match="groups of 256 lanes, but this .* device's groups hold at most 128 lanes"):
+        barrier_beside_a_large_local_array(a)
+    assert (a.numpy() == 0).all()
+
+
 def test_shared_like_makes_a_shared_array_of_the_same_shape(gpu):
     a = np.arange(3 * GROUP, dtype=np.float32)
     out = tack.zeros(a.size)

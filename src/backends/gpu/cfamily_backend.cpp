@@ -97,6 +97,7 @@ public:
         b.u8(count_beside);
         b.u8(workgroups);
         b.u8(full_groups);
+        b.u64(private_bytes);
         b.str(binary);
         return b.take();
     }
@@ -108,6 +109,7 @@ public:
     bool count_beside = false;  // the count reads no array memory (CSource::count_reads_memory)
     bool workgroups = false;    // groups of exactly kGroupSize lanes (CSource::workgroups)
     bool full_groups = false;   // and every group complete (CSource::full_groups)
+    uint64_t private_bytes = 0; // a work item's local arrays (ir::private_scratch_bytes)
     Device* device = nullptr;
     std::unique_ptr<Program> built;  // from source, until serialize() has read its binary
     mutable std::string binary;      // from the disk cache, or read by serialize()
@@ -121,11 +123,20 @@ public:
 // The print buffer of a kernel that prints: 8 MiB, a million values.
 constexpr int64_t kPrintWords = int64_t{1} << 20;
 
+// The largest group `code`'s body may run in on `device`: the entry's
+// limit, and the device's for the items' local arrays together.
+size_t group_limit(const CExecutable& code, const Device& device) {
+    size_t limit = code.body->max_group_size();
+    if (uint64_t budget = device.group_private_bytes(); budget > 0 && code.private_bytes > 0)
+        limit = std::min<size_t>(limit, size_t(std::max<uint64_t>(1, budget / code.private_bytes)));
+    return limit;
+}
+
 // The group size of a launch without workgroups: kGroupSize, halved until
-// the entry allows it.
-size_t plain_group(const Function& f) {
+// it is within `limit`.
+size_t plain_group(size_t limit) {
     size_t group = codegen::cfamily::kGroupSize;
-    while (group > 1 && group > f.max_group_size()) group /= 2;
+    while (group > 1 && group > limit) group /= 2;
     return group;
 }
 
@@ -159,6 +170,7 @@ public:
         code->count_beside = !source.count_reads_memory;
         code->workgroups = source.workgroups;
         code->full_groups = source.full_groups;
+        code->private_bytes = uint64_t(ir::private_scratch_bytes(typed));
         code->device = &device_;
         code->built = device_.build(source.text, code->options);
         link(*code, *code->built);
@@ -194,6 +206,7 @@ public:
         code->count_beside = in.u8() != 0;
         code->workgroups = in.u8() != 0;
         code->full_groups = in.u8() != 0;
+        code->private_bytes = in.u64();
         code->binary = in.str();
         if (!in.complete()) {
             *error = std::string("malformed ") + id_.display_name + " program";
@@ -237,10 +250,11 @@ public:
         if (request.count_only) return outcome;
         args.overwrite(count_arg, &count);
         const int64_t group = codegen::cfamily::kGroupSize;
-        if (code.workgroups && count > 0 && code.body->max_group_size() < static_cast<size_t>(group)) {
+        const size_t limit = group_limit(code, device_);
+        if (code.workgroups && count > 0 && limit < static_cast<size_t>(group)) {
             outcome.refusal.reason = codegen::LaunchRefusal::GroupTooLarge;
             outcome.refusal.step = group;
-            outcome.refusal.counts[0][0] = code.body->max_group_size();
+            outcome.refusal.counts[0][0] = int64_t(limit);
             return outcome;
         }
         if (code.full_groups && codegen::refuse_partial_group(count, group, &outcome.refusal)) return outcome;
@@ -250,7 +264,7 @@ public:
                 device_.write(*code.print, 0, &cursor, sizeof cursor);
             }
             device_.launch(*code.body, args, static_cast<uint64_t>(count),
-                           code.workgroups ? static_cast<size_t>(group) : plain_group(*code.body));
+                           code.workgroups ? static_cast<size_t>(group) : plain_group(limit));
             if (code.print) print_records(code);
         }
         if (code.result) {

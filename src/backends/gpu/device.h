@@ -111,6 +111,11 @@ public:
     // "key: value" per line.
     virtual const std::string& description() const = 0;
     virtual bool supports_fp64() const = 0;
+    // The bytes of local arrays that the work items of one group may hold
+    // together; 0: no limit (a GPU gives each item memory of its own). A
+    // CPU device (PoCL) runs a group's items on one thread's stack, which
+    // 256 items of 32 KiB each overflow.
+    virtual uint64_t group_private_bytes() const { return 0; }
 
     // Memory. Transfers are checked against the memory's size
     // (std::out_of_range) and do nothing for zero bytes.
