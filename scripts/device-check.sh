@@ -2,8 +2,9 @@
 # The checks that need an NVIDIA GPU, as one script for a lent machine: it
 # builds Tack from source, says what Tack sees of the device, and runs the
 # CUDA backend's C++ tests and every Python suite's CUDA cases, printing
-# the counts per suite, then the launch-overhead benchmark and bench/gpu.py
-# (the four kernels against copy bandwidth and hand-written CUDA). Meant for a machine with the NVIDIA driver, the CUDA
+# the counts per suite, then the launch-overhead benchmark, bench/gpu.py
+# (the four kernels against copy bandwidth and hand-written CUDA) and
+# bench/tile_gpu.py (tile-layer matmul against cuBLAS). Meant for a machine with the NVIDIA driver, the CUDA
 # toolkit (NVRTC), Python with NumPy, nanobind, scikit-build-core, cmake and
 # ninja, and perhaps no LLVM development files (the CPU backend is then
 # left out of the build). It installs nothing and reaches no network.
@@ -83,4 +84,7 @@ timeout 90 "$python" bench/launch_overhead.py --devices cpu,cuda || status=1
 
 echo "== the four kernels on the GPU: copy bandwidth and hand-written CUDA as the baselines"
 timeout 150 "$python" bench/gpu.py || status=1
+
+echo "== tile-layer matmul in workgroups against cuBLAS"
+timeout 150 "$python" bench/tile_gpu.py || status=1
 exit "$status"
