@@ -5,6 +5,7 @@
 #include "analysis/infer_types.h"
 #include "analysis/uniformity.h"
 #include "ir/verify.h"
+#include "tack/tile/exec.h"
 #include "tack/tile/printer.h"
 #include "tack/tile/verifier.h"
 #include "tile/lower/emitter.h"
@@ -37,6 +38,11 @@ const Operation* bound_below_groups(const Kernel& kernel) {
   return found;
 }
 
+const tile::Target& gpu_levels() {
+  static const tile::Target levels = tile::Target::gpu();
+  return levels;
+}
+
 // The elements of the kernel's largest tile.
 int64_t largest_tile(const Kernel& kernel) {
   int64_t largest = 0;
@@ -51,6 +57,11 @@ int64_t largest_tile(const Kernel& kernel) {
 
 Lowered lower(const Kernel& kernel, const CompileOptions& options, const LoweringTarget& target) {
   if (auto problem = verify(kernel)) throw Error("compile @" + kernel.name() + ": the kernel is malformed: " + *problem);
+  // On a target with workgroups, parallel regions bound to execution
+  // levels must nest as the GPU's levels contain each other (exec.h).
+  if (target.workgroup_lanes > 0)
+    if (auto problem = verify(kernel, &gpu_levels()))
+      throw Error("compile @" + kernel.name() + ": its execution bindings do not fit a GPU's levels: " + *problem);
   LaunchNest nest = find_launch_nest(kernel);
   Lowered out;
   std::string why_not;
