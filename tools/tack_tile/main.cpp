@@ -1,7 +1,7 @@
 // tack-tile: prints what the compiler makes of a tile kernel.
 //
 //   tack-tile (FILE.tir | --lib NAME) [--tile] [--ir] [--llvm] [--unit-strides] [--overlap-stages]
-//             [--simd-lanes] [--matmul-tiles M,N,K[,L]] [--workgroups] [--opencl]
+//             [--simd-lanes] [--matmul-tiles M,N,K[,L]] [--workgroups | --always-workgroups] [--opencl]
 //
 // FILE.tir is TileIR in its text form (tack/tile/printer.h); --lib NAME takes
 // a reference-library kernel with its default configuration (--lib list
@@ -20,7 +20,9 @@
 // columns when a fourth number L is given), as tack.tile's autotuner builds
 // its candidates. --workgroups lowers for the GPU backends' workgroups
 // (tile::workgroup_target(): --ir's first line says whether the kernel runs
-// in them, or why not); --opencl prints the OpenCL C of the lowering.
+// in them, or why not; --always-workgroups takes them wherever it can, as
+// CompileOptions::Workgroups::always); --opencl prints the OpenCL C of the
+// lowering.
 //
 // Exit status: 0 lowered, 1 the kernel was refused (the message names the
 // operation), 2 a usage error (arguments, file, malformed or invalid TileIR).
@@ -57,6 +59,8 @@ const std::map<std::string, std::function<tile::Kernel()>>& library() {
       {"layer_norm", [] { return tile::lib::layer_norm(); }},
       {"rms_norm", [] { return tile::lib::rms_norm(); }},
       {"topk", [] { return tile::lib::topk(8); }},
+      {"topk_ordered_tree", [] { return tile::lib::topk(8, tile::ReductionPolicy::ordered_tree); }},
+      {"topk_right_fold", [] { return tile::lib::topk(8, tile::ReductionPolicy::right_fold); }},
       {"sort", [] { return tile::lib::sort(); }},
       {"sort_runs", [] { return tile::lib::sort_runs(); }},
       {"merge_runs", [] { return tile::lib::merge_runs(); }},
@@ -71,7 +75,7 @@ const std::map<std::string, std::function<tile::Kernel()>>& library() {
 
 int usage() {
   std::cerr << "usage: tack-tile (FILE.tir | --lib NAME) [--tile] [--ir] [--llvm] [--unit-strides] [--overlap-stages]\n"
-               "                 [--simd-lanes] [--matmul-tiles M,N,K[,L]] [--workgroups] [--opencl]\n";
+               "                 [--simd-lanes] [--matmul-tiles M,N,K[,L]] [--workgroups | --always-workgroups] [--opencl]\n";
   return 2;
 }
 
@@ -93,6 +97,10 @@ int main(int argc, char** argv) {
     else if (a == "--overlap-stages") options.overlap_stages = true;
     else if (a == "--simd-lanes") simd_lanes = true;
     else if (a == "--workgroups") workgroups = true;
+    else if (a == "--always-workgroups") {
+      workgroups = true;
+      options.workgroups = tile::CompileOptions::Workgroups::always;
+    }
     else if (a == "--opencl") opencl_text = true;
     else if (a == "--matmul-tiles" && i + 1 < argc) {
       tile::lib::MatmulTiles t;
