@@ -26,9 +26,10 @@ std::unique_ptr<ir::Kernel> emit(const Kernel& kernel, const LaunchNest& nest, c
   return k;
 }
 
-// A parallel region bound below a workgroup (exec::warp, exec::thread):
-// lowered in workgroups every region runs in one group's lanes together, so
-// none may be bound to fewer of them.
+// A parallel region bound below a workgroup (exec::warp, exec::thread).
+// In workgroups every region runs on all of a group's lanes together; a
+// region bound to fewer lanes would need lanes of its own, which the
+// lowering does not give yet, so such a kernel runs one iteration per lane.
 const Operation* bound_below_groups(const Kernel& kernel) {
   const Operation* found = nullptr;
   kernel.walk([&](Operation& op) {
