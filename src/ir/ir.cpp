@@ -312,16 +312,26 @@ Block clone(const Block& b) {
     return out;
 }
 
-int64_t private_scratch_bytes(const Kernel& k) {
+namespace {
+
+// The bytes of `k`'s local arrays that are the workgroup's (`shared`) or a
+// work item's own.
+int64_t local_array_bytes(const Kernel& k, bool shared) {
     int64_t total = 0;
     for (const Param& p : k.params) {
-        if (p.kind != ParamKind::LocalArray || p.shared) continue;
+        if (p.kind != ParamKind::LocalArray || p.shared != shared) continue;
         int64_t n = size_of(p.dtype);
         for (int64_t e : p.local_shape) n *= e;
         total += n;
     }
     return total;
 }
+
+}  // namespace
+
+int64_t private_scratch_bytes(const Kernel& k) { return local_array_bytes(k, false); }
+
+int64_t shared_scratch_bytes(const Kernel& k) { return local_array_bytes(k, true); }
 
 std::unique_ptr<Kernel> clone(const Kernel& k) {
     auto n = std::make_unique<Kernel>();

@@ -396,8 +396,10 @@ std::unique_ptr<Kernel> clone(const Kernel& k);
 // many bytes (one array at most 64 KiB). Past it a CPU worker's stack
 // would overflow; the frontend and the tile lowering refuse such kernels.
 constexpr int64_t kPrivateScratchLimit = int64_t(1) << 20;
-// The bytes of `k`'s local arrays that are private to a work item.
+// The bytes of `k`'s local arrays that are private to a work item, and of
+// those a workgroup shares (tack.shared).
 int64_t private_scratch_bytes(const Kernel& k);
+int64_t shared_scratch_bytes(const Kernel& k);
 
 // The lanes of one workgroup on the backends that have workgroups: parallel
 // iteration i runs on lane i % kWorkgroupLanes of group i / kWorkgroupLanes

@@ -90,15 +90,9 @@ Lowered lower(const Kernel& kernel, const CompileOptions& options, const Lowerin
   }
   if (out.kernel) {
     out.workgroups = true;
-    int64_t shared = 0;
-    for (const ir::Param& p : out.kernel->params)
-      if (p.kind == ir::ParamKind::LocalArray && p.shared) {
-        int64_t bytes = size_of(p.dtype);
-        for (int64_t e : p.local_shape) bytes *= e;
-        shared += bytes;
-      }
     out.plan = "; in workgroups: one group of " + std::to_string(target.workgroup_lanes) +
-               " lanes per iteration of the launch nest, tiles in " + std::to_string(shared) + " of its " +
+               " lanes per iteration of the launch nest, tiles in " +
+               std::to_string(ir::shared_scratch_bytes(*out.kernel)) + " of its " +
                std::to_string(target.shared_bytes) + " bytes of shared memory\n";
     return out;
   }
