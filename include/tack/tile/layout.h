@@ -19,8 +19,10 @@
 //   and a worked example. docs/tile/layout.md is the reference page.
 //
 // Operations reason only with static leaves. An operation that needs a value
-// hidden by a dynamic leaf returns an unknown Failure; a dynamic leaf it does
-// not need to inspect passes through unchanged.
+// hidden by a dynamic or symbolic leaf returns an unknown Failure; such a leaf
+// it does not need to inspect passes through unchanged. The constructors of
+// index maps (compact_layout, projection, permutation) build symbolic strides
+// over dynamic extents, which the prover reasons about.
 #pragma once
 
 #include <cstdint>
@@ -69,10 +71,11 @@ using Tiler = std::vector<Layout>;
 Layout make_layout(const std::vector<Layout>& modes);
 
 // The compact column-major layout of `shape`: stride of each leaf = product of
-// the extents before it.
-// @pre   every extent static, except that the last leaf may be dynamic.
+// the extents before it, symbolic after a dynamic extent.
+// @pre   the product of the static extents fits 64 bits.
 // @post  result is a bijection from [0, size) onto [0, size), result(i) == i.
 // Example: compact_layout((4,(2,3))) == (4,(2,3)):(1,(4,8))
+//          compact_layout((?1,4,?2)) == (?1,4,?2):(1,?1,4*?1)
 Result<Layout> compact_layout(const IntTuple& shape);
 
 std::size_t rank(const Layout& a);
@@ -285,8 +288,9 @@ Result<std::int64_t> max_common_vector(const Layout& a, const Layout& b);
 // The projection of the coordinate space `shape` onto the modes `keep`: maps
 // a point of shape to the colexicographic index of its kept sub-coordinate in
 // the space (shape[keep[0]], shape[keep[1]], ...). Dropped modes get stride 0.
-// @pre   keep holds distinct top-level mode indices of shape; every kept
-//        extent static, except that the last kept mode may be dynamic.
+// @pre   keep holds distinct top-level mode indices of shape; the product of
+//        the kept static extents fits 64 bits (strides after a dynamic
+//        extent are symbolic).
 // @post  result(c) == index of (c[keep[0]], c[keep[1]], ...) in the kept space;
 //        result is surjective onto [0, product of kept extents).
 // Example: projection((4,3,2), {0,2}) == (4,3,2):(1,0,4)

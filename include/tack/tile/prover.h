@@ -14,8 +14,12 @@
 //                     leaves alone already break the bound.
 //   injectivity       PROVEN when the leaves, sorted by |stride|, form a
 //                     (gapped) mixed radix: each |stride| >= the previous
-//                     |stride| * extent; the largest leaf's extent may be
-//                     dynamic. DISPROVEN by an explicit colliding pair: a
+//                     |stride| * extent. Extents and strides may be symbolic
+//                     (monomials over run-time extents, each >= 1): the
+//                     inequality holds for every value when the right side's
+//                     symbols are among the left's and its |coefficient| is
+//                     no larger, so compact layouts over run-time extents are
+//                     proven. DISPROVEN by an explicit colliding pair: a
 //                     stride-0 leaf, or a nonzero difference vector delta with
 //                     |delta_k| < extent_k and sum delta_k * stride_k == 0,
 //                     found by solving the two largest leaves with the
@@ -27,6 +31,9 @@
 //                     reachable by the leaves so far are an interval [0, r]
 //                     as long as each next stride is <= r + 1; the first
 //                     stride that jumps further proves r + 1 is never taken.
+//                     Onto a symbolic size n: PROVEN for a mixed radix
+//                     without gaps (strides 1, e0, e0*e1, ... in some order)
+//                     whose extents multiply to n; UNKNOWN otherwise.
 #pragma once
 
 #include <cstdint>
@@ -66,6 +73,9 @@ Verdict prove_injective(const Layout& a);
 Verdict prove_surjective(const Layout& a, std::int64_t n);
 // Injective and surjective onto [0, n).
 Verdict prove_bijective(const Layout& a, std::int64_t n);
+// The same onto [0, n) for a leaf n that may be symbolic (the product of a
+// nest's run-time extents, say).
+Verdict prove_bijective(const Layout& a, const IntTuple& n);
 
 // Legality checks for other passes. Each accepts only a proof: UNKNOWN and
 // DISPROVEN both reject.
@@ -77,5 +87,6 @@ bool is_legal_store_layout(const Layout& a, std::int64_t extent);
 bool is_legal_load_layout(const Layout& a, std::int64_t extent);
 // A relabeling of [0, n): every element exactly once.
 bool is_legal_bijection(const Layout& a, std::int64_t n);
+bool is_legal_bijection(const Layout& a, const IntTuple& n);
 
 }  // namespace tack::tile

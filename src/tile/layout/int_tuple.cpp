@@ -2,6 +2,7 @@
 
 #include "layout_internal.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <stdexcept>
@@ -25,6 +26,30 @@ IntTuple IntTuple::dynamic(SymbolId symbol, std::optional<std::int64_t> runtime_
   return t;
 }
 
+IntTuple IntTuple::symbolic(std::int64_t coefficient, std::vector<IntTuple> factors) {
+  std::vector<IntTuple> symbols;
+  for (const IntTuple& f : factors) {
+    if (f.is_dynamic_leaf()) {
+      symbols.push_back(f);
+    } else if (f.is_symbolic_leaf()) {
+      if (__builtin_mul_overflow(coefficient, f.value_, &coefficient))
+        throw std::invalid_argument("IntTuple::symbolic: the coefficient overflows 64 bits.");
+      symbols.insert(symbols.end(), f.factors_.begin(), f.factors_.end());
+    } else {
+      throw std::invalid_argument("IntTuple::symbolic: the factor " + to_string(f) + " is not a dynamic leaf.");
+    }
+  }
+  if (coefficient == 0 || symbols.empty()) return IntTuple(coefficient);
+  if (coefficient == 1 && symbols.size() == 1) return symbols.front();
+  std::stable_sort(symbols.begin(), symbols.end(),
+                   [](const IntTuple& a, const IntTuple& b) { return a.symbol_ < b.symbol_; });
+  IntTuple t;
+  t.kind_ = Kind::symbolic_leaf;
+  t.value_ = coefficient;
+  t.factors_ = std::move(symbols);
+  return t;
+}
+
 IntTuple IntTuple::tuple(std::vector<IntTuple> children) {
   if (children.empty()) throw std::invalid_argument("IntTuple::tuple: a tuple needs at least one entry.");
   IntTuple t;
@@ -45,7 +70,24 @@ SymbolId IntTuple::symbol() const {
 
 std::optional<std::int64_t> IntTuple::runtime_value() const {
   if (kind_ == Kind::static_leaf || (kind_ == Kind::dynamic_leaf && bound_)) return value_;
-  return std::nullopt;
+  if (kind_ != Kind::symbolic_leaf) return std::nullopt;
+  std::int64_t v = value_;
+  for (const IntTuple& f : factors_) {
+    std::optional<std::int64_t> x = f.runtime_value();
+    if (!x || __builtin_mul_overflow(v, *x, &v)) return std::nullopt;
+  }
+  return v;
+}
+
+std::int64_t IntTuple::coefficient() const {
+  if (kind_ == Kind::tuple) throw std::logic_error("IntTuple::coefficient: " + to_string(*this) + " is a tuple.");
+  return kind_ == Kind::dynamic_leaf ? 1 : value_;
+}
+
+std::vector<IntTuple> IntTuple::factors() const {
+  if (kind_ == Kind::tuple) throw std::logic_error("IntTuple::factors: " + to_string(*this) + " is a tuple.");
+  if (kind_ == Kind::dynamic_leaf) return {*this};
+  return factors_;
 }
 
 bool IntTuple::operator==(const IntTuple& other) const {
@@ -54,6 +96,7 @@ bool IntTuple::operator==(const IntTuple& other) const {
     case Kind::static_leaf: return value_ == other.value_;
     case Kind::dynamic_leaf:
       return symbol_ == other.symbol_ && bound_ == other.bound_ && (!bound_ || value_ == other.value_);
+    case Kind::symbolic_leaf: return value_ == other.value_ && factors_ == other.factors_;
     case Kind::tuple: return children_ == other.children_;
   }
   return false;
@@ -113,6 +156,18 @@ Result<std::int64_t> product(const IntTuple& t) {
   return p;
 }
 
+Result<IntTuple> symbolic_product(const IntTuple& t) {
+  std::int64_t coefficient = 1;
+  std::vector<IntTuple> factors;
+  for (const IntTuple& leaf : leaves(t)) {
+    if (__builtin_mul_overflow(coefficient, leaf.coefficient(), &coefficient))
+      return inadmissible("symbolic_product: the coefficient of " + to_string(t) + " overflows 64 bits.");
+    if (!leaf.is_static_leaf())
+      for (IntTuple& f : leaf.factors()) factors.push_back(std::move(f));
+  }
+  return IntTuple::symbolic(coefficient, std::move(factors));
+}
+
 IntTuple bind(const IntTuple& t, const std::map<SymbolId, std::int64_t>& values) {
   if (t.is_tuple()) {
     std::vector<IntTuple> children;
@@ -123,6 +178,11 @@ IntTuple bind(const IntTuple& t, const std::map<SymbolId, std::int64_t>& values)
   if (t.is_dynamic_leaf()) {
     auto it = values.find(t.symbol());
     if (it != values.end()) return IntTuple::dynamic(t.symbol(), it->second);
+  }
+  if (t.is_symbolic_leaf()) {
+    std::vector<IntTuple> factors;
+    for (const IntTuple& f : t.factors()) factors.push_back(bind(f, values));
+    return IntTuple::symbolic(t.coefficient(), std::move(factors));
   }
   return t;
 }
@@ -136,6 +196,14 @@ std::string to_string(const IntTuple& t) {
     if (auto v = t.runtime_value()) {
       s += '=';
       s += std::to_string(*v);
+    }
+    return s;
+  }
+  if (t.is_symbolic_leaf()) {
+    std::string s = t.coefficient() == 1 ? "" : std::to_string(t.coefficient());
+    for (const IntTuple& f : t.factors()) {
+      if (!s.empty()) s += '*';
+      s += to_string(f);
     }
     return s;
   }
@@ -176,6 +244,31 @@ class TupleParser {
       }
       return IntTuple::tuple(std::move(children));
     }
+    // A leaf: one term, or terms joined by '*' (a symbolic leaf).
+    Result<IntTuple> first = parse_term();
+    if (!first) return first;
+    skip_space();
+    if (!at('*')) return first;
+    std::int64_t coefficient = 1;
+    std::vector<IntTuple> factors;
+    auto take = [&](const IntTuple& term) {
+      if (term.is_static_leaf()) return !__builtin_mul_overflow(coefficient, term.value(), &coefficient);
+      factors.push_back(term);
+      return true;
+    };
+    if (!take(*first)) return error("the coefficient overflows 64 bits");
+    while (at('*')) {
+      ++pos_;
+      Result<IntTuple> term = parse_term();
+      if (!term) return term;
+      if (!take(*term)) return error("the coefficient overflows 64 bits");
+      skip_space();
+    }
+    return IntTuple::symbolic(coefficient, std::move(factors));
+  }
+
+  Result<IntTuple> parse_term() {
+    skip_space();
     if (at('?')) {
       ++pos_;
       auto symbol = parse_integer();

@@ -10,7 +10,8 @@ namespace tack::tile {
 namespace {
 
 bool extents_valid(const IntTuple& shape) {
-  if (shape.is_leaf()) return !shape.is_static_leaf() || shape.value() >= 1;
+  // A symbolic extent is its coefficient times symbols that are each >= 1.
+  if (shape.is_leaf()) return shape.is_dynamic_leaf() || shape.coefficient() >= 1;
   for (const IntTuple& c : shape.children())
     if (!extents_valid(c)) return false;
   return true;

@@ -10,9 +10,9 @@ namespace tack::tile {
 namespace {
 
 // Column-major strides of `shape`, continuing from `running` (the product of
-// the extents before it); running becomes nullopt once a dynamic extent has
-// been multiplied in, and a stride needed after that is unknown.
-Result<IntTuple> compact_strides(const IntTuple& shape, std::optional<std::int64_t>& running) {
+// the extents before it, static or symbolic: the stride after the extents 4
+// and ?1 is 4*?1).
+Result<IntTuple> compact_strides(const IntTuple& shape, IntTuple& running) {
   if (shape.is_tuple()) {
     std::vector<IntTuple> out;
     for (std::size_t i = 0; i < shape.rank(); ++i) {
@@ -22,17 +22,10 @@ Result<IntTuple> compact_strides(const IntTuple& shape, std::optional<std::int64
     }
     return IntTuple::tuple(std::move(out));
   }
-  if (!running)
-    return unknown("compact strides: a stride follows a dynamic extent, so its value is not known.");
-  IntTuple stride(*running);
-  if (shape.is_static_leaf()) {
-    std::int64_t next;
-    if (__builtin_mul_overflow(*running, shape.value(), &next))
-      return inadmissible("compact strides: the product of the extents overflows 64 bits.");
-    running = next;
-  } else {
-    running = std::nullopt;
-  }
+  IntTuple stride = running;
+  Result<IntTuple> next = symbolic_product(IntTuple::tuple({running, shape}));
+  if (!next) return inadmissible("compact strides: the product of the extents overflows 64 bits.");
+  running = std::move(next).value();
   return stride;
 }
 
@@ -59,7 +52,7 @@ Result<Layout> projection(const IntTuple& shape, const std::vector<std::size_t>&
   auto mode_of = [&](std::size_t i) -> const IntTuple& { return shape.is_leaf() ? shape : shape[i]; };
   std::vector<IntTuple> strides;
   for (std::size_t i = 0; i < r; ++i) strides.push_back(zeros_like(mode_of(i)));
-  std::optional<std::int64_t> running = 1;
+  IntTuple running = 1;
   for (std::size_t k : keep) {
     Result<IntTuple> s = compact_strides(mode_of(k), running);
     if (!s) return detail::with_context(s.failure(), where());

@@ -68,6 +68,49 @@ Verdict verdict(Truth t, std::string reason) {
   return v;
 }
 
+// A leaf as a monomial: its coefficient times symbols that each stand for an
+// integer >= 1 (a static leaf has none).
+struct Monomial {
+  i128 coefficient = 0;
+  std::vector<SymbolId> symbols;  // sorted, with repeats
+};
+
+Monomial monomial(const IntTuple& leaf) {
+  Monomial m{leaf.coefficient(), {}};
+  if (!leaf.is_static_leaf())
+    for (const IntTuple& f : leaf.factors()) m.symbols.push_back(f.symbol());
+  std::sort(m.symbols.begin(), m.symbols.end());
+  return m;
+}
+
+Monomial times(const Monomial& a, const Monomial& b) {
+  Monomial m{a.coefficient * b.coefficient, a.symbols};
+  m.symbols.insert(m.symbols.end(), b.symbols.begin(), b.symbols.end());
+  std::sort(m.symbols.begin(), m.symbols.end());
+  return m;
+}
+
+i128 magnitude(i128 v) { return v < 0 ? -v : v; }
+
+bool same(const Monomial& a, const Monomial& b) { return a.coefficient == b.coefficient && a.symbols == b.symbols; }
+
+// |a| >= |b| for every value of the symbols: b's symbols are among a's and
+// |a's coefficient| >= |b's|, so |a| / |b| is a product of factors >= 1.
+bool at_least(const Monomial& a, const Monomial& b) {
+  return std::includes(a.symbols.begin(), a.symbols.end(), b.symbols.begin(), b.symbols.end()) &&
+         magnitude(a.coefficient) >= magnitude(b.coefficient);
+}
+
+// The order in which a mixed radix's strides grow: along a chain in which
+// each |stride| is at least the previous |stride| times an extent >= 2, the
+// number of symbols never falls and, where it stays, the coefficient grows,
+// so sorting by (symbols, |coefficient|) finds the chain if there is one.
+bool grows_before(const Monomial& a, const Monomial& b) {
+  if (a.symbols.size() != b.symbols.size()) return a.symbols.size() < b.symbols.size();
+  if (magnitude(a.coefficient) != magnitude(b.coefficient)) return magnitude(a.coefficient) < magnitude(b.coefficient);
+  return a.symbols < b.symbols;
+}
+
 bool is_unit(const Leaf& l) { return l.extent && *l.extent == 1; }
 bool is_zero_stride(const Leaf& l) { return l.stride && *l.stride == 0; }
 bool is_known(const Leaf& l) { return l.extent && l.stride; }
@@ -264,28 +307,38 @@ Verdict prove_injective(const Layout& a) {
   const std::vector<Leaf> leaves = read_leaves(a);
   const std::size_t n = leaves.size();
 
-  // Mixed radix: sorted by |stride|, each leaf starts beyond the reach of those below.
+  // Mixed radix: sorted by |stride|, each leaf starts beyond the reach of
+  // those below. Extents and strides are monomials, so a compact layout over
+  // run-time extents, whose strides are products of them, is decided too. A
+  // symbol is known to be >= 1 only as an extent; a stride over any other
+  // symbol (which may be 0 or negative) leaves this argument out.
   {
+    std::vector<SymbolId> extent_symbols;
+    for (const Leaf& l : leaves)
+      for (SymbolId s : monomial(*l.shape).symbols) extent_symbols.push_back(s);
+    std::sort(extent_symbols.begin(), extent_symbols.end());
     std::vector<std::size_t> moving;
+    std::vector<Monomial> stride(n), extent(n);
     bool decidable = true;
     for (std::size_t k = 0; k < n; ++k) {
       if (is_unit(leaves[k])) continue;
-      if (!leaves[k].stride || *leaves[k].stride == 0) {
+      stride[k] = monomial(*leaves[k].stride_leaf);
+      extent[k] = monomial(*leaves[k].shape);
+      bool known_sign = std::all_of(stride[k].symbols.begin(), stride[k].symbols.end(), [&](SymbolId s) {
+        return std::binary_search(extent_symbols.begin(), extent_symbols.end(), s);
+      });
+      if (is_zero_stride(leaves[k]) || !known_sign) {
         decidable = false;
         break;
       }
       moving.push_back(k);
     }
     if (decidable) {
-      std::stable_sort(moving.begin(), moving.end(), [&](std::size_t x, std::size_t y) {
-        return std::abs(*leaves[x].stride) < std::abs(*leaves[y].stride);
-      });
+      std::stable_sort(moving.begin(), moving.end(),
+                       [&](std::size_t x, std::size_t y) { return grows_before(stride[x], stride[y]); });
       bool radix = true;
-      for (std::size_t i = 0; radix && i + 1 < moving.size(); ++i) {
-        const Leaf& l = leaves[moving[i]];
-        radix = l.extent && static_cast<i128>(std::abs(*leaves[moving[i + 1]].stride)) >=
-                                static_cast<i128>(std::abs(*l.stride)) * *l.extent;
-      }
+      for (std::size_t i = 0; radix && i + 1 < moving.size(); ++i)
+        radix = at_least(stride[moving[i + 1]], times(stride[moving[i]], extent[moving[i]]));
       if (radix)
         return verdict(Truth::proven,
                        "sorted by |stride|, the leaves form a mixed radix: each |stride| is at least the previous "
@@ -407,6 +460,35 @@ Verdict prove_bijective(const Layout& a, std::int64_t n) {
   return verdict(Truth::proven, "injective (" + one_to_one.reason + ") and onto [0, " + std::to_string(n) + ").");
 }
 
+Verdict prove_bijective(const Layout& a, const IntTuple& n) {
+  if (n.is_tuple()) return verdict(Truth::unknown, "the size " + to_string(n) + " is a tuple, not an integer.");
+  if (n.is_static_leaf()) return prove_bijective(a, n.value());
+  Verdict one_to_one = prove_injective(a);
+  if (one_to_one.truth == Truth::disproven) return one_to_one;
+  // A mixed radix without gaps from stride 1: the leaves' strides are 1,
+  // e0, e0*e1, ... in some order, and n is the product of the extents. Then
+  // each value of [0, n) has exactly one digit expansion in those radices.
+  std::vector<Leaf> leaves = read_leaves(a);
+  std::vector<std::pair<Monomial, Monomial>> moving;  // (stride, extent)
+  for (const Leaf& l : leaves)
+    if (!is_unit(l)) moving.emplace_back(monomial(*l.stride_leaf), monomial(*l.shape));
+  std::stable_sort(moving.begin(), moving.end(),
+                   [](const auto& x, const auto& y) { return grows_before(x.first, y.first); });
+  Monomial next{1, {}};  // the stride the next leaf must have
+  bool tight = true;
+  for (const auto& [stride, extent] : moving) {
+    tight = tight && same(stride, next);
+    next = times(stride, extent);
+  }
+  if (tight && same(next, monomial(n)))
+    return verdict(Truth::proven, "sorted by stride, the strides are 1 and each the previous stride times its extent, "
+                                  "and the extents multiply to " + to_string(n) + ": a mixed radix onto [0, " +
+                                  to_string(n) + ").");
+  return verdict(Truth::unknown, "the size " + to_string(n) +
+                                     " is symbolic, and the layout is not a mixed radix without gaps from stride 1 "
+                                     "whose extents multiply to it.");
+}
+
 bool is_legal_store_layout(const Layout& a, std::int64_t extent) {
   return prove_total(a, extent).proven() && prove_injective(a).proven();
 }
@@ -414,5 +496,7 @@ bool is_legal_store_layout(const Layout& a, std::int64_t extent) {
 bool is_legal_load_layout(const Layout& a, std::int64_t extent) { return prove_total(a, extent).proven(); }
 
 bool is_legal_bijection(const Layout& a, std::int64_t n) { return prove_bijective(a, n).proven(); }
+
+bool is_legal_bijection(const Layout& a, const IntTuple& n) { return prove_bijective(a, n).proven(); }
 
 }  // namespace tack::tile

@@ -36,6 +36,16 @@ TEST(LayoutGolden, Notation) {
   EXPECT_EQ(to_string(L("(_4,_2):(_1,_4)")), "(4,2):(1,4)");
   EXPECT_EQ(to_string(L("(4):(2)")), "(4):(2)");
   EXPECT_EQ(to_string(L("(?3,4):(1,?5=16)")), "(?3,4):(1,?5=16)");
+  // Symbolic leaves: coefficient first, factors sorted by symbol, 1* and
+  // *1 dropped; bound factors keep their values.
+  EXPECT_EQ(to_string(L("(?3,4,?4):(1,?3,?3*4)")), "(?3,4,?4):(1,?3,4*?3)");
+  EXPECT_EQ(to_string(T("?4*2*?3=5*3")), "6*?3=5*?4");
+  EXPECT_EQ(to_string(T("1*?3*1")), "?3");
+  EXPECT_EQ(to_string(T("0*?3")), "0");
+  EXPECT_EQ(T("2*?3=5*?4=7").runtime_value(), 70);
+  EXPECT_EQ(T("2*?3=5*?4").runtime_value(), std::nullopt);
+  EXPECT_EQ(to_string(bind(T("2*?3*?4"), {{3, 5}})), "2*?3=5*?4");
+  EXPECT_FALSE(parse_layout("(?3,4):(1,?3*)"));
   EXPECT_EQ(to_string(L("3:-2")), "3:-2");
   EXPECT_FALSE(parse_layout("-3:2"));
   EXPECT_FALSE(parse_layout("(4,2):(1)"));

@@ -143,7 +143,48 @@ TEST(LayoutProver, DynamicFragment) {
   EXPECT_TRUE(prove_total(dyn("(4,?N):(1,0)"), 4).proven());
   EXPECT_TRUE(prove_total(dyn("(8,?N):(10,4)"), 64).disproven());  // 7*10 alone is out
   EXPECT_EQ(prove_surjective(dyn("(4,?N):(1,4)"), 64).truth, Truth::unknown);
-  EXPECT_EQ(prove_injective(dyn("(4,?N):(?N,1)")).truth, Truth::unknown);
+  // A stride that is a run-time extent: i*?N + j is a mixed radix.
+  const Layout row_major = dyn("(4,?N):(?N,1)");
+  EXPECT_TRUE(prove_injective(row_major).proven());
+  for (std::int64_t value : {1, 2, 5}) EXPECT_TRUE(*check::is_injective(bind(row_major, {{n, value}})));
+  // A stride over a symbol that is no extent may be 0 or negative.
+  EXPECT_EQ(prove_injective(L("(4,8):(1,?" + std::to_string(fresh_symbol()) + ")")).truth, Truth::unknown);
+}
+
+// Symbolic strides: compact layouts over run-time extents, as the lowering
+// builds for a launch nest, and the remaps of their modes.
+TEST(LayoutProver, SymbolicStrides) {
+  const IntTuple a = IntTuple::dynamic(fresh_symbol()), b = IntTuple::dynamic(fresh_symbol());
+  const IntTuple shape = IntTuple::tuple({a, 4, b});
+  const Layout compact = *compact_layout(shape);
+  const IntTuple size = *symbolic_product(shape);
+  EXPECT_EQ(to_string(compact.stride()), "(1," + to_string(a) + ",4*" + to_string(a) + ")");
+  const Verdict v = prove_bijective(compact, size);
+  EXPECT_TRUE(v.proven()) << v.reason;
+  // Every permutation of the modes is a bijection onto the same size.
+  for (std::vector<std::size_t> order : {std::vector<std::size_t>{2, 0, 1}, {1, 2, 0}, {2, 1, 0}}) {
+    const Layout p = *permutation(shape, order);
+    const Verdict w = prove_bijective(p, size);
+    EXPECT_TRUE(w.proven()) << to_string(p) << ": " << w.reason;
+  }
+  // Dropping a mode (a projection) is not injective, and a size short of
+  // the product is not proven.
+  EXPECT_FALSE(prove_bijective(*projection(shape, {0, 2}), size).proven());
+  EXPECT_FALSE(prove_bijective(compact, *symbolic_product(IntTuple::tuple({a, 4}))).proven());
+  EXPECT_FALSE(prove_bijective(compact, *symbolic_product(IntTuple::tuple({a, 2, b}))).proven());
+  // A gap: the stride 8*a after the extent 4 skips values.
+  const Layout gapped(shape, IntTuple::tuple({1, a, *symbolic_product(IntTuple::tuple({8, a}))}));
+  EXPECT_TRUE(prove_injective(gapped).proven());
+  EXPECT_FALSE(prove_bijective(gapped, size).proven());
+  // The finite checker agrees on every bound value tried.
+  for (std::int64_t x : {1, 2, 3})
+    for (std::int64_t y : {1, 3}) {
+      const std::map<SymbolId, std::int64_t> values{{a.symbol(), x}, {b.symbol(), y}};
+      EXPECT_TRUE(*check::is_injective(bind(compact, values)) && *check::is_surjective(bind(compact, values), x * 4 * y));
+      EXPECT_TRUE(*check::is_surjective(bind(*permutation(shape, {2, 0, 1}), values), x * 4 * y));
+      EXPECT_TRUE(*check::is_injective(bind(gapped, values)));
+      EXPECT_EQ(*bind(size, values).runtime_value(), x * 4 * y);
+    }
 }
 
 TEST(LayoutProver, LegalityChecksRejectUnknown) {
