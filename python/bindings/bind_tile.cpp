@@ -139,9 +139,10 @@ void bind_tile(nb::module_& m) {
     m.def(
         "tile_compile",
         [](const tile::Kernel& k, const std::string& device, bool simd_lanes, bool overlap_stages,
-           std::pair<int, int> mma_block, const std::string& workgroups) {
+           std::pair<int, int> mma_block, const std::string& workgroups, bool fuse_nest) {
             using W = tile::CompileOptions::Workgroups;
             tile::CompileOptions options{simd_lanes, overlap_stages, {mma_block.first, mma_block.second}};
+            options.fuse_nest = fuse_nest;
             if (workgroups == "fill") options.workgroups = W::fill;
             else if (workgroups == "always") options.workgroups = W::always;
             else if (workgroups == "never") options.workgroups = W::never;
@@ -151,22 +152,26 @@ void bind_tile(nb::module_& m) {
             return tile::compile(device, k, options);
         },
         nb::arg("kernel"), nb::arg("device"), nb::arg("simd_lanes") = true, nb::arg("overlap_stages") = false,
-        nb::arg("mma_block") = std::pair<int, int>{0, 0}, nb::arg("workgroups") = "fill",
+        nb::arg("mma_block") = std::pair<int, int>{0, 0}, nb::arg("workgroups") = "fill", nb::arg("fuse_nest") = false,
         "Compiles a tile kernel for a device; simd_lanes=False runs the CPU's iterations one at a time, "
         "overlap_stages=True overlaps pipeline stages across iterations where that is legal, "
         "mma_block=(rows, cols) sets mma's register block ((0, 0): the device's), workgroups ('fill', 'always', "
-        "'never') where a GPU backend runs an iteration in a workgroup (tack/tile/compile.h).");
+        "'never') where a GPU backend runs an iteration in a workgroup, fuse_nest=True binds the launch's parallel "
+        "nest to one dimension where the layout prover proves that a bijection (tack/tile/compile.h).");
     m.def(
         "tile_lowered_ir",
-        [](const tile::Kernel& k, bool workgroups, bool overlap_stages) {
+        [](const tile::Kernel& k, bool workgroups, bool overlap_stages, bool fuse_nest) {
             tile::CompileOptions options;
             options.overlap_stages = overlap_stages;
+            options.fuse_nest = fuse_nest;
             options.workgroups = tile::CompileOptions::Workgroups::always;
             return tile::lowered_kernel_ir(k, options, workgroups ? tile::workgroup_target() : tile::LoweringTarget{});
         },
         nb::arg("kernel"), nb::arg("workgroups") = false, nb::arg("overlap_stages") = false,
+        nb::arg("fuse_nest") = false,
         "The kernel IR a tile kernel lowers to, as text: for the CPU, or with workgroups=True for the GPU "
-        "backends' workgroups wherever they can take it; the first line says how it runs.");
+        "backends' workgroups wherever they can take it; the first comment lines say how it runs and how its "
+        "parallel nest binds to the launch.");
 
     m.def("tile_interpret", &interpret, nb::arg("kernel"), nb::arg("args"),
           "Runs a tile kernel in the TileIR interpreter over the views launch takes: the correctness oracle.");

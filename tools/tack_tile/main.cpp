@@ -1,7 +1,8 @@
 // tack-tile: prints what the compiler makes of a tile kernel.
 //
 //   tack-tile (FILE.tir | --lib NAME) [--tile] [--ir] [--llvm] [--unit-strides] [--overlap-stages]
-//             [--simd-lanes] [--matmul-tiles M,N,K[,L]] [--workgroups | --always-workgroups] [--opencl]
+//             [--simd-lanes] [--fuse-nest] [--matmul-tiles M,N,K[,L]] [--workgroups | --always-workgroups]
+//             [--opencl]
 //
 // FILE.tir is TileIR in its text form (tack/tile/printer.h); --lib NAME takes
 // a reference-library kernel with its default configuration (--lib list
@@ -15,7 +16,10 @@
 // CompileOptions::overlap_stages: pipeline stages overlapped across
 // iterations where that is legal (the plan says, per pipeline).
 // --simd-lanes makes --llvm's code run the parallel iterations in SIMD lanes
-// (what tack.tile asks for matmul, einsum and merge_runs); --matmul-tiles
+// (what tack.tile asks for matmul, einsum and merge_runs); --fuse-nest
+// binds the launch nest to one dimension (CompileOptions::fuse_nest: the
+// plan's binding line says by which layout, and the prover's reason);
+// --matmul-tiles
 // takes `--lib matmul` with those tiles (and B packed into panels of L block
 // columns when a fourth number L is given), as tack.tile's autotuner builds
 // its candidates. --workgroups lowers for the GPU backends' workgroups
@@ -75,7 +79,8 @@ const std::map<std::string, std::function<tile::Kernel()>>& library() {
 
 int usage() {
   std::cerr << "usage: tack-tile (FILE.tir | --lib NAME) [--tile] [--ir] [--llvm] [--unit-strides] [--overlap-stages]\n"
-               "                 [--simd-lanes] [--matmul-tiles M,N,K[,L]] [--workgroups | --always-workgroups] [--opencl]\n";
+               "                 [--simd-lanes] [--fuse-nest] [--matmul-tiles M,N,K[,L]] [--workgroups | --always-workgroups]\n"
+               "                 [--opencl]\n";
   return 2;
 }
 
@@ -96,6 +101,7 @@ int main(int argc, char** argv) {
     else if (a == "--unit-strides") unit_strides = true;
     else if (a == "--overlap-stages") options.overlap_stages = true;
     else if (a == "--simd-lanes") simd_lanes = true;
+    else if (a == "--fuse-nest") options.fuse_nest = true;
     else if (a == "--workgroups") workgroups = true;
     else if (a == "--always-workgroups") {
       workgroups = true;

@@ -70,6 +70,15 @@ struct CompileOptions {
   // one lane. The CPU ignores it.
   enum class Workgroups { fill, always, never };
   Workgroups workgroups = Workgroups::fill;
+  // How the launch's parallel nest (its directly nested parallel regions)
+  // binds to the launch: one launch dimension per level, or one for the
+  // whole nest, innermost level fastest (docs/tile/compile.md, "Binding").
+  // The CPU runs whole SIMD groups only within one launch row, so a nest
+  // whose innermost extent is narrower than a group (a matrix product of
+  // few block columns) runs its iterations one at a time per level and in
+  // groups once fused. The fused form is taken only where the layout
+  // prover proves it a bijection onto the nest's iterations.
+  bool fuse_nest = false;
 };
 
 // What a lowering is for: a target without workgroups (the CPU), or one

@@ -423,7 +423,64 @@ void Emitter::emit_prologue_chain(const Value* v) {
   in_prologue_[v] = true;
 }
 
-std::unique_ptr<ir::Kernel> Emitter::run(const LaunchNest& nest) {
+void Emitter::bind_launch(const LaunchNest& nest, const ExecBinding& binding) {
+  auto add_dim = [&](int extent_var) {
+    ir::ParallelDim d;
+    d.var = new_var("i", ir::VarRole::LoopVar);
+    d.start = i64(0);
+    d.end = ref(extent_var);
+    d.step = i64(1);
+    out_->dims.push_back(std::move(d));
+    return out_->dims.back().var;
+  };
+  std::vector<int> extents;
+  for (const Operation* level : nest.levels) {
+    emit_prologue_chain(level->operand(0));
+    extents.push_back(scalar_var(level->operand(0)));
+  }
+  auto index_of = [&](size_t level, int var) {
+    storage_[nest.levels[level]->region(0).block(0).argument(0)] = Storage{Type::tile(Scalar::i64), var, -1, -1};
+  };
+  if (binding.form == ExecBinding::Form::per_level) {
+    for (size_t l = 0; l < nest.levels.size(); ++l) index_of(l, add_dim(extents[l]));
+    return;
+  }
+  // A symbolic leaf of the binding's layout as the product of the extents
+  // its symbols stand for.
+  auto value_of = [&](const IntTuple& leaf) {
+    ir::ExprPtr v = leaf.coefficient() == 1 && !leaf.is_static_leaf() ? nullptr : i64(leaf.coefficient());
+    if (!leaf.is_static_leaf())
+      for (const IntTuple& f : leaf.factors()) {
+        size_t l = 0;
+        while (binding.extents[l] != f.symbol()) ++l;
+        v = v ? ir::binary(ir::BinOp::Mul, std::move(v), ref(extents[l]), {}) : ref(extents[l]);
+      }
+    return v;
+  };
+  int size = new_var("nest_size");
+  assign(size, value_of(binding.size));
+  int fused = add_dim(size);
+  // In workgroups the lanes are the innermost dimension and the nest's
+  // index is the same on all of them.
+  if (!in_groups()) mark_varying(fused);
+  ir::Block* saved = block_;
+  block_ = &out_->body;
+  for (size_t l = 0; l < nest.levels.size(); ++l) {
+    const IntTuple& stride = binding.stride(l);
+    ir::ExprPtr at = ref(fused);
+    if (!(stride.is_static_leaf() && stride.value() == 1)) at = ir::binary(ir::BinOp::FloorDiv, std::move(at), value_of(stride), {});
+    // The level of the largest stride needs no remainder: the index is
+    // below the size, so the quotient is already below its extent.
+    Result<IntTuple> reach = symbolic_product(IntTuple::tuple({stride, IntTuple::dynamic(binding.extents[l])}));
+    if (!(reach && *reach == binding.size)) at = ir::binary(ir::BinOp::Mod, std::move(at), ref(extents[l]), {});
+    int index = new_var("i");
+    assign(index, std::move(at));
+    index_of(l, index);
+  }
+  block_ = saved;
+}
+
+std::unique_ptr<ir::Kernel> Emitter::run(const LaunchNest& nest, const ExecBinding& binding) {
   out_ = std::make_unique<ir::Kernel>();
   out_->name = kernel_.name();
   out_->origins.push_back(ir::Origin{kernel_.name(), true, nullptr});
@@ -434,16 +491,7 @@ std::unique_ptr<ir::Kernel> Emitter::run(const LaunchNest& nest) {
     emit_op(*op);
     in_prologue_[op->result()] = true;
   }
-  for (const Operation* level : nest.levels) {
-    emit_prologue_chain(level->operand(0));
-    ir::ParallelDim d;
-    d.var = new_var("i", ir::VarRole::LoopVar);
-    d.start = i64(0);
-    d.end = ref(scalar_var(level->operand(0)));
-    d.step = i64(1);
-    out_->dims.push_back(std::move(d));
-    storage_[level->region(0).block(0).argument(0)] = Storage{Type::tile(Scalar::i64), out_->dims.back().var, -1, -1};
-  }
+  bind_launch(nest, binding);
   auto add_dim = [&](const char* name, int64_t extent) {
     ir::ParallelDim d;
     d.var = new_var(name, ir::VarRole::LoopVar);

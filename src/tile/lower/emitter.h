@@ -1,4 +1,4 @@
-// Pass 2 of lowering TileIR to Tack's kernel IR: emit the kernel IR.
+// Pass 3 of lowering TileIR to Tack's kernel IR: emit the kernel IR.
 //
 // Shared state of the emitter, whose parts live one concern per file:
 //   emitter.cpp            storage, expression helpers, blocks, the launch
@@ -41,6 +41,7 @@
 #include "ir/ir.h"
 #include "tack/tile/ir.h"
 #include "tack/tile/printer.h"
+#include "tile/lower/exec_binding.h"
 #include "tile/lower/launch_nest.h"
 #include "tile/lower/lower.h"
 #include "tile/lower/pipeline_schedule.h"
@@ -112,7 +113,7 @@ struct NoWorkgroupFit {
 class Emitter {
  public:
   Emitter(const Kernel& kernel, const CompileOptions& options, const LoweringTarget& target = {});
-  std::unique_ptr<ir::Kernel> run(const LaunchNest& nest);
+  std::unique_ptr<ir::Kernel> run(const LaunchNest& nest, const ExecBinding& binding);
 
   // --- emitter.cpp -----------------------------------------------------------
   [[noreturn]] void refuse(const Operation& op, const std::string& why) const;
@@ -170,6 +171,9 @@ class Emitter {
   void emit_op(const Operation& op);   // dispatch(), then sync()
   void dispatch(const Operation& op);
   void emit_prologue_chain(const Value* v);
+  // The launch's dimensions for the nest's levels under `binding`, and
+  // each level's index.
+  void bind_launch(const LaunchNest& nest, const ExecBinding& binding);
 
   // --- emit_elementwise.cpp --------------------------------------------------
   void emit_elementwise(const Operation& op);

@@ -9,15 +9,16 @@
 #include "tack/tile/printer.h"
 #include "tack/tile/verifier.h"
 #include "tile/lower/emitter.h"
+#include "tile/lower/exec_binding.h"
 #include "tile/lower/launch_nest.h"
 
 namespace tack::tile::lower {
 
 namespace {
 
-std::unique_ptr<ir::Kernel> emit(const Kernel& kernel, const LaunchNest& nest, const CompileOptions& options,
-                                 const LoweringTarget& target) {
-  std::unique_ptr<ir::Kernel> k = Emitter(kernel, options, target).run(nest);
+std::unique_ptr<ir::Kernel> emit(const Kernel& kernel, const LaunchNest& nest, const ExecBinding& binding,
+                                 const CompileOptions& options, const LoweringTarget& target) {
+  std::unique_ptr<ir::Kernel> k = Emitter(kernel, options, target).run(nest, binding);
   ir::verify(*k, ir::Stage::Lowered, "lower_tile");
   // Every constant is cast to its type, so no literal is weak and the
   // fallback precision decides nothing.
@@ -64,6 +65,7 @@ Lowered lower(const Kernel& kernel, const CompileOptions& options, const Lowerin
     if (auto problem = verify(kernel, &gpu_levels()))
       throw Error("compile @" + kernel.name() + ": its execution bindings do not fit a GPU's levels: " + *problem);
   LaunchNest nest = find_launch_nest(kernel);
+  const ExecBinding binding = bind_nest(nest, options.fuse_nest);
   Lowered out;
   std::string why_not;
   if (target.workgroup_lanes <= 0) {
@@ -79,7 +81,7 @@ Lowered lower(const Kernel& kernel, const CompileOptions& options, const Lowerin
     why_not = ValueNames(kernel).describe(*op) + " is bound to exec::" + op->attrs().name;
   } else {
     try {
-      out.kernel = emit(kernel, nest, options, target);
+      out.kernel = emit(kernel, nest, binding, options, target);
       if (auto failure = analysis::check_participation(*out.kernel).failure) {
         why_not = "a barrier would be " + failure->reason;
         out.kernel.reset();
@@ -93,11 +95,11 @@ Lowered lower(const Kernel& kernel, const CompileOptions& options, const Lowerin
     out.plan = "; in workgroups: one group of " + std::to_string(target.workgroup_lanes) +
                " lanes per iteration of the launch nest, tiles in " +
                std::to_string(ir::shared_scratch_bytes(*out.kernel)) + " of its " +
-               std::to_string(target.shared_bytes) + " bytes of shared memory\n";
+               std::to_string(target.shared_bytes) + " bytes of shared memory\n" + describe(binding);
     return out;
   }
-  out.kernel = emit(kernel, nest, options, LoweringTarget{});
-  out.plan = "; one iteration per lane, tiles private: " + why_not + "\n";
+  out.kernel = emit(kernel, nest, binding, options, LoweringTarget{});
+  out.plan = "; one iteration per lane, tiles private: " + why_not + "\n" + describe(binding);
   return out;
 }
 

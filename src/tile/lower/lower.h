@@ -25,7 +25,7 @@ namespace tack::tile::lower {
 struct Lowered {
   std::unique_ptr<ir::Kernel> kernel;
   bool workgroups = false;  // each nest iteration runs in one workgroup (emitter.h, "Workgroups")
-  std::string plan;         // one line: how it runs, and why not in workgroups where it does not
+  std::string plan;         // comment lines: how it runs (and why not in workgroups where it does not), and its binding
 };
 Lowered lower(const Kernel& kernel, const CompileOptions& options, const LoweringTarget& target);
 

@@ -66,7 +66,8 @@ std::vector<HostTensor> views(std::vector<Tensor>& ts) {
   return out;
 }
 
-// Where each test runs (a parameter of TileCompileLib): a device, or
+// Where each test runs (a parameter of TileCompileLib): a device,
+// "cpu_fused", the CPU with every launch nest fused into one dimension, or
 // "opencl_groups", OpenCL with every kernel in workgroups.
 class TileCompileLib : public ::testing::TestWithParam<std::string> {
  protected:
@@ -78,8 +79,10 @@ class TileCompileLib : public ::testing::TestWithParam<std::string> {
       GTEST_SKIP() << "no " << device() << " backend here: " << e.what();
     }
   }
-  std::string device() const { return GetParam() == "opencl_groups" ? "opencl" : GetParam(); }
-  bool on_cpu() const { return GetParam() == "cpu"; }
+  std::string device() const {
+    return GetParam() == "opencl_groups" ? "opencl" : GetParam() == "cpu_fused" ? "cpu" : GetParam();
+  }
+  bool on_cpu() const { return device() == "cpu"; }
 
   // Off the CPU, exp is the device's own math library (within 8 ulp, as the
   // CPU's is: docs/numerics.md). A kernel that normalizes by a sum of exps
@@ -114,6 +117,17 @@ void TileCompileLib::expect_same(const Kernel& kernel, const std::vector<Arg>& a
     chosen.workgroups = CompileOptions::Workgroups::always;
     std::string plan = lowered_kernel_ir(kernel, chosen, workgroup_target());
     ASSERT_EQ(plan.rfind("; in workgroups", 0), 0u) << kernel.name() << ": " << plan.substr(0, plan.find('\n'));
+  }
+  if (GetParam() == "cpu_fused") {
+    chosen.fuse_nest = true;
+    // Fused wherever the nest has two levels: never a silent fallback.
+    std::string plan = lowered_kernel_ir(kernel, chosen);
+    const size_t at = plan.find("; binding: ");
+    ASSERT_NE(at, std::string::npos) << kernel.name();
+    const std::string binding = plan.substr(at, plan.find('\n', at) - at);
+    ASSERT_TRUE(binding.find("the nest fused") != std::string::npos || binding.find("has one level") != std::string::npos ||
+                binding.find("no parallel nest") != std::string::npos)
+        << kernel.name() << ": " << binding;
   }
   compile(device(), kernel, chosen)->launch(views(got));
   for (size_t a = 0; a < args.size(); ++a) {
@@ -309,7 +323,7 @@ TEST_P(TileCompileLib, GatherAndScatterRows) {
   });
 }
 
-INSTANTIATE_TEST_SUITE_P(Devices, TileCompileLib, ::testing::Values("cpu", "opencl", "opencl_groups"),
+INSTANTIATE_TEST_SUITE_P(Devices, TileCompileLib, ::testing::Values("cpu", "cpu_fused", "opencl", "opencl_groups"),
                          [](const auto& info) { return info.param; });
 
 }  // namespace

@@ -1,0 +1,127 @@
+// How the launch's parallel nest binds to the launch (docs/tile/compile.md,
+// "Binding"): one launch dimension per level, or the nest fused into one
+// through a layout the prover proves a bijection. The plan names the layout
+// and the proof; the fused code gives the interpreter's bits on the CPU (in
+// SIMD lanes and one iteration at a time) and on OpenCL, in workgroups and
+// one iteration per lane. Every library kernel also runs fused on the CPU in
+// compile_lib_test (`cpu_fused`).
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+
+#include "tack/tile/capture.h"
+#include "tack/tile/compile.h"
+#include "tack/tile/lib.h"
+#include "tack/tile/oracle.h"
+
+namespace tack::tile {
+namespace {
+
+std::string binding_line(const Kernel& k, bool fuse, const LoweringTarget& target = {}) {
+  CompileOptions options;
+  options.fuse_nest = fuse;
+  std::string ir = lowered_kernel_ir(k, options, target);
+  size_t at = ir.find("; binding: ");
+  return at == std::string::npos ? "" : ir.substr(at, ir.find('\n', at) - at);
+}
+
+int launch_dimensions(const Kernel& k, bool fuse) {
+  CompileOptions options;
+  options.fuse_nest = fuse;
+  std::string ir = lowered_kernel_ir(k, options);
+  std::string loop = ir.substr(ir.find("parallel for"));
+  loop = loop.substr(0, loop.find('\n'));
+  int n = 0;
+  for (size_t p = 0; (p = loop.find(" in range(", p)) != std::string::npos; ++p) ++n;
+  return n;
+}
+
+TEST(TileBinding, ThePlanNamesTheLayoutAndItsProof) {
+  std::string fused = binding_line(lib::matmul(), true);
+  EXPECT_NE(fused.find("the nest fused into one launch dimension, innermost level fastest"), std::string::npos) << fused;
+  // Two run-time extents ?a, ?b: the layout (?a,?b):(?b,1) onto [0, ?a*?b).
+  EXPECT_NE(fused.find("a bijection onto [0, ?"), std::string::npos) << fused;
+  EXPECT_NE(fused.find("a mixed radix"), std::string::npos) << fused;
+  EXPECT_EQ(binding_line(lib::matmul(), false),
+            "; binding: one launch dimension per level (CompileOptions::fuse_nest is false)");
+  EXPECT_EQ(binding_line(lib::softmax(), true), "; binding: one launch dimension per level (the nest has one level)");
+  // conv2d's nest has four levels; in workgroups the lanes come after it.
+  EXPECT_NE(binding_line(lib::conv2d(), true, workgroup_target()).find("fused"), std::string::npos);
+  EXPECT_EQ(launch_dimensions(lib::matmul(), false), 2);
+  EXPECT_EQ(launch_dimensions(lib::matmul(), true), 1);
+  EXPECT_EQ(launch_dimensions(lib::conv2d(), false), 4);
+  EXPECT_EQ(launch_dimensions(lib::conv2d(), true), 1);
+}
+
+// Runs `kernel` interpreted and compiled on `device` with `options` on
+// copies of the same inputs; every output element and margin must agree.
+void expect_interpreters_bits(const std::string& device, const Kernel& kernel, std::vector<Shape> inputs,
+                              std::vector<Shape> outputs, const CompileOptions& options) {
+  std::vector<GuardedTensor<float>> want, got;
+  uint32_t seed = 11;
+  for (const Shape& s : inputs) {
+    want.push_back(uniform_tensor(s, seed, -3, 3));
+    got.push_back(uniform_tensor(s, seed++, -3, 3));
+  }
+  for (const Shape& s : outputs) {
+    want.emplace_back(s, NAN);
+    got.emplace_back(s, NAN);
+  }
+  std::vector<HostTensor> wv, gv;
+  for (auto& t : want) wv.push_back(t.view());
+  for (auto& t : got) gv.push_back(t.view());
+  interpret(kernel, wv);
+  compile(device, kernel, options)->launch(gv);
+  for (size_t a = inputs.size(); a < want.size(); ++a) {
+    for (int64_t i = 0; i < want[a].size(); ++i)
+      ASSERT_EQ(std::memcmp(&want[a][i], &got[a][i], sizeof(float)), 0)
+          << kernel.name() << " on " << device << ": output element " << i << " is " << got[a][i] << ", interpreted "
+          << want[a][i];
+    EXPECT_TRUE(got[a].margin_intact()) << kernel.name() << ": written outside its view";
+  }
+}
+
+class TileBindingRuns : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == "cpu") return;
+    try {
+      compile(GetParam(), lib::copy(8, 32));
+    } catch (const Error& e) {
+      GTEST_SKIP() << "no " << GetParam() << " backend here: " << e.what();
+    }
+  }
+  // The forms a device has: SIMD lanes and one iteration at a time on the
+  // CPU; workgroups and one iteration per lane off it.
+  std::vector<CompileOptions> forms() const {
+    CompileOptions a, b;
+    a.fuse_nest = b.fuse_nest = true;
+    if (GetParam() == "cpu") {
+      b.simd_lanes = false;
+    } else {
+      a.workgroups = CompileOptions::Workgroups::always;
+      b.workgroups = CompileOptions::Workgroups::never;
+    }
+    return {a, b};
+  }
+};
+
+TEST_P(TileBindingRuns, FusedMatmulAcrossRowsOfBlocks) {
+  // 4x4 tiles on 67x19x130: a nest of 17 x 33 blocks, so the fused index
+  // crosses rows within SIMD groups and within chunks; and one block column.
+  for (const CompileOptions& options : forms())
+    for (auto [m, k, n] : {std::array<int64_t, 3>{67, 19, 130}, {45, 5, 3}, {1, 7, 9}})
+      expect_interpreters_bits(GetParam(), lib::matmul({4, 4, 4}), {{m, k}, {k, n}}, {{m, n}}, options);
+}
+
+TEST_P(TileBindingRuns, FusedConvolutionOverFourLevels) {
+  for (const CompileOptions& options : forms())
+    expect_interpreters_bits(GetParam(), lib::conv2d({1, 4}), {{3, 2, 11, 9}, {5, 2, 3, 3}}, {{3, 5, 11, 9}}, options);
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, TileBindingRuns, ::testing::Values("cpu", "opencl"),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace tack::tile
