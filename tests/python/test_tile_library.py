@@ -850,6 +850,40 @@ def test_overlapped_pipeline_stages_give_the_interpreters_bits(device, tiles, wo
         assert identical(got, want), (m, k, n)
         assert identical(want, fold_matmul(a, b))
 
+@pytest.mark.parametrize("device", [pytest.param("cpu")] + GPU_DEVICES)
+@pytest.mark.parametrize("nest_order", [[], [1, 0]], ids=["nest_order", "swapped"])
+@pytest.mark.parametrize("fuse_nest", [False, True], ids=["per_level", "fused"])
+def test_every_binding_of_the_launch_nest_gives_the_documented_fold(device, nest_order, fuse_nest):
+    # nest_order and fuse_nest move matmul's block iterations to other
+    # launch dimensions (docs/tile/compile.md, "Binding"); each block still
+    # folds k in order with fused steps, so every binding gives the f32
+    # fold of fused multiply-adds. 4x4 tiles on 37x29x43: 10 x 11 blocks,
+    # so a fused index crosses block rows inside SIMD groups.
+    from tack import _core
+
+    kernel = _core.tile_matmul(4, 4, 4)
+    plan = _core.tile_lowered_ir(kernel, nest_order=nest_order, fuse_nest=fuse_nest).splitlines()[1]
+    if nest_order or fuse_nest:
+        assert "is a bijection onto [0, ?" in plan, plan
+    r = rng(43)
+    a = r.standard_normal((37, 29)).astype(np.float32)
+    b = r.standard_normal((29, 43)).astype(np.float32)
+    out = tack.array(np.full((37, 43), np.nan, np.float32), device=device)
+    arrays = [tack.array(a, device=device), tack.array(b, device=device), out]
+    compiled = _core.tile_compile(kernel, device, nest_order=nest_order, fuse_nest=fuse_nest)
+    compiled.launch([(v, list(v.shape), [v.shape[1], 1], 0, i == 2) for i, v in enumerate(arrays)])
+    assert identical(out.numpy(), fold_matmul(a, b))
+
+
+def test_a_nest_order_that_is_not_one_of_the_nests_levels_is_refused():
+    from tack import _core
+
+    for order in ([0, 0], [1], [0, 1, 2]):
+        with pytest.raises(RuntimeError, match=r"compile @matmul: CompileOptions::nest_order .* is not an order of "
+                                               r"its launch nest's 2 levels"):
+            _core.tile_compile(_core.tile_matmul(16, 16, 16), "cpu", nest_order=order)
+
+
 @pytest.mark.parametrize("device", GPU_DEVICES)
 def test_device_softmax_within_the_math_library_bound(device):
     # exp is each backend's own (8 ulp each at most, docs/numerics.md); the

@@ -70,14 +70,19 @@ struct CompileOptions {
   // one lane. The CPU ignores it.
   enum class Workgroups { fill, always, never };
   Workgroups workgroups = Workgroups::fill;
-  // How the launch's parallel nest (its directly nested parallel regions)
-  // binds to the launch: one launch dimension per level, or one for the
-  // whole nest, innermost level fastest (docs/tile/compile.md, "Binding").
-  // The CPU runs whole SIMD groups only within one launch row, so a nest
-  // whose innermost extent is narrower than a group (a matrix product of
-  // few block columns) runs its iterations one at a time per level and in
-  // groups once fused. The fused form is taken only where the layout
-  // prover proves it a bijection onto the nest's iterations.
+  // How the launch's parallel nest (its directly nested parallel regions,
+  // level 0 outermost) binds to the launch (docs/tile/compile.md,
+  // "Binding"): `nest_order` lists the levels as the launch's dimensions
+  // run them, outermost first (empty: the nest's order), so the innermost
+  // launch dimension, which the CPU's SIMD lanes walk, may be any level;
+  // `fuse_nest` makes those dimensions one, the last fastest. The CPU runs
+  // whole SIMD groups only within one row of the innermost dimension, so a
+  // nest whose innermost extent is narrower than a group runs its
+  // iterations one at a time unless another level goes innermost or the
+  // nest is fused. A binding is taken only where the layout prover proves
+  // it a bijection onto the nest's iterations; a nest_order that is not an
+  // order of the nest's levels is an Error.
+  std::vector<int> nest_order;
   bool fuse_nest = false;
 };
 

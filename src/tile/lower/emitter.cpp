@@ -441,8 +441,8 @@ void Emitter::bind_launch(const LaunchNest& nest, const ExecBinding& binding) {
   auto index_of = [&](size_t level, int var) {
     storage_[nest.levels[level]->region(0).block(0).argument(0)] = Storage{Type::tile(Scalar::i64), var, -1, -1};
   };
-  if (binding.form == ExecBinding::Form::per_level) {
-    for (size_t l = 0; l < nest.levels.size(); ++l) index_of(l, add_dim(extents[l]));
+  if (!binding.fused) {
+    for (size_t l : binding.order) index_of(l, add_dim(extents[l]));
     return;
   }
   // A symbolic leaf of the binding's layout as the product of the extents

@@ -1,10 +1,10 @@
 // How the launch's parallel nest binds to the launch (docs/tile/compile.md,
-// "Binding"): one launch dimension per level, or the nest fused into one
-// through a layout the prover proves a bijection. The plan names the layout
-// and the proof; the fused code gives the interpreter's bits on the CPU (in
-// SIMD lanes and one iteration at a time) and on OpenCL, in workgroups and
-// one iteration per lane. Every library kernel also runs fused on the CPU in
-// compile_lib_test (`cpu_fused`).
+// "Binding"): its levels in an order of the launch's dimensions, and those
+// dimensions fused into one, through a layout the prover proves a
+// bijection. The plan names the layout and the proof; the code gives the
+// interpreter's bits on the CPU (in SIMD lanes and one iteration at a time)
+// and on OpenCL, in workgroups and one iteration per lane. Every library
+// kernel also runs fused on the CPU in compile_lib_test (`cpu_fused`).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -18,17 +18,19 @@
 namespace tack::tile {
 namespace {
 
-std::string binding_line(const Kernel& k, bool fuse, const LoweringTarget& target = {}) {
+std::string binding_line(const Kernel& k, bool fuse, const LoweringTarget& target = {}, std::vector<int> order = {}) {
   CompileOptions options;
   options.fuse_nest = fuse;
+  options.nest_order = order;
   std::string ir = lowered_kernel_ir(k, options, target);
   size_t at = ir.find("; binding: ");
   return at == std::string::npos ? "" : ir.substr(at, ir.find('\n', at) - at);
 }
 
-int launch_dimensions(const Kernel& k, bool fuse) {
+int launch_dimensions(const Kernel& k, bool fuse, std::vector<int> order = {}) {
   CompileOptions options;
   options.fuse_nest = fuse;
+  options.nest_order = order;
   std::string ir = lowered_kernel_ir(k, options);
   std::string loop = ir.substr(ir.find("parallel for"));
   loop = loop.substr(0, loop.find('\n'));
@@ -39,12 +41,18 @@ int launch_dimensions(const Kernel& k, bool fuse) {
 
 TEST(TileBinding, ThePlanNamesTheLayoutAndItsProof) {
   std::string fused = binding_line(lib::matmul(), true);
-  EXPECT_NE(fused.find("the nest fused into one launch dimension, innermost level fastest"), std::string::npos) << fused;
+  EXPECT_NE(fused.find("the nest fused into one launch dimension, levels (0, 1) outermost first, the last fastest"),
+            std::string::npos)
+      << fused;
   // Two run-time extents ?a, ?b: the layout (?a,?b):(?b,1) onto [0, ?a*?b).
   EXPECT_NE(fused.find("a bijection onto [0, ?"), std::string::npos) << fused;
   EXPECT_NE(fused.find("a mixed radix"), std::string::npos) << fused;
-  EXPECT_EQ(binding_line(lib::matmul(), false),
-            "; binding: one launch dimension per level (CompileOptions::fuse_nest is false)");
+  EXPECT_EQ(binding_line(lib::matmul(), false), "; binding: one launch dimension per level, in the nest's order");
+  std::string swapped = binding_line(lib::matmul(), false, {}, {1, 0});
+  EXPECT_EQ(swapped.rfind("; binding: one launch dimension per level, levels (1, 0) outermost first: the layout (?", 0),
+            0u)
+      << swapped;
+  EXPECT_NE(swapped.find("is a bijection onto"), std::string::npos) << swapped;
   EXPECT_EQ(binding_line(lib::softmax(), true), "; binding: one launch dimension per level (the nest has one level)");
   // conv2d's nest has four levels; in workgroups the lanes come after it.
   EXPECT_NE(binding_line(lib::conv2d(), true, workgroup_target()).find("fused"), std::string::npos);
@@ -52,6 +60,20 @@ TEST(TileBinding, ThePlanNamesTheLayoutAndItsProof) {
   EXPECT_EQ(launch_dimensions(lib::matmul(), true), 1);
   EXPECT_EQ(launch_dimensions(lib::conv2d(), false), 4);
   EXPECT_EQ(launch_dimensions(lib::conv2d(), true), 1);
+  EXPECT_EQ(launch_dimensions(lib::conv2d(), false, {3, 1, 0, 2}), 4);
+}
+
+TEST(TileBinding, AnOrderThatIsNotOneOfTheNestsLevelsIsRefused) {
+  for (std::vector<int> order : {std::vector<int>{0, 0}, {0}, {0, 1, 2}, {1, 2}}) {
+    try {
+      binding_line(lib::matmul(), false, {}, order);
+      ADD_FAILURE() << "an order of " << order.size() << " levels was taken for matmul's two";
+    } catch (const Error& e) {
+      std::string m = e.what();
+      EXPECT_NE(m.find("compile @matmul: CompileOptions::nest_order ("), std::string::npos) << m;
+      EXPECT_NE(m.find("is not an order of its launch nest's 2 levels"), std::string::npos) << m;
+    }
+  }
 }
 
 // Runs `kernel` interpreted and compiled on `device` with `options` on
@@ -92,32 +114,38 @@ class TileBindingRuns : public ::testing::TestWithParam<std::string> {
       GTEST_SKIP() << "no " << GetParam() << " backend here: " << e.what();
     }
   }
-  // The forms a device has: SIMD lanes and one iteration at a time on the
-  // CPU; workgroups and one iteration per lane off it.
-  std::vector<CompileOptions> forms() const {
-    CompileOptions a, b;
-    a.fuse_nest = b.fuse_nest = true;
-    if (GetParam() == "cpu") {
-      b.simd_lanes = false;
-    } else {
-      a.workgroups = CompileOptions::Workgroups::always;
-      b.workgroups = CompileOptions::Workgroups::never;
-    }
-    return {a, b};
+  // Each binding (`order`, per level and fused) in the forms a device has:
+  // SIMD lanes and one iteration at a time on the CPU; workgroups and one
+  // iteration per lane off it.
+  std::vector<CompileOptions> forms(std::vector<int> order) const {
+    std::vector<CompileOptions> out;
+    for (bool fuse : {false, true})
+      for (bool second : {false, true}) {
+        CompileOptions o;
+        o.nest_order = order;
+        o.fuse_nest = fuse;
+        if (GetParam() == "cpu") o.simd_lanes = !second;
+        else o.workgroups = second ? CompileOptions::Workgroups::never : CompileOptions::Workgroups::always;
+        out.push_back(o);
+      }
+    return out;
   }
 };
 
-TEST_P(TileBindingRuns, FusedMatmulAcrossRowsOfBlocks) {
-  // 4x4 tiles on 67x19x130: a nest of 17 x 33 blocks, so the fused index
+TEST_P(TileBindingRuns, MatmulAcrossRowsOfBlocks) {
+  // 4x4 tiles on 67x19x130: a nest of 17 x 33 blocks, so a fused index
   // crosses rows within SIMD groups and within chunks; and one block column.
-  for (const CompileOptions& options : forms())
-    for (auto [m, k, n] : {std::array<int64_t, 3>{67, 19, 130}, {45, 5, 3}, {1, 7, 9}})
-      expect_interpreters_bits(GetParam(), lib::matmul({4, 4, 4}), {{m, k}, {k, n}}, {{m, n}}, options);
+  for (std::vector<int> order : {std::vector<int>{}, {1, 0}})
+    for (const CompileOptions& options : forms(order))
+      for (auto [m, k, n] : {std::array<int64_t, 3>{67, 19, 130}, {45, 5, 3}, {1, 7, 9}})
+        expect_interpreters_bits(GetParam(), lib::matmul({4, 4, 4}), {{m, k}, {k, n}}, {{m, n}}, options);
 }
 
-TEST_P(TileBindingRuns, FusedConvolutionOverFourLevels) {
-  for (const CompileOptions& options : forms())
-    expect_interpreters_bits(GetParam(), lib::conv2d({1, 4}), {{3, 2, 11, 9}, {5, 2, 3, 3}}, {{3, 5, 11, 9}}, options);
+TEST_P(TileBindingRuns, ConvolutionOverFourLevels) {
+  for (std::vector<int> order : {std::vector<int>{}, {3, 1, 0, 2}})
+    for (const CompileOptions& options : forms(order))
+      expect_interpreters_bits(GetParam(), lib::conv2d({1, 4}), {{3, 2, 11, 9}, {5, 2, 3, 3}}, {{3, 5, 11, 9}},
+                               options);
 }
 
 INSTANTIATE_TEST_SUITE_P(Devices, TileBindingRuns, ::testing::Values("cpu", "opencl"),
