@@ -183,6 +183,7 @@ def main():
     bench_matmul(2048, 2048, 2048, r)
     bench_matmul(512, 512, 512, r)
     bench_matmul(1000, 777, 333, r)
+    bench_matmul(4096, 256, 16, r)  # one 16-wide block column: the block rows in the lanes
     bench_softmax(4096, 4096, r)
     bench_layer_norm(4096, 4096, r)
     bench_topk(1024, 4096, 8, r)

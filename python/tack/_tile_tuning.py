@@ -48,15 +48,21 @@ from . import _cache, _core
 DEFAULT = (16, 16, 16)
 
 # The candidate family: (tile_m, tile_n, tile_k) over {8, 16, 32, 64}^3,
-# each also with B packed first (a fourth element 1, PackedMatmul): 128
+# each also with B packed first (a fourth element 1, PackedMatmul) and with
+# the block rows in the SIMD lanes (a fifth element 1, ROWS_IN_LANES): 192
 # candidates. Every one is legal (its tiles fit the CPU's private scratch);
 # the cost model below ranks them and only the best ranked are compiled,
-# checked and timed. The CPU binding (SIMD lanes across consecutive block
-# columns) and the pipeline's schedule (stages in order) are fixed: both
-# were measured to win for matmul on the CPU (docs/tile/compile.md).
+# checked and timed. The CPU runs whole groups of lanes only within one row
+# of the launch's innermost dimension: by default the block columns (each
+# lane its own B tile, A's shared), with the block rows in the lanes the
+# launch's nest runs in the other order (CompileOptions::nest_order, each
+# lane its own A tile, B's shared), which pays for products of fewer block
+# columns than lanes (docs/tile/compile.md, "Binding"). The pipeline's
+# schedule (stages in order) is fixed: it was measured to win for matmul
+# on the CPU.
 _SIZES = (8, 16, 32, 64)
-FAMILY = tuple(itertools.product(_SIZES, repeat=3)) + tuple(
-    t + (1,) for t in itertools.product(_SIZES, repeat=3))
+_TILES = tuple(itertools.product(_SIZES, repeat=3))
+FAMILY = _TILES + tuple(t + (1,) for t in _TILES) + tuple(t + (0, 1) for t in _TILES)
 
 # How many of the family's best ranked candidates tuning measures: the
 # packed forms of the six best ranked and the two best unpacked ones.
@@ -92,11 +98,17 @@ def cost(tiles, m, k, n, lanes):
     multiply-adds: the multiply-adds its blocks execute, partial edge tiles
     padded, with each block row's block columns in groups of `lanes` (a
     group of fewer runs one column at a time, at a group's cost each), times
-    1 + _GATHERED_B / tile_m for the B tiles the lanes load. Packing does
-    not change the model (its effect depends on the cache, which the model
-    does not see): tuning measures the packed forms of the best ranked."""
+    1 + _GATHERED_B / tile_m for the B tiles the lanes load. With the block
+    rows in the lanes (rows_in_lanes()) the same with rows and columns
+    exchanged: each block column's rows in groups, and the A tiles the
+    lanes load, 1 + _GATHERED_B / tile_n. Packing does not change the model
+    (its effect depends on the cache, which the model does not see): tuning
+    measures the packed forms of the best ranked."""
     tm, tn, tk = tiles[:3]
     rows, columns, steps = -(-m // tm), -(-n // tn), -(-k // tk)
+    if rows_in_lanes(tiles):
+        groups = rows // lanes + rows % lanes
+        return columns * groups * steps * tm * tn * tk * lanes * (1 + _GATHERED_B / tn)
     groups = columns // lanes + columns % lanes
     return rows * groups * steps * tm * tn * tk * lanes * (1 + _GATHERED_B / tm)
 
@@ -116,7 +128,7 @@ def measured(family, klass, lanes):
     unpacked = [tuple(t) for t in order if not packed(t)]
     if not unpacked:
         return tuple(order[:_MEASURED_PACKED + _MEASURED_UNPACKED])
-    chosen = [t + (1,) for t in unpacked if t + (1,) in family][:_MEASURED_PACKED]
+    chosen = [t[:3] + (1,) for t in unpacked if t[:3] + (1,) in family and not rows_in_lanes(t)][:_MEASURED_PACKED]
     return tuple(chosen + unpacked[:_MEASURED_UNPACKED])
 
 
@@ -128,9 +140,12 @@ _BUDGET_S = 1.0  # timed runs of one candidate stop once they took this long
 _MIN_VOLUME = 128 * 128 * 128  # classes below tune not at all
 _RAGGED = (37, 29, 43)  # the edge-tile check's shape (M, K, N)
 _RUNS = 3  # timed runs per candidate; the best counts
-_FORMAT = 4  # the winner file's format (4: B packed in panels of lanes)
+_FORMAT = 5  # the winner file's format (4: B packed in panels of lanes; 5: block rows in the lanes)
 
-_winners: dict[str, tuple[int, ...]] = {}  # key -> (tm, tn, tk) or (tm, tn, tk, 1) for B packed
+# key -> (tm, tn, tk), (tm, tn, tk, 1) for B packed, (tm, tn, tk, 0, 1) for
+# the block rows in the lanes
+# (and (device, class, candidate family) -> the same, for the calls after the first)
+_winners: dict[object, tuple[int, ...]] = {}
 _tunings = 0  # how many classes this process tuned (for tests)
 
 
@@ -198,6 +213,18 @@ def packed(tiles):
     return len(tiles) > 3 and bool(tiles[3])
 
 
+def rows_in_lanes(tiles):
+    """Whether a candidate runs its block rows in the SIMD lanes (a fifth
+    element 1): the launch nest's levels swapped."""
+    return len(tiles) > 4 and bool(tiles[4])
+
+
+# The launch's order of matmul's two nest levels (block rows, block
+# columns) for a candidate: CompileOptions::nest_order.
+def nest_order(tiles):
+    return [1, 0] if rows_in_lanes(tiles) else []
+
+
 class PackedMatmul:
     """matmul with its B operand packed first: lib::pack_panels copies B
     (K x N) into Bp (G x K x tn x L, Bp[g, k, j, l] = B[k, (g*L + l)*tn + j],
@@ -231,7 +258,7 @@ class PackedMatmul:
 def _compile(tiles):
     if packed(tiles):
         return PackedMatmul(tiles, "cpu")
-    return _core.tile_compile(_core.tile_matmul(*tiles), "cpu")
+    return _core.tile_compile(_core.tile_matmul(*tiles[:3]), "cpu", nest_order=nest_order(tiles))
 
 
 def matmul_tiles(m, k, n, device, *, candidates=None, min_volume=None, compile_candidate=None):
@@ -244,6 +271,12 @@ def matmul_tiles(m, k, n, device, *, candidates=None, min_volume=None, compile_c
     klass = shape_class(m, k, n)
     if klass[0] * klass[1] * klass[2] < (_MIN_VOLUME if min_volume is None else min_volume):
         return DEFAULT
+    # Every call after a class's first: one lookup, without ranking the
+    # family again (which costs more than a small product).
+    quick = (device, klass, FAMILY if candidates is None else tuple(candidates))
+    tiles = _winners.get(quick)
+    if tiles is not None:
+        return tiles
     if candidates is None:
         candidates = measured(FAMILY, klass, lanes(device))
     candidates = tuple(candidates)
@@ -258,6 +291,7 @@ def matmul_tiles(m, k, n, device, *, candidates=None, min_volume=None, compile_c
             if path:
                 _store(path, key, tiles, report)
         _winners[memo] = tiles
+    _winners[quick] = tiles
     return tiles
 
 

@@ -78,13 +78,15 @@ _compiled = {}
 _SIMD_LANES = {"matmul", "einsum", "merge_runs", "topk"}
 
 
-def _kernel(fn, device, key, make):
-    """The compiled kernel for `key` on `device`, compiling `make()` once."""
+def _kernel(fn, device, key, make, nest_order=()):
+    """The compiled kernel for `key` on `device`, compiling `make()` once,
+    its launch nest's levels in `nest_order` (CompileOptions::nest_order;
+    empty: the nest's own)."""
     full_key = (key, "f32", device)
     k = _compiled.get(full_key)
     if k is None:
         try:
-            k = _core.tile_compile(make(), device, simd_lanes=key[0] in _SIMD_LANES)
+            k = _core.tile_compile(make(), device, simd_lanes=key[0] in _SIMD_LANES, nest_order=list(nest_order))
         except RuntimeError as e:
             if "does not compile tile kernels" in str(e):
                 raise NotImplementedError(f"tack.tile.{fn}: the arrays are on '{device}': {e}") from None
@@ -308,7 +310,8 @@ def matmul(a, b, out=None):
     if _tile_tuning.packed(tiles):
         kernel = _packed_matmul(tiles, device)
     else:
-        kernel = _kernel(fn, device, ("matmul",) + tiles, lambda: _core.tile_matmul(*tiles))
+        kernel = _kernel(fn, device, ("matmul",) + tiles, lambda: _core.tile_matmul(*tiles[:3]),
+                         _tile_tuning.nest_order(tiles))
     _run(fn, kernel, [va, vb], [vc])
     _unstage([out], [target])
     return out

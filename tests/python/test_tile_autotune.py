@@ -139,14 +139,35 @@ def test_packing_b_gives_the_same_bits_on_any_layout(tiles):
 
 
 
-def test_the_family_holds_every_tile_size_packed_and_not():
+def test_the_family_holds_every_tile_size_packed_unpacked_and_with_rows_in_lanes():
     sizes = (8, 16, 32, 64)
     family = set(_tile_tuning.FAMILY)
-    assert len(_tile_tuning.FAMILY) == len(family) == 2 * len(sizes) ** 3
+    assert len(_tile_tuning.FAMILY) == len(family) == 3 * len(sizes) ** 3
     for tm in sizes:
         for tn in sizes:
             for tk in sizes:
-                assert (tm, tn, tk) in family and (tm, tn, tk, 1) in family
+                assert {(tm, tn, tk), (tm, tn, tk, 1), (tm, tn, tk, 0, 1)} <= family
+    assert _tile_tuning.nest_order((8, 8, 8, 0, 1)) == [1, 0]
+    assert _tile_tuning.nest_order((8, 8, 8, 1)) == [] == _tile_tuning.nest_order((8, 8, 8))
+
+
+def test_a_rows_in_lanes_winner_runs_its_nest_swapped(monkeypatch):
+    # A candidate whose fifth element is 1 runs matmul's block rows in the
+    # innermost launch dimension (nest_order [1, 0]), in tuning and in the
+    # calls that use it; a narrow product (one block column) and a ragged
+    # one give the f32 fold of fused multiply-adds.
+    swapped = (8, 16, 8, 0, 1)
+    monkeypatch.setattr(_tile_tuning, "FAMILY", (swapped,))
+    monkeypatch.setattr(_tile_tuning, "_MIN_VOLUME", 1)
+    r = np.random.default_rng(14)
+    for m, k, n in ((203, 31, 9), (57, 31, 45)):
+        a = r.standard_normal((m, k)).astype(np.float32)
+        b = r.standard_normal((k, n)).astype(np.float32)
+        c = T.matmul(tack.array(a), tack.array(b))
+        assert np.array_equal(bits(c.numpy()), bits(fold_matmul(a, b))), (m, k, n)
+        assert _tile_tuning.matmul_tiles(m, k, n, "cpu") == swapped
+    plan = _core.tile_lowered_ir(_core.tile_matmul(8, 16, 8), nest_order=_tile_tuning.nest_order(swapped))
+    assert "levels (1, 0) outermost first" in plan.splitlines()[1]
 
 
 @pytest.mark.parametrize("lanes", [4, 8, 16])
@@ -160,6 +181,14 @@ def test_the_cost_model_counts_multiply_adds_padded_edges_and_lane_groups(lanes)
         assert _tile_tuning.cost((tm, tn, tk), m, k, n, lanes) == pytest.approx(m * n * k * (1 + g / tm), rel=1e-12)
         # B packed or not, the model is the same.
         assert _tile_tuning.cost((tm, tn, tk, 1), m, k, n, lanes) == _tile_tuning.cost((tm, tn, tk), m, k, n, lanes)
+        # The block rows in the lanes: the transposed product's cost, rows
+        # and columns exchanged (the lanes gather A's tiles, tm x tk per
+        # lane, instead of B's).
+        assert _tile_tuning.cost((tm, tn, tk, 0, 1), n, k, m, lanes) == pytest.approx(
+            _tile_tuning.cost((tn, tm, tk), m, k, n, lanes), rel=1e-12)
+        assert _tile_tuning.cost((tm, tn, tk, 0, 1), m, k, n, lanes) == pytest.approx(
+            -(-m // tm) // lanes * lanes * n * k * tm * (1 + g / tn) + (m // tm % lanes) * lanes * n * k * tm * (1 + g / tn),
+            rel=1e-12)
     # Ragged edges count as whole tiles: one more row of A costs a block row.
     whole = _tile_tuning.cost((16, 8, 32), m, k, n, lanes)
     assert _tile_tuning.cost((16, 8, 32), m + 1, k, n, lanes) == pytest.approx(whole * (m + 16) / m)
@@ -177,9 +206,10 @@ def test_tuning_measures_the_models_best_ranked_candidates():
     assert sorted(order) == sorted(_tile_tuning.FAMILY)
     costs = [_tile_tuning.cost(t, *klass, lanes) for t in order]
     assert costs == sorted(costs)
-    best_unpacked = [t for t in order if len(t) == 3]
-    assert [t for t in chosen if len(t) == 4] == [t + (1,) for t in best_unpacked[:6]]
-    assert [t for t in chosen if len(t) == 3] == best_unpacked[:2]
+    unpacked = [t for t in order if not _tile_tuning.packed(t)]
+    best_plain = [t for t in unpacked if len(t) == 3]
+    assert [t for t in chosen if _tile_tuning.packed(t)] == [t + (1,) for t in best_plain[:6]]
+    assert [t for t in chosen if not _tile_tuning.packed(t)] == unpacked[:2]
     compiled = []
 
     def compile_candidate(tiles):
