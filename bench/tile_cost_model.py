@@ -1,10 +1,11 @@
 """The matmul tuner's cost model against bounded exhaustive enumeration.
 
-    PYTHONPATH=python python bench/tile_cost_model.py           512^3 and 1000x777x333
+    PYTHONPATH=python python bench/tile_cost_model.py           512^3, 1000x777x333 and 4096x256x16
     PYTHONPATH=python python bench/tile_cost_model.py --quick   256^3 and 200x150x130
 
 For each shape every candidate of the family (python/tack/_tile_tuning.py,
-FAMILY: 128 tile sizes, B packed or not) is compiled, checked bit for bit
+FAMILY: 64 tile sizes, each unpacked, with B packed and with the block rows
+in the SIMD lanes) is compiled, checked bit for bit
 against the TileIR interpreter (the tuner's oracle: every candidate must be
 legal) and timed (best of three runs after a first, compiling one). The
 report compares the model's choices with the fastest candidate measured,
@@ -64,7 +65,7 @@ def enumerate_family(m, k, n):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="small shapes")
-    shapes = ((256, 256, 256), (200, 150, 130)) if parser.parse_args().quick else ((512, 512, 512), (1000, 777, 333))
+    shapes = ((256, 256, 256), (200, 150, 130)) if parser.parse_args().quick else ((512, 512, 512), (1000, 777, 333), (4096, 256, 16))
     lanes = tuning.lanes("cpu")
     print(f"cost model: {lanes} lanes, gathered B factor {tuning._GATHERED_B}; family of {len(tuning.FAMILY)}")
     for m, k, n in shapes:

@@ -207,4 +207,9 @@ private:
     }
 };
 
+// Why `backend` refused a launch, as the sentence after the kernel's name
+// (without a final period): "the launch has 2^80 iterations, more than ...".
+// Python kernels' launches and tile kernels' say the same.
+std::string refusal_text(const Backend& backend, const codegen::LaunchRefusal& refusal);
+
 }  // namespace tack::backends

@@ -101,8 +101,7 @@ void TileKernel::launch(const std::vector<runtime::Array>& views) const {
     request.written = &written_;
     LaunchOutcome outcome = backend_.launch(code_for(unit), request);
     if (outcome.refusal.reason != codegen::LaunchRefusal::None)
-        throw tile::Error("launch @" + name_ + ": the " + backend_.display_name() +
-                          " backend refused the launch (reason " + std::to_string(outcome.refusal.reason) + ").");
+        throw tile::Error("launch @" + name_ + ": " + refusal_text(backend_, outcome.refusal) + ".");
 }
 
 }  // namespace tack::backends

@@ -423,6 +423,10 @@ void Emitter::emit_prologue_chain(const Value* v) {
   in_prologue_[v] = true;
 }
 
+namespace {
+ir::ExprPtr cmp_le(ir::ExprPtr a, ir::ExprPtr b) { return ir::compare(ir::CmpOp::Le, std::move(a), std::move(b), {}); }
+}  // namespace
+
 void Emitter::bind_launch(const LaunchNest& nest, const ExecBinding& binding) {
   auto add_dim = [&](int extent_var) {
     ir::ParallelDim d;
@@ -445,6 +449,13 @@ void Emitter::bind_launch(const LaunchNest& nest, const ExecBinding& binding) {
     for (size_t l : binding.order) index_of(l, add_dim(extents[l]));
     return;
   }
+  // Fused. Each extent below 0 counts as 0 (an empty range, as per level),
+  // so a product of two negative extents is no launch of positive size.
+  std::vector<int> clamped;
+  for (int e : extents) {
+    clamped.push_back(new_var("extent"));
+    assign(clamped.back(), ir::binary(ir::BinOp::Max, ref(e), i64(0), {}));
+  }
   // A symbolic leaf of the binding's layout as the product of the extents
   // its symbols stand for.
   auto value_of = [&](const IntTuple& leaf) {
@@ -453,26 +464,50 @@ void Emitter::bind_launch(const LaunchNest& nest, const ExecBinding& binding) {
       for (const IntTuple& f : leaf.factors()) {
         size_t l = 0;
         while (binding.extents[l] != f.symbol()) ++l;
-        v = v ? ir::binary(ir::BinOp::Mul, std::move(v), ref(extents[l]), {}) : ref(extents[l]);
+        v = v ? ir::binary(ir::BinOp::Mul, std::move(v), ref(clamped[l]), {}) : ref(clamped[l]);
       }
     return v;
   };
-  int size = new_var("nest_size");
-  assign(size, value_of(binding.size));
-  int fused = add_dim(size);
+  // The launch's size, the product of the extents, checked step by step:
+  // where it would pass 2^63 - 1 the launch gets a leading dimension of 2
+  // before one of 2^63 - 1 iterations, which the launch refuses as too
+  // many iterations (as it refuses the same nest per level), instead of a
+  // product that wrapped around; otherwise that dimension has one.
+  int size = new_var("nest_size"), fits = new_var("nest_fits");
+  assign(size, ref(clamped[0]));
+  assign(fits, int_const(DType::I32, 1));
+  for (size_t l = 1; l < clamped.size(); ++l) {
+    ir::ExprPtr limit = ir::binary(ir::BinOp::FloorDiv, i64(INT64_MAX), ir::binary(ir::BinOp::Max, ref(size), i64(1), {}), {});
+    assign(fits, ir::cast(DType::I32, all_of(exprs(ref(fits), cmp_le(ref(clamped[l]), std::move(limit)))), {}));
+    assign(size, ir::select(cmp_le(ref(fits), int_const(DType::I32, 0)), i64(0), ir::binary(ir::BinOp::Mul, ref(size), ref(clamped[l]), {}), {}));
+  }
+  int guard = new_var("nest_guard"), launched = new_var("nest_launched");
+  assign(guard, ir::select(cmp_le(ref(fits), int_const(DType::I32, 0)), i64(2), i64(1), {}));
+  assign(launched, ir::select(cmp_le(ref(fits), int_const(DType::I32, 0)), i64(INT64_MAX), ref(size), {}));
+  add_dim(guard);
+  int fused = add_dim(launched);
   // In workgroups the lanes are the innermost dimension and the nest's
   // index is the same on all of them.
   if (!in_groups()) mark_varying(fused);
+  // Each level's stride in the launch index, once.
+  std::vector<int> strides;
+  for (size_t l = 0; l < nest.levels.size(); ++l) {
+    const IntTuple& stride = binding.stride(l);
+    strides.push_back(-1);
+    if (stride.is_static_leaf() && stride.value() == 1) continue;
+    strides.back() = new_var("stride");
+    assign(strides.back(), value_of(stride));
+  }
   ir::Block* saved = block_;
   block_ = &out_->body;
   for (size_t l = 0; l < nest.levels.size(); ++l) {
-    const IntTuple& stride = binding.stride(l);
     ir::ExprPtr at = ref(fused);
-    if (!(stride.is_static_leaf() && stride.value() == 1)) at = ir::binary(ir::BinOp::FloorDiv, std::move(at), value_of(stride), {});
+    if (strides[l] >= 0) at = ir::binary(ir::BinOp::FloorDiv, std::move(at), ref(strides[l]), {});
     // The level of the largest stride needs no remainder: the index is
     // below the size, so the quotient is already below its extent.
-    Result<IntTuple> reach = symbolic_product(IntTuple::tuple({stride, IntTuple::dynamic(binding.extents[l])}));
-    if (!(reach && *reach == binding.size)) at = ir::binary(ir::BinOp::Mod, std::move(at), ref(extents[l]), {});
+    Result<IntTuple> reach =
+        symbolic_product(IntTuple::tuple({binding.stride(l), IntTuple::dynamic(binding.extents[l])}));
+    if (!(reach && *reach == binding.size)) at = ir::binary(ir::BinOp::Mod, std::move(at), ref(clamped[l]), {});
     int index = new_var("i");
     assign(index, std::move(at));
     index_of(l, index);

@@ -7,6 +7,7 @@
 // kernel also runs fused on the CPU in compile_lib_test (`cpu_fused`).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <string>
 
@@ -57,9 +58,11 @@ TEST(TileBinding, ThePlanNamesTheLayoutAndItsProof) {
   // conv2d's nest has four levels; in workgroups the lanes come after it.
   EXPECT_NE(binding_line(lib::conv2d(), true, workgroup_target()).find("fused"), std::string::npos);
   EXPECT_EQ(launch_dimensions(lib::matmul(), false), 2);
-  EXPECT_EQ(launch_dimensions(lib::matmul(), true), 1);
+  // Fused: a leading dimension of one iteration (two where the nest's size
+  // passes 2^63 - 1, which the launch refuses) and the nest's.
+  EXPECT_EQ(launch_dimensions(lib::matmul(), true), 2);
   EXPECT_EQ(launch_dimensions(lib::conv2d(), false), 4);
-  EXPECT_EQ(launch_dimensions(lib::conv2d(), true), 1);
+  EXPECT_EQ(launch_dimensions(lib::conv2d(), true), 2);
   EXPECT_EQ(launch_dimensions(lib::conv2d(), false, {3, 1, 0, 2}), 4);
 }
 
@@ -146,6 +149,42 @@ TEST_P(TileBindingRuns, ConvolutionOverFourLevels) {
     for (const CompileOptions& options : forms(order))
       expect_interpreters_bits(GetParam(), lib::conv2d({1, 4}), {{3, 2, 11, 9}, {5, 2, 3, 3}}, {{3, 5, 11, 9}},
                                options);
+}
+
+TEST_P(TileBindingRuns, NegativeExtentsLaunchNothing) {
+  // Extents of -3 and -2: each level is an empty range, and so is the
+  // fused one, though the product of the two is 6.
+  Kernel shifted = tile_kernel("shifted", [](TensorView<float, 2> X, TensorView<float, 2> Y) {
+    for (auto i : parallel(X.shape(0) - 5))
+      for (auto j : parallel(X.shape(1) - 5)) Y(i, j).store(X[{i, j}]);
+  });
+  for (const CompileOptions& options : forms({}))
+    expect_interpreters_bits(GetParam(), shifted, {{2, 3}}, {{2, 3}}, options);
+}
+
+TEST_P(TileBindingRuns, ANestPastTwoToTheSixtyThreeIterationsIsRefused) {
+  // Two levels of 2^40 (the square of a view's 2^20 elements, all one
+  // element: stride 0): 2^80 iterations. Per level the launch refuses
+  // them; fused it must too, rather than run a product that wrapped.
+  Kernel all = tile_kernel("all", [](TensorView<float, 1> X, TensorView<float, 1> Y) {
+    Index n = X.shape(0) * X.shape(0);
+    for (auto i : parallel(n))
+      for (auto j : parallel(n)) Y(i % X.shape(0)).store(X[{j % X.shape(0)}]);
+  });
+  float x = 1.5f, y = NAN;
+  const int64_t huge = int64_t{1} << 20;
+  HostTensor xv{&x, Scalar::f32, Shape{huge}, {0}, 0}, yv{&y, Scalar::f32, Shape{huge}, {0}, 0};
+  for (bool fuse : {false, true}) {
+    CompileOptions options;
+    options.fuse_nest = fuse;
+    try {
+      compile(GetParam(), all, options)->launch({xv, yv});
+      ADD_FAILURE() << "2^80 iterations were launched" << (fuse ? " fused" : " per level");
+    } catch (const std::exception& e) {
+      EXPECT_NE(std::string(e.what()).find("iterations"), std::string::npos) << e.what();
+    }
+    EXPECT_TRUE(std::isnan(y)) << (fuse ? "fused" : "per level") << ": an iteration ran";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Devices, TileBindingRuns, ::testing::Values("cpu", "opencl"),
