@@ -67,8 +67,7 @@ def main():
     parser.add_argument("--quick", action="store_true", help="small shapes")
     shapes = ((256, 256, 256), (200, 150, 130)) if parser.parse_args().quick else ((512, 512, 512), (1000, 777, 333), (4096, 256, 16))
     lanes = tuning.lanes("cpu")
-    print(f"cost model: {lanes} lanes, gathered B factor {tuning._GATHERED_B}, gathered A factor "
-          f"{tuning._GATHERED_A}, group step {tuning._GROUP_STEP}; family of {len(tuning.FAMILY)}")
+    print(f"cost model: {lanes} lanes, gathered B factor {tuning._GATHERED_B}; family of {len(tuning.FAMILY)}")
     for m, k, n in shapes:
         times, seconds = enumerate_family(m, k, n)
         fastest = min(times, key=times.get)

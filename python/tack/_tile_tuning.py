@@ -81,16 +81,6 @@ _MEASURED_UNPACKED = 2
 # bench/tile_cost_model.py measures the family again and reports how far
 # the model's choice is from the fastest.
 _GATHERED_B = 3.2
-# The same for an A element with the block rows in the lanes: the lanes'
-# A tiles lie tile_m rows of A apart, so each gather touches lines the
-# other lanes do not share. And the fixed cost of one step of one group of
-# lanes (its tiles' loads and loops, whatever their size). From every
-# unpacked candidate's time at 512^3, 1000x777x333 and 4096x256x16 on the
-# same host: least squares on relative error gave a group step of about
-# 2300 and A's factor 27 (B's near 0, within the noise, so 3.2 stayed);
-# A's factor at 16 and 27 gave the tuner the same picks.
-_GATHERED_A = 16.0
-_GROUP_STEP = 2300.0
 
 
 def lanes(device):
@@ -108,20 +98,19 @@ def cost(tiles, m, k, n, lanes):
     multiply-adds: the multiply-adds its blocks execute, partial edge tiles
     padded, with each block row's block columns in groups of `lanes` (a
     group of fewer runs one column at a time, at a group's cost each), times
-    1 + _GATHERED_B / tile_m for the B tiles the lanes load, plus
-    _GROUP_STEP per step of each group. With the block rows in the lanes
-    (rows_in_lanes()) the same with rows and columns exchanged: a block
-    column's block rows in groups, and the A tiles the lanes load, 1 +
-    _GATHERED_A / tile_n. Packing does not change the model (its effect
-    depends on the cache, which the model does not see): tuning measures
-    the packed forms of the best ranked."""
+    1 + _GATHERED_B / tile_m for the B tiles the lanes load. With the block
+    rows in the lanes (rows_in_lanes()) the same with rows and columns
+    exchanged: each block column's rows in groups, and the A tiles the
+    lanes load, 1 + _GATHERED_B / tile_n. Packing does not change the model
+    (its effect depends on the cache, which the model does not see): tuning
+    measures the packed forms of the best ranked."""
     tm, tn, tk = tiles[:3]
     rows, columns, steps = -(-m // tm), -(-n // tn), -(-k // tk)
     if rows_in_lanes(tiles):
-        group_steps = columns * (rows // lanes + rows % lanes) * steps
-        return group_steps * (tm * tn * tk * lanes * (1 + _GATHERED_A / tn) + _GROUP_STEP)
-    group_steps = rows * (columns // lanes + columns % lanes) * steps
-    return group_steps * (tm * tn * tk * lanes * (1 + _GATHERED_B / tm) + _GROUP_STEP)
+        groups = rows // lanes + rows % lanes
+        return columns * groups * steps * tm * tn * tk * lanes * (1 + _GATHERED_B / tn)
+    groups = columns // lanes + columns % lanes
+    return rows * groups * steps * tm * tn * tk * lanes * (1 + _GATHERED_B / tm)
 
 
 def ranked(family, klass, lanes):
