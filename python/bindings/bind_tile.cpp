@@ -208,6 +208,7 @@ void bind_tile(nb::module_& m) {
     m.def("tile_sort", [] { return lib::sort(); });
     m.def("tile_sort_runs", [](int64_t run) { return lib::sort_runs(run); }, nb::arg("run"));
     m.def("tile_merge_runs", [] { return lib::merge_runs(); });
+    m.def("tile_merge_path", [](int64_t block) { return lib::merge_path(block); }, nb::arg("block"));
     m.def("tile_scan", [](bool exclusive) {
         return lib::scan(exclusive ? lib::ScanKind::exclusive : lib::ScanKind::inclusive);
     }, nb::arg("exclusive"));

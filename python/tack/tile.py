@@ -71,11 +71,12 @@ _compiled = {}
 # and rms_norm 4x, scan 7x, gathers 2.5x, layer_norm 2-3x and conv2d 2x
 # slower; softmax and topk are about even (no lanes). Sort's passes, on a
 # 2-core Zen 3 with AVX2 at 256x1024, 16x65536 and 4096x64: merge_runs
-# 1.1-1.5x faster in lanes, sort_runs 1.3-1.6x slower. Top-K's blocks, on
+# 1.1-1.5x faster in lanes, sort_runs 1.3-1.6x slower; merge_path, which
+# replaced merge_runs, 1.1-1.2x faster in lanes (and 1x2^20). Top-K's blocks, on
 # the same host once launches divided into whole SIMD groups: 1.2-1.4x
 # faster in lanes at 1024x4096, 64x65536 and 4096x256 with k = 8 and 4,
 # even at k = 32.
-_SIMD_LANES = {"matmul", "einsum", "merge_runs", "topk"}
+_SIMD_LANES = {"matmul", "einsum", "merge_path", "topk"}
 
 
 def _kernel(fn, device, key, make, nest_order=()):
@@ -510,15 +511,19 @@ def scan(x, axis=-1, exclusive=False, out=None):
 
 
 # sort's first pass sorts runs of this many elements by rank; each later
-# pass merges pairs of runs (merge_runs), doubling their length.
-_SORT_RUN = 32
+# pass merges pairs of runs (merge_path), doubling their length, each
+# parallel iteration filling this many places of a merged pair. Chosen on
+# a 2-core Zen 3 (AVX2) over runs of 8, 16, 32 and blocks of 16 to 256 at
+# 256x1024, 4096x64, 16x65536 and 1x2^20 (docs/tile/python.md, "Sorting").
+_SORT_RUN = 16
+_MERGE_BLOCK = 32
 
 
 class _MergeSort:
     """Rows sorted in passes (docs/tile/python.md, "Sorting"): sort_runs
-    ranks each element in its run of _SORT_RUN, then merge_runs passes merge
-    pairs of sorted runs (each element's place by a binary search in the
-    other run) until one run holds the row. Rows longer than one run are
+    ranks each element in its run of _SORT_RUN, then merge_path passes merge
+    pairs of sorted runs (each block of _MERGE_BLOCK places from one binary
+    search, then in order) until one run holds the row. Rows longer than one run are
     padded to _SORT_RUN * 2**passes with (NaN, position) elements, which
     sort after every element of the row, in scratch arrays the passes
     alternate between; the last pass writes the outputs' own rows. Each
@@ -527,7 +532,7 @@ class _MergeSort:
     def __init__(self, fn, device):
         self.device = device
         self.runs = _kernel(fn, device, ("sort_runs", _SORT_RUN), lambda: _core.tile_sort_runs(_SORT_RUN))
-        self.merge = _kernel(fn, device, ("merge_runs",), _core.tile_merge_runs)
+        self.merge = _kernel(fn, device, ("merge_path", _MERGE_BLOCK), lambda: _core.tile_merge_path(_MERGE_BLOCK))
 
     def launch(self, args):
         x, values, positions = args
@@ -578,7 +583,7 @@ def sort(x, axis=-1, out=None):
     """x sorted along `axis` in increasing order (f32): NaN last, -0 equal to
     +0, equal values in their original order (a stable sort, as
     np.sort(kind="stable")). A merge sort in passes: runs of 32 sorted by
-    rank, then pairs of runs merged, O(n log**2 n) per row."""
+    rank, then pairs of runs merged by merge path, O(n log n) per row."""
     return _sort("sort", x, axis, out, None)[0]
 
 

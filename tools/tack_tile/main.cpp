@@ -70,6 +70,7 @@ const std::map<std::string, std::function<tile::Kernel()>>& library() {
       {"sort", [] { return tile::lib::sort(); }},
       {"sort_runs", [] { return tile::lib::sort_runs(); }},
       {"merge_runs", [] { return tile::lib::merge_runs(); }},
+      {"merge_path", [] { return tile::lib::merge_path(); }},
       {"inclusive_scan", [] { return tile::lib::scan(tile::lib::ScanKind::inclusive); }},
       {"exclusive_scan", [] { return tile::lib::scan(tile::lib::ScanKind::exclusive); }},
       {"gather_rows", [] { return tile::lib::gather_rows(); }},

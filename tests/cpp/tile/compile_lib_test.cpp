@@ -311,6 +311,32 @@ TEST_P(TileCompileLib, MergeSortPasses) {
                 {in({3, pairs, 2, run}), index_in({3, pairs, 2, run}, 0, 0), in({4}), out({3, cols}),
                  index_out({3, cols})},
                 9, sorted_runs);
+  // Merge path: blocks of 1 to past a pair's 2L (places past the pair and
+  // past Y's row stored nowhere), runs of 1 to 37.
+  for (int64_t block : {1, 3, 8, 64})
+    for (auto [pairs, run, cols] :
+         {std::array<int64_t, 3>{3, 4, 24}, {2, 7, 25}, {1, 1, 2}, {4, 4, 30}, {2, 37, 150}})
+    {
+      const std::vector<Arg> args{in({3, pairs, 2, run}), index_in({3, pairs, 2, run}, 0, 0), in({7}), out({3, cols}),
+                                  index_out({3, cols})};
+      expect_same(lib::merge_path(block), args, 9, sorted_runs);
+      // The other oracle: merge_runs's binary searches, interpreted, give
+      // the same merged rows.
+      std::vector<Tensor> by_search = make(args, 9), by_path = make(args, 9);
+      sorted_runs(by_search), sorted_runs(by_path);
+      interpret(lib::merge_runs(), views(by_search));
+      interpret(lib::merge_path(block), views(by_path));
+      for (size_t a = 3; a < args.size(); ++a)
+        std::visit(
+            [&](auto& w) {
+              auto wv = w.values(), gv = std::get<std::decay_t<decltype(w)>>(by_path[a]).values();
+              ASSERT_EQ(wv.size(), gv.size());
+              for (size_t e = 0; e < wv.size(); ++e)
+                ASSERT_EQ(std::memcmp(&wv[e], &gv[e], sizeof wv[e]), 0)
+                    << "merge_path(" << block << ") and merge_runs differ at output #" << a << " element " << e;
+            },
+            by_search[a]);
+    }
 }
 
 TEST_P(TileCompileLib, GatherAndScatterRows) {

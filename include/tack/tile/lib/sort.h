@@ -92,4 +92,58 @@ inline Kernel merge_runs() {
   });
 }
 
+// The same merge pass as merge_runs, by merge path: each parallel iteration
+// q writes the `block` consecutive places [q * block, (q + 1) * block) of
+// pair p's 2L (those below Y's row). A binary search of D.shape(0) steps,
+// at least the bit length of L, finds a, how many of run 0's elements hold
+// the places before q * block: the smallest a in [max(0, q*block - L),
+// min(q*block, L)] whose run-0 element does not come before run 1's
+// element q*block - 1 - a (the path's crossing of that diagonal). The
+// block's places are then filled in order, each from the run whose next
+// element comes first (an exhausted run never). Positions break ties, so
+// the order is strict and the merge is merge_runs's, element for element;
+// a pass costs O(L) per pair instead of merge_runs's O(L log L).
+inline Kernel merge_path(int64_t block = 64) {
+  return tile_kernel("merge_path", [block](TensorView<float, 4> X, TensorView<int64_t, 4> J, TensorView<float, 1> D,
+                                           TensorView<float, 2> Y, TensorView<int64_t, 2> I) {
+    Index L = X.shape(3);
+    for (auto r : parallel(X.shape(0), exec::block)) {
+      for (auto p : parallel(X.shape(1))) {
+        for (auto q : parallel(ceil_div(2 * L, block))) {
+          Index diag = q * block;
+          Index lo = maximum(diag - L, Index(int64_t(0))), hi = minimum(diag, L);
+          for (auto step : serial(D.shape(0))) {
+            (void)step;
+            Index mid = (lo + hi) / 2;
+            Tile<bool> open = lo < hi;
+            Index partner = diag - 1 - mid;
+            Tile<float> va = X(r, p, 0, mid).load(NAN);
+            Index ia = J(r, p, 0, mid).load(0);
+            Tile<float> vb = X(r, p, 1, partner).load(NAN);
+            Index ib = J(r, p, 1, partner).load(0);
+            Tile<bool> a_first = open & before_ascending(va, ia, vb, ib);
+            lo = select(a_first, mid + 1, lo);
+            hi = select(open & !a_first, mid, hi);
+          }
+          Index i = lo, j = diag - lo;
+          for (auto t : serial(block)) {
+            Index place = diag + t;
+            Tile<float> va = X(r, p, 0, i).load(NAN);
+            Index ia = J(r, p, 0, i).load(0);
+            Tile<float> vb = X(r, p, 1, j).load(NAN);
+            Index ib = J(r, p, 1, j).load(0);
+            Tile<bool> take_b = (i >= L) | ((j < L) & before_ascending(vb, ib, va, ia));
+            // Places past the pair belong to the next one: stored nowhere.
+            Index at = select(place < 2 * L, p * (2 * L) + place, int64_t(-1));
+            Y(r, at).store(select(take_b, vb, va));
+            I(r, at).store(select(take_b, ib, ia));
+            i = select(take_b, i, i + 1);
+            j = select(take_b, j + 1, j);
+          }
+        }
+      }
+    }
+  });
+}
+
 }  // namespace tack::tile::lib
