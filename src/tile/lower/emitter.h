@@ -2,6 +2,7 @@
 //
 // Shared state of the emitter, whose parts live one concern per file:
 //   emitter.cpp            storage, expression helpers, blocks, the launch
+//   emit_binding.cpp       the launch's dimensions from the nest's binding
 //   emit_elementwise.cpp   const, iota, lifted ops, cast, broadcast, reshape,
 //                          extract, mma
 //   emit_memory.cpp        dim, view, load, store
@@ -171,6 +172,8 @@ class Emitter {
   void emit_op(const Operation& op);   // dispatch(), then sync()
   void dispatch(const Operation& op);
   void emit_prologue_chain(const Value* v);
+
+  // --- emit_binding.cpp ------------------------------------------------------
   // The launch's dimensions for the nest's levels under `binding`, and
   // each level's index.
   void bind_launch(const LaunchNest& nest, const ExecBinding& binding);
