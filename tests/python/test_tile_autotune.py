@@ -198,6 +198,31 @@ def test_the_cost_model_counts_multiply_adds_padded_edges_and_lane_groups(lanes)
         _tile_tuning.cost((16, 8, 32), m, k, 8 * lanes, lanes) * 2)
 
 
+@pytest.mark.parametrize("klass", [(2048, 256, 16), (512, 512, 512), (1024, 1024, 512)])
+def test_equal_costs_rank_rows_in_lanes_last_and_deepest_k_first(klass):
+    # The model cannot tell the rows-in-lanes candidates' tile_k apart, nor
+    # them from the transposed ordinary ones: at equal cost the ordinary
+    # ones keep the family's order and come first, then rows-in-lanes ones,
+    # deepest tile_k first.
+    lanes = _tile_tuning.lanes("cpu")
+    order = _tile_tuning.ranked(_tile_tuning.FAMILY, klass, lanes)
+    family_index = {t: i for i, t in enumerate(_tile_tuning.FAMILY)}
+    for a, b in zip(order, order[1:]):
+        if _tile_tuning.cost(a, *klass, lanes) != _tile_tuning.cost(b, *klass, lanes):
+            continue
+        ra, rb = _tile_tuning.rows_in_lanes(a), _tile_tuning.rows_in_lanes(b)
+        assert not (ra and not rb), (a, b)
+        if ra and rb:
+            assert a[2] >= b[2], (a, b)
+        if not ra and not rb:
+            assert family_index[a] < family_index[b], (a, b)
+    if klass == (2048, 256, 16):
+        # One block column of 16: the unpacked slots go to rows in lanes, k deep.
+        chosen = _tile_tuning.measured(_tile_tuning.FAMILY, klass, lanes)
+        unpacked = [t for t in chosen if not _tile_tuning.packed(t)]
+        assert unpacked and all(_tile_tuning.rows_in_lanes(t) and t[2] == 64 for t in unpacked), unpacked
+
+
 def test_tuning_measures_the_models_best_ranked_candidates():
     klass = (64, 64, 64)
     lanes = _tile_tuning.lanes("cpu")
