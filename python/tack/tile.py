@@ -598,7 +598,8 @@ def topk(x, k, axis=-1, out=None):
     array, largest first, and their i64 positions. NaN ranks above +inf,
     -0 equals +0, equal values come by lower position. A row shorter than k
     ends with (-inf, 2**63 - 1) entries. `out` is a (values, positions)
-    pair. The reference kernel holds k x k tiles; k up to 90 compiles."""
+    pair. Above k = 8 the reference kernel holds k x k tiles; k up to 90
+    compiles."""
     fn = "topk"
     x = _array(x, fn, "x")
     device = _device(fn, x)

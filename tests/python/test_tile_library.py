@@ -640,8 +640,9 @@ def topk_oracle(x, k):
     return values, positions
 
 
-# Every block width topk picks (lib::topk_block): 4 for k <= 4, k up to 8,
-# 16 up to 16, k above; rows not a multiple of the block.
+# Both of topk's algorithms (lib::topk): bitonic networks over 1, 4 and 8
+# entries for k <= 8, rank merges in blocks of 16 and of k above; rows not
+# a multiple of the block.
 @pytest.mark.parametrize("rows,cols,k", [(1, 1, 1), (6, 200, 5), (3, 4, 7), (5, 0, 2), (4, 33, 1), (7, 130, 3),
                                          (5, 77, 4), (3, 300, 8), (2, 123, 12), (2, 99, 20)])
 def test_topk_with_ties_nan_and_short_rows(rows, cols, k):

@@ -308,6 +308,25 @@ void Emitter::for_each_element(const Shape& shape, const std::function<void(cons
     return;
   }
   std::vector<int> idx;
+  if (shape.num_elements() <= kStraightElements) {
+    // Few elements: one copy of the body per element with its index
+    // constant, which the compiler keeps in registers without a loop (a
+    // kernel of many tiny loops costs the loop passes time quadratic in
+    // their number).
+    // Each element's index locals are its own, assigned once, which the
+    // compiler's promotion of locals to registers handles in linear time.
+    for (int64_t flat = 0; flat < shape.num_elements(); ++flat) {
+      idx.assign(size_t(shape.rank()), 0);
+      int64_t rest = flat;
+      for (int d = shape.rank() - 1; d >= 0; --d) {
+        idx[size_t(d)] = new_var("e");
+        assign(idx[size_t(d)], i64(rest % shape[d]));
+        rest /= shape[d];
+      }
+      body(idx);
+    }
+    return;
+  }
   std::function<void(int)> nest = [&](int d) {
     if (d == shape.rank()) return body(idx);
     int v = new_var("e", ir::VarRole::LoopVar);

@@ -152,7 +152,10 @@ class Emitter {
   void write(const Storage& s, std::vector<ir::ExprPtr> idx, ir::ExprPtr value);
   void assign(int var, ir::ExprPtr value);
   // Appends a loop nest over `shape`, calling `body` with the element's index
-  // locals (outermost first) while the innermost block is current.
+  // locals (outermost first) while the innermost block is current; a shape
+  // of at most kStraightElements elements gets straight-line code instead,
+  // the body once per element.
+  static constexpr int64_t kStraightElements = 8;
   void for_each_element(const Shape& shape, const std::function<void(const std::vector<int>&)>& body);
   // A sequential loop `var` over [0, extent).
   void for_range(int var, ir::ExprPtr extent, const std::function<void()>& body);

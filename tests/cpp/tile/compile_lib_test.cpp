@@ -249,10 +249,10 @@ TEST_P(TileCompileLib, TopKUnderEveryPolicy) {
   for (ReductionPolicy p : {ReductionPolicy::unordered_tree, ReductionPolicy::ordered_tree, ReductionPolicy::left_fold,
                             ReductionPolicy::right_fold})
     for (Shape s : {Shape{9, 23}, Shape{4, 3}, Shape{3, 0}}) {
-      // In workgroups the two policies whose merges stand in loops of their
-      // own (PoCL takes about 20 s to build each of these kernels).
-      if (GetParam() == "opencl_groups" && (p == ReductionPolicy::left_fold || p == ReductionPolicy::unordered_tree))
-        continue;
+      // In workgroups one policy: with a barrier after each of the
+      // networks' operations, PoCL takes about 2 minutes to build a Top-K
+      // kernel.
+      if (GetParam() == "opencl_groups" && p != ReductionPolicy::ordered_tree) continue;
       // Few distinct values: ties and their positions matter.
       Arg x{Scalar::f32, s, false, -2, 2};
       expect_same(lib::topk(5, p), {x, out({s[0], 5}), index_out({s[0], 5})}, 3, [](std::vector<Tensor>& t) {

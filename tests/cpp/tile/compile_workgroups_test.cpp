@@ -27,9 +27,10 @@ bool in_groups(const std::string& line) { return line.rfind("; in workgroups", 0
 TEST(TileWorkgroups, LargeTilesFillAGroupAndSmallOnesRunARowPerLane) {
   EXPECT_TRUE(in_groups(plan(lib::matmul()))) << plan(lib::matmul());  // 16x16 tiles: 256 elements
   EXPECT_TRUE(in_groups(plan(lib::copy(8, 32))));
-  // Top-K of 5 ranks blocks of 5 entries: 5x5 comparison tiles.
+  // Top-K of 5 sorts lists of 8 entries by network; its largest tile is the
+  // 5x8 grid that keeps the first 5 of them.
   std::string topk = plan(lib::topk(5));
-  EXPECT_EQ(topk, "; one iteration per lane, tiles private: its largest tile has 25 elements, fewer than a group's "
+  EXPECT_EQ(topk, "; one iteration per lane, tiles private: its largest tile has 40 elements, fewer than a group's "
                   "256 lanes");
   EXPECT_TRUE(in_groups(plan(lib::topk(5), CompileOptions::Workgroups::always)));
   EXPECT_EQ(plan(lib::matmul(), CompileOptions::Workgroups::never),

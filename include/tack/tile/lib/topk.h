@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <tuple>
 
 #include "tack/tile/lib/common.h"
@@ -11,9 +12,108 @@
 
 namespace tack::tile::lib {
 
-// A sorted list of k (value, position) entries; missing entries are the
-// sentinel (-inf, INT64_MAX), which every real entry precedes.
+// A list of (value, position) entries as two tiles of the same shape.
+// A Top-K state is its k best entries sorted by before_descending; missing
+// entries are the sentinel (-inf, INT64_MAX), which every real entry
+// precedes.
 using TopKState = std::tuple<Tile<float>, Index>;
+
+// The networks below work on `rows` independent lists of n = 2^m entries,
+// held as (rows, n) tiles. Every step pairs the entries whose places differ
+// in one bit, d, of the place: the list reshaped to (rows, n / 2d, 2, d)
+// has the pair's members at positions 0 and 1 of axis 2.
+namespace bitonic {
+
+struct Halves {
+  Tile<float> lo_v, hi_v;
+  Index lo_p, hi_p;
+};
+
+inline Shape paired(int64_t rows, int64_t n, int64_t d) { return Shape{rows, n / (2 * d), 2, d}; }
+
+inline Halves split(const TopKState& t, int64_t rows, int64_t n, int64_t d) {
+  Shape shape = paired(rows, n, d);
+  Tile<float> v = reshape(std::get<0>(t), shape);
+  Index p = reshape(std::get<1>(t), shape);
+  Index zero = full<int64_t>({}, 0), one = full<int64_t>({}, 1);
+  return {extract(v, 2, zero), extract(v, 2, one), extract(p, 2, zero), extract(p, 2, one)};
+}
+
+// The list with `first` at the pair's place 0 and `second` at place 1.
+template <class T>
+Tile<T> join(const Tile<T>& first, const Tile<T>& second, int64_t rows, int64_t n, int64_t d) {
+  Shape shape = paired(rows, n, d), half{rows, n / (2 * d), 1, d};
+  Tile<bool> at_first = iota(shape, 2) == int64_t(0);
+  return reshape(select(at_first, broadcast_to(reshape(first, half), shape), broadcast_to(reshape(second, half), shape)),
+                 Shape{rows, n});
+}
+
+// Compare-exchange of every pair at distance d: the entry that comes first
+// by before_descending goes to place 0, or, where `descending` (broadcast
+// to the pairs' shape, (rows, n / 2d, d)) is given and false, to place 1.
+inline TopKState exchange(const TopKState& t, int64_t rows, int64_t n, int64_t d,
+                          const std::optional<Tile<bool>>& descending = std::nullopt) {
+  auto [lo_v, hi_v, lo_p, hi_p] = split(t, rows, n, d);
+  Tile<bool> keep = before_descending(lo_v, lo_p, hi_v, hi_p);
+  if (descending) keep = select(*descending, keep, !keep);
+  return {join(select(keep, lo_v, hi_v), select(keep, hi_v, lo_v), rows, n, d),
+          join(select(keep, lo_p, hi_p), select(keep, hi_p, lo_p), rows, n, d)};
+}
+
+// Every list in before_descending order (Batcher's bitonic sort): sorted
+// runs of s double each round, run j sorted descending when j is even and
+// ascending when odd, so that two neighbours form a bitonic sequence, which
+// the exchanges at distances s, s/2, ..., 1 sort.
+inline TopKState sort(TopKState t, int64_t rows, int64_t n) {
+  for (int64_t s = 2; s <= n; s *= 2) {
+    for (int64_t d = s / 2; d >= 1; d /= 2) {
+      // Pair group q of the (rows, n / 2d, d) pairs holds places
+      // [2dq, 2d(q + 1)), inside run 2dq / s.
+      Index run = iota({1, n / (2 * d), 1}, 1) / (s / (2 * d));
+      t = exchange(t, rows, n, d, run % int64_t(2) == int64_t(0));
+    }
+  }
+  return t;
+}
+
+// Each list in the opposite order: place i exchanged with n - 1 - i, bit by
+// bit.
+inline TopKState reverse(TopKState t, int64_t rows, int64_t n) {
+  for (int64_t d = n / 2; d >= 1; d /= 2) {
+    auto [lo_v, hi_v, lo_p, hi_p] = split(t, rows, n, d);
+    t = {join(hi_v, lo_v, rows, n, d), join(hi_p, lo_p, rows, n, d)};
+  }
+  return t;
+}
+
+// The first n entries of the union of two sorted lists, sorted: a[i] or
+// b[n - 1 - i], whichever comes first, is the union's first n as a bitonic
+// sequence, which exchanges at distances n/2, ..., 1 sort.
+inline TopKState merge(const TopKState& a, const TopKState& b, int64_t rows, int64_t n) {
+  auto [av, ap] = a;
+  auto [bv, bp] = reverse(b, rows, n);
+  Tile<bool> a_first = before_descending(av, ap, bv, bp);
+  TopKState t{select(a_first, av, bv), select(a_first, ap, bp)};
+  for (int64_t d = n / 2; d >= 1; d /= 2) t = exchange(t, rows, n, d);
+  return t;
+}
+
+}  // namespace bitonic
+
+// The first n (a power of two) entries of a block of m * n entries (m a
+// power of two) with distinct positions, sorted: each run of n sorted, then
+// runs merged in pairs.
+inline TopKState bitonic_block_top(const Tile<float>& v, const Index& p, int64_t n, int64_t m) {
+  TopKState t = bitonic::sort({reshape(v, {m, n}), reshape(p, {m, n})}, m, n);
+  for (; m > 1; m /= 2) {
+    Shape pairs{m / 2, 2, n};
+    Tile<float> tv = reshape(std::get<0>(t), pairs);
+    Index tp = reshape(std::get<1>(t), pairs);
+    Index zero = full<int64_t>({}, 0), one = full<int64_t>({}, 1);
+    t = bitonic::merge({extract(tv, 1, zero), extract(tp, 1, zero)}, {extract(tv, 1, one), extract(tp, 1, one)}, m / 2, n);
+  }
+  return {reshape(std::get<0>(t), {n}), reshape(std::get<1>(t), {n})};
+}
 
 // The first k entries of the merge of two sorted lists, under
 // before_descending. Each entry's place in the merged list is its place in
@@ -49,7 +149,7 @@ inline TopKState merge_truncate(const TopKState& a, const TopKState& b, int64_t 
 // entries with distinct positions: each entry's place is the number of
 // entries of the block that precede it (a permutation of the places), and
 // place t takes the one entry ranked t.
-inline TopKState block_top(const Tile<float>& v, const Index& p, int64_t k, int64_t width) {
+inline TopKState block_top_by_rank(const Tile<float>& v, const Index& p, int64_t k, int64_t width) {
   Shape col{width, 1}, row{1, width}, grid{k, width};
   // first[i, j]: entry j precedes entry i.
   Tile<bool> first = before_descending(reshape(v, row), reshape(p, row), reshape(v, col), reshape(p, col));
@@ -61,41 +161,87 @@ inline TopKState block_top(const Tile<float>& v, const Index& p, int64_t k, int6
   return {values, positions};
 }
 
-// The block width topk uses for `k` when none is given: 4 up to k = 4 and
-// k up to k = 8, small enough that the CPU compiler keeps a block's tiles
-// in registers (on a 2-core Zen 3 with AVX2 at 1024x4096: 8-25x faster
-// than blocks of 16 for k <= 4, 1.8-2.4x for k = 5 and 6, even at 8), then
-// 16 up to k = 16, then k.
-inline int64_t topk_block(int64_t k) { return k > 16 ? k : k > 8 ? 16 : std::max<int64_t>(k, 4); }
+// The first k of a sorted list of n >= k entries.
+inline TopKState first_entries(const TopKState& t, int64_t k, int64_t n) {
+  if (k == n) return t;
+  auto [v, p] = t;
+  Shape grid{k, n};
+  Tile<bool> at = iota(grid, 0) == iota(grid, 1);
+  // One entry per place; -0.0 and 0 add nothing to it exactly.
+  Tile<float> values = sum(select(at, broadcast_to(reshape(v, {1, n}), grid), -0.0f), 1);
+  Index positions = sum(select(at, broadcast_to(reshape(p, {1, n}), grid), int64_t(0)), 1);
+  return {values, positions};
+}
+
+inline int64_t power_of_two_at_least(int64_t n) {
+  int64_t p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
+
+// The largest k that topk reduces through bitonic networks. A network's
+// state of n entries needs about n log2(n)^2 / 4 exchanges per block
+// against the rank merge's k^2 comparisons, and its tiles are small enough
+// that the CPU compiler keeps them in registers; but the networks' code
+// grows as n log2(n)^2, and above n = 8 the CPU compiler's time on it grows
+// faster still (k = 16 took 11 s, k = 32 95 s on a 2-core Zen 3).
+inline constexpr int64_t kTopKNetwork = 8;
+
+// The block width topk uses for `k` when none is given: 8 up to
+// kTopKNetwork; then 16 up to k = 16, then k.
+inline int64_t topk_block(int64_t k) { return k <= kTopKNetwork ? 8 : std::max<int64_t>(k, 16); }
 
 // V[r, :k] and I[r, :k]: the k largest entries of row r of X and their
 // column positions, largest first, NaN above everything, equal values by
 // lower position. Rows shorter than k end with (-inf, INT64_MAX). The row
-// is reduced in blocks of `width` (at least k; 0: topk_block(k)): each
-// block contributes its own first k entries (block_top; past the row's
-// end, -inf at its own position, which every element of the row
-// precedes, then given the sentinel's position), merged by
-// merge_truncate. The result is the same selection whatever the blocks.
+// is reduced in blocks of `width` (at least k; 0: topk_block(k)), each
+// block giving its own first entries (past the row's end, -inf at its own
+// position, which every element of the row precedes, then given the
+// sentinel's position), merged into a state of sorted entries:
+// - k <= kTopKNetwork: a state of n entries, n the power of two at or
+//   above k; blocks widened with sentinels to n times a power of two,
+//   sorted and merged by bitonic networks (bitonic_block_top,
+//   bitonic::merge);
+// - above: a state of k entries; blocks ranked (block_top_by_rank) and
+//   merged by rank (merge_truncate).
+// The result is the same selection whatever the blocks and the algorithm.
 inline Kernel topk(int64_t k, ReductionPolicy policy = ReductionPolicy::unordered_tree, int64_t width = 0) {
   if (width == 0) width = topk_block(k);
   if (width < k) throw Error("topk: the block width " + std::to_string(width) + " is below k = " + std::to_string(k) + ".");
-  return tile_kernel("topk", [k, policy, width](TensorView<float, 2> X, TensorView<float, 2> V, TensorView<int64_t, 2> I) {
-    Reducer<float, int64_t> merge([k](const TopKState& a, const TopKState& b) { return merge_truncate(a, b, k); },
-                                  Laws{.associative = true, .commutative = true});
+  const bool network = k <= kTopKNetwork;
+  const int64_t n = network ? power_of_two_at_least(k) : k;
+  const int64_t runs = network ? power_of_two_at_least((width + n - 1) / n) : 1;
+  const int64_t loaded = network ? n * runs : width;
+  return tile_kernel("topk", [=](TensorView<float, 2> X, TensorView<float, 2> V, TensorView<int64_t, 2> I) {
+    Reducer<float, int64_t> merge(
+        [=](const TopKState& a, const TopKState& b) {
+          if (!network) return merge_truncate(a, b, k);
+          auto [v, p] = bitonic::merge(a, b, 1, n);
+          return TopKState{reshape(v, {n}), reshape(p, {n})};
+        },
+        Laws{.associative = true, .commutative = true});
     const int64_t none = std::numeric_limits<int64_t>::max();
     Index cols = X.shape(1);
     for (auto r : parallel(X.shape(0), exec::block)) {
-      Tile<float> values = full<float>({k}, -INFINITY);
-      Index positions = full<int64_t>({k}, none);
+      Tile<float> values = full<float>({n}, -INFINITY);
+      Index positions = full<int64_t>({n}, none);
       for (auto b : reduce(ceil_div(cols, width), policy)) {
-        Index at = lib::positions(b * width, width);
-        Tile<float> v = X(r, span(b * width, width)).load(-INFINITY);
-        auto [top_v, top_p] = block_top(v, at, k, width);
+        Index at = lib::positions(b * width, loaded);
+        Tile<float> v = X(r, span(b * width, loaded)).load(-INFINITY);
+        if (loaded > width) {
+          // Entries past the block are the sentinel, which the block's own
+          // entries precede.
+          Tile<bool> inside = iota({loaded}) < width;
+          v = select(inside, v, -INFINITY);
+          at = select(inside, at, none);
+        }
+        auto [top_v, top_p] = network ? bitonic_block_top(v, at, n, runs) : block_top_by_rank(v, at, k, width);
         Index real = select(top_p < cols, top_p, none);
         std::tie(values, positions) = merge({values, positions}, TopKState{top_v, real});
       }
-      V(r, span(0, k)).store(values);
-      I(r, span(0, k)).store(positions);
+      auto [first_v, first_p] = first_entries({values, positions}, k, n);
+      V(r, span(0, k)).store(first_v);
+      I(r, span(0, k)).store(first_p);
     }
   });
 }
