@@ -139,16 +139,17 @@ void bind_tile(nb::module_& m) {
     m.def(
         "tile_compile",
         [](const tile::Kernel& k, const std::string& device, bool simd_lanes, bool overlap_stages,
-           std::pair<int, int> mma_block, const std::string& workgroups, const std::vector<int>& nest_order,
-           bool fuse_nest) {
+           std::pair<int, int> mma_block, const std::string& workgroups, const std::vector<int64_t>& nest_split,
+           const std::vector<int>& nest_order, const std::vector<int>& nest_fuse) {
             using W = tile::CompileOptions::Workgroups;
             tile::CompileOptions options;
             options.simd_lanes = simd_lanes;
             options.overlap_stages = overlap_stages;
             options.mma_block[0] = mma_block.first;
             options.mma_block[1] = mma_block.second;
+            options.nest_split = nest_split;
             options.nest_order = nest_order;
-            options.fuse_nest = fuse_nest;
+            options.nest_fuse = nest_fuse;
             if (workgroups == "fill") options.workgroups = W::fill;
             else if (workgroups == "always") options.workgroups = W::always;
             else if (workgroups == "never") options.workgroups = W::never;
@@ -159,26 +160,30 @@ void bind_tile(nb::module_& m) {
         },
         nb::arg("kernel"), nb::arg("device"), nb::arg("simd_lanes") = true, nb::arg("overlap_stages") = false,
         nb::arg("mma_block") = std::pair<int, int>{0, 0}, nb::arg("workgroups") = "fill",
-        nb::arg("nest_order") = std::vector<int>{}, nb::arg("fuse_nest") = false,
+        nb::arg("nest_split") = std::vector<int64_t>{}, nb::arg("nest_order") = std::vector<int>{},
+        nb::arg("nest_fuse") = std::vector<int>{},
         "Compiles a tile kernel for a device; simd_lanes=False runs the CPU's iterations one at a time, "
         "overlap_stages=True overlaps pipeline stages across iterations where that is legal, "
         "mma_block=(rows, cols) sets mma's register block ((0, 0): the device's), workgroups ('fill', 'always', "
-        "'never') where a GPU backend runs an iteration in a workgroup, nest_order=[levels, outermost first] orders "
-        "the launch's dimensions over the parallel nest's levels and fuse_nest=True makes them one, where the layout "
-        "prover proves the binding a bijection (tack/tile/compile.h).");
+        "'never') where a GPU backend runs an iteration in a workgroup; nest_split=[factor per level] splits the "
+        "parallel nest's levels into outer and inner parts, nest_order=[parts, outermost first] orders the launch's "
+        "dimensions over them and nest_fuse=[counts] fuses consecutive dimensions, where the layout prover proves "
+        "the binding a bijection (tack/tile/compile.h).");
     m.def(
         "tile_lowered_ir",
-        [](const tile::Kernel& k, bool workgroups, bool overlap_stages, const std::vector<int>& nest_order,
-           bool fuse_nest) {
+        [](const tile::Kernel& k, bool workgroups, bool overlap_stages, const std::vector<int64_t>& nest_split,
+           const std::vector<int>& nest_order, const std::vector<int>& nest_fuse) {
             tile::CompileOptions options;
             options.overlap_stages = overlap_stages;
+            options.nest_split = nest_split;
             options.nest_order = nest_order;
-            options.fuse_nest = fuse_nest;
+            options.nest_fuse = nest_fuse;
             options.workgroups = tile::CompileOptions::Workgroups::always;
             return tile::lowered_kernel_ir(k, options, workgroups ? tile::workgroup_target() : tile::LoweringTarget{});
         },
         nb::arg("kernel"), nb::arg("workgroups") = false, nb::arg("overlap_stages") = false,
-        nb::arg("nest_order") = std::vector<int>{}, nb::arg("fuse_nest") = false,
+        nb::arg("nest_split") = std::vector<int64_t>{}, nb::arg("nest_order") = std::vector<int>{},
+        nb::arg("nest_fuse") = std::vector<int>{},
         "The kernel IR a tile kernel lowers to, as text: for the CPU, or with workgroups=True for the GPU "
         "backends' workgroups wherever they can take it; the first comment lines say how it runs and how its "
         "parallel nest binds to the launch.");

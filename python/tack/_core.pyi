@@ -308,12 +308,12 @@ class CompiledTileKernel:
         Runs once over (array, shape, element strides, element offset, writes) views of arrays' storage.
         """
 
-def tile_compile(kernel: TileKernel, device: str, simd_lanes: bool = True, overlap_stages: bool = False, mma_block: tuple[int, int] = (0, 0), workgroups: str = 'fill', nest_order: Sequence[int] = [], fuse_nest: bool = False) -> CompiledTileKernel:
+def tile_compile(kernel: TileKernel, device: str, simd_lanes: bool = True, overlap_stages: bool = False, mma_block: tuple[int, int] = (0, 0), workgroups: str = 'fill', nest_split: Sequence[int] = [], nest_order: Sequence[int] = [], nest_fuse: Sequence[int] = []) -> CompiledTileKernel:
     """
-    Compiles a tile kernel for a device; simd_lanes=False runs the CPU's iterations one at a time, overlap_stages=True overlaps pipeline stages across iterations where that is legal, mma_block=(rows, cols) sets mma's register block ((0, 0): the device's), workgroups ('fill', 'always', 'never') where a GPU backend runs an iteration in a workgroup, nest_order=[levels, outermost first] orders the launch's dimensions over the parallel nest's levels and fuse_nest=True makes them one, where the layout prover proves the binding a bijection (tack/tile/compile.h).
+    Compiles a tile kernel for a device; simd_lanes=False runs the CPU's iterations one at a time, overlap_stages=True overlaps pipeline stages across iterations where that is legal, mma_block=(rows, cols) sets mma's register block ((0, 0): the device's), workgroups ('fill', 'always', 'never') where a GPU backend runs an iteration in a workgroup; nest_split=[factor per level] splits the parallel nest's levels into outer and inner parts, nest_order=[parts, outermost first] orders the launch's dimensions over them and nest_fuse=[counts] fuses consecutive dimensions, where the layout prover proves the binding a bijection (tack/tile/compile.h).
     """
 
-def tile_lowered_ir(kernel: TileKernel, workgroups: bool = False, overlap_stages: bool = False, nest_order: Sequence[int] = [], fuse_nest: bool = False) -> str:
+def tile_lowered_ir(kernel: TileKernel, workgroups: bool = False, overlap_stages: bool = False, nest_split: Sequence[int] = [], nest_order: Sequence[int] = [], nest_fuse: Sequence[int] = []) -> str:
     """
     The kernel IR a tile kernel lowers to, as text: for the CPU, or with workgroups=True for the GPU backends' workgroups wherever they can take it; the first comment lines say how it runs and how its parallel nest binds to the launch.
     """

@@ -48,8 +48,9 @@ from . import _cache, _core
 DEFAULT = (16, 16, 16)
 
 # The candidate family: (tile_m, tile_n, tile_k) over {8, 16, 32, 64}^3,
-# each also with B packed first (a fourth element 1, PackedMatmul) and with
-# the block rows in the SIMD lanes (a fifth element 1, ROWS_IN_LANES): 192
+# each also with B packed first (a fourth element 1, PackedMatmul), with
+# the block rows in the SIMD lanes (a fifth element 1, ROWS_IN_LANES), and
+# packed with its launch tiled (a sixth element, LAUNCH_TILE): 256
 # candidates. Every one is legal (its tiles fit the CPU's private scratch);
 # the cost model below ranks them and only the best ranked are compiled,
 # checked and timed. The CPU runs whole groups of lanes only within one row
@@ -57,12 +58,20 @@ DEFAULT = (16, 16, 16)
 # lane its own B tile, A's shared), with the block rows in the lanes the
 # launch's nest runs in the other order (CompileOptions::nest_order, each
 # lane its own A tile, B's shared), which pays for products of fewer block
-# columns than lanes (docs/tile/compile.md, "Binding"). The pipeline's
-# schedule (stages in order) is fixed: it was measured to win for matmul
-# on the CPU.
+# columns than lanes (docs/tile/compile.md, "Binding"). A launch-tiled
+# candidate runs B's panels in groups of LAUNCH_TILE, each group over all
+# block rows before the next (the panel level split, its outer part
+# outermost: CompileOptions::nest_split and nest_order), so that a group's
+# panels stay in cache while A's block rows stream past them; measured on
+# a 2-core AMD EPYC (Zen 4, AVX-512), 64x8x64 tiles packed ran 2048^3 in
+# 95-99 ms tiled by 4 against 106-114 untiled, and 1024^3 at the same speed
+# either way. The pipeline's schedule (stages in order) is fixed: it was
+# measured to win for matmul on the CPU.
 _SIZES = (8, 16, 32, 64)
 _TILES = tuple(itertools.product(_SIZES, repeat=3))
-FAMILY = _TILES + tuple(t + (1,) for t in _TILES) + tuple(t + (0, 1) for t in _TILES)
+LAUNCH_TILE = 4
+FAMILY = (_TILES + tuple(t + (1,) for t in _TILES) + tuple(t + (0, 1) for t in _TILES) +
+          tuple(t + (1, 0, LAUNCH_TILE) for t in _TILES))
 
 # How many of the family's best ranked candidates tuning measures: the
 # packed forms of the six best ranked and the two best unpacked ones.
@@ -130,13 +139,16 @@ def measured(family, klass, lanes):
     """The candidates tuning compiles, checks and times: the packed forms
     (those in `family`) of the best ranked unpacked candidates, then the
     best ranked unpacked ones (the best ranked of a family without unpacked
-    candidates, up to the same number)."""
+    candidates, up to the same number), then the launch-tiled forms of those
+    packed ones, of which tune() measures only the first pass's winner's:
+    the model cannot tell a tiled launch from an untiled one."""
     order = ranked(family, klass, lanes)
     unpacked = [tuple(t) for t in order if not packed(t)]
     if not unpacked:
         return tuple(order[:_MEASURED_PACKED + _MEASURED_UNPACKED])
     chosen = [t[:3] + (1,) for t in unpacked if t[:3] + (1,) in family and not rows_in_lanes(t)][:_MEASURED_PACKED]
-    return tuple(chosen + unpacked[:_MEASURED_UNPACKED])
+    tiled = [t + (0, LAUNCH_TILE) for t in chosen if t + (0, LAUNCH_TILE) in family]
+    return tuple(chosen + unpacked[:_MEASURED_UNPACKED] + tiled)
 
 
 _CAP = 2048  # a class extent above this tunes at this extent
@@ -147,10 +159,11 @@ _BUDGET_S = 1.0  # timed runs of one candidate stop once they took this long
 _MIN_VOLUME = 128 * 128 * 128  # classes below tune not at all
 _RAGGED = (37, 29, 43)  # the edge-tile check's shape (M, K, N)
 _RUNS = 3  # timed runs per candidate; the best counts
-_FORMAT = 5  # the winner file's format (4: B packed in panels of lanes; 5: block rows in the lanes)
+_FORMAT = 6  # the winner file's format (4: B packed in panels of lanes; 5: block rows in the lanes; 6: tiled launches)
 
 # key -> (tm, tn, tk), (tm, tn, tk, 1) for B packed, (tm, tn, tk, 0, 1) for
-# the block rows in the lanes
+# the block rows in the lanes, (tm, tn, tk, 1, 0, LAUNCH_TILE) packed with its
+# launch tiled
 # (and (device, class, candidate family) -> the same, for the calls after the first)
 _winners: dict[object, tuple[int, ...]] = {}
 _tunings = 0  # how many classes this process tuned (for tests)
@@ -226,10 +239,23 @@ def rows_in_lanes(tiles):
     return len(tiles) > 4 and bool(tiles[4])
 
 
-# The launch's order of matmul's two nest levels (block rows, block
-# columns) for a candidate: CompileOptions::nest_order.
-def nest_order(tiles):
-    return [1, 0] if rows_in_lanes(tiles) else []
+def launch_tile(tiles):
+    """How many of B's panels a packed candidate's launch runs together over
+    all block rows (a sixth element; 0: untiled)."""
+    return tiles[5] if len(tiles) > 5 else 0
+
+
+def binding(tiles):
+    """How a candidate's launch nest binds to the launch, as tile_compile's
+    keyword arguments (docs/tile/compile.md, "Binding"): unpacked, its two
+    levels (block rows, block columns) swapped for rows in the lanes;
+    packed (block rows, panel, lane), the panel level split by the launch
+    tile, its outer part outermost."""
+    if rows_in_lanes(tiles):
+        return {"nest_order": [1, 0]}
+    if launch_tile(tiles):
+        return {"nest_split": [0, launch_tile(tiles)], "nest_order": [1, 0, 2, 3]}
+    return {}
 
 
 class PackedMatmul:
@@ -247,7 +273,8 @@ class PackedMatmul:
         # One element at a time: in lanes its loads would gather (measured
         # 2x slower at 2048^2 on AVX2).
         self.pack = _core.tile_compile(_core.tile_pack_panels(self.tn, self.lanes), device, simd_lanes=False)
-        self.matmul = _core.tile_compile(_core.tile_matmul(*tiles[:3], panel_lanes=self.lanes), device)
+        self.matmul = _core.tile_compile(_core.tile_matmul(*tiles[:3], panel_lanes=self.lanes), device,
+                                         **binding(tiles))
 
     def launch(self, args):
         from ._arrays import empty
@@ -265,7 +292,7 @@ class PackedMatmul:
 def _compile(tiles):
     if packed(tiles):
         return PackedMatmul(tiles, "cpu")
-    return _core.tile_compile(_core.tile_matmul(*tiles[:3]), "cpu", nest_order=nest_order(tiles))
+    return _core.tile_compile(_core.tile_matmul(*tiles[:3]), "cpu", **binding(tiles))
 
 
 def matmul_tiles(m, k, n, device, *, candidates=None, min_volume=None, compile_candidate=None):
@@ -335,7 +362,9 @@ def tune(klass, candidates, compile_candidate):
     args = cases[timed][0]
 
     best, winner, report = None, DEFAULT, {}
-    for tiles in candidates:
+
+    def measure(tiles):
+        nonlocal best, winner
         name = "x".join(map(str, tiles))
         times = []
         try:
@@ -349,10 +378,10 @@ def tune(klass, candidates, compile_candidate):
                 wrong = wrong or (want is not None and not np.array_equal(out.numpy().view(np.uint32), want))
         except (RuntimeError, ValueError) as e:
             report[name] = f"failed: {e}"
-            continue
+            return
         if wrong:
             report[name] = "wrong output"
-            continue
+            return
         # The class's shape: its first run, unless that run compiled the code
         # for the arguments' strides (the CPU compiles it at the first launch
         # of each stride pattern); then one more.
@@ -370,4 +399,13 @@ def tune(klass, candidates, compile_candidate):
         report[name] = round(ms * 1e3, 3)
         if best is None or ms < best:
             best, winner = ms, tuple(tiles)
+
+    for tiles in candidates:
+        if not launch_tile(tiles):
+            measure(tiles)
+    # Then the first pass's winner with its launch tiled, where that is a
+    # candidate.
+    for tiles in candidates:
+        if launch_tile(tiles) and packed(winner) and not launch_tile(winner) and tuple(tiles[:4]) == winner[:4]:
+            measure(tiles)
     return winner, report

@@ -79,15 +79,15 @@ _compiled = {}
 _SIMD_LANES = {"matmul", "einsum", "merge_path", "topk"}
 
 
-def _kernel(fn, device, key, make, nest_order=()):
+def _kernel(fn, device, key, make, binding=None):
     """The compiled kernel for `key` on `device`, compiling `make()` once,
-    its launch nest's levels in `nest_order` (CompileOptions::nest_order;
-    empty: the nest's own)."""
+    its launch nest bound as `binding` says (tile_compile's nest_split,
+    nest_order and nest_fuse; none: the nest's own levels in order)."""
     full_key = (key, "f32", device)
     k = _compiled.get(full_key)
     if k is None:
         try:
-            k = _core.tile_compile(make(), device, simd_lanes=key[0] in _SIMD_LANES, nest_order=list(nest_order))
+            k = _core.tile_compile(make(), device, simd_lanes=key[0] in _SIMD_LANES, **(binding or {}))
         except RuntimeError as e:
             if "does not compile tile kernels" in str(e):
                 raise NotImplementedError(f"tack.tile.{fn}: the arrays are on '{device}': {e}") from None
@@ -312,7 +312,7 @@ def matmul(a, b, out=None):
         kernel = _packed_matmul(tiles, device)
     else:
         kernel = _kernel(fn, device, ("matmul",) + tiles, lambda: _core.tile_matmul(*tiles[:3]),
-                         _tile_tuning.nest_order(tiles))
+                         _tile_tuning.binding(tiles))
     _run(fn, kernel, [va, vb], [vc])
     _unstage([out], [target])
     return out

@@ -49,6 +49,8 @@ def test_interpretations_of_every_candidate_agree_bit_for_bit(m, k, n):
     b = r.standard_normal((k, n)).astype(np.float32)
     want = bits(fold_matmul(a, b))
     for tiles in _tile_tuning.FAMILY:
+        if _tile_tuning.launch_tile(tiles):
+            continue  # the packed candidate's kernels, bound to the launch otherwise
         out = tack.empty((m, n))
         b_operand = tack.array(b)
         lanes = 0
@@ -139,16 +141,20 @@ def test_packing_b_gives_the_same_bits_on_any_layout(tiles):
 
 
 
-def test_the_family_holds_every_tile_size_packed_unpacked_and_with_rows_in_lanes():
+def test_the_family_holds_every_tile_size_packed_unpacked_with_rows_in_lanes_and_launch_tiled():
     sizes = (8, 16, 32, 64)
     family = set(_tile_tuning.FAMILY)
-    assert len(_tile_tuning.FAMILY) == len(family) == 3 * len(sizes) ** 3
+    assert len(_tile_tuning.FAMILY) == len(family) == 4 * len(sizes) ** 3
+    tile = _tile_tuning.LAUNCH_TILE
     for tm in sizes:
         for tn in sizes:
             for tk in sizes:
-                assert {(tm, tn, tk), (tm, tn, tk, 1), (tm, tn, tk, 0, 1)} <= family
-    assert _tile_tuning.nest_order((8, 8, 8, 0, 1)) == [1, 0]
-    assert _tile_tuning.nest_order((8, 8, 8, 1)) == [] == _tile_tuning.nest_order((8, 8, 8))
+                assert {(tm, tn, tk), (tm, tn, tk, 1), (tm, tn, tk, 0, 1), (tm, tn, tk, 1, 0, tile)} <= family
+    assert _tile_tuning.binding((8, 8, 8, 0, 1)) == {"nest_order": [1, 0]}
+    assert _tile_tuning.binding((8, 8, 8, 1)) == {} == _tile_tuning.binding((8, 8, 8))
+    # Packed, the nest is (block rows, panel, lane): the panel level split,
+    # its outer part outermost.
+    assert _tile_tuning.binding((8, 8, 8, 1, 0, 4)) == {"nest_split": [0, 4], "nest_order": [1, 0, 2, 3]}
 
 
 def test_a_rows_in_lanes_winner_runs_its_nest_swapped(monkeypatch):
@@ -166,7 +172,7 @@ def test_a_rows_in_lanes_winner_runs_its_nest_swapped(monkeypatch):
         c = T.matmul(tack.array(a), tack.array(b))
         assert np.array_equal(bits(c.numpy()), bits(fold_matmul(a, b))), (m, k, n)
         assert _tile_tuning.matmul_tiles(m, k, n, "cpu") == swapped
-    plan = _core.tile_lowered_ir(_core.tile_matmul(8, 16, 8), nest_order=_tile_tuning.nest_order(swapped))
+    plan = _core.tile_lowered_ir(_core.tile_matmul(8, 16, 8), **_tile_tuning.binding(swapped))
     assert "levels (1, 0) outermost first" in plan.splitlines()[1]
 
 
@@ -233,8 +239,11 @@ def test_tuning_measures_the_models_best_ranked_candidates():
     assert costs == sorted(costs)
     unpacked = [t for t in order if not _tile_tuning.packed(t)]
     best_plain = [t for t in unpacked if len(t) == 3]
-    assert [t for t in chosen if _tile_tuning.packed(t)] == [t + (1,) for t in best_plain[:6]]
+    first_packed = [t for t in chosen if _tile_tuning.packed(t) and not _tile_tuning.launch_tile(t)]
+    assert first_packed == [t + (1,) for t in best_plain[:6]]
     assert [t for t in chosen if not _tile_tuning.packed(t)] == unpacked[:2]
+    first = [t for t in chosen if not _tile_tuning.launch_tile(t)]
+    assert [t for t in chosen if _tile_tuning.launch_tile(t)] == [t + (1, 0, 4) for t in best_plain[:6]]
     compiled = []
 
     def compile_candidate(tiles):
@@ -242,7 +251,15 @@ def test_tuning_measures_the_models_best_ranked_candidates():
         return _tile_tuning._compile(tiles)
 
     tiles = _tile_tuning.matmul_tiles(*klass, "cpu", min_volume=1, compile_candidate=compile_candidate)
-    assert compiled == list(chosen) and tiles in chosen
+    # Every candidate of the first pass, then its winner launch-tiled where
+    # that winner is packed.
+    assert compiled[:len(first)] == first and tiles in chosen
+    if len(compiled) > len(first):
+        (tiled,) = compiled[len(first):]
+        assert _tile_tuning.launch_tile(tiled) == 4 and _tile_tuning.packed(tiled)
+        assert tiles in (tiled, tiled[:4])
+    else:
+        assert not _tile_tuning.packed(tiles)
     # The winner computes the in-order fold on a ragged shape of the class.
     r = np.random.default_rng(5)
     a = r.standard_normal((61, 64)).astype(np.float32)

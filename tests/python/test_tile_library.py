@@ -851,38 +851,57 @@ def test_overlapped_pipeline_stages_give_the_interpreters_bits(device, tiles, wo
         assert identical(got, want), (m, k, n)
         assert identical(want, fold_matmul(a, b))
 
+BINDINGS = {
+    "per_level": {},
+    "swapped": {"nest_order": [1, 0]},
+    "fused": {"nest_fuse": [2]},
+    "swapped_fused": {"nest_order": [1, 0], "nest_fuse": [2]},
+    # Block columns split by 4 (11 = 3 * 4 - 1: one point past the level),
+    # the outer part outermost: the launch tiled 4 block columns at a time.
+    "tiled": {"nest_split": [0, 4], "nest_order": [1, 0, 2]},
+    # Both levels split and the four parts fused in pairs: a reshape.
+    "reshaped": {"nest_split": [3, 5], "nest_order": [2, 0, 3, 1], "nest_fuse": [2, 2]},
+}
+
+
 @pytest.mark.parametrize("device", [pytest.param("cpu")] + GPU_DEVICES)
-@pytest.mark.parametrize("nest_order", [[], [1, 0]], ids=["nest_order", "swapped"])
-@pytest.mark.parametrize("fuse_nest", [False, True], ids=["per_level", "fused"])
-def test_every_binding_of_the_launch_nest_gives_the_documented_fold(device, nest_order, fuse_nest):
-    # nest_order and fuse_nest move matmul's block iterations to other
-    # launch dimensions (docs/tile/compile.md, "Binding"); each block still
-    # folds k in order with fused steps, so every binding gives the f32
+@pytest.mark.parametrize("binding", list(BINDINGS))
+def test_every_binding_of_the_launch_nest_gives_the_documented_fold(device, binding):
+    # nest_split, nest_order and nest_fuse move matmul's block iterations to
+    # other launch dimensions (docs/tile/compile.md, "Binding"); each block
+    # still folds k in order with fused steps, so every binding gives the f32
     # fold of fused multiply-adds. 4x4 tiles on 37x29x43: 10 x 11 blocks,
     # so a fused index crosses block rows inside SIMD groups.
     from tack import _core
 
     kernel = _core.tile_matmul(4, 4, 4)
-    plan = _core.tile_lowered_ir(kernel, nest_order=nest_order, fuse_nest=fuse_nest).splitlines()[1]
-    if nest_order or fuse_nest:
-        assert "is a bijection onto [0, ?" in plan, plan
+    options = BINDINGS[binding]
+    plan = _core.tile_lowered_ir(kernel, **options).splitlines()[1]
+    if options:
+        assert "is a bijection onto [0, " in plan, plan
     r = rng(43)
     a = r.standard_normal((37, 29)).astype(np.float32)
     b = r.standard_normal((29, 43)).astype(np.float32)
     out = tack.array(np.full((37, 43), np.nan, np.float32), device=device)
     arrays = [tack.array(a, device=device), tack.array(b, device=device), out]
-    compiled = _core.tile_compile(kernel, device, nest_order=nest_order, fuse_nest=fuse_nest)
+    compiled = _core.tile_compile(kernel, device, **options)
     compiled.launch([(v, list(v.shape), [v.shape[1], 1], 0, i == 2) for i, v in enumerate(arrays)])
     assert identical(out.numpy(), fold_matmul(a, b))
 
 
-def test_a_nest_order_that_is_not_one_of_the_nests_levels_is_refused():
+def test_binding_options_that_do_not_fit_the_nest_are_refused():
     from tack import _core
 
+    matmul = _core.tile_matmul(16, 16, 16)
     for order in ([0, 0], [1], [0, 1, 2]):
         with pytest.raises(RuntimeError, match=r"compile @matmul: CompileOptions::nest_order .* is not an order of "
                                                r"its launch nest's 2 levels"):
-            _core.tile_compile(_core.tile_matmul(16, 16, 16), "cpu", nest_order=order)
+            _core.tile_compile(matmul, "cpu", nest_order=order)
+    with pytest.raises(RuntimeError, match=r"compile @matmul: CompileOptions::nest_split splits level 1 by -1"):
+        _core.tile_compile(matmul, "cpu", nest_split=[0, -1])
+    with pytest.raises(RuntimeError, match=r"compile @matmul: CompileOptions::nest_fuse \(2, 1\) does not fuse its "
+                                           r"launch nest's 2 levels"):
+        _core.tile_compile(matmul, "cpu", nest_fuse=[2, 1])
 
 
 @pytest.mark.parametrize("device", GPU_DEVICES)

@@ -1,7 +1,8 @@
 // tack-tile: prints what the compiler makes of a tile kernel.
 //
 //   tack-tile (FILE.tir | --lib NAME) [--tile] [--ir] [--llvm] [--unit-strides] [--overlap-stages]
-//             [--simd-lanes] [--nest-order L,L,...] [--fuse-nest] [--matmul-tiles M,N,K[,L]] [--workgroups | --always-workgroups]
+//             [--simd-lanes] [--nest-split F,F,...] [--nest-order P,P,...] [--nest-fuse N,N,...]
+//             [--matmul-tiles M,N,K[,L]] [--workgroups | --always-workgroups]
 //             [--opencl]
 //
 // FILE.tir is TileIR in its text form (tack/tile/printer.h); --lib NAME takes
@@ -16,10 +17,11 @@
 // CompileOptions::overlap_stages: pipeline stages overlapped across
 // iterations where that is legal (the plan says, per pipeline).
 // --simd-lanes makes --llvm's code run the parallel iterations in SIMD lanes
-// (what tack.tile asks for matmul, einsum and merge_runs); --nest-order
-// runs the launch nest's levels in that order, outermost first, and
-// --fuse-nest binds them to one launch dimension (CompileOptions::nest_order
-// and fuse_nest: the plan's binding line says by which layout, and the
+// (what tack.tile asks for matmul, einsum and merge_runs); --nest-split
+// splits the launch nest's levels by those factors, --nest-order runs its
+// parts in that order, outermost first, and --nest-fuse fuses consecutive
+// launch dimensions by those counts (CompileOptions::nest_split, nest_order
+// and nest_fuse: the plan's binding line says by which layout, and the
 // prover's reason);
 // --matmul-tiles
 // takes `--lib matmul` with those tiles (and B packed into panels of L block
@@ -82,7 +84,8 @@ const std::map<std::string, std::function<tile::Kernel()>>& library() {
 
 int usage() {
   std::cerr << "usage: tack-tile (FILE.tir | --lib NAME) [--tile] [--ir] [--llvm] [--unit-strides] [--overlap-stages]\n"
-               "                 [--simd-lanes] [--nest-order L,L,...] [--fuse-nest] [--matmul-tiles M,N,K[,L]] [--workgroups | --always-workgroups]\n"
+               "                 [--simd-lanes] [--nest-split F,F,...] [--nest-order P,P,...] [--nest-fuse N,N,...]\n"
+               "                 [--matmul-tiles M,N,K[,L]] [--workgroups | --always-workgroups]\n"
                "                 [--opencl]\n";
   return 2;
 }
@@ -104,12 +107,12 @@ int main(int argc, char** argv) {
     else if (a == "--unit-strides") unit_strides = true;
     else if (a == "--overlap-stages") options.overlap_stages = true;
     else if (a == "--simd-lanes") simd_lanes = true;
-    else if (a == "--fuse-nest") options.fuse_nest = true;
-    else if (a == "--nest-order" && i + 1 < argc) {
-      std::stringstream levels(argv[++i]);
-      for (std::string l; std::getline(levels, l, ',');) {
-        if (l.empty() || l.find_first_not_of("0123456789") != std::string::npos) return usage();
-        options.nest_order.push_back(std::stoi(l));
+    else if ((a == "--nest-split" || a == "--nest-order" || a == "--nest-fuse") && i + 1 < argc) {
+      std::stringstream numbers(argv[++i]);
+      for (std::string n; std::getline(numbers, n, ',');) {
+        if (n.empty() || n.size() > 9 || n.find_first_not_of("0123456789") != std::string::npos) return usage();
+        if (a == "--nest-split") options.nest_split.push_back(std::stoll(n));
+        else (a == "--nest-order" ? options.nest_order : options.nest_fuse).push_back(std::stoi(n));
       }
     }
     else if (a == "--workgroups") workgroups = true;

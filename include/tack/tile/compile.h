@@ -72,18 +72,27 @@ struct CompileOptions {
   Workgroups workgroups = Workgroups::fill;
   // How the launch's parallel nest (its directly nested parallel regions,
   // level 0 outermost) binds to the launch (docs/tile/compile.md,
-  // "Binding"): `nest_order` lists the levels as the launch's dimensions
-  // run them, outermost first (empty: the nest's order), so the innermost
-  // launch dimension, which the CPU's SIMD lanes walk, may be any level;
-  // `fuse_nest` makes those dimensions one, the last fastest. The CPU runs
-  // whole SIMD groups only within one row of the innermost dimension, so a
-  // nest whose innermost extent is narrower than a group runs its
-  // iterations one at a time unless another level goes innermost or the
-  // nest is fused. A binding is taken only where the layout prover proves
-  // it a bijection onto the nest's iterations; a nest_order that is not an
-  // order of the nest's levels is an Error.
+  // "Binding"): three remaps of its iteration space, in this order.
+  //   nest_split  per level, a factor f: the level, of extent E, becomes
+  //               two parts, ceil(E / f) outer and f inner, its index
+  //               outer * f + inner, the points past E running nothing;
+  //               0 or 1, or no entry, keeps the level whole.
+  //   nest_order  the parts (the levels where none is split; a split
+  //               level's outer part before its inner one) as the launch's
+  //               dimensions run them, outermost first (empty: in order).
+  //   nest_fuse   consecutive dimensions fused into one, the last fastest,
+  //               as counts outermost first that add up to the parts
+  //               ({2} fuses matmul's two levels; empty: none fused).
+  // The CPU runs whole SIMD groups only within one row of the innermost
+  // dimension, so a nest whose innermost extent is narrower than a group
+  // runs its iterations one at a time unless a wider part goes innermost
+  // or the dimensions are fused. A binding is taken only where the layout
+  // prover proves it a bijection onto the split space; options that do not
+  // fit the nest (an order that is not one of its parts, counts that do not
+  // add up to them, a factor below 0 or past its levels) are an Error.
+  std::vector<int64_t> nest_split;
   std::vector<int> nest_order;
-  bool fuse_nest = false;
+  std::vector<int> nest_fuse;
 };
 
 // What a lowering is for: a target without workgroups (the CPU), or one

@@ -1,7 +1,8 @@
 // The launch's dimensions for the launch nest under its binding
-// (exec_binding.h): one per level in the binding's order, or, fused, a
-// guard dimension and one over the nest's checked size, each level's index
-// recovered from it by the layout's strides.
+// (exec_binding.h): one per group of consecutive parts in the binding's
+// order, each part's coordinate recovered from its dimension's index by its
+// stride within the group, each level's index from its parts, and the guard
+// that skips a split level's points past its extent.
 #include <cstdint>
 
 #include "ir/build.h"
@@ -11,25 +12,27 @@ namespace tack::tile::lower {
 
 namespace {
 
-ir::ExprPtr cmp_le(ir::ExprPtr a, ir::ExprPtr b) { return ir::compare(ir::CmpOp::Le, std::move(a), std::move(b), {}); }
+ir::ExprPtr cmp(ir::CmpOp op, ir::ExprPtr a, ir::ExprPtr b) { return ir::compare(op, std::move(a), std::move(b), {}); }
 ir::ExprPtr max(ir::ExprPtr a, ir::ExprPtr b) { return ir::binary(ir::BinOp::Max, std::move(a), std::move(b), {}); }
 ir::ExprPtr mul(ir::ExprPtr a, ir::ExprPtr b) { return ir::binary(ir::BinOp::Mul, std::move(a), std::move(b), {}); }
+ir::ExprPtr mod(ir::ExprPtr a, ir::ExprPtr b) { return ir::binary(ir::BinOp::Mod, std::move(a), std::move(b), {}); }
 ir::ExprPtr floor_div(ir::ExprPtr a, ir::ExprPtr b) {
   return ir::binary(ir::BinOp::FloorDiv, std::move(a), std::move(b), {});
 }
 
 }  // namespace
 
-void Emitter::bind_launch(const LaunchNest& nest, const ExecBinding& binding) {
-  auto add_dim = [&](int extent_var) {
-    ir::ParallelDim d;
-    d.var = new_var("i", ir::VarRole::LoopVar);
-    d.start = i64(0);
-    d.end = ref(extent_var);
-    d.step = i64(1);
-    out_->dims.push_back(std::move(d));
-    return out_->dims.back().var;
-  };
+int Emitter::add_dim(const char* name, ir::ExprPtr end) {
+  ir::ParallelDim d;
+  d.var = new_var(name, ir::VarRole::LoopVar);
+  d.start = i64(0);
+  d.end = std::move(end);
+  d.step = i64(1);
+  out_->dims.push_back(std::move(d));
+  return out_->dims.back().var;
+}
+
+ir::ExprPtr Emitter::bind_launch(const LaunchNest& nest, const ExecBinding& binding) {
   std::vector<int> extents;
   for (const Operation* level : nest.levels) {
     emit_prologue_chain(level->operand(0));
@@ -38,75 +41,130 @@ void Emitter::bind_launch(const LaunchNest& nest, const ExecBinding& binding) {
   auto index_of = [&](size_t level, int var) {
     storage_[nest.levels[level]->region(0).block(0).argument(0)] = Storage{Type::tile(Scalar::i64), var, -1, -1};
   };
-  if (!binding.fused) {
-    for (size_t l : binding.order) index_of(l, add_dim(extents[l]));
-    return;
-  }
-  // Fused. Each extent below 0 counts as 0 (an empty range, as per level),
-  // so a product of two negative extents is no launch of positive size.
-  std::vector<int> clamped;
-  for (int e : extents) {
-    clamped.push_back(new_var("extent"));
-    assign(clamped.back(), max(ref(e), i64(0)));
-  }
-  // A symbolic leaf of the binding's layout as the product of the extents
-  // its symbols stand for.
-  auto value_of = [&](const IntTuple& leaf) {
-    ir::ExprPtr v = leaf.coefficient() == 1 && !leaf.is_static_leaf() ? nullptr : i64(leaf.coefficient());
-    if (!leaf.is_static_leaf())
-      for (const IntTuple& f : leaf.factors()) {
-        size_t l = 0;
-        while (binding.extents[l] != f.symbol()) ++l;
-        v = v ? mul(std::move(v), ref(clamped[l])) : ref(clamped[l]);
-      }
-    return v;
+  // The CPU's SIMD lanes run consecutive iterations of the innermost
+  // dimension; in workgroups the lanes are a dimension of their own after
+  // the nest, whose indices are the same on all of a group's lanes.
+  auto lanes_walk_the_last = [&] {
+    if (!in_groups() && !out_->dims.empty()) mark_varying(out_->dims.back().var);
   };
-  // The launch's size, the product of the extents, checked step by step:
-  // where it would pass 2^63 - 1 the launch gets a leading dimension of 2
-  // before one of 2^63 - 1 iterations, which the launch refuses as too
-  // many iterations (as it refuses the same nest per level), instead of a
-  // product that wrapped around; otherwise that dimension has one.
-  int size = new_var("nest_size"), fits = new_var("nest_fits");
-  auto overflowed = [&] { return cmp_le(ref(fits), int_const(DType::I32, 0)); };
-  assign(size, ref(clamped[0]));
-  assign(fits, int_const(DType::I32, 1));
-  for (size_t l = 1; l < clamped.size(); ++l) {
-    ir::ExprPtr limit = floor_div(i64(INT64_MAX), max(ref(size), i64(1)));
-    assign(fits, ir::cast(DType::I32, all_of(exprs(ref(fits), cmp_le(ref(clamped[l]), std::move(limit)))), {}));
-    assign(size, ir::select(overflowed(), i64(0), mul(ref(size), ref(clamped[l])), {}));
+  if (!binding.is_split() && binding.groups.size() == binding.parts.size()) {
+    for (const ExecPart& p : binding.parts) index_of(p.level, add_dim("i", ref(extents[p.level])));
+    lanes_walk_the_last();
+    return nullptr;
   }
-  int guard = new_var("nest_guard"), launched = new_var("nest_launched");
-  assign(guard, ir::select(overflowed(), i64(2), i64(1), {}));
-  assign(launched, ir::select(overflowed(), i64(INT64_MAX), ref(size), {}));
-  add_dim(guard);
-  int fused = add_dim(launched);
-  // In workgroups the lanes are the innermost dimension and the nest's
-  // index is the same on all of them.
-  if (!in_groups()) mark_varying(fused);
-  // Each level's stride in the launch index, once.
-  std::vector<int> strides;
-  for (size_t l = 0; l < nest.levels.size(); ++l) {
-    const IntTuple& stride = binding.stride(l);
-    strides.push_back(-1);
-    if (stride.is_static_leaf() && stride.value() == 1) continue;
-    strides.back() = new_var("stride");
-    assign(strides.back(), value_of(stride));
+  // Each part's extent, in the prologue. An extent below 0 counts as 0 (an
+  // empty range, as per level), so a product of two negative extents is no
+  // launch of positive size; a split level's outer part has ceil(E / f).
+  std::vector<int> part_extent;
+  for (const ExecPart& p : binding.parts) {
+    part_extent.push_back(new_var("extent"));
+    const int64_t f = binding.split[p.level];
+    ir::ExprPtr clamped = max(ref(extents[p.level]), i64(0));
+    switch (p.role) {
+      case ExecPart::Role::whole: assign(part_extent.back(), std::move(clamped)); break;
+      case ExecPart::Role::inner: assign(part_extent.back(), i64(f)); break;
+      case ExecPart::Role::outer: {
+        int e = new_var("extent");
+        assign(e, std::move(clamped));
+        ir::ExprPtr rest = ir::cast(DType::I64, cmp(ir::CmpOp::Ne, mod(ref(e), i64(f)), i64(0)), {});
+        assign(part_extent.back(), ir::binary(ir::BinOp::Add, floor_div(ref(e), i64(f)), std::move(rest), {}));
+        break;
+      }
+    }
   }
+  // Each fused dimension's size, the product of its parts' extents, checked
+  // step by step: where one would pass 2^63 - 1 the launch gets a leading
+  // dimension of 2 before that one of 2^63 - 1 iterations, which the launch
+  // refuses as too many iterations (as it refuses the same nest per level),
+  // instead of a product that wrapped around; otherwise that dimension has
+  // one. Within a dimension, each part's stride is the product of the
+  // extents after it.
+  struct Dim {
+    size_t first = 0, count = 0;  // its parts
+    int end = -1;                 // its size
+    std::vector<int> strides;     // per part, -1 for 1
+  };
+  std::vector<Dim> dims;
+  int any_overflow = -1;
+  for (size_t g = 0, first = 0; g < binding.groups.size(); first += binding.groups[g++]) {
+    Dim d{first, binding.groups[g], part_extent[first], {}};
+    if (d.count > 1) {
+      int size = new_var("dim_size"), fits = new_var("dim_fits");
+      auto overflowed = [&] { return cmp(ir::CmpOp::Le, ref(fits), int_const(DType::I32, 0)); };
+      assign(size, ref(part_extent[first]));
+      assign(fits, int_const(DType::I32, 1));
+      for (size_t p = first + 1; p < first + d.count; ++p) {
+        ir::ExprPtr limit = floor_div(i64(INT64_MAX), max(ref(size), i64(1)));
+        assign(fits,
+               ir::cast(DType::I32, all_of(exprs(ref(fits), cmp(ir::CmpOp::Le, ref(part_extent[p]), std::move(limit)))), {}));
+        assign(size, ir::select(overflowed(), i64(0), mul(ref(size), ref(part_extent[p])), {}));
+      }
+      d.end = new_var("dim_launched");
+      assign(d.end, ir::select(overflowed(), i64(INT64_MAX), ref(size), {}));
+      if (any_overflow < 0) {
+        any_overflow = new_var("overflow");
+        assign(any_overflow, int_const(DType::I32, 0));
+      }
+      assign(any_overflow, ir::select(overflowed(), int_const(DType::I32, 1), ref(any_overflow), {}));
+    }
+    d.strides.assign(d.count, -1);
+    for (size_t j = d.count - 1; j-- > 0;) {
+      d.strides[j] = new_var("stride");
+      const size_t next = first + j + 1;
+      assign(d.strides[j], d.strides[j + 1] < 0 ? ref(part_extent[next])
+                                               : mul(ref(d.strides[j + 1]), ref(part_extent[next])));
+    }
+    dims.push_back(std::move(d));
+  }
+  if (any_overflow >= 0)
+    add_dim("overflow_guard", ir::select(cmp(ir::CmpOp::Gt, ref(any_overflow), int_const(DType::I32, 0)), i64(2),
+                                         i64(1), {}));
+  std::vector<int> dim_vars;
+  for (const Dim& d : dims) dim_vars.push_back(add_dim("i", ref(d.end)));
+  lanes_walk_the_last();
+
+  // In the body: each part's coordinate, each level's index, the guard.
   ir::Block* saved = block_;
   block_ = &out_->body;
+  std::vector<int> coordinate(binding.parts.size(), -1);
+  for (size_t g = 0; g < dims.size(); ++g) {
+    const Dim& d = dims[g];
+    for (size_t j = 0; j < d.count; ++j) {
+      if (d.count == 1) {
+        coordinate[d.first] = dim_vars[g];
+        continue;
+      }
+      ir::ExprPtr at = ref(dim_vars[g]);
+      if (d.strides[j] >= 0) at = floor_div(std::move(at), ref(d.strides[j]));
+      // The outermost part needs no remainder: the index is below the
+      // dimension's size, so the quotient is already below its extent.
+      if (j > 0) at = mod(std::move(at), ref(part_extent[d.first + j]));
+      coordinate[d.first + j] = new_var("i");
+      assign(coordinate[d.first + j], std::move(at));
+    }
+  }
+  std::vector<ir::ExprPtr> inside;
   for (size_t l = 0; l < nest.levels.size(); ++l) {
-    ir::ExprPtr at = ref(fused);
-    if (strides[l] >= 0) at = floor_div(std::move(at), ref(strides[l]));
-    // The level of the largest stride needs no remainder: the index is
-    // below the size, so the quotient is already below its extent.
-    Result<IntTuple> reach =
-        symbolic_product(IntTuple::tuple({binding.stride(l), IntTuple::dynamic(binding.extents[l])}));
-    if (!(reach && *reach == binding.size)) at = ir::binary(ir::BinOp::Mod, std::move(at), ref(clamped[l]), {});
+    int outer = -1, inner = -1, whole = -1;
+    for (size_t p = 0; p < binding.parts.size(); ++p) {
+      if (binding.parts[p].level != l) continue;
+      switch (binding.parts[p].role) {
+        case ExecPart::Role::whole: whole = coordinate[p]; break;
+        case ExecPart::Role::outer: outer = coordinate[p]; break;
+        case ExecPart::Role::inner: inner = coordinate[p]; break;
+      }
+    }
+    if (whole >= 0) {
+      index_of(l, whole);
+      continue;
+    }
     int index = new_var("i");
-    assign(index, std::move(at));
+    assign(index, ir::binary(ir::BinOp::Add, mul(ref(outer), i64(binding.split[l])), ref(inner), {}));
     index_of(l, index);
+    inside.push_back(cmp(ir::CmpOp::Lt, ref(index), ref(extents[l])));
   }
   block_ = saved;
+  return inside.empty() ? nullptr : all_of(std::move(inside));
 }
 
 }  // namespace tack::tile::lower

@@ -453,31 +453,24 @@ std::unique_ptr<ir::Kernel> Emitter::run(const LaunchNest& nest, const ExecBindi
     emit_op(*op);
     in_prologue_[op->result()] = true;
   }
-  bind_launch(nest, binding);
-  auto add_dim = [&](const char* name, int64_t extent) {
-    ir::ParallelDim d;
-    d.var = new_var(name, ir::VarRole::LoopVar);
-    d.start = i64(0);
-    d.end = i64(extent);
-    d.step = i64(1);
-    out_->dims.push_back(std::move(d));
-  };
-  if (nest.levels.empty()) add_dim("once", 1);
+  ir::ExprPtr inside = bind_launch(nest, binding);
+  if (nest.levels.empty()) add_dim("once", i64(1));
   if (in_groups()) {
     // One group per iteration of the nest: its lanes are the innermost dimension.
-    add_dim("lane", target_.workgroup_lanes);
-    lane_ = out_->dims.back().var;
+    lane_ = add_dim("lane", i64(target_.workgroup_lanes));
+    mark_varying(lane_);
   }
-  // The CPU's SIMD lanes run consecutive iterations of the innermost
-  // dimension; a group's lanes are its innermost dimension.
-  if (!nest.levels.empty() || in_groups()) mark_varying(out_->dims.back().var);
   block_ = &out_->body;
   if (nest.levels.empty()) {
     emit_block(kernel_.body());
     return std::move(out_);
   }
-  for (size_t l = 0; l < nest.levels.size(); ++l)
-    emit_block(nest.levels[l]->region(0).block(0), l + 1 < nest.levels.size() ? nest.levels[l + 1] : nullptr);
+  auto levels = [&] {
+    for (size_t l = 0; l < nest.levels.size(); ++l)
+      emit_block(nest.levels[l]->region(0).block(0), l + 1 < nest.levels.size() ? nest.levels[l + 1] : nullptr);
+  };
+  if (inside) if_then(std::move(inside), levels);
+  else levels();
   return std::move(out_);
 }
 

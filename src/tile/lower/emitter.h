@@ -168,7 +168,6 @@ class Emitter {
   void if_then(ir::ExprPtr cond, const std::function<void()>& body);
   void if_else(ir::ExprPtr cond, const std::function<void()>& then_body, const std::function<void()>& else_body);
   void copy(const Storage& dst, const Storage& src);
-  // Emits the operations of `block` (its yield and stage cuts excluded).
   // Emits the operations of `block` (its yield and stage cuts excluded),
   // returning each tile's local array to the pool after its last use.
   void emit_block(const Block& block, const Operation* skip = nullptr);
@@ -178,8 +177,11 @@ class Emitter {
 
   // --- emit_binding.cpp ------------------------------------------------------
   // The launch's dimensions for the nest's levels under `binding`, and
-  // each level's index.
-  void bind_launch(const LaunchNest& nest, const ExecBinding& binding);
+  // each level's index; returns the condition the body runs under (a split
+  // level's index inside its extent), or null when it always runs.
+  ir::ExprPtr bind_launch(const LaunchNest& nest, const ExecBinding& binding);
+  // A launch dimension over [0, end); returns its index's local.
+  int add_dim(const char* name, ir::ExprPtr end);
 
   // --- emit_elementwise.cpp --------------------------------------------------
   void emit_elementwise(const Operation& op);

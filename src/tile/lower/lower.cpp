@@ -65,7 +65,7 @@ Lowered lower(const Kernel& kernel, const CompileOptions& options, const Lowerin
     if (auto problem = verify(kernel, &gpu_levels()))
       throw Error("compile @" + kernel.name() + ": its execution bindings do not fit a GPU's levels: " + *problem);
   LaunchNest nest = find_launch_nest(kernel);
-  const ExecBinding binding = bind_nest(kernel, nest, options.nest_order, options.fuse_nest);
+  const ExecBinding binding = bind_nest(kernel, nest, options);
   Lowered out;
   std::string why_not;
   if (target.workgroup_lanes <= 0) {
