@@ -8,6 +8,7 @@
 
 #include "ir/build.h"
 #include "tile/lower/emitter.h"
+#include "tile/lower/mma_atom.h"
 
 namespace tack::tile::lower {
 
@@ -343,8 +344,16 @@ void Emitter::emit_elementwise(const Operation& op) {
       Storage a = storage(op.operand(0)), b = storage(op.operand(1)), c = storage(op.operand(2));
       Storage r = define(op.result());  // c's own storage when the loop accumulates in place
       int64_t M = rt.shape()[0], N = rt.shape()[1], K = op.operand(0)->type().shape()[1];
-      if (in_groups() && (M % kRows != 0 || N % kCols != 0 || (M / kRows) * (N / kCols) < target_.workgroup_lanes))
-        kRows = kCols = 1;
+      // The blocks' layouts and their proof (mma_atom.h); blocks of one
+      // element are always legal.
+      MmaAtom atom = plan_mma_atom(M, N, K, kRows, kCols);
+      if (in_groups() && (!atom.legal || atom.block_rows() * atom.block_columns() < target_.workgroup_lanes))
+        atom = plan_mma_atom(M, N, K, 1, 1);
+      kRows = atom.rows;
+      kCols = atom.cols;
+      note("; mma " + names_(op.result()) + ": " +
+           (atom.legal ? "blocks of " + std::to_string(kRows) + "x" + std::to_string(kCols) + ", " + atom.why
+                       : "not blocked, k outermost: " + atom.why));
       Scalar e = rt.elem();
       int k = new_var("k", ir::VarRole::LoopVar);
       // acc = fma(x, y, acc) in the element type (integers: acc + x * y, wrapping).
@@ -357,7 +366,7 @@ void Emitter::emit_elementwise(const Operation& op) {
         }
         assign(sum, ir::math(ir::MathFn::Fma, exprs(ref(x), ref(y), ref(sum)), {}));
       };
-      if (M % kRows == 0 && N % kCols == 0) {
+      if (atom.legal) {
         int i0 = new_var("i0"), j0 = new_var("j0");
         std::vector<int> acc, x, y;
         for (int64_t t = 0; t < kRows * kCols; ++t) acc.push_back(new_var("acc"));
@@ -381,19 +390,21 @@ void Emitter::emit_elementwise(const Operation& op) {
         };
         if (in_groups()) {
           int blk = new_var("blk", ir::VarRole::LoopVar);
-          for_lanes(blk, i64((M / kRows) * (N / kCols)), [&] {
-            assign(i0, ir::binary(ir::BinOp::Mul, ir::binary(ir::BinOp::FloorDiv, ref(blk), i64(N / kCols), {}),
+          // Block blk of c_blocks' block mode (jb fastest) on lane blk mod lanes.
+          const int64_t columns = atom.block_columns();
+          for_lanes(blk, i64(atom.block_rows() * columns), [&] {
+            assign(i0, ir::binary(ir::BinOp::Mul, ir::binary(ir::BinOp::FloorDiv, ref(blk), i64(columns), {}),
                                   i64(kRows), {}));
-            assign(j0, ir::binary(ir::BinOp::Mul, ir::binary(ir::BinOp::Mod, ref(blk), i64(N / kCols), {}),
+            assign(j0, ir::binary(ir::BinOp::Mul, ir::binary(ir::BinOp::Mod, ref(blk), i64(columns), {}),
                                   i64(kCols), {}));
             block();
           });
           return;
         }
         int ib = new_var("ib", ir::VarRole::LoopVar), jb = new_var("jb", ir::VarRole::LoopVar);
-        for_range(ib, i64(M / kRows), [&] {
+        for_range(ib, i64(atom.block_rows()), [&] {
           assign(i0, times(ib, kRows));
-          for_range(jb, i64(N / kCols), [&] {
+          for_range(jb, i64(atom.block_columns()), [&] {
             assign(j0, times(jb, kCols));
             block();
           });

@@ -16,6 +16,10 @@ void Emitter::refuse(const Operation& op, const std::string& why) const {
   throw Error("compile @" + kernel_.name() + ": " + names_.describe(op) + " " + why + ".");
 }
 
+void Emitter::note(const std::string& line) {
+  if (notes_.find(line + "\n") == std::string::npos) notes_ += line + "\n";
+}
+
 DType Emitter::value_dtype(Scalar s) const {
   switch (s) {
     case Scalar::i1:

@@ -115,9 +115,13 @@ class Emitter {
  public:
   Emitter(const Kernel& kernel, const CompileOptions& options, const LoweringTarget& target = {});
   std::unique_ptr<ir::Kernel> run(const LaunchNest& nest, const ExecBinding& binding);
+  // Comment lines on choices the emitter made (mma's register blocks), one
+  // per operation, for the plan.
+  const std::string& notes() const { return notes_; }
 
   // --- emitter.cpp -----------------------------------------------------------
   [[noreturn]] void refuse(const Operation& op, const std::string& why) const;
+  void note(const std::string& line);
   DType value_dtype(Scalar s) const;
   int new_var(const std::string& name, ir::VarRole role = ir::VarRole::Temp);
   // Whether `e` may differ between consecutive iterations of the launch's
@@ -236,6 +240,7 @@ class Emitter {
   std::unordered_map<const Value*, ViewInfo> views_;
   std::unordered_map<const Value*, bool> in_prologue_;
   std::vector<bool> varying_;  // per kernel IR local (varying())
+  std::string notes_;          // notes(): each line once
 
   // Tile reuse. A block emitted once (every block but a combiner region's
   // and those inside one, which merges emit at several places) gives a

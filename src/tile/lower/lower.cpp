@@ -17,8 +17,10 @@ namespace tack::tile::lower {
 namespace {
 
 std::unique_ptr<ir::Kernel> emit(const Kernel& kernel, const LaunchNest& nest, const ExecBinding& binding,
-                                 const CompileOptions& options, const LoweringTarget& target) {
-  std::unique_ptr<ir::Kernel> k = Emitter(kernel, options, target).run(nest, binding);
+                                 const CompileOptions& options, const LoweringTarget& target, std::string& notes) {
+  Emitter emitter(kernel, options, target);
+  std::unique_ptr<ir::Kernel> k = emitter.run(nest, binding);
+  notes = emitter.notes();
   ir::verify(*k, ir::Stage::Lowered, "lower_tile");
   // Every constant is cast to its type, so no literal is weak and the
   // fallback precision decides nothing.
@@ -67,7 +69,7 @@ Lowered lower(const Kernel& kernel, const CompileOptions& options, const Lowerin
   LaunchNest nest = find_launch_nest(kernel);
   const ExecBinding binding = bind_nest(kernel, nest, options);
   Lowered out;
-  std::string why_not;
+  std::string why_not, notes;
   if (target.workgroup_lanes <= 0) {
     why_not = "the target has no workgroups";
   } else if (options.workgroups == CompileOptions::Workgroups::never) {
@@ -81,7 +83,7 @@ Lowered lower(const Kernel& kernel, const CompileOptions& options, const Lowerin
     why_not = ValueNames(kernel).describe(*op) + " is bound to exec::" + op->attrs().name;
   } else {
     try {
-      out.kernel = emit(kernel, nest, binding, options, target);
+      out.kernel = emit(kernel, nest, binding, options, target, notes);
       if (auto failure = analysis::check_participation(*out.kernel).failure) {
         why_not = "a barrier would be " + failure->reason;
         out.kernel.reset();
@@ -95,11 +97,11 @@ Lowered lower(const Kernel& kernel, const CompileOptions& options, const Lowerin
     out.plan = "; in workgroups: one group of " + std::to_string(target.workgroup_lanes) +
                " lanes per iteration of the launch nest, tiles in " +
                std::to_string(ir::shared_scratch_bytes(*out.kernel)) + " of its " +
-               std::to_string(target.shared_bytes) + " bytes of shared memory\n" + describe(binding);
+               std::to_string(target.shared_bytes) + " bytes of shared memory\n" + describe(binding) + notes;
     return out;
   }
-  out.kernel = emit(kernel, nest, binding, options, LoweringTarget{});
-  out.plan = "; one iteration per lane, tiles private: " + why_not + "\n" + describe(binding);
+  out.kernel = emit(kernel, nest, binding, options, LoweringTarget{}, notes);
+  out.plan = "; one iteration per lane, tiles private: " + why_not + "\n" + describe(binding) + notes;
   return out;
 }
 
