@@ -16,6 +16,7 @@
 #include "tack/tile/compile.h"
 #include "tack/tile/lib.h"
 #include "tack/tile/oracle.h"
+#include "devices.h"
 
 namespace tack::tile {
 namespace {
@@ -163,12 +164,7 @@ void expect_interpreters_bits(const std::string& device, const Kernel& kernel, s
 class TileBindingRuns : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    if (GetParam() == "cpu") return;
-    try {
-      compile(GetParam(), lib::copy(8, 32));
-    } catch (const Error& e) {
-      GTEST_SKIP() << "no " << GetParam() << " backend here: " << e.what();
-    }
+    if (auto why = missing_backend(GetParam())) GTEST_SKIP() << *why;
   }
   // Each binding in `bindings` in the forms a device has: SIMD lanes and
   // one iteration at a time on the CPU; workgroups and one iteration per

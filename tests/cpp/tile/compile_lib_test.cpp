@@ -21,6 +21,7 @@
 #include "tack/tile/compile.h"
 #include "tack/tile/lib.h"
 #include "tack/tile/oracle.h"
+#include "devices.h"
 
 namespace tack::tile {
 namespace {
@@ -73,12 +74,7 @@ std::vector<HostTensor> views(std::vector<Tensor>& ts) {
 class TileCompileLib : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    if (device() == "cpu") return;
-    try {
-      compile(device(), lib::copy(8, 32));
-    } catch (const Error& e) {
-      GTEST_SKIP() << "no " << device() << " backend here: " << e.what();
-    }
+    if (auto why = missing_backend(device())) GTEST_SKIP() << *why;
   }
   std::string device() const {
     return GetParam() == "opencl_groups" ? "opencl" : GetParam() == "cpu_split_fused" ? "cpu" : GetParam();

@@ -14,6 +14,7 @@
 #include "tack/tile/compile.h"
 #include "tack/tile/lib.h"
 #include "tack/tile/oracle.h"
+#include "devices.h"
 #include "tile/lower/lower.h"
 
 namespace tack::tile {
@@ -268,12 +269,8 @@ TEST(TileCompileRefusal, UnknownDevices) {
 // a kernel run on host tensors gives the interpreter's bits, its output
 // written back to host memory and nothing around it touched.
 TEST(TileCompileDevices, OpenCLRunsHostTensorsAsTheInterpreterDoes) {
-  std::unique_ptr<CompiledKernel> compiled;
-  try {
-    compiled = compile("opencl", lib::matmul());
-  } catch (const Error& e) {
-    GTEST_SKIP() << "no OpenCL backend here: " << e.what();
-  }
+  if (auto why = missing_backend("opencl")) GTEST_SKIP() << *why;
+  std::unique_ptr<CompiledKernel> compiled = compile("opencl", lib::matmul());
   EXPECT_EQ(compiled->device(), "opencl");
   const int64_t m = 19, k = 23, n = 17;
   std::mt19937 gen(7);
