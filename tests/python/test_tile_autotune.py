@@ -223,10 +223,12 @@ def test_equal_costs_rank_rows_in_lanes_last_and_deepest_k_first(klass):
         if not ra and not rb:
             assert family_index[a] < family_index[b], (a, b)
     if klass == (2048, 256, 16):
-        # One block column of 16: the unpacked slots go to rows in lanes, k deep.
+        # One block column of 16: the ranked unpacked slots go to rows in
+        # lanes, k deep; the untuned tiles come after them.
         chosen = _tile_tuning.measured(_tile_tuning.FAMILY, klass, lanes)
         unpacked = [t for t in chosen if not _tile_tuning.packed(t)]
-        assert unpacked and all(_tile_tuning.rows_in_lanes(t) and t[2] == 64 for t in unpacked), unpacked
+        assert unpacked[-1] == _tile_tuning.DEFAULT
+        assert len(unpacked) == 3 and all(_tile_tuning.rows_in_lanes(t) and t[2] == 64 for t in unpacked[:-1]), unpacked
 
 
 def test_tuning_measures_the_models_best_ranked_candidates():
@@ -241,7 +243,9 @@ def test_tuning_measures_the_models_best_ranked_candidates():
     best_plain = [t for t in unpacked if len(t) == 3]
     first_packed = [t for t in chosen if _tile_tuning.packed(t) and not _tile_tuning.launch_tile(t)]
     assert first_packed == [t + (1,) for t in best_plain[:6]]
-    assert [t for t in chosen if not _tile_tuning.packed(t)] == unpacked[:2]
+    # The two best ranked unpacked ones and the untuned tiles.
+    assert [t for t in chosen if not _tile_tuning.packed(t)] == unpacked[:2] + [
+        t for t in [_tile_tuning.DEFAULT] if t not in unpacked[:2]]
     first = [t for t in chosen if not _tile_tuning.launch_tile(t)]
     assert [t for t in chosen if _tile_tuning.launch_tile(t)] == [t + (1, 0, 4) for t in best_plain[:6]]
     compiled = []
