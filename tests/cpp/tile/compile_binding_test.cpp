@@ -10,6 +10,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <numeric>
+#include <random>
 #include <string>
 
 #include "tack/tile/capture.h"
@@ -235,6 +237,47 @@ TEST_P(TileBindingRuns, ThePointsPastASplitLevelRunNothing) {
        forms({binding({4, 8}, {}, {}), binding({4, 8}, {2, 0, 3, 1}, {}), binding({5, 3}, {1, 3, 0, 2}, {4}),
               binding({0, 16}, {}, {1, 2})}))
     expect_interpreters_bits(GetParam(), inner, {{40, 13}}, {{40, 13}}, options);
+}
+
+TEST_P(TileBindingRuns, RandomBindingsOfAThreeLevelNest) {
+  // A transposing copy over a nest of three levels, each shorter than its
+  // axis: every iteration must run once at its own indices, and no point
+  // past a level (a wrong index reads another element, a missing iteration
+  // leaves NaN, a point past a level copies one the interpreter does not).
+  // Random split factors, orders of the parts and fusions, seeded.
+  Kernel transpose = tile_kernel("transpose3", [](TensorView<float, 3> X, TensorView<float, 3> Y) {
+    for (auto i : parallel(X.shape(2) - 1))
+      for (auto j : parallel(X.shape(1) - 2))
+        for (auto l : parallel(X.shape(0) - 1)) Y(i, j, l).store(X[{l, j, i}]);
+  });
+  std::mt19937 gen(2026);
+  auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(gen); };
+  const int trials = GetParam() == "cpu" ? 40 : 10;
+  for (int trial = 0; trial < trials; ++trial) {
+    const int64_t factors[] = {1, 1, 2, 3, 4, 7, 16};
+    std::vector<int64_t> split;
+    int parts = 0;
+    for (int level = 0; level < 3; ++level) {
+      split.push_back(factors[pick(0, 6)]);
+      parts += split.back() > 1 ? 2 : 1;
+    }
+    std::vector<int> order(static_cast<size_t>(parts), 0);
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), gen);
+    std::vector<int> fuse;
+    if (pick(0, 2) > 0)
+      for (int left = parts; left > 0;) {
+        fuse.push_back(int(pick(1, left)));
+        left -= fuse.back();
+      }
+    const int64_t a = pick(2, 9), b = pick(3, 9), c = pick(2, 9);
+    for (const CompileOptions& options : forms({binding(split, order, fuse)}))
+      expect_interpreters_bits(GetParam(), transpose, {{a, b, c}}, {{c, b, a}}, options);
+    if (HasFatalFailure()) {
+      ADD_FAILURE() << "trial " << trial << ": " << binding_line(transpose, binding(split, order, fuse));
+      return;
+    }
+  }
 }
 
 TEST_P(TileBindingRuns, NegativeExtentsLaunchNothing) {
