@@ -217,8 +217,14 @@ void bind_tile(nb::module_& m) {
     m.def("tile_scan", [](bool exclusive) {
         return lib::scan(exclusive ? lib::ScanKind::exclusive : lib::ScanKind::inclusive);
     }, nb::arg("exclusive"));
-    m.def("tile_gather_rows", [] { return lib::gather_rows(); });
-    m.def("tile_scatter_rows", [] { return lib::scatter_rows(); });
+    auto width_checked = [](const char* fn, int64_t width) {
+        if (width < 1) throw nb::value_error((std::string(fn) + ": width must be positive").c_str());
+        return width;
+    };
+    m.def("tile_gather_rows", [width_checked](int64_t width) { return lib::gather_rows(width_checked("tile_gather_rows", width)); },
+          nb::arg("width") = 32);
+    m.def("tile_scatter_rows", [width_checked](int64_t width) { return lib::scatter_rows(width_checked("tile_scatter_rows", width)); },
+          nb::arg("width") = 32);
 }
 
 }  // namespace tack::python
