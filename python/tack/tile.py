@@ -78,6 +78,12 @@ _compiled = {}
 # even at k = 32.
 _SIMD_LANES = {"matmul", "einsum", "merge_path", "topk"}
 
+# Columns per block of gather's and scatter's row copies. On a 2-core Zen 4
+# (AVX-512), one iteration at a time, in ms for 32 / 64 / 128: gather of
+# 4096 rows of 4096, 6.3 / 4.1 / 4.2; of 65536 rows of 100, 6.7 / 3.9 / 4.3;
+# scatter of the same, 6.1 / 3.6 / 4.0 and 6.1 / 1.7 / 2.1.
+_ROW_COPY_WIDTH = 64
+
 
 def _kernel(fn, device, key, make, binding=None):
     """The compiled kernel for `key` on `device`, compiling `make()` once,
@@ -649,7 +655,7 @@ def gather(a, indices, axis=0, out=None):
     if 0 in out.shape:
         return out
     (target,) = _staged([out], [a, idx])
-    kernel = _kernel(fn, device, ("gather_rows",), _core.tile_gather_rows)
+    kernel = _kernel(fn, device, ("gather_rows", _ROW_COPY_WIDTH), lambda: _core.tile_gather_rows(_ROW_COPY_WIDTH))
     _run(fn, kernel, [va, _View.of(idx)], [_gather_views(target, fn, axis)])
     _unstage([out], [target])
     return out
@@ -685,6 +691,6 @@ def scatter(src, indices, out, axis=0):
         src = asarray(src.numpy().copy())
     if _overlap(_View.of(out), _View.of(idx)):
         idx = asarray(idx.numpy().copy())
-    kernel = _kernel(fn, device, ("scatter_rows",), _core.tile_scatter_rows)
+    kernel = _kernel(fn, device, ("scatter_rows", _ROW_COPY_WIDTH), lambda: _core.tile_scatter_rows(_ROW_COPY_WIDTH))
     _run(fn, kernel, [_gather_views(src, fn, axis), _View.of(idx)], [_gather_views(out, fn, axis)])
     return out
