@@ -204,7 +204,13 @@ void bind_tile(nb::module_& m) {
           },
           nb::arg("tile_n"), nb::arg("lanes"));
     m.def("tile_einsum", &einsum, nb::arg("spec"), nb::arg("ranks"));
-    m.def("tile_conv2d", [](int64_t padding) { return lib::conv2d({.padding = padding}); }, nb::arg("padding"));
+    m.def("tile_conv2d",
+          [](int64_t padding, int64_t width, int64_t filters) {
+              if (padding < 0 || width < 1 || filters < 1)
+                  throw nb::value_error("tile_conv2d: padding must be 0 or more, width and filters positive");
+              return lib::conv2d({.padding = padding, .width = width, .filters = filters});
+          },
+          nb::arg("padding"), nb::arg("width") = 32, nb::arg("filters") = 1);
     m.def("tile_softmax", [] { return lib::softmax(); });
     m.def("tile_layer_norm", [](float eps) { return lib::layer_norm(eps); }, nb::arg("eps"));
     m.def("tile_rms_norm", [](float eps) { return lib::rms_norm(eps); }, nb::arg("eps"));

@@ -247,6 +247,8 @@ TEST_P(TileCompileLib, Conv2d) {
     int64_t h = 9, w = 13, kh = 3, kw = 2;
     Shape y{2, 3, h + 2 * padding - kh + 1, w + 2 * padding - kw + 1};
     expect_same(lib::conv2d({padding, 8}), {in({2, 4, h, w}), in({3, 4, kh, kw}), out(y)});
+    // Blocks of two output channels over three: the last block half empty.
+    expect_same(lib::conv2d({padding, 8, 2}), {in({2, 4, h, w}), in({3, 4, kh, kw}), out(y)});
   }
 }
 

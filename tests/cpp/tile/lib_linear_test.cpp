@@ -1,6 +1,8 @@
 // Matmul, einsum and 2-D convolution against FP64 formulas written here.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include <cmath>
 #include <random>
 
@@ -106,6 +108,16 @@ TEST(TileLibConv2d, MatchesDirectSummationWithPaddingAndRaggedWidths) {
     GuardedTensor<float> x = uniform_tensor({t.n, t.c, t.h, t.w}, 8), w = uniform_tensor({t.f, t.c, t.kh, t.kw}, 9);
     GuardedTensor<float> y = nan_tensor({t.n, t.f, oh, ow});
     interpret(lib::conv2d({t.pad, 32}), {x.view(), w.view(), y.view()});
+    // Blocks of output channels and other widths: each element's sum takes
+    // the same terms in the same order, so the same bits.
+    for (auto [width, filters] : {std::pair<int64_t, int64_t>{32, 3}, {8, 2}, {64, 4}}) {
+      GuardedTensor<float> blocked = nan_tensor({t.n, t.f, oh, ow});
+      interpret(lib::conv2d({t.pad, width, filters}), {x.view(), w.view(), blocked.view()});
+      const std::vector<float> got = blocked.values(), want_bits = y.values();
+      EXPECT_EQ(std::memcmp(got.data(), want_bits.data(), want_bits.size() * sizeof(float)), 0)
+          << "width " << width << ", " << filters << " channels a block";
+      EXPECT_TRUE(blocked.margin_intact());
+    }
     std::vector<double> want(size_t(t.n * t.f * oh * ow));
     for (int64_t n = 0; n < t.n; ++n)
       for (int64_t f = 0; f < t.f; ++f)
