@@ -509,6 +509,34 @@ def test_softmax_in_place_and_strided_input():
     assert np.array_equal(bits(inplace.numpy()), bits(expected))
 
 
+@pytest.mark.parametrize("fn", ["softmax", "layer_norm", "rms_norm"])
+@pytest.mark.parametrize("cols", [1, 7, 16, 17])
+def test_narrow_rows_give_the_interpreters_bits(fn, cols):
+    # Rows of at most 16 columns run with consecutive rows in the CPU's SIMD
+    # lanes (tile.py, _NARROW_ROW), 17 one row at a time; neither changes a
+    # bit of the reference kernel's result, which the interpreter gives.
+    from tack import _core
+
+    r = rng(33 + cols)
+    x = (r.standard_normal((301, cols)) * 3).astype(np.float32)
+    g = r.standard_normal(cols).astype(np.float32)
+    b = r.standard_normal(cols).astype(np.float32)
+    eps = float(np.float32(1e-5))
+    want = np.full((301, cols), np.nan, np.float32)
+    views = [tack.asarray(x)] + ([tack.asarray(g)] if fn != "softmax" else []) + ([tack.asarray(b)] if fn == "layer_norm" else [])
+    views.append(tack.asarray(want))
+    kernel = {"softmax": _core.tile_softmax, "layer_norm": lambda: _core.tile_layer_norm(eps),
+              "rms_norm": lambda: _core.tile_rms_norm(eps)}[fn]()
+    _core.tile_interpret(kernel, [(v, list(v.shape), [s // 4 for s in v.numpy().strides], 0, i == len(views) - 1)
+                                  for i, v in enumerate(views)])
+    got = {"softmax": lambda: T.softmax(tack.array(x)),
+           "layer_norm": lambda: T.layer_norm(tack.array(x), tack.array(g), tack.array(b), eps=1e-5),
+           "rms_norm": lambda: T.rms_norm(tack.array(x), tack.array(g), eps=1e-5)}[fn]().numpy()
+    assert np.array_equal(bits(got), bits(want))
+    in_lanes = {key[1] for key in T._compiled if key[0][0] == fn and key[3] == "cpu"}
+    assert (cols <= 16) in in_lanes, in_lanes
+
+
 def norm_bound(x, g, b, eps, rms):
     """Row by row, in float64: the mean's error dm <= (n + 1)u * mean|x|
     (n - 1 sums, a division); d = x - mean errs by dd <= dm + u|d|; the sum
@@ -736,8 +764,12 @@ def test_second_call_does_not_recompile():
     assert T._cache_size() == before
     T.layer_norm(x, eps=0.00123)  # a configuration no other test compiles
     assert T._cache_size() == before + 1
-    T.layer_norm(tack.array(np.ones((3, 300), np.float32)), tack.array(np.ones(300, np.float32)), eps=0.00123)
+    T.layer_norm(tack.array(np.ones((300, 12), np.float32)), tack.array(np.ones(12, np.float32)), eps=0.00123)
     assert T._cache_size() == before + 1
+    # Rows wider than 16 columns run one at a time: one more form, once.
+    T.layer_norm(tack.array(np.ones((3, 300), np.float32)), tack.array(np.ones(300, np.float32)), eps=0.00123)
+    T.layer_norm(tack.array(np.ones((7, 17), np.float32)), tack.array(np.ones(17, np.float32)), eps=0.00123)
+    assert T._cache_size() == before + 2
 
 
 def test_dtype_and_shape_errors():
