@@ -211,9 +211,18 @@ void bind_tile(nb::module_& m) {
               return lib::conv2d({.padding = padding, .width = width, .filters = filters});
           },
           nb::arg("padding"), nb::arg("width") = 32, nb::arg("filters") = 1);
-    m.def("tile_softmax", [] { return lib::softmax(); });
-    m.def("tile_layer_norm", [](float eps) { return lib::layer_norm(eps); }, nb::arg("eps"));
-    m.def("tile_rms_norm", [](float eps) { return lib::rms_norm(eps); }, nb::arg("eps"));
+    auto positive_width = [](const char* fn, int64_t width) {
+        if (width < 1) throw nb::value_error((std::string(fn) + ": width must be positive").c_str());
+        return width;
+    };
+    m.def("tile_softmax", [positive_width](int64_t width) { return lib::softmax(positive_width("tile_softmax", width)); },
+          nb::arg("width") = 32);
+    m.def("tile_layer_norm",
+          [positive_width](float eps, int64_t width) { return lib::layer_norm(eps, positive_width("tile_layer_norm", width)); },
+          nb::arg("eps"), nb::arg("width") = 32);
+    m.def("tile_rms_norm",
+          [positive_width](float eps, int64_t width) { return lib::rms_norm(eps, positive_width("tile_rms_norm", width)); },
+          nb::arg("eps"), nb::arg("width") = 32);
     m.def("tile_topk", [](int64_t k, int64_t width) { return lib::topk(k, tile::ReductionPolicy::unordered_tree, width); },
           nb::arg("k"), nb::arg("width") = 0);
     m.def("tile_sort", [] { return lib::sort(); });
@@ -223,13 +232,11 @@ void bind_tile(nb::module_& m) {
     m.def("tile_scan", [](bool exclusive) {
         return lib::scan(exclusive ? lib::ScanKind::exclusive : lib::ScanKind::inclusive);
     }, nb::arg("exclusive"));
-    auto width_checked = [](const char* fn, int64_t width) {
-        if (width < 1) throw nb::value_error((std::string(fn) + ": width must be positive").c_str());
-        return width;
-    };
-    m.def("tile_gather_rows", [width_checked](int64_t width) { return lib::gather_rows(width_checked("tile_gather_rows", width)); },
+    m.def("tile_gather_rows",
+          [positive_width](int64_t width) { return lib::gather_rows(positive_width("tile_gather_rows", width)); },
           nb::arg("width") = 32);
-    m.def("tile_scatter_rows", [width_checked](int64_t width) { return lib::scatter_rows(width_checked("tile_scatter_rows", width)); },
+    m.def("tile_scatter_rows",
+          [positive_width](int64_t width) { return lib::scatter_rows(positive_width("tile_scatter_rows", width)); },
           nb::arg("width") = 32);
 }
 

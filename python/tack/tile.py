@@ -78,18 +78,32 @@ _compiled = {}
 # even at k = 32.
 _SIMD_LANES = {"matmul", "einsum", "merge_path", "topk"}
 
-# Rows this short run softmax, layer_norm and rms_norm with consecutive rows
-# in the CPU's SIMD lanes instead of one row at a time (whose loops over a
-# row leave most of a vector empty). On a 2-core Zen 4 (AVX-512), 2^23
-# elements, one row at a time / in lanes, ms: 1 column: softmax 607 / 362,
-# layer_norm 527 / 115, rms_norm 298 / 65; 8: 79 / 69, 63 / 35, 38 / 28;
-# 16: 43 / 40, 31 / 21, 20 / 16; 24: 33 / 35, 21 / 18, 13 / 16; 32: 24 /
-# 28, 8 / 16, 4 / 12. The lanes change no result.
+# Rows of at most this many columns run softmax, layer_norm and rms_norm in
+# one block as wide as the row rounded up to a power of two, instead of
+# the reference kernels' 32 columns (most of which such a row leaves empty),
+# and with consecutive rows in the CPU's SIMD lanes unless the row fills
+# the block (of 4 columns or more). Either way a row is one block whose
+# elements past the row add exact zeros (exp(-inf) to softmax's sum, 0 to
+# the norms'), so every width and form gives the 32-column kernel's bits.
+# On a 2-core Zen 4 (AVX-512), 2^23 elements, softmax / layer_norm /
+# rms_norm in ms, then the 32-column kernel one row at a time:
+#   1 column (block 1, lanes)   13 / 3.8 / 3.0   against 631 / 538 / 386
+#   3 (4, lanes)                26 / 13 / 10     against 252 / 172 / 102
+#   8 (8, one at a time)        24 / 8.8 / 4.3   against 128 / 63 / 39
+#   12 (16, lanes)              30 / 16 / 13     against 56 / 42 / 26
+#   16 (16, one at a time)      20 / 8.5 / 3.5   against 44 / 31 / 20
 _NARROW_ROW = 16
+_ROW_WIDTH = 32  # the reference kernels' block
 
 
-def _narrow(n):
-    return n <= _NARROW_ROW
+def _row_block(n):
+    """(block width, in SIMD lanes) for a row kernel over rows of n columns."""
+    if n > _NARROW_ROW:
+        return _ROW_WIDTH, False
+    width = 1
+    while width < n:
+        width *= 2
+    return width, n != width or n < 4
 
 
 # Columns per block of gather's and scatter's row copies. On a 2-core Zen 4
@@ -472,7 +486,8 @@ def softmax(x, axis=-1, out=None):
         raise ValueError("tack.tile.softmax: takes an array of at least one dimension")
     axis = _axis(axis, x.ndim, fn)
     out = _output(out, x.shape, device, fn)
-    kernel = _kernel(fn, device, ("softmax",), _core.tile_softmax, lanes=_narrow(x.shape[axis]))
+    width, lanes = _row_block(x.shape[axis])
+    kernel = _kernel(fn, device, ("softmax", width), lambda: _core.tile_softmax(width), lanes=lanes)
     _along(fn, kernel, x, [], [out], axis)
     return out
 
@@ -502,7 +517,8 @@ def layer_norm(x, weight=None, bias=None, eps=1e-5, axis=-1, out=None):
     b = _norm_vector(full((n,), 0.0, f32, device=device) if bias is None else bias, n, fn, "bias", device)
     out = _output(out, x.shape, device, fn)
     eps = float(np.float32(eps))
-    kernel = _kernel(fn, device, ("layer_norm", eps), lambda: _core.tile_layer_norm(eps), lanes=_narrow(n))
+    width, lanes = _row_block(n)
+    kernel = _kernel(fn, device, ("layer_norm", eps, width), lambda: _core.tile_layer_norm(eps, width), lanes=lanes)
     _along(fn, kernel, x, [g, b], [out], axis)
     return out
 
@@ -520,7 +536,8 @@ def rms_norm(x, weight=None, eps=1e-5, axis=-1, out=None):
     g = _norm_vector(full((n,), 1.0, f32, device=device) if weight is None else weight, n, fn, "weight", device)
     out = _output(out, x.shape, device, fn)
     eps = float(np.float32(eps))
-    kernel = _kernel(fn, device, ("rms_norm", eps), lambda: _core.tile_rms_norm(eps), lanes=_narrow(n))
+    width, lanes = _row_block(n)
+    kernel = _kernel(fn, device, ("rms_norm", eps, width), lambda: _core.tile_rms_norm(eps, width), lanes=lanes)
     _along(fn, kernel, x, [g], [out], axis)
     return out
 
