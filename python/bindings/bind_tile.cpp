@@ -226,9 +226,17 @@ void bind_tile(nb::module_& m) {
     m.def("tile_topk", [](int64_t k, int64_t width) { return lib::topk(k, tile::ReductionPolicy::unordered_tree, width); },
           nb::arg("k"), nb::arg("width") = 0);
     m.def("tile_sort", [] { return lib::sort(); });
-    m.def("tile_sort_runs", [](int64_t run) { return lib::sort_runs(run); }, nb::arg("run"));
+    auto order = [](bool descending) { return descending ? lib::Order::descending : lib::Order::ascending; };
+    m.def("tile_sort_runs", [order](int64_t run, bool descending) { return lib::sort_runs(run, order(descending)); },
+          nb::arg("run"), nb::arg("descending") = false);
     m.def("tile_merge_runs", [] { return lib::merge_runs(); });
-    m.def("tile_merge_path", [](int64_t block) { return lib::merge_path(block); }, nb::arg("block"));
+    m.def("tile_merge_path",
+          [order](int64_t block, bool descending, int64_t keep) {
+              if (keep < 0) throw nb::value_error("tile_merge_path: keep must be 0 (all) or positive");
+              return lib::merge_path(block, order(descending), keep);
+          },
+          nb::arg("block"), nb::arg("descending") = false, nb::arg("keep") = 0);
+    m.def("tile_topk_first", [] { return lib::topk_first(); });
     m.def("tile_scan", [](bool exclusive) {
         return lib::scan(exclusive ? lib::ScanKind::exclusive : lib::ScanKind::inclusive);
     }, nb::arg("exclusive"));

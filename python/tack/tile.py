@@ -76,7 +76,7 @@ _compiled = {}
 # the same host once launches divided into whole SIMD groups: 1.2-1.4x
 # faster in lanes at 1024x4096, 64x65536 and 4096x256 with k = 8 and 4,
 # even at k = 32.
-_SIMD_LANES = {"matmul", "einsum", "merge_path", "topk"}
+_SIMD_LANES = {"matmul", "einsum", "sort_runs", "merge_path", "topk"}
 
 # Rows of at most this many columns run softmax, layer_norm and rms_norm in
 # one block as wide as the row rounded up to a power of two, instead of
@@ -566,6 +566,9 @@ def scan(x, axis=-1, exclusive=False, out=None):
 # 256x1024, 4096x64, 16x65536 and 1x2^20 (docs/tile/python.md, "Sorting").
 _SORT_RUN = 16
 _MERGE_BLOCK = 32
+# Top-K up to this k runs the reference kernel (its bitonic networks,
+# lib::kTopKNetwork); above, _TopKTournament.
+_TOPK_NETWORK = 8
 
 
 class _MergeSort:
@@ -573,47 +576,81 @@ class _MergeSort:
     ranks each element in its run of _SORT_RUN, then merge_path passes merge
     pairs of sorted runs (each block of _MERGE_BLOCK places from one binary
     search, then in order) until one run holds the row. Rows longer than one run are
-    padded to _SORT_RUN * 2**passes with (NaN, position) elements, which
-    sort after every element of the row, in scratch arrays the passes
-    alternate between; the last pass writes the outputs' own rows. Each
-    pass is a launch of one of two kernels compiled once per device."""
+    padded to _SORT_RUN * 2**passes with elements that come after every
+    element of the row ((NaN, position) ascending, (-inf, position)
+    descending), in scratch arrays the passes alternate between; the last
+    pass writes the outputs' own rows. With `keep` above 0 (Top-K's
+    tournament, descending) each merge keeps only the first `keep` of its
+    pair, so a pass writes half the rows the one before did, until `keep`;
+    launch then leaves the last run in scratch and returns it. Each pass is
+    a launch of one of two kernels compiled once per device and order."""
 
-    def __init__(self, fn, device):
-        self.device = device
-        self.runs = _kernel(fn, device, ("sort_runs", _SORT_RUN), lambda: _core.tile_sort_runs(_SORT_RUN))
-        self.merge = _kernel(fn, device, ("merge_path", _MERGE_BLOCK), lambda: _core.tile_merge_path(_MERGE_BLOCK))
+    def __init__(self, fn, device, descending=False, keep=0):
+        self.device, self.keep = device, keep
+        self.runs = _kernel(fn, device, ("sort_runs", _SORT_RUN, descending),
+                            lambda: _core.tile_sort_runs(_SORT_RUN, descending=descending))
+        self.merge = _kernel(fn, device, ("merge_path", _MERGE_BLOCK, descending, keep),
+                             lambda: _core.tile_merge_path(_MERGE_BLOCK, descending=descending, keep=keep))
 
     def launch(self, args):
+        """Sorts x into (values, positions), or with `keep` returns the last
+        run as views of scratch (values, positions) of `keep` columns or
+        fewer."""
         x, values, positions = args
         rows, n = x[1]
         passes, width = 0, _SORT_RUN
         while width < n:
             passes, width = passes + 1, width * 2
-        if passes == 0:
+        if passes == 0 and not self.keep:
             self.runs.launch(args)
-            return
+            return None
         scratch = [(empty((rows, width), device=self.device), empty((rows, width), i64, device=self.device))
                    for _ in range(2)]
 
-        def whole(a):
-            return (a, [rows, width], [width, 1], 0)
+        def row_of(a, used):
+            return (a, [rows, used], [width, 1], 0)
 
         # Pass 0 writes the scratch pair that the last pass does not read.
         source = scratch[passes % 2]
-        self.runs.launch([x, whole(source[0]) + (True,), whole(source[1]) + (True,)])
-        run = _SORT_RUN
+        self.runs.launch([x, row_of(source[0], width) + (True,), row_of(source[1], width) + (True,)])
+        run, runs = _SORT_RUN, width // _SORT_RUN
         # The binary search's depth is the extent of this vector's view.
         depth = empty(((width // 2).bit_length(),), device=self.device)
         for p in range(1, passes + 1):
-            pairs = width // (2 * run)
+            pairs = runs // 2
 
             def paired(a):
                 return (a, [rows, pairs, 2, run], [width, 2 * run, run, 1], 0, False)
 
-            target = (values, positions) if p == passes else scratch[(passes - p) % 2]
-            outs = [t if p == passes else whole(t) + (True,) for t in target]
+            merged = 2 * run if not self.keep else min(2 * run, self.keep)
+            last = p == passes and not self.keep
+            target = (values, positions) if last else scratch[(passes - p) % 2]
+            outs = [t if last else row_of(t, pairs * merged) + (True,) for t in target]
             self.merge.launch([paired(source[0]), paired(source[1]), (depth, [run.bit_length()], [1], 0, False)] + outs)
-            source, run = target, run * 2
+            source, run, runs = target, merged, pairs
+        return row_of(source[0], run) + (False,), row_of(source[1], run) + (False,)
+
+
+class _TopKTournament:
+    """Top-K for k above the reference kernel's networks (lib::kTopKNetwork):
+    the row's runs sorted descending and merged in pairs, each merge keeping
+    its first `keep` entries (a power of two, at least k and _SORT_RUN),
+    then topk_first takes the first k of the last run, padding's positions
+    the sentinel's (lib/topk.h). O(n log keep) per row, with tiles of
+    _SORT_RUN elements, where the reference kernel's blocks rank k x k
+    tiles."""
+
+    def __init__(self, fn, device, k):
+        keep = _SORT_RUN
+        while keep < k:
+            keep *= 2
+        self.passes = _MergeSort(fn, device, descending=True, keep=keep)
+        self.first = _kernel(fn, device, ("topk_first",), _core.tile_topk_first)
+
+    def launch(self, args):
+        x, values, positions = args
+        s, p = self.passes.launch([x, None, None])
+        self.first.launch([x, s, p, values, positions])
 
 
 def _sort(fn, x, axis, values, positions):
@@ -647,8 +684,8 @@ def topk(x, k, axis=-1, out=None):
     array, largest first, and their i64 positions. NaN ranks above +inf,
     -0 equals +0, equal values come by lower position. A row shorter than k
     ends with (-inf, 2**63 - 1) entries. `out` is a (values, positions)
-    pair. Above k = 8 the reference kernel holds k x k tiles; k up to 90
-    compiles."""
+    pair. Up to k = 8 by the reference kernel's bitonic networks, above by
+    a tournament of sorted runs merged in pairs (docs/tile/python.md)."""
     fn = "topk"
     x = _array(x, fn, "x")
     device = _device(fn, x)
@@ -663,7 +700,9 @@ def topk(x, k, axis=-1, out=None):
     values, positions = (None, None) if out is None else out
     values = _output(values, shape, device, fn, "out[0]")
     positions = _output(positions, shape, device, fn, "out[1]", dtype=i64)
-    if k > 0:
+    if k > _TOPK_NETWORK:
+        _along(fn, _TopKTournament(fn, device, k), x, [], [values, positions], axis)
+    elif k > 0:
         kernel = _kernel(fn, device, ("topk", k), lambda: _core.tile_topk(k))
         _along(fn, kernel, x, [], [values, positions], axis)
     return values, positions

@@ -675,11 +675,14 @@ def topk_oracle(x, k):
     return values, positions
 
 
-# Both of topk's algorithms (lib::topk): bitonic networks over 1, 4 and 8
-# entries for k <= 8, rank merges in blocks of 16 and of k above; rows not
-# a multiple of the block.
+# Both of topk's algorithms: the reference kernel's bitonic networks over 1,
+# 4 and 8 entries for k <= 8 (lib::topk), and above the tournament of
+# descending runs of 16 merged in pairs keeping 16, 32, 64 or 128 entries
+# (tile.py, _TopKTournament): one run, several passes, rows shorter than k,
+# rows not a multiple of a run.
 @pytest.mark.parametrize("rows,cols,k", [(1, 1, 1), (6, 200, 5), (3, 4, 7), (5, 0, 2), (4, 33, 1), (7, 130, 3),
-                                         (5, 77, 4), (3, 300, 8), (2, 123, 12), (2, 99, 20)])
+                                         (5, 77, 4), (3, 300, 8), (2, 123, 12), (2, 99, 20), (3, 10, 40),
+                                         (4, 16, 9), (3, 1000, 16), (2, 1000, 33), (3, 4999, 100), (2, 0, 17)])
 def test_topk_with_ties_nan_and_short_rows(rows, cols, k):
     x = tricky_rows(rows, cols, 60 + k)
     values, positions = Guarded((rows, k)), Guarded((rows, k), np.int64)
@@ -834,6 +837,7 @@ def test_devices_run_every_function_as_the_cpu_does(device):
         (T.sort, (x,), {"axis": 1}),
         (T.argsort, (x,), {"axis": 1}),
         (T.topk, (x, 5), {}),
+        (T.topk, (x, 20), {}),
         (T.gather, (x, idx), {"axis": 0}),
     ]
     for f, args, kw in cases:
@@ -844,7 +848,7 @@ def test_devices_run_every_function_as_the_cpu_does(device):
             assert identical(cl, cpu)
             continue
         if f is T.topk:
-            pairs = both(lambda v: T.topk(v, 5), x)
+            pairs = both(lambda v: T.topk(v, args[1]), x)
         elif f is T.gather:
             pairs = both(lambda v: T.gather(v, tack.array(idx, device=v.device), axis=0), x)
         else:

@@ -346,6 +346,58 @@ TEST_P(TileCompileLib, MergeSortPasses) {
     }
 }
 
+TEST_P(TileCompileLib, TopKTournamentKernels) {
+  // tack.tile's Top-K above k = 8: runs sorted descending (elements past
+  // the row -inf), merged in pairs keeping the first `keep` of each, then
+  // the first k with padding's positions the sentinel's.
+  auto ties = [](std::vector<Tensor>& t) {
+    auto& x = std::get<GuardedTensor<float>>(t[0]);
+    for (int64_t i = 0; i < x.size(); ++i)
+      x[i] = i % 5 == 1 ? -0.0f : i % 11 == 2 ? NAN : i % 13 == 3 ? -INFINITY : float(int(x[i] * 3));
+  };
+  for (auto [rows, cols, padded] : {std::array<int64_t, 3>{5, 37, 40}, {3, 8, 8}, {2, 1, 8}, {0, 3, 8}})
+    expect_same(lib::sort_runs(8, lib::Order::descending), {in({rows, cols}), out({rows, padded}), index_out({rows, padded})},
+                5, ties);
+  auto sorted_descending = [&](std::vector<Tensor>& t) {
+    ties(t);
+    auto& x = std::get<GuardedTensor<float>>(t[0]);
+    auto& j = std::get<GuardedTensor<int64_t>>(t[1]);
+    const int64_t run = x.shape()[3], per_row = x.size() / std::max<int64_t>(x.shape()[0], 1);
+    std::mt19937 gen(4);
+    for (int64_t r = 0; r < x.shape()[0]; ++r) {
+      std::vector<int64_t> pos(static_cast<size_t>(per_row));
+      std::iota(pos.begin(), pos.end(), 0);
+      std::shuffle(pos.begin(), pos.end(), gen);
+      for (int64_t e = 0; e < per_row; ++e) j[r * per_row + e] = pos[size_t(e)];
+      for (int64_t start = r * per_row; start < (r + 1) * per_row; start += run) {
+        std::vector<std::pair<float, int64_t>> items;
+        for (int64_t e = start; e < start + run; ++e) items.emplace_back(x[e], j[e]);
+        std::sort(items.begin(), items.end(), [](auto a, auto b) {
+          bool na = std::isnan(a.first), nb = std::isnan(b.first);
+          if (na != nb) return na;
+          if (!na && a.first != b.first) return a.first > b.first;
+          return a.second < b.second;
+        });
+        for (int64_t e = start; e < start + run; ++e) x[e] = items[size_t(e - start)].first, j[e] = items[size_t(e - start)].second;
+      }
+    }
+  };
+  // Each pair's merge truncated to `keep` (or whole where 2L is less), the
+  // outputs pairs * W wide.
+  for (int64_t block : {1, 8, 64})
+    for (auto [pairs, run, keep] : {std::array<int64_t, 3>{3, 4, 4}, {2, 7, 8}, {4, 8, 32}, {2, 37, 16}, {1, 1, 1}}) {
+      const int64_t w = std::min(2 * run, keep);
+      expect_same(lib::merge_path(block, lib::Order::descending, keep),
+                  {in({3, pairs, 2, run}), index_in({3, pairs, 2, run}, 0, 0), in({7}), out({3, pairs * w}),
+                   index_out({3, pairs * w})},
+                  9, sorted_descending);
+    }
+  // The first k of a run (k past it: the sentinel), positions at or past
+  // X's row (its second extent, 10) the sentinel's.
+  for (int64_t k : {3, 16, 40})
+    expect_same(lib::topk_first(16), {in({4, 10}), in({4, 20}), index_in({4, 20}, 0, 25), out({4, k}), index_out({4, k})});
+}
+
 TEST_P(TileCompileLib, GatherAndScatterRows) {
   // Indices run past both ends: those rows read zeros or write nothing.
   expect_same(lib::gather_rows(16), {in({9, 37}), index_in({12}, -2, 10), out({12, 37})});

@@ -5,6 +5,8 @@
 // are associative and commutative.
 #pragma once
 
+#include <cmath>
+
 #include "tack/tile/capture.h"
 
 namespace tack::tile::lib {
@@ -22,5 +24,16 @@ inline Tile<bool> before_ascending(const Tile<float>& va, const Index& ia, const
   Tile<bool> tie = (va == vb) | (nan_a & nan_b);
   return (va < vb) | (nan_b & !nan_a) | (tie & (ia < ib));
 }
+
+// The direction of an ordering kernel (sort_runs, merge_path).
+enum class Order { ascending, descending };
+
+inline Tile<bool> before(Order order, const Tile<float>& va, const Index& ia, const Tile<float>& vb, const Index& ib) {
+  return order == Order::ascending ? before_ascending(va, ia, vb, ib) : before_descending(va, ia, vb, ib);
+}
+
+// The value that, at a position past every element of the row, comes after
+// all of them in `order`: NaN ascending, -inf descending.
+inline float last_value(Order order) { return order == Order::ascending ? NAN : -INFINITY; }
 
 }  // namespace tack::tile::lib

@@ -31,18 +31,21 @@ inline Kernel sort(int64_t width = 32) {
 }
 
 // The first pass of a merge sort: Y[r, :] holds each run of `run`
-// consecutive elements of X's row sorted (in the order of sort above), and
-// I the positions they came from. Y and I may be wider than X: the
-// elements past X's row are (NaN, their position), which sort after every
-// element of the row, so the runs of a row padded to a multiple of `run`
-// are full. Each element's place is its rank in its run.
-inline Kernel sort_runs(int64_t run = 32) {
-  return tile_kernel("sort_runs", [run](TensorView<float, 2> X, TensorView<float, 2> Y, TensorView<int64_t, 2> I) {
+// consecutive elements of X's row sorted (in the order of sort above, or
+// with `order` descending in before_descending's), and I the positions they
+// came from. Y and I may be wider than X: the elements past X's row are
+// (last_value(order), their position): NaN ascending, -inf descending,
+// which come after every element of the row, so the runs of a row padded
+// to a multiple of `run` are full. Each element's place is its rank in its
+// run.
+inline Kernel sort_runs(int64_t run = 32, Order order = Order::ascending) {
+  const float last = last_value(order);
+  return tile_kernel("sort_runs", [run, order, last](TensorView<float, 2> X, TensorView<float, 2> Y, TensorView<int64_t, 2> I) {
     for (auto r : parallel(Y.shape(0), exec::block)) {
       for (auto i : parallel(Y.shape(1))) {
-        Tile<float> x = X(r, i).load(NAN);
+        Tile<float> x = X(r, i).load(last);
         Index start = (i / run) * run;
-        Tile<bool> earlier = before_ascending(X(r, span(start, run)).load(NAN), positions(start, run), x, i);
+        Tile<bool> earlier = before(order, X(r, span(start, run)).load(last), positions(start, run), x, i);
         Index place = start + sum(cast<int64_t>(earlier), 0);
         Y(r, place).store(x);
         I(r, place).store(i);
@@ -92,9 +95,11 @@ inline Kernel merge_runs() {
   });
 }
 
-// The same merge pass as merge_runs, by merge path: each parallel iteration
-// q writes the `block` consecutive places [q * block, (q + 1) * block) of
-// pair p's 2L (those below Y's row). A binary search of D.shape(0) steps,
+// The same merge pass as merge_runs, by merge path (in `order`): each
+// parallel iteration q writes the `block` consecutive places [q * block,
+// (q + 1) * block) of pair p's first W, at Y[r, p * W + place] (those below
+// Y's row): W = 2L, or with `keep` above 0, min(2L, keep), the merged run
+// truncated to its first `keep` (Top-K's tournament). A binary search of D.shape(0) steps,
 // at least the bit length of L, finds a, how many of run 0's elements hold
 // the places before q * block: the smallest a in [max(0, q*block - L),
 // min(q*block, L)] whose run-0 element does not come before run 1's
@@ -103,13 +108,15 @@ inline Kernel merge_runs() {
 // element comes first (an exhausted run never). Positions break ties, so
 // the order is strict and the merge is merge_runs's, element for element;
 // a pass costs O(L) per pair instead of merge_runs's O(L log L).
-inline Kernel merge_path(int64_t block = 64) {
-  return tile_kernel("merge_path", [block](TensorView<float, 4> X, TensorView<int64_t, 4> J, TensorView<float, 1> D,
-                                           TensorView<float, 2> Y, TensorView<int64_t, 2> I) {
+inline Kernel merge_path(int64_t block = 64, Order order = Order::ascending, int64_t keep = 0) {
+  return tile_kernel("merge_path", [block, order, keep](TensorView<float, 4> X, TensorView<int64_t, 4> J,
+                                                        TensorView<float, 1> D, TensorView<float, 2> Y,
+                                                        TensorView<int64_t, 2> I) {
     Index L = X.shape(3);
+    Index W = keep > 0 ? minimum(2 * L, Index(keep)) : 2 * L;
     for (auto r : parallel(X.shape(0), exec::block)) {
       for (auto p : parallel(X.shape(1))) {
-        for (auto q : parallel(ceil_div(2 * L, block))) {
+        for (auto q : parallel(ceil_div(W, block))) {
           Index diag = q * block;
           Index lo = maximum(diag - L, Index(int64_t(0))), hi = minimum(diag, L);
           for (auto step : serial(D.shape(0))) {
@@ -121,7 +128,7 @@ inline Kernel merge_path(int64_t block = 64) {
             Index ia = J(r, p, 0, mid).load(0);
             Tile<float> vb = X(r, p, 1, partner).load(NAN);
             Index ib = J(r, p, 1, partner).load(0);
-            Tile<bool> a_first = open & before_ascending(va, ia, vb, ib);
+            Tile<bool> a_first = open & before(order, va, ia, vb, ib);
             lo = select(a_first, mid + 1, lo);
             hi = select(open & !a_first, mid, hi);
           }
@@ -132,9 +139,9 @@ inline Kernel merge_path(int64_t block = 64) {
             Index ia = J(r, p, 0, i).load(0);
             Tile<float> vb = X(r, p, 1, j).load(NAN);
             Index ib = J(r, p, 1, j).load(0);
-            Tile<bool> take_b = (i >= L) | ((j < L) & before_ascending(vb, ib, va, ia));
-            // Places past the pair belong to the next one: stored nowhere.
-            Index at = select(place < 2 * L, p * (2 * L) + place, int64_t(-1));
+            Tile<bool> take_b = (i >= L) | ((j < L) & before(order, vb, ib, va, ia));
+            // Places past the pair's W belong to the next one: stored nowhere.
+            Index at = select(place < W, p * W + place, int64_t(-1));
             Y(r, at).store(select(take_b, vb, va));
             I(r, at).store(select(take_b, ib, ia));
             i = select(take_b, i, i + 1);

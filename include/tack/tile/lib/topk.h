@@ -246,4 +246,29 @@ inline Kernel topk(int64_t k, ReductionPolicy policy = ReductionPolicy::unordere
   });
 }
 
+// Top-K as a tournament of merges, for k too large for topk's own blocks:
+// sort_runs(run, Order::descending) sorts runs of the row padded to run *
+// 2^passes, then merge_path(block, Order::descending, keep) passes merge
+// pairs of runs keeping the first `keep` (a power of two, at least k and
+// the run) of each, until one run is left; this kernel then takes V and I
+// from that run (S, P): its first V.shape(1) entries, with the positions of
+// the padding (at or past X's row, X giving only the row's length) and the
+// entries past S's row the sentinel (-inf, INT64_MAX), as topk gives them.
+// Every pass keeps each run's first entries in before_descending's strict
+// order, so the result is topk's selection, whatever the runs.
+inline Kernel topk_first(int64_t width = 32) {
+  return tile_kernel("topk_first", [width](TensorView<float, 2> X, TensorView<float, 2> S, TensorView<int64_t, 2> P,
+                                           TensorView<float, 2> V, TensorView<int64_t, 2> I) {
+    const int64_t none = std::numeric_limits<int64_t>::max();
+    Index cols = X.shape(1);
+    for (auto r : parallel(V.shape(0), exec::block))
+      for (auto b : parallel(ceil_div(V.shape(1), width))) {
+        Tile<float> v = S(r, span(b * width, width)).load(-INFINITY);
+        Index p = P(r, span(b * width, width)).load(none);
+        V(r, span(b * width, width)).store(v);
+        I(r, span(b * width, width)).store(select(p < cols, p, none));
+      }
+  });
+}
+
 }  // namespace tack::tile::lib
