@@ -166,6 +166,11 @@ _BUDGET_S = 1.0  # timed runs of one candidate stop once they took this long
 _MIN_VOLUME = 128 * 128 * 128  # classes below tune not at all
 _RAGGED = (37, 29, 43)  # the edge-tile check's shape (M, K, N)
 _RUNS = 3  # timed runs per candidate; the best counts
+# ... and more, until the runs took this long: a product of a fraction of a
+# millisecond is timed over many runs, whose best is not one disturbed run
+# (at 2048x256x16 three runs once ranked 8x16x64 rows-in-lanes, 0.46 ms,
+# above 16x16x16, 0.25 ms, on a 2-core Zen 4 with NumPy's threads busy).
+_MIN_TIMED_S = 0.05
 _FORMAT = 6  # the winner file's format (4: B packed in panels of lanes; 5: block rows in the lanes; 6: tiled launches)
 
 # key -> (tm, tn, tk), (tm, tn, tk, 1) for B packed, (tm, tn, tk, 0, 1) for
@@ -397,7 +402,8 @@ def tune(klass, candidates, compile_candidate):
             start = time.perf_counter()
             kernel.launch(args)
             times = [time.perf_counter() - start]
-        while len(times) < _RUNS and sum(times) < _BUDGET_S and (best is None or times[-1] <= 3 * best):
+        while ((len(times) < _RUNS or sum(times) < _MIN_TIMED_S) and sum(times) < _BUDGET_S and
+               (best is None or times[-1] <= 3 * best)):
             # (a candidate already 3x slower than the best needs no more runs)
             start = time.perf_counter()
             kernel.launch(args)
