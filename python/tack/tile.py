@@ -581,7 +581,8 @@ class _MergeSort:
     descending), in scratch arrays the passes alternate between; the last
     pass writes the outputs' own rows. With `keep` above 0 (Top-K's
     tournament, descending) each merge keeps only the first `keep` of its
-    pair, so a pass writes half the rows the one before did, until `keep`;
+    pair, so a pass writes half the entries the one before did, down to
+    `keep` a pair;
     launch then leaves the last run in scratch and returns it. Each pass is
     a launch of one of two kernels compiled once per device and order."""
 
