@@ -277,6 +277,35 @@ TEST_P(TileCompileLib, Sort) {
     });
 }
 
+// X (rows, pairs, 2, run) and J alike, as merge passes take them: each
+// row's positions a shuffle of 0 .. its size - 1 (distinct), each run of
+// (value, position) sorted by std::sort in the order ascending or
+// descending (NaN last or first, ties by lower position), written in the
+// test independently of the library's orders.
+void sort_each_run(std::vector<Tensor>& t, bool descending, uint32_t seed) {
+  auto& x = std::get<GuardedTensor<float>>(t[0]);
+  auto& j = std::get<GuardedTensor<int64_t>>(t[1]);
+  const int64_t run = x.shape()[3], per_row = x.size() / std::max<int64_t>(x.shape()[0], 1);
+  std::mt19937 gen(seed);
+  for (int64_t r = 0; r < x.shape()[0]; ++r) {
+    std::vector<int64_t> pos(static_cast<size_t>(per_row));
+    std::iota(pos.begin(), pos.end(), 0);
+    std::shuffle(pos.begin(), pos.end(), gen);
+    for (int64_t e = 0; e < per_row; ++e) j[r * per_row + e] = pos[size_t(e)];
+    for (int64_t start = r * per_row; start < (r + 1) * per_row; start += run) {
+      std::vector<std::pair<float, int64_t>> items;
+      for (int64_t e = start; e < start + run; ++e) items.emplace_back(x[e], j[e]);
+      std::sort(items.begin(), items.end(), [descending](auto a, auto b) {
+        bool na = std::isnan(a.first), nb = std::isnan(b.first);
+        if (na != nb) return descending ? na : nb;
+        if (!na && a.first != b.first) return descending ? a.first > b.first : a.first < b.first;
+        return a.second < b.second;
+      });
+      for (int64_t e = start; e < start + run; ++e) x[e] = items[size_t(e - start)].first, j[e] = items[size_t(e - start)].second;
+    }
+  }
+}
+
 TEST_P(TileCompileLib, MergeSortPasses) {
   // Ties, -0, NaN; outputs as wide as the row and wider (padded runs).
   auto ties = [](std::vector<Tensor>& t) {
@@ -291,27 +320,7 @@ TEST_P(TileCompileLib, MergeSortPasses) {
   // narrower (places past the row skipped).
   auto sorted_runs = [&](std::vector<Tensor>& t) {
     ties(t);
-    auto& x = std::get<GuardedTensor<float>>(t[0]);
-    auto& j = std::get<GuardedTensor<int64_t>>(t[1]);
-    const int64_t run = x.shape()[3], per_row = x.size() / std::max<int64_t>(x.shape()[0], 1);
-    std::mt19937 gen(3);
-    for (int64_t r = 0; r < x.shape()[0]; ++r) {
-      std::vector<int64_t> pos(static_cast<size_t>(per_row));
-      std::iota(pos.begin(), pos.end(), 0);
-      std::shuffle(pos.begin(), pos.end(), gen);
-      for (int64_t e = 0; e < per_row; ++e) j[r * per_row + e] = pos[size_t(e)];
-      for (int64_t start = r * per_row; start < (r + 1) * per_row; start += run) {
-        std::vector<std::pair<float, int64_t>> items;
-        for (int64_t e = start; e < start + run; ++e) items.emplace_back(x[e], j[e]);
-        std::sort(items.begin(), items.end(), [](auto a, auto b) {
-          bool na = std::isnan(a.first), nb = std::isnan(b.first);
-          if (na != nb) return nb;
-          if (!na && a.first != b.first) return a.first < b.first;
-          return a.second < b.second;
-        });
-        for (int64_t e = start; e < start + run; ++e) x[e] = items[size_t(e - start)].first, j[e] = items[size_t(e - start)].second;
-      }
-    }
+    sort_each_run(t, false, 3);
   };
   for (auto [pairs, run, cols] : {std::array<int64_t, 3>{3, 4, 24}, {2, 7, 25}, {1, 1, 2}, {4, 4, 30}})
     expect_same(lib::merge_runs(),
@@ -360,27 +369,7 @@ TEST_P(TileCompileLib, TopKTournamentKernels) {
                 5, ties);
   auto sorted_descending = [&](std::vector<Tensor>& t) {
     ties(t);
-    auto& x = std::get<GuardedTensor<float>>(t[0]);
-    auto& j = std::get<GuardedTensor<int64_t>>(t[1]);
-    const int64_t run = x.shape()[3], per_row = x.size() / std::max<int64_t>(x.shape()[0], 1);
-    std::mt19937 gen(4);
-    for (int64_t r = 0; r < x.shape()[0]; ++r) {
-      std::vector<int64_t> pos(static_cast<size_t>(per_row));
-      std::iota(pos.begin(), pos.end(), 0);
-      std::shuffle(pos.begin(), pos.end(), gen);
-      for (int64_t e = 0; e < per_row; ++e) j[r * per_row + e] = pos[size_t(e)];
-      for (int64_t start = r * per_row; start < (r + 1) * per_row; start += run) {
-        std::vector<std::pair<float, int64_t>> items;
-        for (int64_t e = start; e < start + run; ++e) items.emplace_back(x[e], j[e]);
-        std::sort(items.begin(), items.end(), [](auto a, auto b) {
-          bool na = std::isnan(a.first), nb = std::isnan(b.first);
-          if (na != nb) return na;
-          if (!na && a.first != b.first) return a.first > b.first;
-          return a.second < b.second;
-        });
-        for (int64_t e = start; e < start + run; ++e) x[e] = items[size_t(e - start)].first, j[e] = items[size_t(e - start)].second;
-      }
-    }
+    sort_each_run(t, true, 4);
   };
   // Each pair's merge truncated to `keep` (or whole where 2L is less), the
   // outputs pairs * W wide.
