@@ -265,7 +265,8 @@ TEST_P(TileCompileLib, TopKUnderEveryPolicy) {
       const int64_t k = groups ? 2 : 5;
       // Few distinct values: ties and their positions matter.
       Arg x{Scalar::f32, s, false, -2, 2};
-      expect_same(lib::topk(k, p, groups ? 4 : 0), {x, out({s[0], k}), index_out({s[0], k})}, 3, [](std::vector<Tensor>& t) {
+      const Kernel topk = lib::topk(k, p, groups ? 4 : 0);
+      expect_same(topk, {x, out({s[0], k}), index_out({s[0], k})}, 3, [](std::vector<Tensor>& t) {
         auto& x = std::get<GuardedTensor<float>>(t[0]);
         for (int64_t i = 0; i < x.size(); ++i) x[i] = i % 7 == 3 ? NAN : float(int(x[i] * 2)) / 2;
       });
