@@ -18,7 +18,7 @@ computed into a buffer first and then copied, as NumPy does.
 Element types: the reference kernels are f32 (values), with i64 positions
 (topk, sort's argsort, gather/scatter indices). Other dtypes raise
 TypeError: nothing is converted silently. Index arguments given as NumPy
-or Python integers are converted to i64 (a copy).
+or Python integers are converted to i64 (a copy on the data's device).
 
 Compiled kernels are cached in this process per (kernel, configuration,
 dtype, device); the shapes are run-time values, so a second call with any
@@ -220,19 +220,27 @@ def _array(x, fn, what, dtype=f32):
     return a
 
 
-def _indices(x, fn):
+def _indices(x, fn, device):
     """Indices as a 1-D i64 array: an i64 tack.Array as it is, other
-    integers converted (a copy)."""
+    integers converted (a copy on `device`, the data's)."""
     if isinstance(x, Array) and x.dtype == i64:
         a = x
     else:
         n = np.asarray(x.numpy() if isinstance(x, Array) else x)
         if n.dtype.kind not in "iu":
             raise TypeError(f"tack.tile.{fn}: indices must be integers, not {n.dtype}")
-        a = asarray(np.ascontiguousarray(n, dtype=np.int64))
+        a = _copy(np.ascontiguousarray(n, dtype=np.int64), device)
     if a.ndim != 1:
         raise ValueError(f"tack.tile.{fn}: indices must be 1-D, not of shape {a.shape}")
     return a
+
+
+def _copy(x, device):
+    """A new array on `device` holding x (a tack.Array or NumPy array)."""
+    n = x.numpy() if isinstance(x, Array) else x
+    c = empty(n.shape, i64 if n.dtype == np.int64 else f32, device=device)
+    copyto(c, n)
+    return c
 
 
 def _device(fn, *arrays):
@@ -729,7 +737,7 @@ def gather(a, indices, axis=0, out=None):
     index outside [0, n), negative ones included, reads zeros."""
     fn = "gather"
     a = _array(a, fn, "a")
-    idx = _indices(indices, fn)
+    idx = _indices(indices, fn, a.device)
     device = _device(fn, a, idx)
     va = _gather_views(a, fn, axis)
     shape = list(a.shape)
@@ -753,8 +761,8 @@ def scatter(src, indices, out, axis=0):
     have no defined order)."""
     fn = "scatter"
     src = _array(src, fn, "src")
-    idx = _indices(indices, fn)
     out = _array(out, fn, "out")
+    idx = _indices(indices, fn, out.device)
     device = _device(fn, src, idx, out)
     axis_s = _axis(axis, src.ndim, fn)
     if out.ndim != src.ndim or src.shape[axis_s] != idx.shape[0] or any(
@@ -771,9 +779,9 @@ def scatter(src, indices, out, axis=0):
         return out
     # out keeps the elements not named, so an overlapping input is copied instead.
     if _overlap(_View.of(out), _View.of(src)):
-        src = asarray(src.numpy().copy())
+        src = _copy(src, device)
     if _overlap(_View.of(out), _View.of(idx)):
-        idx = asarray(idx.numpy().copy())
+        idx = _copy(idx, device)
     kernel = _kernel(fn, device, ("scatter_rows", _ROW_COPY_WIDTH), lambda: _core.tile_scatter_rows(_ROW_COPY_WIDTH))
     _run(fn, kernel, [_gather_views(src, fn, axis), _View.of(idx)], [_gather_views(out, fn, axis)])
     return out

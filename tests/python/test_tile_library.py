@@ -859,6 +859,25 @@ def test_devices_run_every_function_as_the_cpu_does(device):
 
 
 @pytest.mark.parametrize("device", [pytest.param("cpu")] + GPU_DEVICES)
+def test_gather_and_scatter_take_numpy_indices_and_overlaps_on_the_arrays_device(device):
+    # Indices given as NumPy or Python integers are copied onto the data's
+    # device, and scatter's copy of a src that overlaps out is made there
+    # too; the oracle is NumPy's take and fancy assignment.
+    a_np = rng(72).standard_normal((6, 5)).astype(np.float32)
+    a = tack.array(a_np, device=device)
+    for idx in (np.array([4, 0, 4], np.int32), [5, 1]):
+        got = T.gather(a, idx, axis=0)
+        assert got.device == device
+        assert identical(got.numpy(), np.take(a_np, np.asarray(idx), axis=0))
+    # out[perm] = out: src is out itself.
+    perm = [5, 3, 1, 0, 2, 4]
+    T.scatter(a, np.array(perm), a, axis=0)
+    expected = a_np.copy()
+    expected[perm] = a_np
+    assert identical(a.numpy(), expected)
+
+
+@pytest.mark.parametrize("device", [pytest.param("cpu")] + GPU_DEVICES)
 @pytest.mark.parametrize("tiles", [(16, 16, 16), (8, 8, 4)], ids=lambda t: "x".join(map(str, t)))
 @pytest.mark.parametrize("workgroups", ["fill", "always", "never"])
 def test_overlapped_pipeline_stages_give_the_interpreters_bits(device, tiles, workgroups):
