@@ -194,6 +194,20 @@ class _View:
     def arg(self, writes=False):
         return (self.array, self.shape, self.strides, self.offset, writes)
 
+    def may_overlap_itself(self):
+        """Whether two of its elements may share memory (as np.lib.stride_tricks.
+        as_strided views do): False where its axes, taken by growing |stride|,
+        each step past every element the smaller ones reach. A view this
+        test cannot clear is treated as overlapping."""
+        if 0 in self.shape:
+            return False
+        reach = 0  # the largest offset, in elements, the smaller axes reach
+        for stride, n in sorted((abs(s), n) for n, s in zip(self.shape, self.strides) if n > 1):
+            if stride <= reach:
+                return True
+            reach += (n - 1) * stride
+        return False
+
     def byte_span(self):
         """[lo, hi) host addresses its elements can touch; None when empty."""
         if 0 in self.shape:
@@ -277,11 +291,14 @@ def _run(fn, kernel, inputs, outputs):
 
 def _staged(outs, ins):
     """The arrays to compute `outs` into: each out itself, or a fresh buffer
-    where it overlaps an input or another out (then _unstage copies)."""
+    where it overlaps an input, another out or itself (then _unstage copies,
+    as NumPy's copyto does: a view whose elements share memory gets them in
+    copyto's order, not in the kernel's parallel writes' order, which is
+    none)."""
     targets = []
     for i, o in enumerate(outs):
         others = ins + outs[:i] + outs[i + 1:]
-        clash = any(_overlap(_View.of(o), _View.of(a)) for a in others)
+        clash = _View.of(o).may_overlap_itself() or any(_overlap(_View.of(o), _View.of(a)) for a in others)
         targets.append(empty(o.shape, o.dtype, device=o.device) if clash else o)
     return targets
 
@@ -757,8 +774,8 @@ def scatter(src, indices, out, axis=0):
     axis 0), for f32 out and src of 1 or 2 dimensions and 1-D integer
     indices; returns out. Elements not named keep their values. An index
     outside [0, n), negative ones included, writes nothing; in-range indices
-    must be distinct (ValueError otherwise: parallel writes to one place
-    have no defined order)."""
+    must be distinct, and out's elements may not share memory (ValueError
+    otherwise: parallel writes to one place have no defined order)."""
     fn = "scatter"
     src = _array(src, fn, "src")
     out = _array(out, fn, "out")
@@ -775,6 +792,9 @@ def scatter(src, indices, out, axis=0):
     named = named[(named >= 0) & (named < out.shape[axis_s])]
     if len(np.unique(named)) != len(named):
         raise ValueError("tack.tile.scatter: the indices name one position twice")
+    if _View.of(out).may_overlap_itself():
+        raise ValueError("tack.tile.scatter: out's elements may share memory (its strides overlap), so parallel "
+                         "writes to them have no defined order")
     if 0 in src.shape:
         return out
     # out keeps the elements not named, so an overlapping input is copied instead.

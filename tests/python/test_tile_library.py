@@ -858,6 +858,46 @@ def test_devices_run_every_function_as_the_cpu_does(device):
 
 
 
+def test_a_view_is_cleared_of_self_overlap_only_where_its_elements_are_distinct():
+    # Oracle: every element's offset enumerated. The test may call a view
+    # with distinct elements overlapping (it is then staged), never the
+    # reverse; row-major and transposed views are always cleared.
+    r = rng(73)
+    for _ in range(3000):
+        ndim = int(r.integers(1, 4))
+        shape = [int(r.integers(0, 5)) for _ in range(ndim)]
+        strides = [int(r.integers(-7, 8)) for _ in range(ndim)]
+        offsets = [sum(i * s for i, s in zip(idx, strides)) for idx in np.ndindex(*shape)]
+        distinct = len(set(offsets)) == len(offsets)
+        claimed = T._View(None, shape, strides, 0).may_overlap_itself()
+        assert distinct or claimed, (shape, strides)
+    for shape in [(3, 4, 5), (1, 7), (6,), (0, 3)]:
+        c = [int(np.prod(shape[d + 1:])) for d in range(len(shape))]
+        assert not T._View(None, list(shape), c, 0).may_overlap_itself()
+        assert not T._View(None, list(shape[::-1]), c[::-1], 0).may_overlap_itself()
+
+
+def test_an_out_whose_elements_share_memory_gets_numpys_copy_order():
+    # An as_strided out whose rows overlap: the kernel computes into a
+    # buffer and the copy into out is NumPy's copyto, so the memory ends as
+    # np.copyto of NumPy's result leaves it (np.sort and np.take are exact).
+    from numpy.lib.stride_tricks import as_strided
+
+    x = rng(74).standard_normal((6, 8)).astype(np.float32)
+    idx = np.array([5, 0, 3, 3, 1, 2], np.int64)
+    for f, expected in [(lambda o: T.sort(tack.asarray(x), out=o), np.sort(x, axis=-1, kind="stable")),
+                        # by columns: the kernel writes a column at a time
+                        (lambda o: T.sort(tack.asarray(x), axis=0, out=o), np.sort(x, axis=0, kind="stable")),
+                        (lambda o: T.gather(tack.asarray(x), idx, out=o), np.take(x, idx, axis=0))]:
+        got, want = np.zeros(48, np.float32), np.zeros(48, np.float32)
+        f(tack.asarray(as_strided(got, shape=(6, 8), strides=(12, 4))))  # rows 3 elements apart
+        np.copyto(as_strided(want, shape=(6, 8), strides=(12, 4)), expected)
+        assert identical(got, want)
+    with pytest.raises(ValueError, match="share memory"):
+        out = np.zeros(48, np.float32)
+        T.scatter(tack.asarray(x[:2]), [0, 1], tack.asarray(as_strided(out, shape=(6, 8), strides=(12, 4))))
+
+
 @pytest.mark.parametrize("device", [pytest.param("cpu")] + GPU_DEVICES)
 def test_gather_and_scatter_take_numpy_indices_and_overlaps_on_the_arrays_device(device):
     # Indices given as NumPy or Python integers are copied onto the data's
