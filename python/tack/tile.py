@@ -21,7 +21,8 @@ TypeError: nothing is converted silently. Index arguments given as NumPy
 or Python integers are converted to i64 (a copy on the data's device).
 
 Compiled kernels are cached in this process per (kernel, configuration,
-dtype, device); the shapes are run-time values, so a second call with any
+dtype, device), and on the CPU their code in the disk cache for other
+processes (docs/caching.md); the shapes are run-time values, so a second call with any
 shape does not recompile. matmul's tile sizes are autotuned per shape class
 on the CPU (python/tack/_tile_tuning.py; TACK_TILE_AUTOTUNE=0 keeps the
 fixed 16x16x16), which compiles one kernel per winner. Devices: every

@@ -76,6 +76,20 @@ public:
     virtual std::string serialize() const = 0;
 };
 
+class Backend;
+
+// Compiled code kept under a text key between processes: the driver's disk
+// cache, which tile::compile hands to tile kernels (driver/code_store.h).
+// `key` must name everything the code depends on besides the backend, its
+// target and Tack's build, which the store adds. load gives nothing when it
+// holds no intact entry; store may keep nothing.
+class CodeStore {
+public:
+    virtual ~CodeStore() = default;
+    virtual std::unique_ptr<Executable> load(Backend& backend, const std::string& name, const std::string& key) = 0;
+    virtual void store(Backend& backend, const std::string& name, const std::string& key, const Executable& code) = 0;
+};
+
 struct Compiled {
     std::unique_ptr<Executable> code;
     std::vector<codegen::DebugAccess> debug_accesses;  // debug variants: the checks, by index
@@ -189,10 +203,13 @@ public:
     virtual std::optional<double> reduce(const runtime::Array&, ReduceOp) { return std::nullopt; }
 
     // Tile kernels (tack/tile/compile.h): the backend's own route from
-    // TileIR to code it runs. Throws tack::tile::Error when this backend has
-    // none, or when the kernel has a construct its lowering cannot handle.
+    // TileIR to code it runs, keeping its code in `store` where one is
+    // given. Throws tack::tile::Error when this backend has none, or when
+    // the kernel has a construct its lowering cannot handle.
     virtual std::unique_ptr<tile::CompiledKernel> create_tile_kernel(const tile::Kernel& kernel,
-                                                                    const tile::CompileOptions&) {
+                                                                    const tile::CompileOptions&,
+                                                                    std::shared_ptr<CodeStore> store = nullptr) {
+        (void)store;
         throw tile::Error("compile @" + kernel.name() + ": the " + display_name() +
                           " backend does not compile tile kernels (the CPU and the C-family GPU backends do).");
     }

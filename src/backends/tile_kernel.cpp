@@ -3,12 +3,35 @@
 #include <atomic>
 
 #include "analysis/effects.h"
+#include "tack/tile/printer.h"
 #include "tile/lower/lower.h"
 
 namespace tack::backends {
 
-TileKernel::TileKernel(Backend& backend, const tile::Kernel& kernel, const tile::CompileOptions& tile_options)
-    : backend_(backend), name_(kernel.name()), device_(backend.name()) {
+namespace {
+
+std::string store_key(const tile::Kernel& kernel, const tile::CompileOptions& o, const tile::LoweringTarget& target,
+                      CpuLanes lanes) {
+    auto list = [](const auto& v) {
+        std::string s;
+        for (auto x : v) s += " " + std::to_string(x);
+        return s;
+    };
+    std::string key = "tile kernel\n" + tile::print(kernel);
+    key += "\nsimd_lanes " + std::to_string(o.simd_lanes) + "\noverlap_stages " + std::to_string(o.overlap_stages);
+    key += "\nmma_block " + std::to_string(o.mma_block[0]) + " " + std::to_string(o.mma_block[1]);
+    key += "\nworkgroups " + std::to_string(static_cast<int>(o.workgroups));
+    key += "\nnest_split" + list(o.nest_split) + "\nnest_order" + list(o.nest_order) + "\nnest_fuse" + list(o.nest_fuse);
+    key += "\ntarget " + std::to_string(target.workgroup_lanes) + " " + std::to_string(target.shared_bytes);
+    key += "\nlanes " + std::to_string(static_cast<int>(lanes)) + "\n";
+    return key;
+}
+
+}  // namespace
+
+TileKernel::TileKernel(Backend& backend, const tile::Kernel& kernel, const tile::CompileOptions& tile_options,
+                       std::shared_ptr<CodeStore> store)
+    : backend_(backend), name_(kernel.name()), device_(backend.name()), store_(std::move(store)) {
     static std::atomic<uint64_t> next{0};
     tile::LoweringTarget target;
     if (backend.capabilities().workgroups)
@@ -23,6 +46,7 @@ TileKernel::TileKernel(Backend& backend, const tile::Kernel& kernel, const tile:
     written_ = analysis::effects_of(*typed).written;
     options_.symbol_prefix = "tack.tile." + std::to_string(next++);
     options_.lanes = tile_options.simd_lanes ? CpuLanes::WherePaying : CpuLanes::Never;
+    if (store_) store_key_ = store_key(kernel, tile_options, target, options_.lanes);
     // The backend compiles at the first launch, for the strides it gets.
     typed_ = std::move(typed);
 }
@@ -31,12 +55,16 @@ const Executable& TileKernel::code_for(uint32_t unit) const {
     if (!backend_.capabilities().unit_stride_variants) unit = 0;
     std::lock_guard<std::mutex> lock(mutex_);
     std::unique_ptr<Executable>& code = code_[unit];
+    if (code) return *code;
+    const std::string key = store_key_ + "unit " + std::to_string(unit) + "\n";
+    if (store_) code = store_->load(backend_, name_, key);
     if (!code) {
         std::unique_ptr<ir::Kernel> k = ir::clone(*typed_);
         for (size_t i = 0; i < ranks_.size(); ++i) k->params[i].unit_inner_stride = (unit >> i) & 1;
         CompileOptions options = options_;
         options.symbol_prefix += ".u" + std::to_string(unit);
         code = backend_.compile(*k, options).code;
+        if (store_) store_->store(backend_, name_, key, *code);
     }
     return *code;
 }

@@ -18,9 +18,11 @@ namespace tack::backends {
 class TileKernel final : public tile::CompiledKernel {
 public:
     // Lowers `kernel` for `backend`, which must outlive it; the backend
-    // compiles it at the first launch of each stride pattern (code_for).
-    // Throws tile::Error for a construct the lowering refuses.
-    TileKernel(Backend& backend, const tile::Kernel& kernel, const tile::CompileOptions& options = {});
+    // compiles it at the first launch of each stride pattern (code_for),
+    // unless `store` holds that code already (then it keeps what it
+    // compiles). Throws tile::Error for a construct the lowering refuses.
+    TileKernel(Backend& backend, const tile::Kernel& kernel, const tile::CompileOptions& options = {},
+               std::shared_ptr<CodeStore> store = nullptr);
 
     const std::string& name() const override { return name_; }
     const std::string& device() const override { return device_; }
@@ -52,6 +54,12 @@ private:
     bool workgroups_ = false;
     std::unique_ptr<ir::Kernel> typed_;  // the lowered kernel, every array strided
     CompileOptions options_;
+    std::shared_ptr<CodeStore> store_;
+    // What the code depends on besides the stride pattern (and the backend,
+    // its target and Tack's build, which the store adds): the TileIR text,
+    // which parses back to the same kernel, every tile::CompileOptions field,
+    // the lowering target and the lanes choice.
+    std::string store_key_;
     mutable std::mutex mutex_;
     mutable std::map<uint32_t, std::unique_ptr<Executable>> code_;  // by `unit`
 };

@@ -177,6 +177,46 @@ def test_a_second_process_links_the_cached_code(backend, tmp_path):
     check_saxpy(second, "float32")
 
 
+# tack.tile's kernels on the default device: a sort by rows (sort_runs, then
+# merge_path passes) and a Top-K, of rows with ties and a NaN.
+TILE = """
+    import json
+    import numpy as np
+    import tack, tack.tile
+
+    x = np.random.default_rng(0).integers(-3, 4, (37, 45)).astype(np.float32)
+    x[3, 5] = np.nan
+    a = tack.array(x, device=tack.get_default_device())
+    v, i = tack.tile.topk(a, 5)
+    print(json.dumps({"sort": tack.tile.sort(a).numpy().tolist(), "topk": i.numpy().tolist()}))
+"""
+
+
+def check_tile(result):
+    x = np.random.default_rng(0).integers(-3, 4, (37, 45)).astype(np.float32)
+    x[3, 5] = np.nan
+    assert np.array_equal(np.array(result["sort"], np.float32), np.sort(x, axis=1), equal_nan=True)
+    # Largest first, NaN above everything, ties by lower position.
+    want = [sorted(range(45), key=lambda j: (0 if np.isnan(x[r, j]) else 1, -x[r, j], j))[:5] for r in range(37)]
+    assert result["topk"] == want
+
+
+def test_a_second_process_links_tile_kernels_cached_code(tmp_path):
+    # Tile kernels' code on the CPU is kept under their TileIR and compile
+    # options (backends/tile_kernel.h): the second process compiles nothing.
+    # (The C-family backends compile tile kernels afresh in each process.)
+    cache = tmp_path / "cache"
+    script = write(tmp_path / "tile_script.py", TILE)
+    first, events = run(script, cache)
+    check_tile(first)
+    # One miss and one store per kernel (sort's merge passes may be several).
+    assert events and all(e == ["miss", "stored"] * (len(e) // 2) for e in events.values()), events
+    assert {"topk", "sort_runs", "merge_path"} <= set(events)
+    second, again = run(script, cache)
+    check_tile(second)
+    assert again == {k: ["hit"] * (len(e) // 2) for k, e in events.items()}
+
+
 @pytest.mark.skipif("opencl" not in tack.available_devices(), reason="no OpenCL device: " +
                     (tack._core.device_unavailable_reason("opencl") or "?"))
 def test_opencl_program_binaries_are_cached_per_device(tmp_path):

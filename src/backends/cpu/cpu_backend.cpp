@@ -199,14 +199,15 @@ public:
 
 #ifdef TACK_WITH_TILE
     std::unique_ptr<tile::CompiledKernel> create_tile_kernel(const tile::Kernel& kernel,
-                                                            const tile::CompileOptions& options) override {
+                                                            const tile::CompileOptions& options,
+                                                            std::shared_ptr<CodeStore> store) override {
         tile::CompileOptions o = options;
         if (o.mma_block[0] <= 0 || o.mma_block[1] <= 0) {
             std::array<int, 2> block = codegen::host_mma_block();
             o.mma_block[0] = block[0];
             o.mma_block[1] = block[1];
         }
-        return std::make_unique<TileKernel>(*this, kernel, o);
+        return std::make_unique<TileKernel>(*this, kernel, o, std::move(store));
     }
 #endif
 

@@ -310,8 +310,14 @@ public:
     }
 
 #ifdef TACK_WITH_TILE
+    // Tile kernels compile afresh in each process here: keeping their code
+    // means reading the program's binary, which on PoCL costs several times
+    // its build for a large kernel (Top-K's networks in workgroups: 51 s
+    // built, 5 minutes with the binary read), and the CUDA and HIP binaries
+    // can only be checked on a device.
     std::unique_ptr<tile::CompiledKernel> create_tile_kernel(const tile::Kernel& kernel,
-                                                            const tile::CompileOptions& options) override {
+                                                            const tile::CompileOptions& options,
+                                                            std::shared_ptr<CodeStore>) override {
         return std::make_unique<TileKernel>(*this, kernel, options);
     }
 #endif

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "backends/registry.h"
+#include "driver/code_store.h"
 #include "driver/source_dump.h"
 #include "tile/lower/lower.h"
 
@@ -14,7 +15,9 @@ std::unique_ptr<CompiledKernel> compile(std::string_view device, const Kernel& k
   std::string why_not;
   backends::Backend* backend = backends::find_backend(std::string(device), &why_not);
   if (!backend) throw Error("compile @" + kernel.name() + ": " + why_not + ".");
-  std::unique_ptr<CompiledKernel> compiled = backend->create_tile_kernel(kernel, options);
+  // Its code is kept in the disk cache, so another process's first launch
+  // links it instead of compiling (docs/caching.md).
+  std::unique_ptr<CompiledKernel> compiled = backend->create_tile_kernel(kernel, options, driver::disk_code_store());
   // Like every Python kernel variant, its GPU sources for the device
   // compilers' check (driver/source_dump.h, tools/gpu_compile_check).
   // Both lowerings: one iteration per lane, and in workgroups.
