@@ -434,16 +434,25 @@ def einsum(spec, *operands, out=None):
         for c, n in zip(labels, a.shape):
             if extent.setdefault(c, n) != n:
                 raise ValueError(f"tack.tile.einsum: label '{c}' has extents {extent[c]} and {n}")
+    # A scalar result runs as a one-element vector: a unit label on an
+    # operand of rank below 4 and on the output. Where every operand has
+    # rank 4, first the sums per index of operand 0's first label, then
+    # their sum: a regrouping of the one product sum that unordered_tree
+    # permits.
+    room = [i for i, a in enumerate(arrays) if a.ndim < 4]
+    if not output and not room:
+        _output(out, [], device, fn)
+        partial = einsum(",".join(inputs) + "->" + inputs[0][0], *arrays)
+        return einsum(inputs[0][0] + "->", partial, out=out)
     out = _output(out, [extent[c] for c in output], device, fn)
     (target,) = _staged([out], arrays)
     views = [_View.of(a) for a in arrays]
     vc = _View.of(target)
     if not output:
-        # A scalar result: a unit label on the first operand and the output.
         unit = next(c for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in spec)
-        inputs[0] += unit
+        inputs[room[0]] += unit
         output = unit
-        views[0] = views[0].with_axis(len(views[0].shape))
+        views[room[0]] = views[room[0]].with_axis(len(views[room[0]].shape))
         vc = vc.with_axis(0)
     ranks = [len(v.shape) for v in views] + [len(vc.shape)]
     if any(not 1 <= r <= 4 for r in ranks):

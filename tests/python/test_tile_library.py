@@ -412,6 +412,11 @@ def test_matmul_out_overlapping_an_input_is_buffered():
         ("ij->", [(17, 11)]),
         ("ij->j", [(17, 11)]),
         ("i,j->ij", [(4,), (6,)]),
+        # Scalar results of rank-4 operands: the unit axis the kernel adds
+        # goes on the operand of lower rank, or the sum runs in two steps.
+        ("ijkl->", [(3, 4, 5, 6)]),
+        ("ijkl,ijkl->", [(2, 3, 4, 5), (2, 3, 4, 5)]),
+        ("ijkl,kl->", [(2, 3, 4, 5), (4, 5)]),
     ],
 )
 def test_einsum_against_float64(spec, shapes):
