@@ -73,6 +73,15 @@ void bind_device(nb::module_& m) {
             b.synchronize();
         }
     });
+    m.def(
+        "_sync_started",
+        [] {
+            for (backends::Backend* b : backends::started_backends()) {
+                nb::gil_scoped_release waiting;
+                b->synchronize();
+            }
+        },
+        "Waits for queued launches on the devices this process has used (tack's exit handler).");
 }
 
 }  // namespace tack::python

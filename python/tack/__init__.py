@@ -211,9 +211,15 @@ def cpu_spmd_enabled() -> _Union[bool, str]:
     return next(setting for setting, name in _CPU_LANES.items() if name == lanes)
 
 
+import atexit as _atexit
 import os as _os
 
 import operator as _operator
+
+# At exit, launches still queued on a device end before the process's
+# libraries are torn down: PoCL compiles a kernel at its first launch in a
+# thread of its own, with an LLVM whose objects exit destroys.
+_atexit.register(_core._sync_started)
 
 if _os.environ.get("TACK_DEBUG_RACES", "") == "0":
     _core.set_debug_races(False)

@@ -1,5 +1,8 @@
 #include "backends/registry.h"
 
+#include <algorithm>
+#include <mutex>
+
 #ifdef TACK_WITH_LLVM
 #include "backends/cpu/cpu_backend.h"
 #endif
@@ -11,7 +14,15 @@
 
 namespace tack::backends {
 
-Backend* find_backend(const std::string& name, std::string* why_not) {
+namespace {
+
+std::mutex started_mutex;
+std::vector<Backend*>& started() {
+    static std::vector<Backend*> backends;
+    return backends;
+}
+
+Backend* start_backend(const std::string& name, std::string* why_not) {
     if (name == "cpu") {
 #ifdef TACK_WITH_LLVM
         return cpu_backend();
@@ -44,6 +55,22 @@ Backend* find_backend(const std::string& name, std::string* why_not) {
     if (colon == std::string::npos)
         *why_not += " (its devices: cpu, opencl, cuda, hip)";
     return nullptr;
+}
+
+}  // namespace
+
+Backend* find_backend(const std::string& name, std::string* why_not) {
+    Backend* b = start_backend(name, why_not);
+    if (b) {
+        std::lock_guard<std::mutex> lock(started_mutex);
+        if (std::find(started().begin(), started().end(), b) == started().end()) started().push_back(b);
+    }
+    return b;
+}
+
+std::vector<Backend*> started_backends() {
+    std::lock_guard<std::mutex> lock(started_mutex);
+    return started();
 }
 
 const std::vector<std::string>& known_backends() {

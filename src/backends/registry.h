@@ -18,4 +18,8 @@ Backend* find_backend(const std::string& name, std::string* why_not);
 const std::vector<std::string>& known_backends();
 std::vector<std::string> available_backends();
 
+// The backends find_backend has handed out so far, in the order first
+// asked: those a process has used, which starts no other.
+std::vector<Backend*> started_backends();
+
 }  // namespace tack::backends

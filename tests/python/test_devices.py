@@ -264,6 +264,37 @@ def test_sync_returns_after_the_launches_before_it(backend):
     assert tack.sync() is None  # nothing queued
 
 
+EXIT_WITH_A_LAUNCH_QUEUED = """
+import sys
+import numpy as np
+import tack, tack.tile
+
+a = tack.array(np.arange(256, dtype=np.float32).reshape(4, 64), device="opencl")
+print(bool(np.array_equal(tack.tile.sort(a).numpy(), np.sort(a.numpy(), axis=1))))
+tack.tile.topk(a, 5)  # queued, not read: PoCL compiles it as the process exits
+"""
+
+
+@needs_opencl
+def test_a_process_exits_cleanly_with_a_launch_still_queued(tmp_path):
+    # Tack's exit handler waits for the devices the process used before its
+    # libraries are torn down; without it, PoCL's compiler thread ran on
+    # into destroyed LLVM objects (a segfault in about half the runs, so
+    # six processes here).
+    script = tmp_path / "exit_queued.py"
+    script.write_text(EXIT_WITH_A_LAUNCH_QUEUED)
+    env = dict(os.environ, PYTHONPATH=PYTHON_DIR)
+    runs = []
+    for n in range(6):
+        run_env = dict(env, POCL_CACHE_DIR=str(tmp_path / f"pocl{n}"))
+        runs.append(subprocess.Popen([sys.executable, str(script)], env=run_env, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True))
+    for p in runs:
+        out, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err[-2000:]
+        assert out.split() == ["True"]
+
+
 def test_an_iteration_count_read_from_an_array_sees_the_launches_before_it(backend):
     # The count kernel of count_up_to_first reads n[0], which the launch
     # before it writes: it must run after that launch, not beside it.
