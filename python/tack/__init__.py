@@ -218,8 +218,18 @@ import operator as _operator
 
 # At exit, launches still queued on a device end before the process's
 # libraries are torn down: PoCL compiles a kernel at its first launch in a
-# thread of its own, with an LLVM whose objects exit destroys.
-_atexit.register(_core._sync_started)
+# thread of its own, with an LLVM whose objects exit destroys. Only in the
+# process that imported tack: a forked child has no device threads to wait
+# for.
+_import_pid = _os.getpid()
+
+
+def _wait_for_devices_at_exit() -> None:
+    if _os.getpid() == _import_pid:
+        _core._sync_started()
+
+
+_atexit.register(_wait_for_devices_at_exit)
 
 if _os.environ.get("TACK_DEBUG_RACES", "") == "0":
     _core.set_debug_races(False)

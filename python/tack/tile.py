@@ -251,9 +251,10 @@ def _indices(x, fn, device):
 
 
 def _copy(x, device):
-    """A new array on `device` holding x (a tack.Array or NumPy array)."""
+    """A new array on `device` holding x (an f32 or i64 tack.Array or NumPy
+    array)."""
     n = x.numpy() if isinstance(x, Array) else x
-    c = empty(n.shape, i64 if n.dtype == np.int64 else f32, device=device)
+    c = empty(n.shape, {np.dtype(np.int64): i64, np.dtype(np.float32): f32}[n.dtype], device=device)
     copyto(c, n)
     return c
 
