@@ -3,11 +3,12 @@
 The first matmul of a shape class (each extent rounded up to a power of two,
 capped at _CAP) ranks the candidate family (FAMILY: tile sizes, B packed or
 not) by a cost model (cost()), compiles the best ranked (measured()), runs
-each on random data of the class's shape (each extent capped
-at _CHECK_CAP, where the interpreter's time allows) and of a small ragged
+each on random data of the first call's shape (each extent capped at
+_CHECK_CAP, where the interpreter's time allows) and of a small ragged
 shape, checks its output bit for bit against the TileIR interpreter's (the
-correctness oracle), times the correct ones on the class's shape (best of a
-few runs) and keeps the fastest. A candidate whose output differs, or that
+correctness oracle), times the correct ones on the first call's shape
+(each extent capped at _CAP; best of a few runs) and keeps the fastest for
+the class. A candidate whose output differs, or that
 fails to compile or run, can never win. The interpreter runs in a thread
 while the candidates compile (their first launches, on the small ragged
 shape); timing starts once both are done.
@@ -336,7 +337,8 @@ def matmul_tiles(m, k, n, device, *, candidates=None, min_volume=None, compile_c
         path = _file(key)
         tiles = _load(path, key) if path else None
         if tiles is None:
-            tiles, report = tune(klass, candidates, compile_candidate or _compile)
+            shape = tuple(min(x, _CAP) for x in (m, k, n))
+            tiles, report = tune(klass, candidates, compile_candidate or _compile, shape)
             if path:
                 _store(path, key, tiles, report)
         _winners[memo] = tiles
@@ -349,30 +351,36 @@ def _args(arrays):
             for i, a in enumerate(arrays)]
 
 
-def tune(klass, candidates, compile_candidate):
-    """(winner, {candidate: best ms or a failure}) over `candidates` on the
-    class's shape. Falls back to DEFAULT when no candidate is correct."""
+def tune(klass, candidates, compile_candidate, shape=None):
+    """(winner, {candidate: best ms or a failure}) over `candidates`, timed
+    on `shape` (the first call's, each extent capped at _CAP; None: the
+    class's). Falls back to DEFAULT when no candidate is correct."""
     global _tunings
     _tunings += 1
     from ._arrays import asarray, empty
 
-    # The class's shape (capped at _CHECK_CAP) and a small ragged one, so
+    # The timed shape (capped at _CHECK_CAP) and a small ragged one, so
     # that partial tiles at every edge are checked too, each against the
-    # interpreter; then the class's shape, timed.
+    # interpreter; then the timed shape itself. It is the first call's
+    # rather than the class's power of two: a ragged product wastes part of
+    # its edge blocks, and which tiles waste least depends on the extents
+    # (1000x777x333 ran 3.75 ms in 64x8x16 packed tiles and 5.1 ms in
+    # 64x16x16, which were within 5 % of each other at 1024x1024x512).
     rng = np.random.default_rng(0)
-    check = tuple(min(x, _CHECK_CAP) for x in klass)
-    shapes = (check, _RAGGED) if check == klass else (check, _RAGGED, klass)
+    timed_shape = klass if shape is None else tuple(shape)
+    check = tuple(min(x, _CHECK_CAP) for x in timed_shape)
+    shapes = (check, _RAGGED) if check == timed_shape else (check, _RAGGED, timed_shape)
     cases, oracles = [], []
     for m, k, n in shapes:
         a = asarray(rng.standard_normal((m, k)).astype(np.float32))
         b = asarray(rng.standard_normal((k, n)).astype(np.float32))
         out = empty((m, n))
         want = None
-        if (m, k, n) != klass or check == klass:
+        if (m, k, n) != timed_shape or check == timed_shape:
             want = empty((m, n))
             oracles.append(_args([a, b, want]))
         cases.append((_args([a, b, out]), out, want))
-    timed = 0 if check == klass else 2
+    timed = 0 if check == timed_shape else 2
     args = cases[timed][0]
 
     # The interpreter (seconds at the check cap) runs in a thread while the

@@ -423,6 +423,38 @@ def test_a_class_above_the_check_cap_is_checked_at_the_cap_and_timed_at_its_shap
     assert (32, 32) in seen and (37, 43) in seen and (64, 64) in seen
 
 
+def test_tuning_times_the_first_calls_shape_and_keeps_the_winner_for_its_class(monkeypatch):
+    # A ragged first call (50x64x40, class 64^3) is checked at the check
+    # cap and the ragged shape, and timed at its own shape, not the class's.
+    monkeypatch.setattr(_tile_tuning, "_CHECK_CAP", 32)
+    monkeypatch.setattr(_tile_tuning, "_winners", {})
+    monkeypatch.delenv("TACK_TILE_AUTOTUNE", raising=False)
+    monkeypatch.setenv("TACK_DISABLE_DISK_CACHE", "1")
+    seen = []
+
+    class Recording:
+        def __init__(self, kernel):
+            self.kernel = kernel
+
+        def launch(self, args):
+            seen.append(tuple(args[-1][1]))
+            self.kernel.launch(args)
+
+    def compile_candidate(tiles):
+        return Recording(_tile_tuning._compile(tiles))
+
+    candidates = ((8, 8, 16), (16, 16, 16))
+    tiles = _tile_tuning.matmul_tiles(50, 64, 40, "cpu", candidates=candidates, min_volume=1,
+                                      compile_candidate=compile_candidate)
+    assert tiles in candidates
+    assert set(seen) == {(32, 32), (37, 43), (50, 40)}
+    # Another shape of the class uses the winner without tuning.
+    seen.clear()
+    assert _tile_tuning.matmul_tiles(60, 33, 64, "cpu", candidates=candidates, min_volume=1,
+                                     compile_candidate=compile_candidate) == tiles
+    assert seen == []
+
+
 def test_clear_cache_deletes_the_winners_and_nothing_else(fresh):
     _child(fresh, SMALL)
     (path,) = _winner_files(fresh)
