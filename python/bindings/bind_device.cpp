@@ -66,22 +66,14 @@ void bind_device(nb::module_& m) {
     m.def("get_num_threads", &runtime::worker_count, "Threads the CPU backend's launches run on.");
     m.def("_last_launch_threads", &runtime::last_launch_threads,
           "How many threads ran a part of the most recent divided CPU launch.");
+    // Only the backends this process started can have work queued: sync
+    // starts no other (tack's exit handler calls it too).
     m.def("sync", [] {
-        for (auto& name : backends::available_backends()) {
-            backends::Backend& b = backend_or_raise(name);
+        for (backends::Backend* b : backends::started_backends()) {
             nb::gil_scoped_release waiting;
-            b.synchronize();
+            b->synchronize();
         }
     });
-    m.def(
-        "_sync_started",
-        [] {
-            for (backends::Backend* b : backends::started_backends()) {
-                nb::gil_scoped_release waiting;
-                b->synchronize();
-            }
-        },
-        "Waits for queued launches on the devices this process has used (tack's exit handler).");
 }
 
 }  // namespace tack::python

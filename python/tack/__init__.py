@@ -226,7 +226,7 @@ _import_pid = _os.getpid()
 
 def _wait_for_devices_at_exit() -> None:
     if _os.getpid() == _import_pid:
-        _core._sync_started()
+        _core.sync()
 
 
 _atexit.register(_wait_for_devices_at_exit)

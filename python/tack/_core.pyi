@@ -46,11 +46,6 @@ def _last_launch_threads() -> int:
 
 def sync() -> None: ...
 
-def _sync_started() -> None:
-    """
-    Waits for queued launches on the devices this process has used (tack's exit handler).
-    """
-
 def _set_dtypes(arg: list, /) -> None: ...
 
 def _set_element_type_factory(arg: object, /) -> None: ...
