@@ -40,7 +40,7 @@ import itertools
 import numpy as np
 
 from . import _core, _tile_tuning
-from ._arrays import Array, asarray, copyto, empty, full
+from ._arrays import Array, array, asarray, copyto, empty, full
 from ._dtypes import f32, i64
 
 __all__ = [
@@ -97,13 +97,19 @@ _NARROW_ROW = 16
 _ROW_WIDTH = 32  # the reference kernels' block
 
 
+def _power_of_two_at_least(n, start=1):
+    """The least start * 2**i at or above n."""
+    p = start
+    while p < n:
+        p *= 2
+    return p
+
+
 def _row_block(n):
     """(block width, in SIMD lanes) for a row kernel over rows of n columns."""
     if n > _NARROW_ROW:
         return _ROW_WIDTH, False
-    width = 1
-    while width < n:
-        width *= 2
+    width = _power_of_two_at_least(n)
     return width, n != width or n < 4
 
 
@@ -244,19 +250,10 @@ def _indices(x, fn, device):
         n = np.asarray(x.numpy() if isinstance(x, Array) else x)
         if n.dtype.kind not in "iu":
             raise TypeError(f"tack.tile.{fn}: indices must be integers, not {n.dtype}")
-        a = _copy(np.ascontiguousarray(n, dtype=np.int64), device)
+        a = array(np.ascontiguousarray(n, dtype=np.int64), device=device)
     if a.ndim != 1:
         raise ValueError(f"tack.tile.{fn}: indices must be 1-D, not of shape {a.shape}")
     return a
-
-
-def _copy(x, device):
-    """A new array on `device` holding x (an f32 or i64 tack.Array or NumPy
-    array)."""
-    n = x.numpy() if isinstance(x, Array) else x
-    c = empty(n.shape, {np.dtype(np.int64): i64, np.dtype(np.float32): f32}[n.dtype], device=device)
-    copyto(c, n)
-    return c
 
 
 def _device(fn, *arrays):
@@ -678,9 +675,7 @@ class _TopKTournament:
     tiles."""
 
     def __init__(self, fn, device, k):
-        keep = _SORT_RUN
-        while keep < k:
-            keep *= 2
+        keep = _power_of_two_at_least(k, _SORT_RUN)
         self.passes = _MergeSort(fn, device, descending=True, keep=keep)
         self.first = _kernel(fn, device, ("topk_first",), _core.tile_topk_first)
 
@@ -810,9 +805,9 @@ def scatter(src, indices, out, axis=0):
         return out
     # out keeps the elements not named, so an overlapping input is copied instead.
     if _overlap(_View.of(out), _View.of(src)):
-        src = _copy(src, device)
+        src = src.copy()
     if _overlap(_View.of(out), _View.of(idx)):
-        idx = _copy(idx, device)
+        idx = idx.copy()
     kernel = _kernel(fn, device, ("scatter_rows", _ROW_COPY_WIDTH), lambda: _core.tile_scatter_rows(_ROW_COPY_WIDTH))
     _run(fn, kernel, [_gather_views(src, fn, axis), _View.of(idx)], [_gather_views(out, fn, axis)])
     return out

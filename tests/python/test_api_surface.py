@@ -37,7 +37,7 @@ NOT_IN_ALL = {
     },
     tack.tile: {
         name: "an import tile.py's functions use, not tack.tile's API"
-        for name in ("Array", "asarray", "copyto", "empty", "f32", "full", "i64", "itertools", "np")
+        for name in ("Array", "array", "asarray", "copyto", "empty", "f32", "full", "i64", "itertools", "np")
     },
     tack.random: {
         # Device functions resolve names in their module's globals: the
