@@ -11,10 +11,18 @@ library's matmul compiled with other tile sizes, each run in workgroups of
 no TF32) on the same device arrays. It reports milliseconds, GFLOP/s and
 Tack's time over cuBLAS's.
 
+Then softmax and layer_norm over 4096x4096 rows (--quick: 1024x1024) in
+both forms a GPU can run them: a workgroup per row in blocks of its 256
+lanes (what tack.tile runs on CUDA and HIP), and a row per lane in blocks
+of 32 columns (what it runs on OpenCL), in milliseconds and GB/s (the
+input read and the output written once), the row-per-lane time over the
+group's.
+
 Every result is checked before its time is reported: each compiled
 kernel bit for bit against the tile interpreter on a ragged 67x19x130
 product, and every product measured, Tack's and cuBLAS's, within the f32
-dot-product bound (K * 2^-24 * sum |a||b|, from an f64 product). Times are medians
+dot-product bound (K * 2^-24 * sum |a||b|, from an f64 product); the row
+kernels' outputs within 1e-4 of NumPy's in f64 (relative for softmax). Times are medians
 of launches each followed by a wait for the device. Needs an NVIDIA GPU,
 its driver and libcublas; says what is missing otherwise. --device runs
 Tack's rows on another device without the cuBLAS baseline (OpenCL on PoCL
@@ -154,6 +162,47 @@ def main():
             t = timing.median_ms(timed, repeats=20, budget_s=2.0)
             ratio = f"{t / base:.2f}x" if base else "-"
             print(f"{shape:<16}{name:<22}{t:>9.3f}{flops / t / 1e6:>10.0f}  {ratio}")
+
+    row_kernels(device, args.quick)
+
+
+def row_kernels(device, quick):
+    rows, cols = (1024, 1024) if quick else (4096, 4096)
+    x = np.random.default_rng(6).standard_normal((rows, cols)).astype(np.float32)
+    x64 = x.astype(np.float64)
+    e = np.exp(x64 - x64.max(axis=1, keepdims=True))
+    exact_softmax = e / e.sum(axis=1, keepdims=True)
+    centred = x64 - x64.mean(axis=1, keepdims=True)
+    exact_norm = centred / np.sqrt((centred**2).mean(axis=1, keepdims=True) + 1e-5)
+    dx = tack.array(x, device=device)
+    ones, zeros = tack.full((cols,), 1.0, device=device), tack.zeros((cols,), device=device)
+    out = tack.zeros((rows, cols), device=device)
+    cases = [("softmax", lambda: T.softmax(dx, out=out),
+              lambda got: np.all(np.abs(got - exact_softmax) <= 1e-4 * exact_softmax)),
+             ("layer_norm", lambda: T.layer_norm(dx, ones, zeros, out=out),
+              lambda got: np.all(np.abs(got - exact_norm) <= 1e-4))]
+    shape = f"{rows}x{cols}"
+    print(f"\n{'shape':<16}{'kernel':<32}{'ms':>9}{'GB/s':>8}  row per lane / group")
+    saved = T._GROUP_DEVICES
+    try:
+        for name, run, close in cases:
+            times = {}
+            for form, groups in (("group per row", True), ("row per lane", False)):
+                T._GROUP_DEVICES = saved | {device} if groups else saved - {device}
+                run()
+                tack.sync()
+                if not close(out.numpy().astype(np.float64)):
+                    raise SystemExit(f"{shape} {name}, {form}: the output is not within 1e-4 of NumPy's")
+
+                def timed(run=run):
+                    run()
+                    tack.sync()
+
+                times[form] = t = timing.median_ms(timed, repeats=20, budget_s=2.0)
+                ratio = f"{times['row per lane'] / times['group per row']:.2f}x" if len(times) == 2 else ""
+                print(f"{shape:<16}{name + ', ' + form:<32}{t:>9.3f}{8.0 * rows * cols / t / 1e6:>8.0f}  {ratio}")
+    finally:
+        T._GROUP_DEVICES = saved
 
 
 if __name__ == "__main__":

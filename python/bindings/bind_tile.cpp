@@ -80,7 +80,7 @@ void launch(const tile::CompiledKernel& kernel, const std::vector<TileArg>& args
 // The interpreter, the correctness oracle an autotuned candidate is checked
 // against (python/tack/_tile_tuning.py), on the same views as launch.
 // It reads and writes host memory: arrays on the CPU only.
-void interpret(const tile::Kernel& kernel, const std::vector<TileArg>& args) {
+void interpret(const tile::Kernel& kernel, const std::vector<TileArg>& args, bool scalar_trees) {
     std::vector<tile::HostTensor> tensors;
     for (size_t i = 0; i < args.size(); ++i) {
         Array view = view_of(args[i], i);
@@ -95,8 +95,10 @@ void interpret(const tile::Kernel& kernel, const std::vector<TileArg>& args) {
         std::copy(view.strides().begin(), view.strides().end(), t.strides.begin());
         tensors.push_back(t);
     }
+    tile::RunOptions options;
+    options.scalar_trees = scalar_trees;
     nb::gil_scoped_release running;
-    tile::interpret(kernel, tensors);
+    tile::interpret(kernel, tensors, options);
 }
 
 template <int RA, int RC>
@@ -188,8 +190,10 @@ void bind_tile(nb::module_& m) {
         "backends' workgroups wherever they can take it; the first comment lines say how it runs and how its "
         "parallel nest binds to the launch.");
 
-    m.def("tile_interpret", &interpret, nb::arg("kernel"), nb::arg("args"),
-          "Runs a tile kernel in the TileIR interpreter over the views launch takes: the correctness oracle.");
+    m.def("tile_interpret", &interpret, nb::arg("kernel"), nb::arg("args"), nb::arg("scalar_trees") = false,
+          "Runs a tile kernel in the TileIR interpreter over the views launch takes: the correctness oracle. "
+          "scalar_trees: unordered reductions of scalars merge as the ordered tree, the grouping of kernels "
+          "compiled in workgroups.");
 
     m.def("tile_matmul",
           [](int64_t tm, int64_t tn, int64_t tk, int64_t panel_lanes) {

@@ -318,9 +318,9 @@ def tile_lowered_ir(kernel: TileKernel, workgroups: bool = False, overlap_stages
     The kernel IR a tile kernel lowers to, as text: for the CPU, or with workgroups=True for the GPU backends' workgroups wherever they can take it; the first comment lines say how it runs and how its parallel nest binds to the launch.
     """
 
-def tile_interpret(kernel: TileKernel, args: Sequence[tuple[Array, Sequence[int], Sequence[int], int, bool]]) -> None:
+def tile_interpret(kernel: TileKernel, args: Sequence[tuple[Array, Sequence[int], Sequence[int], int, bool]], scalar_trees: bool = False) -> None:
     """
-    Runs a tile kernel in the TileIR interpreter over the views launch takes: the correctness oracle.
+    Runs a tile kernel in the TileIR interpreter over the views launch takes: the correctness oracle. scalar_trees: unordered reductions of scalars merge as the ordered tree, the grouping of kernels compiled in workgroups.
     """
 
 def tile_matmul(tile_m: int, tile_n: int, tile_k: int, panel_lanes: int = 0) -> TileKernel: ...

@@ -105,8 +105,21 @@ def _power_of_two_at_least(n, start=1):
     return p
 
 
-def _row_block(n):
-    """(block width, in SIMD lanes) for a row kernel over rows of n columns."""
+# On a GPU (CUDA, HIP) a row of more than _ROW_WIDTH columns runs in one
+# workgroup, in blocks of the group's lanes (tile::workgroup_target(): 256):
+# the block's elements one per lane, their sum and maximum merged over the
+# lanes as a tree, instead of a row per lane through 32-column tiles in
+# private memory. OpenCL keeps the row per lane: its device may be the CPU
+# (PoCL), where a row per lane is the faster form.
+_GROUP_DEVICES = {"cuda", "hip"}
+_GROUP_LANES = 256
+
+
+def _row_block(n, device="cpu"):
+    """(block width, in SIMD lanes) for a row kernel over rows of n columns
+    on `device`."""
+    if n > _ROW_WIDTH and device in _GROUP_DEVICES:
+        return _GROUP_LANES, False
     if n > _NARROW_ROW:
         return _ROW_WIDTH, False
     width = _power_of_two_at_least(n)
@@ -519,7 +532,7 @@ def softmax(x, axis=-1, out=None):
         raise ValueError("tack.tile.softmax: takes an array of at least one dimension")
     axis = _axis(axis, x.ndim, fn)
     out = _output(out, x.shape, device, fn)
-    width, lanes = _row_block(x.shape[axis])
+    width, lanes = _row_block(x.shape[axis], device)
     kernel = _kernel(fn, device, ("softmax", width), lambda: _core.tile_softmax(width), lanes=lanes)
     _along(fn, kernel, x, [], [out], axis)
     return out
@@ -550,7 +563,7 @@ def layer_norm(x, weight=None, bias=None, eps=1e-5, axis=-1, out=None):
     b = _norm_vector(full((n,), 0.0, f32, device=device) if bias is None else bias, n, fn, "bias", device)
     out = _output(out, x.shape, device, fn)
     eps = float(np.float32(eps))
-    width, lanes = _row_block(n)
+    width, lanes = _row_block(n, device)
     kernel = _kernel(fn, device, ("layer_norm", eps, width), lambda: _core.tile_layer_norm(eps, width), lanes=lanes)
     _along(fn, kernel, x, [g, b], [out], axis)
     return out
@@ -569,7 +582,7 @@ def rms_norm(x, weight=None, eps=1e-5, axis=-1, out=None):
     g = _norm_vector(full((n,), 1.0, f32, device=device) if weight is None else weight, n, fn, "weight", device)
     out = _output(out, x.shape, device, fn)
     eps = float(np.float32(eps))
-    width, lanes = _row_block(n)
+    width, lanes = _row_block(n, device)
     kernel = _kernel(fn, device, ("rms_norm", eps, width), lambda: _core.tile_rms_norm(eps, width), lanes=lanes)
     _along(fn, kernel, x, [g], [out], axis)
     return out

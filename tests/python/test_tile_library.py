@@ -833,11 +833,16 @@ def test_devices_run_every_function_as_the_cpu_does(device):
             assert g.device == device
             yield c.numpy(), g.numpy()
 
+    # The norms of rows wider than 32 columns run a group per row on CUDA
+    # and HIP, merging sums in another order (the next test's oracle).
+    per_lane = device not in T._GROUP_DEVICES
     cases = [
         (T.matmul, (a, b), {}),
         (T.einsum, ("ij,jk->ik", a, b), {}),
+    ] + [
         (T.layer_norm, (x, w, w), {}),
         (T.rms_norm, (x, w), {}),
+    ] * per_lane + [
         (T.scan, (x,), {"axis": 1}),
         (T.sort, (x,), {"axis": 1}),
         (T.argsort, (x,), {"axis": 1}),
@@ -861,6 +866,40 @@ def test_devices_run_every_function_as_the_cpu_does(device):
         for cpu, cl in pairs:
             assert cl.dtype == cpu.dtype and identical(cl, cpu), f.__name__
 
+
+
+@pytest.mark.parametrize("device", GPU_DEVICES)
+def test_a_gpu_runs_a_row_kernel_in_a_group_per_row(device, monkeypatch):
+    # On CUDA and HIP rows of more than 32 columns run softmax and the norms
+    # in one workgroup per row, in blocks of its 256 lanes whose sums and
+    # maxima merge over the lanes as the ordered tree (tile.py, _row_block).
+    # OpenCL, whose device may be the CPU, keeps a row per lane unless told:
+    # here it is told, to run the form on PoCL. Oracles: the interpreter
+    # running the same 256-column kernel with the workgroups' grouping
+    # (scalar_trees) for the norms, bit for bit; for softmax, whose exp is
+    # the device's, float64 within the proved bound.
+    from tack import _core
+
+    monkeypatch.setattr(T, "_GROUP_DEVICES", T._GROUP_DEVICES | {device})
+    eps = float(np.float32(1e-5))
+    for cols in (33, 256, 300, 700):
+        r = rng(90 + cols)
+        x = (r.standard_normal((7, cols)) * 3).astype(np.float32)
+        g = r.standard_normal(cols).astype(np.float32)
+        b = r.standard_normal(cols).astype(np.float32)
+        got = T.softmax(tack.array(x, device=device)).numpy()
+        exact, bound = softmax_bound(x, -1)
+        assert np.all(np.abs(got - exact) <= bound), cols
+        for fn, kernel, vectors in [(T.layer_norm, _core.tile_layer_norm(eps, 256), [g, b]),
+                                    (T.rms_norm, _core.tile_rms_norm(eps, 256), [g])]:
+            want = np.full((7, cols), np.nan, np.float32)
+            views = [tack.asarray(v) for v in [x] + vectors + [want]]
+            _core.tile_interpret(kernel, [(v, list(v.shape), [s // 4 for s in v.numpy().strides], 0, i == len(views) - 1)
+                                          for i, v in enumerate(views)], scalar_trees=True)
+            got = fn(*(tack.array(v, device=device) for v in [x] + vectors), eps=1e-5).numpy()
+            assert np.array_equal(bits(got), bits(want)), (fn.__name__, cols)
+    for fn in ("softmax", "layer_norm", "rms_norm"):
+        assert any(key[0][0] == fn and key[0][-1] == 256 and key[-1] == device for key in T._compiled), fn
 
 
 def test_a_view_is_cleared_of_self_overlap_only_where_its_elements_are_distinct():

@@ -8,7 +8,9 @@
 //                           the same for every RunOptions;
 //   unordered_tree          contributions shuffled by `seed` (when nonzero),
 //                           cut into `threads` contiguous runs, each folded,
-//                           and the partial results merged as a tree.
+//                           and the partial results merged as a tree
+//                           (with `scalar_trees`, a reduction of scalar
+//                           states is the ordered tree's grouping).
 // The seed, when one is given, merges last: seed (+) (tree of contributions),
 // so a nonidentity seed counts exactly once.
 //
@@ -51,6 +53,10 @@ HostTensor host_tensor(T* data, Shape shape, std::vector<int64_t> strides = {}, 
 struct RunOptions {
   unsigned threads = 1;  // runs an unordered_tree is cut into
   uint64_t seed = 0;     // nonzero: shuffle unordered_tree contributions
+  // An unordered_tree whose states are all scalars merges as the ordered
+  // tree (one run per contribution): the grouping of compiled kernels in
+  // workgroups, whose lanes merge such reductions pairwise.
+  bool scalar_trees = false;
 };
 
 // Runs `kernel` with `args` bound to its parameters in order. Throws Error

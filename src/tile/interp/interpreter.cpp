@@ -599,6 +599,11 @@ class Interpreter {
 
   // One of the groupings unordered_tree permits, chosen by the run options.
   State unordered(const Node& n, std::vector<State> items) {
+    if (options_.scalar_trees) {
+      bool scalars = true;
+      for (unsigned j = 0; j < n.op->num_results(); ++j) scalars = scalars && n.op->result(j)->type().is_scalar();
+      if (scalars) return tree(n, std::move(items));
+    }
     if (options_.seed) {
       uint64_t s = options_.seed;
       auto next = [&] {  // splitmix64

@@ -9,7 +9,13 @@
 //                   thread count.
 //   unordered_tree  seed (+) (((c0 (+) c1) (+) c2) ...): one serial run, a
 //                   grouping the policy permits (and the interpreter's
-//                   grouping with one thread and no shuffle).
+//                   grouping with one thread and no shuffle); in
+//                   workgroups, with scalar states, the ordered tree
+//                   instead, the grouping the group's lanes realize.
+// In workgroups a tree policy's reduce over a constant domain of scalar
+// states spreads its contributions over the group's lanes and merges them
+// level by level in shared memory: the ordered tree's own pairs, so the
+// bits are the ordered tree's.
 // Every realization runs within one parallel iteration; none regroups a
 // strict policy.
 #include "tile/lower/emitter.h"
@@ -52,12 +58,157 @@ void Emitter::merge(const Operation& reduce, const std::vector<Storage>& a, cons
   }
 }
 
+namespace {
+
+// Whether every operation of `block` (its yield aside) computes scalars
+// (or views) without writing memory and without regions of its own: code
+// a lane can run on its own contribution.
+bool scalar_only(const Block& block) {
+  for (const Operation& o : block) {
+    if (o.kind() == OpKind::yield) continue;
+    if (o.kind() == OpKind::store || o.num_regions() > 0) return false;
+    for (unsigned r = 0; r < o.num_results(); ++r)
+      if (!o.result(r)->type().is_scalar() && !o.result(r)->type().is_view()) return false;
+  }
+  return true;
+}
+
+bool scalar_states(const Operation& op) {
+  for (unsigned j = 0; j < op.num_results(); ++j)
+    if (!op.result(j)->type().is_scalar()) return false;
+  return true;
+}
+
+}  // namespace
+
+int64_t Emitter::lanes_share(const Operation& op) const {
+  const ReductionPolicy policy = op.attrs().policy;
+  if (!in_groups() || (policy != ReductionPolicy::ordered_tree && policy != ReductionPolicy::unordered_tree)) return 0;
+  const Operation* extent = op.operand(0)->defining_op();
+  if (!extent || extent->kind() != OpKind::constant || extent->attrs().integer < 2) return 0;
+  const int64_t n = extent->attrs().integer;
+  if (!scalar_states(op)) return 0;
+  int64_t bytes = 0;
+  for (unsigned j = 0; j < op.num_results(); ++j) {
+    bytes += ((n + 1) / 2 + (n + 3) / 4) * size_of(value_dtype(op.result(j)->type().elem()));
+  }
+  if (shared_bytes_ + bytes > target_.shared_bytes) return 0;
+  for (unsigned r = 0; r < op.num_regions(); ++r)
+    if (!scalar_only(op.region(r).block(0))) return 0;
+  return n;
+}
+
+void Emitter::emit_reduce_over_lanes(const Operation& op, int64_t extent) {
+  const Block& body = op.region(0).block(0);
+  const Operation& yield = *body.back();
+  int index = new_var("k", ir::VarRole::LoopVar);
+  storage_[body.argument(0)] = Storage{Type::tile(Scalar::i64), index, -1, -1};
+  note("; reduce " + names_(op.result(0)) + ": " + std::to_string(extent) +
+       " contributions over the group's lanes, merged as the ordered tree in shared memory");
+
+  // Two buffers per state, levels alternating between them: a level reads
+  // one and writes the other, so no lane overwrites a pair another reads.
+  std::vector<Storage> acc;
+  std::vector<int> front, back;
+  for (unsigned j = 0; j < op.num_results(); ++j) {
+    acc.push_back(define(op.result(j)));
+    copy(acc.back(), storage(op.operand(j + 1)));
+    const Scalar elem = acc.back().type.elem();
+    front.push_back(new_array(&op, elem, {(extent + 1) / 2}, "a tree's pairs"));
+    back.push_back(new_array(&op, elem, {(extent + 3) / 4}, "a tree's pairs"));
+  }
+  auto slots = [&](const std::vector<int>& arrays, int at) {
+    std::vector<Storage> v;
+    for (size_t j = 0; j < arrays.size(); ++j) {
+      Storage s;
+      s.type = acc[j].type;
+      s.array = arrays[j];
+      s.prefix = at;
+      v.push_back(s);
+    }
+    return v;
+  };
+  // Code each lane runs on its own items, then one barrier.
+  auto apart = [&](const std::function<void()>& code) {
+    lanes_apart_ = true;
+    code();
+    lanes_apart_ = false;
+    sync();
+  };
+  // Contribution `k` (emitted at each use: scalar operations only).
+  auto contribution = [&](ir::ExprPtr k) {
+    assign(index, std::move(k));
+    emit_block(body);
+    std::vector<Storage> c;
+    for (unsigned j = 0; j < yield.num_operands(); ++j) {
+      c.push_back(new_storage(&op, acc[j].type));
+      copy(c.back(), storage(yield.operand(j)));
+    }
+    return c;
+  };
+  auto times2 = [&](int v, int64_t plus) { return add(ir::binary(ir::BinOp::Mul, ref(v), i64(2), {}), i64(plus)); };
+  auto last_moves_up = [&](int64_t items, const std::function<void(int at, int to)>& move) {
+    if (items % 2 == 0) return;
+    if_then(ir::compare(ir::CmpOp::Eq, ref(lane_), i64(0), {}), [&] {
+      int at = new_var("last"), to = new_var("up");
+      assign(at, i64(items - 1));
+      assign(to, i64(items / 2));
+      move(at, to);
+    });
+  };
+
+  // The first level straight from the contributions: pair i merges
+  // contributions 2i and 2i + 1 on one lane; an odd last one moves up.
+  int pair = new_var("pair", ir::VarRole::LoopVar);
+  apart([&] {
+    for_lanes(pair, i64(extent / 2), [&] {
+      std::vector<Storage> a = contribution(times2(pair, 0));
+      merge(op, a, contribution(times2(pair, 1)), slots(front, pair));
+    });
+    last_moves_up(extent, [&](int at, int to) {
+      std::vector<Storage> c = contribution(ref(at)), up = slots(front, to);
+      for (size_t j = 0; j < c.size(); ++j) copy(up[j], c[j]);
+    });
+  });
+  // The next levels alike, from one buffer into the other.
+  int left = new_var("left"), right = new_var("right");
+  int64_t items = (extent + 1) / 2;
+  bool in_front = true;
+  while (items > 1) {
+    const std::vector<int>& from = in_front ? front : back;
+    const std::vector<int>& to = in_front ? back : front;
+    apart([&] {
+      for_lanes(pair, i64(items / 2), [&] {
+        assign(left, times2(pair, 0));
+        assign(right, times2(pair, 1));
+        merge(op, slots(from, left), slots(from, right), slots(to, pair));
+      });
+      last_moves_up(items, [&](int at, int up) {
+        std::vector<Storage> last = slots(from, at), moved = slots(to, up);
+        for (size_t j = 0; j < last.size(); ++j) copy(moved[j], last[j]);
+      });
+    });
+    items = (items + 1) / 2;
+    in_front = !in_front;
+  }
+  // Every lane merges the root into its copy of the seed (emit_op's barrier
+  // follows, before the buffers are written again).
+  assign(left, i64(0));
+  merge(op, acc, slots(in_front ? front : back, left), acc);
+}
+
 void Emitter::emit_reduce(const Operation& op) {
+  if (const int64_t extent = lanes_share(op)) return emit_reduce_over_lanes(op, extent);
   const Block& body = op.region(0).block(0);
   const Operation& yield = *body.back();
   int index = new_var("k", ir::VarRole::LoopVar);
   storage_[body.argument(0)] = Storage{Type::tile(Scalar::i64), index, -1, -1};
   int n = scalar_var(op.operand(0));
+  // In workgroups an unordered tree of scalar states is the ordered one,
+  // the grouping the lanes' trees give, one rule for every such reduce.
+  ReductionPolicy policy = op.attrs().policy;
+  if (in_groups() && policy == ReductionPolicy::unordered_tree && scalar_states(op))
+    policy = ReductionPolicy::ordered_tree;
 
   std::vector<Storage> acc;
   for (unsigned j = 0; j < op.num_results(); ++j) {
@@ -72,7 +223,7 @@ void Emitter::emit_reduce(const Operation& op) {
   };
   auto positive = [&](int var) { return ir::compare(ir::CmpOp::Gt, ref(var), i64(0), {}); };
 
-  switch (op.attrs().policy) {
+  switch (policy) {
     case ReductionPolicy::left_fold:
       for_range(index, ref(n), [&] { merge(op, acc, contribution(), acc); });
       return;

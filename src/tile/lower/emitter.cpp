@@ -10,7 +10,7 @@ namespace tack::tile::lower {
 constexpr int64_t kLocalArrayLimit = 64 * 1024;
 
 Emitter::Emitter(const Kernel& kernel, const CompileOptions& options, const LoweringTarget& target)
-    : kernel_(kernel), options_(options), names_(kernel), target_(target) {}
+    : kernel_(kernel), options_(options), target_(target), names_(kernel) {}
 
 void Emitter::refuse(const Operation& op, const std::string& why) const {
   throw Error("compile @" + kernel_.name() + ": " + names_.describe(op) + " " + why + ".");
@@ -266,7 +266,7 @@ void Emitter::for_lanes(int var, ir::ExprPtr extent, const std::function<void()>
 }
 
 void Emitter::sync() {
-  if (!in_groups() || !unsynced_) return;
+  if (!in_groups() || !unsynced_ || lanes_apart_) return;
   block_->push_back(std::make_unique<ir::Barrier>());
   unsynced_ = false;
 }

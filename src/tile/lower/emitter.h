@@ -223,6 +223,16 @@ class Emitter {
 
   // --- emit_reduce.cpp -------------------------------------------------------
   void emit_reduce(const Operation& op);
+  // In workgroups: the extent E of a reduce whose contributions the group's
+  // lanes can compute apart and merge as a tree in shared memory (a tree
+  // policy, 2 <= E constant, scalar states, a body and combiners of scalar
+  // operations that write no memory, buffers within the shared budget),
+  // else 0.
+  int64_t lanes_share(const Operation& op) const;
+  // seed (+) T, T the ordered tree over the E contributions: contribution k
+  // on lane k mod lanes, then one level of pairs per step, each pair on one
+  // lane, a barrier between levels.
+  void emit_reduce_over_lanes(const Operation& op, int64_t extent);
   void merge(const Operation& reduce, const std::vector<Storage>& a, const std::vector<Storage>& b,
              const std::vector<Storage>& out);
 
@@ -232,6 +242,7 @@ class Emitter {
   int lane_ = -1;                 // in workgroups: the local holding the lane's index
   int64_t shared_bytes_ = 0;      // of the group's arrays so far
   mutable bool unsynced_ = false; // shared or global memory touched since the last barrier
+  bool lanes_apart_ = false;      // emitting code each lane runs on its own data: no barrier
   bool in_groups() const { return target_.workgroup_lanes > 0; }
   ValueNames names_;
   std::unique_ptr<ir::Kernel> out_;

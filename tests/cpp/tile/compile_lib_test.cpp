@@ -5,10 +5,13 @@
 // kernels with large tiles in workgroups, the others one iteration per
 // lane), and with every kernel in workgroups (`always`: tiles in shared
 // memory, each operation's elements spread over a group's lanes, barriers
-// between operations), which the test checks the lowering chose. The lowering keeps the interpreter's order for every reduction it
-// realizes (folds, the ordered tree, and for unordered_tree the grouping the
-// interpreter uses with one thread and no shuffle), and rounds every f32
-// operation as the interpreter does, so results must agree bit for bit.
+// between operations), which the test checks the lowering chose. The
+// lowering keeps the interpreter's order for every reduction it realizes
+// (folds, the ordered tree, and for unordered_tree the grouping the
+// interpreter uses with one thread and no shuffle, or in workgroups, for
+// scalar states, the ordered tree: RunOptions::scalar_trees), and rounds
+// every f32 operation as the interpreter does, so results must agree bit
+// for bit.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -129,12 +132,18 @@ void TileCompileLib::expect_same(const Kernel& kernel, const std::vector<Arg>& a
   }
   std::vector<Tensor> want = make(args, seed), got = make(args, seed);
   if (prepare) prepare(want), prepare(got);
-  interpret(kernel, views(want));
-  if (GetParam() == "opencl_groups") {
-    chosen.workgroups = CompileOptions::Workgroups::always;
-    std::string plan = lowered_kernel_ir(kernel, chosen, workgroup_target());
-    ASSERT_EQ(plan.rfind("; in workgroups", 0), 0u) << kernel.name() << ": " << plan.substr(0, plan.find('\n'));
+  if (GetParam() == "opencl_groups") chosen.workgroups = CompileOptions::Workgroups::always;
+  // In workgroups an unordered reduction of scalars is merged by the
+  // group's lanes as the ordered tree, one of the groupings the
+  // interpreter offers.
+  RunOptions grouping;
+  if (!on_cpu()) {
+    const std::string plan = lowered_kernel_ir(kernel, chosen, workgroup_target());
+    grouping.scalar_trees = plan.rfind("; in workgroups", 0) == 0;
+    if (GetParam() == "opencl_groups")
+      ASSERT_TRUE(grouping.scalar_trees) << kernel.name() << ": " << plan.substr(0, plan.find('\n'));
   }
+  interpret(kernel, views(want), grouping);
   compile(device(), kernel, chosen)->launch(views(got));
   for (size_t a = 0; a < args.size(); ++a) {
     std::visit(
@@ -175,6 +184,26 @@ TEST_P(TileCompileLib, SoftmaxAndNorms) {
       exp_ulps_ = 0;
       expect_same(lib::layer_norm(1e-5f, width), {in(s), in({s[1]}), in({s[1]}), out(s)});
       expect_same(lib::rms_norm(1e-5f, width), {in(s), in({s[1]}), out(s)});
+    }
+  }
+}
+
+// Blocks as wide as a workgroup's 256 lanes, as tack.tile runs the row
+// kernels on GPUs: a group per row, each block's sum and maximum merged
+// over the lanes as the ordered tree. Under `fill` on OpenCL the plan must
+// say so.
+TEST_P(TileCompileLib, RowKernelsInAGroupPerRow) {
+  for (Shape s : {Shape{5, 300}, Shape{3, 256}, Shape{4, 37}, Shape{2, 600}}) {
+    for (const Kernel& kernel : {lib::softmax(256), lib::layer_norm(1e-5f, 256), lib::rms_norm(1e-5f, 256)}) {
+      if (GetParam() == "opencl") {
+        const std::string plan = lowered_kernel_ir(kernel, {}, workgroup_target());
+        ASSERT_EQ(plan.rfind("; in workgroups", 0), 0u) << kernel.name() << ": " << plan.substr(0, plan.find('\n'));
+        EXPECT_NE(plan.find("contributions over the group's lanes"), std::string::npos) << kernel.name();
+      }
+      exp_ulps_ = kernel.name() == "softmax" && !on_cpu() ? 33 : 0;
+      if (kernel.name() == "softmax") expect_same(kernel, {in(s), out(s)});
+      else if (kernel.name() == "layer_norm") expect_same(kernel, {in(s), in({s[1]}), in({s[1]}), out(s)});
+      else expect_same(kernel, {in(s), in({s[1]}), out(s)});
     }
   }
 }

@@ -148,6 +148,84 @@ TEST(TileCompilePolicy, UnorderedTreeIsAPermittedGrouping) {
   }
 }
 
+// A row tile of `width` columns reduced over its constant extent under
+// `policy`, in the states (sum of f32, i64 digits): the sum by `+`, the
+// digits by `a * 3 + b`, which tells every grouping and both operand
+// orders apart (it is neither associative nor commutative; the promise of
+// the laws lets the tree policies run it, and the ordered tree defines its
+// result all the same).
+Kernel lane_reduce(ReductionPolicy policy, int64_t width) {
+  return tile_kernel("lane_reduce", [=](TensorView<float, 2> X, TensorView<int64_t, 2> D, TensorView<float, 1> S,
+                                        TensorView<int64_t, 1> T) {
+    Reducer<float, int64_t> both([](const auto& a, const auto& b) {
+      return std::tuple{std::get<0>(a) + std::get<0>(b), std::get<1>(a) * int64_t(3) + std::get<1>(b)};
+    }, Laws{.associative = true, .commutative = true});
+    for (auto r : parallel(X.shape(0), exec::block)) {
+      Tile<float> x = X[{r, span(0, width)}];
+      Tile<int64_t> d = D[{r, span(0, width)}];
+      std::tuple<Tile<float>, Tile<int64_t>> acc{Tile<float>(0.25f), Tile<int64_t>(int64_t(5))};
+      for (auto k : reduce(width, policy)) acc = both(acc, std::tuple{extract(x, 0, k), extract(d, 0, k)});
+      S(r).store(std::get<0>(acc));
+      T(r).store(std::get<1>(acc));
+    }
+  });
+}
+
+using Digits = std::pair<float, uint64_t>;
+Digits merge_digits(Digits a, Digits b) { return {a.first + b.first, a.second * 3 + b.second}; }
+
+// In workgroups a tree policy's reduce over a constant extent runs on the
+// group's lanes, pairs merged level by level in shared memory: the bits
+// are the ordered tree's (written out here), for ordered_tree and for
+// unordered_tree of scalars alike; left_fold stays the serial loop.
+TEST(TileCompilePolicy, AGroupsLanesMergeAReduceAsTheOrderedTree) {
+  if (auto why = missing_backend("opencl")) GTEST_SKIP() << *why;
+  CompileOptions options;
+  options.workgroups = CompileOptions::Workgroups::always;
+  const int64_t rows = 5;
+  for (ReductionPolicy policy : {ReductionPolicy::ordered_tree, ReductionPolicy::unordered_tree, ReductionPolicy::left_fold}) {
+    for (int64_t width : {2, 3, 7, 32, 255, 256, 600}) {
+      Kernel kernel = lane_reduce(policy, width);
+      const std::string plan = lowered_kernel_ir(kernel, options, workgroup_target());
+      ASSERT_EQ(plan.rfind("; in workgroups", 0), 0u) << plan.substr(0, plan.find('\n'));
+      const bool over_lanes = plan.find("contributions over the group's lanes") != std::string::npos;
+      EXPECT_EQ(over_lanes, policy != ReductionPolicy::left_fold) << width;
+      GuardedTensor<float> x = wide({rows, width}, uint32_t(width)), s({rows}, NAN);
+      GuardedTensor<int64_t> d({rows, width}, 0), t({rows}, -777);
+      std::mt19937 gen(uint32_t(width) + 1);
+      for (int64_t i = 0; i < d.size(); ++i) d[i] = int64_t(gen() % 1000);
+      compile("opencl", kernel, options)->launch({x.view(), d.view(), s.view(), t.view()});
+      for (int64_t r = 0; r < rows; ++r) {
+        std::vector<Digits> items;
+        for (int64_t c = 0; c < width; ++c) items.emplace_back(x[r * width + c], uint64_t(d[r * width + c]));
+        Digits want{0.25f, 5};
+        if (policy == ReductionPolicy::left_fold) {
+          for (const Digits& c : items) want = merge_digits(want, c);
+        } else {
+          while (items.size() > 1) {
+            std::vector<Digits> next;
+            for (size_t i = 0; i + 1 < items.size(); i += 2) next.push_back(merge_digits(items[i], items[i + 1]));
+            if (items.size() % 2) next.push_back(items.back());
+            items = next;
+          }
+          want = merge_digits(want, items[0]);
+        }
+        EXPECT_EQ(bits(s[r]), bits(want.first)) << width << " columns, row " << r;
+        EXPECT_EQ(uint64_t(t[r]), want.second) << width << " columns, row " << r;
+      }
+      EXPECT_TRUE(x.margin_intact() && d.margin_intact() && s.margin_intact() && t.margin_intact());
+      // The interpreter gives the same grouping where it is told to.
+      GuardedTensor<float> si({rows}, NAN);
+      GuardedTensor<int64_t> ti({rows}, -777);
+      RunOptions grouping;
+      grouping.scalar_trees = true;
+      interpret(kernel, {x.view(), d.view(), si.view(), ti.view()}, grouping);
+      EXPECT_EQ(si.values(), s.values()) << width;
+      EXPECT_EQ(ti.values(), t.values()) << width;
+    }
+  }
+}
+
 TEST(TileCompilePolicy, AKernelWithoutParallelRegionRunsAsOneIteration) {
   Kernel k = tile_kernel("total", [](TensorView<float, 1> X, TensorView<float, 1> Y) {
     Tile<float> acc = 0.5f;
