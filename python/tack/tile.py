@@ -129,8 +129,16 @@ def _row_block(n, device="cpu"):
 # Columns per block of gather's and scatter's row copies. On a 2-core Zen 4
 # (AVX-512), one iteration at a time, in ms for 32 / 64 / 128: gather of
 # 4096 rows of 4096, 6.3 / 4.1 / 4.2; of 65536 rows of 100, 6.7 / 3.9 / 4.3;
-# scatter of the same, 6.1 / 3.6 / 4.0 and 6.1 / 1.7 / 2.1.
+# scatter of the same, 6.1 / 3.6 / 4.0 and 6.1 / 1.7 / 2.1. On a GPU (CUDA,
+# HIP) rows of more than 64 columns copy in blocks of a workgroup's 256
+# lanes, an element per lane, each kept in its lane's registers between
+# the load and the store.
 _ROW_COPY_WIDTH = 64
+
+
+def _row_copy_width(n, device):
+    """Columns per block of a row copy over rows of n columns on `device`."""
+    return _GROUP_LANES if n > _ROW_COPY_WIDTH and device in _GROUP_DEVICES else _ROW_COPY_WIDTH
 
 # conv2d's blocks: (output columns, output channels). Each tap's input row
 # is loaded once for the block's channels. On a 2-core Zen 4 (AVX-512), one
@@ -782,7 +790,8 @@ def gather(a, indices, axis=0, out=None):
     if 0 in out.shape:
         return out
     (target,) = _staged([out], [a, idx])
-    kernel = _kernel(fn, device, ("gather_rows", _ROW_COPY_WIDTH), lambda: _core.tile_gather_rows(_ROW_COPY_WIDTH))
+    width = _row_copy_width(va.shape[1], device)
+    kernel = _kernel(fn, device, ("gather_rows", width), lambda: _core.tile_gather_rows(width))
     _run(fn, kernel, [va, _View.of(idx)], [_gather_views(target, fn, axis)])
     _unstage([out], [target])
     return out
@@ -821,6 +830,8 @@ def scatter(src, indices, out, axis=0):
         src = src.copy()
     if _overlap(_View.of(out), _View.of(idx)):
         idx = idx.copy()
-    kernel = _kernel(fn, device, ("scatter_rows", _ROW_COPY_WIDTH), lambda: _core.tile_scatter_rows(_ROW_COPY_WIDTH))
-    _run(fn, kernel, [_gather_views(src, fn, axis), _View.of(idx)], [_gather_views(out, fn, axis)])
+    vs = _gather_views(src, fn, axis)
+    width = _row_copy_width(vs.shape[1], device)
+    kernel = _kernel(fn, device, ("scatter_rows", width), lambda: _core.tile_scatter_rows(width))
+    _run(fn, kernel, [vs, _View.of(idx)], [_gather_views(out, fn, axis)])
     return out

@@ -872,7 +872,8 @@ def test_devices_run_every_function_as_the_cpu_does(device):
 def test_a_gpu_runs_a_row_kernel_in_a_group_per_row(device, monkeypatch):
     # On CUDA and HIP rows of more than 32 columns run softmax and the norms
     # in one workgroup per row, in blocks of its 256 lanes whose sums and
-    # maxima merge over the lanes as the ordered tree (tile.py, _row_block).
+    # maxima merge over the lanes as the ordered tree (tile.py, _row_block);
+    # gather and scatter copy rows of more than 64 in such blocks.
     # OpenCL, whose device may be the CPU, keeps a row per lane unless told:
     # here it is told, to run the form on PoCL. Oracles: the interpreter
     # running the same 256-column kernel with the workgroups' grouping
@@ -898,7 +899,22 @@ def test_a_gpu_runs_a_row_kernel_in_a_group_per_row(device, monkeypatch):
                                           for i, v in enumerate(views)], scalar_trees=True)
             got = fn(*(tack.array(v, device=device) for v in [x] + vectors), eps=1e-5).numpy()
             assert np.array_equal(bits(got), bits(want)), (fn.__name__, cols)
-    for fn in ("softmax", "layer_norm", "rms_norm"):
+    # Row copies of more than 64 columns in blocks of the group's lanes: np.take
+    # and NumPy's fancy assignment are exact.
+    for cols in (65, 300):
+        x = rng(95 + cols).standard_normal((9, cols)).astype(np.float32)
+        idx = np.array([4, 0, 8, 8, 2, -1], np.int64)
+        got = T.gather(tack.array(x, device=device), tack.array(idx, device=device)).numpy()
+        want = np.take(x, np.where(idx >= 0, idx, 0), axis=0)
+        want[idx < 0] = 0  # an index outside the rows reads zeros
+        assert identical(got, want), cols
+        out = np.full((9, cols), 7.0, np.float32)
+        dst = np.array([3, 8, 0], np.int64)
+        scattered = T.scatter(tack.array(x[:3], device=device), tack.array(dst, device=device),
+                              tack.array(out, device=device)).numpy()
+        out[dst] = x[:3]
+        assert identical(scattered, out), cols
+    for fn in ("softmax", "layer_norm", "rms_norm", "gather_rows", "scatter_rows"):
         assert any(key[0][0] == fn and key[0][-1] == 256 and key[-1] == device for key in T._compiled), fn
 
 

@@ -347,7 +347,7 @@ void Emitter::emit_elementwise(const Operation& op) {
       // The blocks' layouts and their proof (mma_atom.h); blocks of one
       // element are always legal.
       MmaAtom atom = plan_mma_atom(M, N, K, kRows, kCols);
-      if (in_groups() && (!atom.legal || atom.block_rows() * atom.block_columns() < target_.workgroup_lanes))
+      if (spread() && (!atom.legal || atom.block_rows() * atom.block_columns() < target_.workgroup_lanes))
         atom = plan_mma_atom(M, N, K, 1, 1);
       kRows = atom.rows;
       kCols = atom.cols;
@@ -388,7 +388,7 @@ void Emitter::emit_elementwise(const Operation& op) {
           for (int64_t u = 0; u < kRows; ++u)
             for (int64_t v = 0; v < kCols; ++v) write(r, exprs(at(i0, u), at(j0, v)), ref(acc[size_t(u * kCols + v)]));
         };
-        if (in_groups()) {
+        if (spread()) {
           int blk = new_var("blk", ir::VarRole::LoopVar);
           // Block blk of c_blocks' block mode (jb fastest) on lane blk mod lanes.
           const int64_t columns = atom.block_columns();

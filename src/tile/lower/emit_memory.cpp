@@ -171,7 +171,7 @@ void Emitter::emit_memory(const Operation& op) {
                           : std::move(value);
           unsynced_ = true;  // global memory written: a barrier before other lanes read it
           // In workgroups a rank-0 store is lane 0's (a tile's elements are each one lane's already).
-          if (in_groups() && shape.rank() == 0) {
+          if (spread() && shape.rank() == 0) {
             ir::ExprPtr first = ir::compare(ir::CmpOp::Eq, ref(lane_), i64(0), {});
             ok = ok ? all_of(exprs(std::move(ok), std::move(first))) : std::move(first);
           }

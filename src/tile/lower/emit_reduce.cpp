@@ -83,7 +83,7 @@ bool scalar_states(const Operation& op) {
 
 int64_t Emitter::lanes_share(const Operation& op) const {
   const ReductionPolicy policy = op.attrs().policy;
-  if (!in_groups() || (policy != ReductionPolicy::ordered_tree && policy != ReductionPolicy::unordered_tree)) return 0;
+  if (!spread() || (policy != ReductionPolicy::ordered_tree && policy != ReductionPolicy::unordered_tree)) return 0;
   const Operation* extent = op.operand(0)->defining_op();
   if (!extent || extent->kind() != OpKind::constant || extent->attrs().integer < 2) return 0;
   const int64_t n = extent->attrs().integer;
@@ -130,9 +130,10 @@ void Emitter::emit_reduce_over_lanes(const Operation& op, int64_t extent) {
   };
   // Code each lane runs on its own items, then one barrier.
   auto apart = [&](const std::function<void()>& code) {
+    const bool was = lanes_apart_;
     lanes_apart_ = true;
     code();
-    lanes_apart_ = false;
+    lanes_apart_ = was;
     sync();
   };
   // Contribution `k` (emitted at each use: scalar operations only).
@@ -223,6 +224,37 @@ void Emitter::emit_reduce(const Operation& op) {
   };
   auto positive = [&](int var) { return ir::compare(ir::CmpOp::Gt, ref(var), i64(0), {}); };
 
+  // A small constant domain of scalars: the ordered tree written out, one
+  // copy of the body per contribution, no stack.
+  if (policy == ReductionPolicy::ordered_tree) {
+    const Operation* constant = op.operand(0)->defining_op();
+    const int64_t extent = constant && constant->kind() == OpKind::constant ? constant->attrs().integer : -1;
+    bool scalar_code = scalar_states(op);
+    for (unsigned r = 0; r < op.num_regions(); ++r) scalar_code = scalar_code && scalar_only(op.region(r).block(0));
+    if (scalar_code && extent >= 1 && extent <= kStraightElements) {
+      std::vector<std::vector<Storage>> items;
+      for (int64_t k = 0; k < extent; ++k) {
+        assign(index, i64(k));
+        emit_block(body);
+        items.emplace_back();
+        for (unsigned j = 0; j < yield.num_operands(); ++j) {
+          items.back().push_back(new_storage(&op, acc[j].type));
+          copy(items.back().back(), storage(yield.operand(j)));
+        }
+      }
+      while (items.size() > 1) {
+        std::vector<std::vector<Storage>> next;
+        for (size_t i = 0; i + 1 < items.size(); i += 2) {
+          merge(op, items[i], items[i + 1], items[i]);
+          next.push_back(items[i]);
+        }
+        if (items.size() % 2) next.push_back(items.back());
+        items = std::move(next);
+      }
+      merge(op, acc, items[0], acc);
+      return;
+    }
+  }
   switch (policy) {
     case ReductionPolicy::left_fold:
       for_range(index, ref(n), [&] { merge(op, acc, contribution(), acc); });

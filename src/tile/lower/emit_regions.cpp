@@ -1,6 +1,8 @@
 // parallel (inside the launch nest), serial and pipeline regions become
 // sequential kernel IR loops. Running a parallel region's iterations in
-// order is one of the schedules its noninterference promise allows. A
+// order is one of the schedules its noninterference promise allows; in
+// workgroups a region bound to exec::thread spreads its iterations over
+// the group's lanes instead, each lane running its own apart. A
 // pipeline runs its stages in order inside one serial loop or, with
 // CompileOptions::overlap_stages where its schedule is legal, overlapped
 // across iterations (pipeline_schedule.h).
@@ -17,6 +19,19 @@ void Emitter::emit_loop(const Operation& op) {
   if (op.kind() == OpKind::parallel) {
     int index = new_var("k", ir::VarRole::LoopVar);
     storage_[body.argument(0)] = Storage{Type::tile(Scalar::i64), index, -1, -1};
+    if (spread() && op.attrs().name == "thread") {
+      // Iteration i on lane i % lanes, the lanes apart (emitter.h): what
+      // earlier operations wrote is visible first, and what the region
+      // writes after it.
+      note("; 'parallel' " + names_(body.argument(0)) +
+           " (exec::thread): its iterations over the group's lanes, one each, tiles private");
+      sync();
+      lanes_apart_ = true;
+      for_lanes(index, std::move(extent), [&] { emit_block(body); });
+      lanes_apart_ = false;
+      unsynced_ = true;
+      return;
+    }
     for_range(index, std::move(extent), [&] { emit_block(body); });
     return;
   }

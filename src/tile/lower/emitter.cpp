@@ -10,7 +10,9 @@ namespace tack::tile::lower {
 constexpr int64_t kLocalArrayLimit = 64 * 1024;
 
 Emitter::Emitter(const Kernel& kernel, const CompileOptions& options, const LoweringTarget& target)
-    : kernel_(kernel), options_(options), target_(target), names_(kernel) {}
+    : kernel_(kernel), options_(options), target_(target), names_(kernel) {
+  if (in_groups()) lane_tiles_ = lane_tiles(kernel);
+}
 
 void Emitter::refuse(const Operation& op, const std::string& why) const {
   throw Error("compile @" + kernel_.name() + ": " + names_.describe(op) + " " + why + ".");
@@ -61,7 +63,7 @@ int Emitter::new_array(const Operation* op, Scalar elem, std::vector<int64_t> sh
   int64_t bytes = size_of(value_dtype(elem));
   for (int64_t e : shape)
     if (bytes <= kLocalArrayLimit) bytes *= e;
-  const bool shared = in_groups() && !per_lane;
+  const bool shared = spread() && !per_lane;
   if (shared) {
     shared_bytes_ += bytes;
     if (shared_bytes_ > target_.shared_bytes)
@@ -105,12 +107,16 @@ Storage& Emitter::define(const Value* v) {
   auto it = storage_.find(v);
   if (it != storage_.end()) return it->second;
   const Operation* def = v->defining_op();
+  if (spread() && lane_tiles_.count(v)) return storage_[v] = lane_storage(v);
   if (v->type().rank() == 0 || !def || !emitted_once(*def->parent_block()))
     return storage_[v] = new_storage(def, v->type());
-  std::vector<int>& free = free_arrays_[array_kind(v->type())];
+  const ArrayKind kind{v->type().elem(), std::vector<int64_t>(v->type().shape().dims().begin(), v->type().shape().dims().end()),
+                       spread()};
+  std::vector<int>& free = free_arrays_[kind];
   Storage s;
   if (free.empty()) {
     s = new_storage(def, v->type());
+    array_kinds_[s.array] = kind;
   } else {
     s.type = v->type();
     s.array = free.back();
@@ -120,8 +126,27 @@ Storage& Emitter::define(const Value* v) {
   return storage_[v] = s;
 }
 
-std::pair<Scalar, std::vector<int64_t>> Emitter::array_kind(const Type& t) {
-  return {t.elem(), std::vector<int64_t>(t.shape().dims().begin(), t.shape().dims().end())};
+Storage Emitter::lane_storage(const Value* v) {
+  Storage s;
+  s.type = v->type();
+  const int64_t slots = (v->type().shape().num_elements() + target_.workgroup_lanes - 1) / target_.workgroup_lanes;
+  if (slots <= 1) {
+    s.var = new_var("r");
+    return s;
+  }
+  s.lane_slots = true;
+  const ArrayKind kind{v->type().elem(), {slots}, false};
+  const Operation* def = v->defining_op();
+  std::vector<int>& free = free_arrays_[kind];
+  if (!emitted_once(*def->parent_block()) || free.empty()) {
+    s.array = new_array(def, v->type().elem(), {slots}, "a tile's elements in a lane's registers", true);
+    array_kinds_[s.array] = kind;
+  } else {
+    s.array = free.back();
+    free.pop_back();
+  }
+  if (emitted_once(*def->parent_block())) reusable_[v] = s.array;
+  return s;
 }
 
 bool Emitter::emitted_once(const Block& block) const {
@@ -204,6 +229,11 @@ std::vector<ir::ExprPtr> Emitter::refs(const std::vector<int>& vars) const {
   return out;
 }
 
+ir::ExprPtr Emitter::lane_slot() const {
+  if (slot_ < 0) throw Error("compile @" + kernel_.name() + ": internal: a tile in the lanes' registers accessed outside its element loop.");
+  return ref(slot_);
+}
+
 ir::ExprPtr Emitter::read(const Storage& s, std::vector<ir::ExprPtr> idx) const {
   if (s.var >= 0) return ref(s.var);
   if (s.constant)
@@ -212,6 +242,10 @@ ir::ExprPtr Emitter::read(const Storage& s, std::vector<ir::ExprPtr> idx) const 
   unsynced_ = unsynced_ || out_->params[size_t(s.array)].shared;
   auto l = std::make_unique<ir::Load>();
   l->array = s.array;
+  if (s.lane_slots) {
+    l->indices.push_back(lane_slot());
+    return l;
+  }
   if (s.prefix >= 0) l->indices.push_back(ref(s.prefix));
   for (auto& i : idx) l->indices.push_back(std::move(i));
   return l;
@@ -223,8 +257,12 @@ void Emitter::write(const Storage& s, std::vector<ir::ExprPtr> idx, ir::ExprPtr 
   unsynced_ = unsynced_ || out_->params[size_t(s.array)].shared;
   auto st = std::make_unique<ir::Store>();
   st->array = s.array;
-  if (s.prefix >= 0) st->indices.push_back(ref(s.prefix));
-  for (auto& i : idx) st->indices.push_back(std::move(i));
+  if (s.lane_slots) {
+    st->indices.push_back(lane_slot());
+  } else {
+    if (s.prefix >= 0) st->indices.push_back(ref(s.prefix));
+    for (auto& i : idx) st->indices.push_back(std::move(i));
+  }
   st->value = std::move(value);
   block_->push_back(std::move(st));
 }
@@ -289,10 +327,17 @@ void Emitter::if_else(ir::ExprPtr cond, const std::function<void()>& then_body,
 }
 
 void Emitter::for_each_element(const Shape& shape, const std::function<void(const std::vector<int>&)>& body) {
-  if (in_groups() && shape.rank() > 0) {
-    // This lane's elements, by row-major position.
+  if (spread() && shape.rank() > 0) {
+    // This lane's elements, by row-major position; a tile in the lanes'
+    // registers keeps element flat at slot flat / lanes.
     int flat = new_var("e", ir::VarRole::LoopVar);
     for_lanes(flat, i64(shape.num_elements()), [&] {
+      const int outer_slot = slot_;
+      slot_ = -1;
+      if (shape.num_elements() > target_.workgroup_lanes && !lane_tiles_.empty()) {
+        slot_ = new_var("slot");
+        assign(slot_, ir::binary(ir::BinOp::FloorDiv, ref(flat), i64(target_.workgroup_lanes), {}));
+      }
       std::vector<int> idx;
       int64_t inner = shape.num_elements();
       for (int d = 0; d < shape.rank(); ++d) {
@@ -308,6 +353,7 @@ void Emitter::for_each_element(const Shape& shape, const std::function<void(cons
         idx.push_back(v);
       }
       body(idx);
+      slot_ = outer_slot;
     });
     return;
   }
@@ -377,7 +423,7 @@ void Emitter::emit_block(const Block& block, const Operation* skip) {
       auto s = storage_.find(v);
       if (given == reusable_.end() || s == storage_.end() || s->second.array != given->second || s->second.prefix >= 0)
         continue;
-      free_arrays_[array_kind(v->type())].push_back(given->second);
+      free_arrays_[array_kinds_.at(given->second)].push_back(given->second);
       reusable_.erase(given);
     }
   }

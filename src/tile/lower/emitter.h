@@ -30,19 +30,27 @@
 // in region loops and uniform tests, which the participation proof
 // (analysis/uniformity.h) checks on the result; where it cannot, or the
 // tiles pass the shared budget, lower.cpp lowers one iteration per lane.
+// A parallel region bound to exec::thread runs its iteration i on lane
+// i % lanes, apart: tiles private to the lane, element loops sequential,
+// stores by the lane itself, no barrier inside; one barrier after it.
+// A tile no lane but an element's own ever touches lives in the lanes'
+// registers instead of shared memory (lane_tiles.h).
 #pragma once
 
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ir/ir.h"
 #include "tack/tile/ir.h"
 #include "tack/tile/printer.h"
 #include "tile/lower/exec_binding.h"
+#include "tile/lower/lane_tiles.h"
 #include "tile/lower/launch_nest.h"
 #include "tile/lower/lower.h"
 #include "tile/lower/pipeline_schedule.h"
@@ -58,6 +66,11 @@ struct Storage {
   int var = -1;
   int array = -1;
   int prefix = -1;  // a local holding the leading index, or -1
+  // In workgroups, a tile in the lanes' registers (lane_tiles.h) of more
+  // elements than lanes: `array` holds this lane's elements, element e at
+  // e / lanes, read and written only at the element loop's slot. One of
+  // at most as many elements as lanes is a local (`var`).
+  bool lane_slots = false;
   bool constant = false;
   double number = 0;    // a floating-point constant's value
   int64_t integer = 0;  // an integer (i1: 0 or 1) constant's value
@@ -244,6 +257,10 @@ class Emitter {
   mutable bool unsynced_ = false; // shared or global memory touched since the last barrier
   bool lanes_apart_ = false;      // emitting code each lane runs on its own data: no barrier
   bool in_groups() const { return target_.workgroup_lanes > 0; }
+  // Whether tiles are the group's, their elements spread over its lanes:
+  // in workgroups, outside code the lanes run apart (a region bound to
+  // exec::thread, a tree's steps), where each lane has its own tiles.
+  bool spread() const { return in_groups() && !lanes_apart_; }
   ValueNames names_;
   std::unique_ptr<ir::Kernel> out_;
   ir::Block* block_ = nullptr;  // where statements go
@@ -262,8 +279,17 @@ class Emitter {
   // tile operations holds the arrays its live tiles need, not one per
   // value, within the private scratch budget (ir::kPrivateScratchLimit).
   bool emitted_once(const Block& block) const;
-  static std::pair<Scalar, std::vector<int64_t>> array_kind(const Type& t);  // what a reused array must match
-  std::map<std::pair<Scalar, std::vector<int64_t>>, std::vector<int>> free_arrays_;
+  // What a reused array must match: element type, shape, and whether it is
+  // the group's (shared) or one lane's.
+  using ArrayKind = std::tuple<Scalar, std::vector<int64_t>, bool>;
+  std::map<ArrayKind, std::vector<int>> free_arrays_;
+  std::unordered_map<int, ArrayKind> array_kinds_;  // array -> its kind, for giving it back
+
+  // Tiles in the lanes' registers (lane_tiles.h), in workgroups.
+  std::unordered_set<const Value*> lane_tiles_;
+  int slot_ = -1;  // in a spread element loop: the local holding the element's slot (e / lanes)
+  Storage lane_storage(const Value* v);
+  ir::ExprPtr lane_slot() const;  // slot_, which must be set
   std::unordered_map<const Value*, int> reusable_;  // value -> the array define() gave it
 };
 

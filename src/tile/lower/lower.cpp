@@ -1,6 +1,7 @@
 #include "tile/lower/lower.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "analysis/infer_types.h"
 #include "analysis/uniformity.h"
@@ -29,17 +30,31 @@ std::unique_ptr<ir::Kernel> emit(const Kernel& kernel, const LaunchNest& nest, c
   return k;
 }
 
-// A parallel region bound below a workgroup (exec::warp, exec::thread).
-// In workgroups every region runs on all of a group's lanes together; a
-// region bound to fewer lanes would need lanes of its own, which the
-// lowering does not give yet, so such a kernel runs one iteration per lane.
-const Operation* bound_below_groups(const Kernel& kernel) {
+// A parallel region bound to a warp. In workgroups a region runs on all of
+// a group's lanes together, or bound to exec::thread an iteration per lane;
+// one bound to a warp would need a warp's lanes to itself, with barriers
+// of their own, which the lowering does not give yet, so such a kernel
+// runs one iteration per lane.
+const Operation* bound_to_warps(const Kernel& kernel) {
   const Operation* found = nullptr;
   kernel.walk([&](Operation& op) {
-    if (!found && op.kind() == OpKind::parallel && (op.attrs().name == "warp" || op.attrs().name == "thread"))
-      found = &op;
+    if (!found && op.kind() == OpKind::parallel && op.attrs().name == "warp") found = &op;
   });
   return found;
+}
+
+bool bound_to_threads(const Operation& op) { return op.attrs().name == "thread"; }
+
+// The launch nest in workgroups: the levels above the first one bound to
+// exec::thread, whose iterations the group's lanes take instead, one each
+// (emit_regions.cpp).
+LaunchNest above_threads(LaunchNest nest) {
+  for (size_t l = 0; l < nest.levels.size(); ++l)
+    if (bound_to_threads(*nest.levels[l])) {
+      nest.levels.resize(l);
+      break;
+    }
+  return nest;
 }
 
 const tile::Target& gpu_levels() {
@@ -70,6 +85,7 @@ Lowered lower(const Kernel& kernel, const CompileOptions& options, const Lowerin
   const ExecBinding binding = bind_nest(kernel, nest, options);
   Lowered out;
   std::string why_not, notes;
+  std::optional<ExecBinding> group_binding;
   if (target.workgroup_lanes <= 0) {
     why_not = "the target has no workgroups";
   } else if (options.workgroups == CompileOptions::Workgroups::never) {
@@ -79,11 +95,16 @@ Lowered lower(const Kernel& kernel, const CompileOptions& options, const Lowerin
     why_not = largest == 0 ? std::string("it has no tiles for a group's lanes to share")
                            : "its largest tile has " + std::to_string(largest) + " elements, fewer than a group's " +
                                  std::to_string(target.workgroup_lanes) + " lanes";
-  } else if (const Operation* op = bound_below_groups(kernel)) {
+  } else if (const Operation* op = bound_to_warps(kernel)) {
     why_not = ValueNames(kernel).describe(*op) + " is bound to exec::" + op->attrs().name;
+  } else if (!nest.levels.empty() && bound_to_threads(*nest.levels[0])) {
+    why_not = "the launch nest's outermost level, 'parallel' " +
+              ValueNames(kernel)(nest.levels[0]->region(0).block(0).argument(0)) + ", is bound to exec::thread";
   } else {
     try {
-      out.kernel = emit(kernel, nest, binding, options, target, notes);
+      const LaunchNest groups = above_threads(nest);
+      group_binding.emplace(bind_nest(kernel, groups, options));
+      out.kernel = emit(kernel, groups, *group_binding, options, target, notes);
       if (auto failure = analysis::check_participation(*out.kernel).failure) {
         why_not = "a barrier would be " + failure->reason;
         out.kernel.reset();
@@ -97,7 +118,7 @@ Lowered lower(const Kernel& kernel, const CompileOptions& options, const Lowerin
     out.plan = "; in workgroups: one group of " + std::to_string(target.workgroup_lanes) +
                " lanes per iteration of the launch nest, tiles in " +
                std::to_string(ir::shared_scratch_bytes(*out.kernel)) + " of its " +
-               std::to_string(target.shared_bytes) + " bytes of shared memory\n" + describe(binding) + notes;
+               std::to_string(target.shared_bytes) + " bytes of shared memory\n" + describe(*group_binding) + notes;
     return out;
   }
   out.kernel = emit(kernel, nest, binding, options, LoweringTarget{}, notes);

@@ -174,6 +174,53 @@ Kernel lane_reduce(ReductionPolicy policy, int64_t width) {
 using Digits = std::pair<float, uint64_t>;
 Digits merge_digits(Digits a, Digits b) { return {a.first + b.first, a.second * 3 + b.second}; }
 
+// lane_reduce's row r under `policy`, written out: the serial loop for
+// left_fold, else the seed merged with the pairwise tree.
+Digits digits_want(ReductionPolicy policy, const GuardedTensor<float>& x, const GuardedTensor<int64_t>& d, int64_t r,
+                   int64_t width) {
+  std::vector<Digits> items;
+  for (int64_t c = 0; c < width; ++c) items.emplace_back(x[r * width + c], uint64_t(d[r * width + c]));
+  Digits want{0.25f, 5};
+  if (policy == ReductionPolicy::left_fold) {
+    for (const Digits& c : items) want = merge_digits(want, c);
+    return want;
+  }
+  while (items.size() > 1) {
+    std::vector<Digits> next;
+    for (size_t i = 0; i + 1 < items.size(); i += 2) next.push_back(merge_digits(items[i], items[i + 1]));
+    if (items.size() % 2) next.push_back(items.back());
+    items = next;
+  }
+  return merge_digits(want, items[0]);
+}
+
+void fill_digits(GuardedTensor<int64_t>& d, uint32_t seed) {
+  std::mt19937 gen(seed);
+  for (int64_t i = 0; i < d.size(); ++i) d[i] = int64_t(gen() % 1000);
+}
+
+// An ordered tree over a small constant domain of scalars is written out
+// (no 64-slot stack), on the CPU as in a lane of a group; larger domains
+// take the stack. Both are the pairwise tree.
+TEST(TileCompilePolicy, AnOrderedTreeOverAFewContributionsIsWrittenOut) {
+  const int64_t rows = 6;
+  for (int64_t width : {1, 2, 3, 5, 8, 9, 13}) {
+    Kernel kernel = lane_reduce(ReductionPolicy::ordered_tree, width);
+    const std::string ir = lowered_kernel_ir(kernel);
+    EXPECT_EQ(ir.find("array[f32, (64)]") == std::string::npos, width <= 8) << width << "\n" << ir;
+    GuardedTensor<float> x = wide({rows, width}, uint32_t(width) + 40), s({rows}, NAN);
+    GuardedTensor<int64_t> d({rows, width}, 0), t({rows}, -777);
+    fill_digits(d, uint32_t(width));
+    compile("cpu", kernel)->launch({x.view(), d.view(), s.view(), t.view()});
+    for (int64_t r = 0; r < rows; ++r) {
+      Digits want = digits_want(ReductionPolicy::ordered_tree, x, d, r, width);
+      EXPECT_EQ(bits(s[r]), bits(want.first)) << width << " columns, row " << r;
+      EXPECT_EQ(uint64_t(t[r]), want.second) << width << " columns, row " << r;
+    }
+    EXPECT_TRUE(s.margin_intact() && t.margin_intact());
+  }
+}
+
 // In workgroups a tree policy's reduce over a constant extent runs on the
 // group's lanes, pairs merged level by level in shared memory: the bits
 // are the ordered tree's (written out here), for ordered_tree and for
@@ -192,24 +239,10 @@ TEST(TileCompilePolicy, AGroupsLanesMergeAReduceAsTheOrderedTree) {
       EXPECT_EQ(over_lanes, policy != ReductionPolicy::left_fold) << width;
       GuardedTensor<float> x = wide({rows, width}, uint32_t(width)), s({rows}, NAN);
       GuardedTensor<int64_t> d({rows, width}, 0), t({rows}, -777);
-      std::mt19937 gen(uint32_t(width) + 1);
-      for (int64_t i = 0; i < d.size(); ++i) d[i] = int64_t(gen() % 1000);
+      fill_digits(d, uint32_t(width) + 1);
       compile("opencl", kernel, options)->launch({x.view(), d.view(), s.view(), t.view()});
       for (int64_t r = 0; r < rows; ++r) {
-        std::vector<Digits> items;
-        for (int64_t c = 0; c < width; ++c) items.emplace_back(x[r * width + c], uint64_t(d[r * width + c]));
-        Digits want{0.25f, 5};
-        if (policy == ReductionPolicy::left_fold) {
-          for (const Digits& c : items) want = merge_digits(want, c);
-        } else {
-          while (items.size() > 1) {
-            std::vector<Digits> next;
-            for (size_t i = 0; i + 1 < items.size(); i += 2) next.push_back(merge_digits(items[i], items[i + 1]));
-            if (items.size() % 2) next.push_back(items.back());
-            items = next;
-          }
-          want = merge_digits(want, items[0]);
-        }
+        const Digits want = digits_want(policy, x, d, r, width);
         EXPECT_EQ(bits(s[r]), bits(want.first)) << width << " columns, row " << r;
         EXPECT_EQ(uint64_t(t[r]), want.second) << width << " columns, row " << r;
       }

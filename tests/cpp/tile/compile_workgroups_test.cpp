@@ -1,15 +1,21 @@
 // The lowering for targets with workgroups (docs/tile/compile.md,
 // "Workgroups"): where each iteration of the launch nest runs (a workgroup
 // of 256 lanes, or one lane) and why, the execution bindings checked against
-// the GPU's levels, and the form of the workgroup code. That the code gives
-// the interpreter's bits is compile_lib_test's (`opencl_groups`).
+// the GPU's levels, and the form of the workgroup code. That the library's
+// code gives the interpreter's bits is compile_lib_test's (`opencl_groups`);
+// regions bound to exec::thread are run here.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
 #include <string>
 
 #include "tack/tile/capture.h"
 #include "tack/tile/compile.h"
+#include "tack/tile/interpreter.h"
 #include "tack/tile/lib.h"
+#include "tack/tile/oracle.h"
+#include "devices.h"
 
 namespace tack::tile {
 namespace {
@@ -67,14 +73,120 @@ TEST(TileWorkgroups, BindingsAreCheckedAgainstTheGpusLevels) {
     EXPECT_NE(m.find("compile @upside_down"), std::string::npos) << m;
     EXPECT_NE(m.find("nested bindings must descend"), std::string::npos) << m;
   }
-  // A region bound to the lanes' level is not one the group's lanes share
-  // out yet: the kernel runs one iteration per lane.
-  Kernel lanes = tile_kernel("lanes", [](TensorView<float, 2> X, TensorView<float, 2> Y) {
+  // A region bound to a warp is not one the lowering gives lanes of its
+  // own yet, nor a launch whose outermost level is bound to threads: those
+  // kernels run one iteration per lane.
+  Kernel warps = tile_kernel("warps", [](TensorView<float, 2> X, TensorView<float, 2> Y) {
     for (auto i : parallel(X.shape(0), exec::block))
-      for (auto j : parallel(X.shape(1), exec::thread)) Y(i, j).store(X[{i, j}]);
+      for (auto j : parallel(X.shape(1), exec::warp)) Y(i, j).store(X[{i, j}]);
   });
-  std::string p = plan(lanes, CompileOptions::Workgroups::always);
-  EXPECT_NE(p.find("is bound to exec::thread"), std::string::npos) << p;
+  std::string p = plan(warps, CompileOptions::Workgroups::always);
+  EXPECT_NE(p.find("is bound to exec::warp"), std::string::npos) << p;
+  Kernel threads = tile_kernel("threads", [](TensorView<float, 1> X, TensorView<float, 1> Y) {
+    for (auto i : parallel(X.shape(0), exec::thread)) Y(i).store(X[{i}]);
+  });
+  p = plan(threads, CompileOptions::Workgroups::always);
+  EXPECT_NE(p.find("outermost level, 'parallel' %"), std::string::npos) << p;
+  EXPECT_NE(p.find(", is bound to exec::thread"), std::string::npos) << p;
+}
+
+// A region bound to exec::thread inside a group's iteration spreads its
+// iterations over the group's lanes, one each, with private tiles: as a
+// level of the launch nest (which ends above it) and as a region after
+// group-wide work. Oracle: the interpreter, with the workgroups' grouping.
+Kernel thread_levels() {
+  return tile_kernel("thread_levels", [](TensorView<float, 2> X, TensorView<float, 2> Y) {
+    for (auto i : parallel(X.shape(0), exec::block))
+      for (auto j : parallel(X.shape(1), exec::thread)) Y(i, j).store(X[{i, j}] * 2.0f);
+  });
+}
+
+Kernel thread_regions() {
+  return tile_kernel("thread_regions", [](TensorView<float, 2> X, TensorView<float, 2> Y) {
+    for (auto r : parallel(X.shape(0), exec::block)) {
+      Tile<float> m = max(X[{r, span(0, 256)}], 0);  // the group's tile, merged over its lanes
+      for (auto j : parallel(X.shape(1), exec::thread)) {
+        Tile<float> w = X[{r, span(j, 4)}];  // each lane's own, past the row's end 0
+        Tile<float> a = reshape(w, {2, 2});
+        Tile<float> p = mma(a, a, full<float>({2, 2}, 0.0f));
+        Y(r, j).store(sum(reshape(p, {4}), 0) - m);
+      }
+    }
+  });
+}
+
+TEST(TileWorkgroups, ThreadRegionsSpreadTheirIterationsOverTheLanes) {
+  for (const Kernel& kernel : {thread_levels(), thread_regions()}) {
+    CompileOptions options;
+    options.workgroups = CompileOptions::Workgroups::always;
+    const std::string ir = lowered_kernel_ir(kernel, options, workgroup_target());
+    EXPECT_TRUE(in_groups(ir.substr(0, ir.find('\n')))) << ir;
+    EXPECT_NE(ir.find("its iterations over the group's lanes, one each, tiles private"), std::string::npos) << ir;
+    if (kernel.name() == "thread_regions") {
+      EXPECT_NE(ir.find("local $tile"), std::string::npos) << ir;   // the lanes' own tiles
+      EXPECT_NE(ir.find("shared $tile"), std::string::npos) << ir;  // the group's
+    }
+    if (auto why = missing_backend("opencl")) GTEST_SKIP() << *why;
+    for (Shape s : {Shape{3, 300}, Shape{5, 7}, Shape{2, 600}}) {
+      GuardedTensor<float> x = uniform_tensor(s, uint32_t(s[1]), -3.0f, 3.0f), want(s, NAN), got(s, NAN);
+      RunOptions grouping;
+      grouping.scalar_trees = true;
+      interpret(kernel, {x.view(), want.view()}, grouping);
+      compile("opencl", kernel, options)->launch({x.view(), got.view()});
+      for (int64_t i = 0; i < want.size(); ++i) ASSERT_EQ(std::memcmp(&want[i], &got[i], 4), 0) << kernel.name() << " " << i;
+      EXPECT_TRUE(got.margin_intact() && x.margin_intact());
+    }
+  }
+}
+
+// Tiles only their own lane touches, element by element, in registers:
+// 300 elements (two slots a lane, the second only for the first 44 lanes)
+// through loads, elementwise operations, casts, iota, a broadcast scalar
+// and a select, into a store. A tile a reshape reads stays shared.
+Kernel lane_chain() {
+  return tile_kernel("lane_chain", [](TensorView<float, 2> X, TensorView<float, 2> Y) {
+    for (auto r : parallel(X.shape(0), exec::block)) {
+      Tile<float> x = X[{r, span(0, 300)}];
+      Tile<float> y = exp(x * 0.5f) - cast<float>(r);
+      Tile<int32_t> n = cast<int32_t>(x * 10.0f);
+      Tile<bool> even = n % 2 == 0;
+      Tile<float> z = select(even & (iota({300}) < 200), y, -x);
+      Y(r, span(0, 300)).store(z);
+      Tile<float> w = reshape(reshape(z, {20, 15}), {300});  // read across lanes: shared
+      Y(r, span(300, 300)).store(w + 1.0f);
+    }
+  });
+}
+
+TEST(TileWorkgroups, TilesOnlyTheirOwnLaneTouchesLiveInRegisters) {
+  CompileOptions options;
+  options.workgroups = CompileOptions::Workgroups::always;
+  const std::string ir = lowered_kernel_ir(lane_chain(), options, workgroup_target());
+  EXPECT_TRUE(in_groups(ir.substr(0, ir.find('\n')))) << ir;
+  // The registers: arrays of two slots per lane; shared: z (reshaped) and
+  // the two reshapes' results, 300 floats each at most.
+  EXPECT_NE(ir.find("local $tile"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("array[f32, (2)]"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("shared $tile"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("slot"), std::string::npos) << ir;
+  if (auto why = missing_backend("opencl")) GTEST_SKIP() << *why;
+  for (Shape s : {Shape{3, 600}, Shape{2, 650}, Shape{4, 310}}) {
+    GuardedTensor<float> x = uniform_tensor(s, uint32_t(s[1]), -3.0f, 3.0f), want(s, NAN), got(s, NAN);
+    interpret(lane_chain(), {x.view(), want.view()});
+    compile("opencl", lane_chain(), options)->launch({x.view(), got.view()});
+    for (int64_t i = 0; i < want.size(); ++i) {
+      // exp is the device's own, within 8 ulp (docs/numerics.md): of
+      // exp(x / 2) < e^1.5 < 4.5, 8 * 2^-21 < 3.9e-6, and the subtraction
+      // of r and the addition of 1 round once each (< 2.5e-7 apiece at
+      // these magnitudes). An element that is not the interpreter's bits
+      // must be within that.
+      const float a = want[i], b = got[i];
+      if (std::memcmp(&a, &b, 4) != 0) {
+        ASSERT_LE(std::fabs(a - b), 4.4e-6f) << i << ": " << a << " against " << b;
+      }
+    }
+    EXPECT_TRUE(got.margin_intact() && x.margin_intact());
+  }
 }
 
 TEST(TileWorkgroups, TilesAreSharedArraysWithBarriersBetweenOperations) {
