@@ -1,0 +1,147 @@
+"""Tile kernels in workgroups on every GPU backend present (OpenCL on PoCL
+in CI, CUDA on a lent GPU through scripts/device-check.sh, HIP): a region
+bound to exec::thread whose iterations the group's lanes take, and a chain
+of tiles each lane keeps in its registers (docs/tile/compile.md,
+"Workgroups"). The kernels are TileIR text. Oracle: the tile interpreter
+with the workgroups' grouping of unordered reductions (scalar_trees), bit
+for bit, but for exp, which is the device's own (within 8 ulp,
+docs/numerics.md). The same forms run in C++ on OpenCL
+(compile_workgroups_test.cpp); these cases also put them through each
+GPU dialect's compiler in CI's compile check."""
+
+import numpy as np
+import pytest
+
+import tack
+from tack import _core
+from float_bits import identical
+
+GPU_DEVICES = [
+    pytest.param(d, marks=pytest.mark.skipif(d not in tack.available_devices(), reason=f"no {d} device here"))
+    for d in ("opencl", "cuda", "hip")
+]
+
+# Per row, the row's first 256 elements' maximum (merged over the lanes);
+# then per column j, on a lane of its own, the 2x2 product of the four
+# elements from j with itself, summed, less the maximum.
+THREAD_REGIONS = """
+kernel @thread_regions(%0: view<?x?xf32>, %1: view<?x?xf32>) {
+  %2 = dim %0 axis 0 : i64
+  %3 = dim %0 axis 1 : i64
+  parallel %4 < %2 exec block {
+    %5 = const 0 : i64
+    %6 = view %0[%4, %5:256] : view<256xf32>
+    %7 = load %6 pad 0.0 : tile<256xf32>
+    %8 = const 256 : i64
+    %9 = const -inf : f32
+    %10 = reduce %11 < %8 unordered_tree init(%9) merge(max) {
+      %12 = extract %7, %11 axis 0 : f32
+      yield %12
+    }
+    parallel %13 < %3 exec thread {
+      %14 = view %0[%4, %13:4] : view<4xf32>
+      %15 = load %14 pad 0.0 : tile<4xf32>
+      %16 = reshape %15 : tile<2x2xf32>
+      %17 = const 0.0 : tile<2x2xf32>
+      %18 = mma %16, %16, %17 : tile<2x2xf32>
+      %19 = reshape %18 : tile<4xf32>
+      %20 = const 4 : i64
+      %21 = const -0.0 : f32
+      %22 = reduce %23 < %20 unordered_tree init(%21) merge(add) {
+        %24 = extract %19, %23 axis 0 : f32
+        yield %24
+      }
+      %25 = view %1[%4, %13] : view<f32>
+      %26 = sub %22, %10 : f32
+      store %25, %26
+    }
+  }
+}
+"""
+
+# 300-element tiles (two slots a lane) through a load, products, casts, a
+# remainder, comparisons, iota, exp and a select into a store, all in the
+# lanes' registers; then a tile reshaped twice (read across lanes, so
+# shared) plus one into a second store.
+LANE_CHAIN = """
+kernel @lane_chain(%0: view<?x?xf32>, %1: view<?x?xf32>) {
+  %2 = dim %0 axis 0 : i64
+  parallel %3 < %2 exec block {
+    %4 = const 0 : i64
+    %5 = view %0[%3, %4:300] : view<300xf32>
+    %6 = load %5 pad 0.0 : tile<300xf32>
+    %7 = const 0 : i64
+    %8 = view %1[%3, %7:300] : view<300xf32>
+    %9 = const 10.0 : f32
+    %10 = broadcast %9 : tile<300xf32>
+    %11 = mul %6, %10 : tile<300xf32>
+    %12 = cast %11 : tile<300xi32>
+    %13 = const 2 : i32
+    %14 = broadcast %13 : tile<300xi32>
+    %15 = rem %12, %14 : tile<300xi32>
+    %16 = const 0 : i32
+    %17 = broadcast %16 : tile<300xi32>
+    %18 = eq %15, %17 : tile<300xi1>
+    %19 = iota axis 0 : tile<300xi64>
+    %20 = const 200 : i64
+    %21 = broadcast %20 : tile<300xi64>
+    %22 = lt %19, %21 : tile<300xi1>
+    %23 = and %18, %22 : tile<300xi1>
+    %24 = const 0.5 : f32
+    %25 = broadcast %24 : tile<300xf32>
+    %26 = mul %6, %25 : tile<300xf32>
+    %27 = exp %26 : tile<300xf32>
+    %28 = cast %3 : f32
+    %29 = broadcast %28 : tile<300xf32>
+    %30 = sub %27, %29 : tile<300xf32>
+    %31 = neg %6 : tile<300xf32>
+    %32 = select %23, %30, %31 : tile<300xf32>
+    store %8, %32
+    %33 = const 300 : i64
+    %34 = view %1[%3, %33:300] : view<300xf32>
+    %35 = reshape %32 : tile<20x15xf32>
+    %36 = reshape %35 : tile<300xf32>
+    %37 = const 1.0 : f32
+    %38 = broadcast %37 : tile<300xf32>
+    %39 = add %36, %38 : tile<300xf32>
+    store %34, %39
+  }
+}
+"""
+
+
+def run(kernel, device, x, out_shape, interpret=False):
+    arrays = [tack.array(x, device="cpu" if interpret else device),
+              tack.full(out_shape, np.nan, device="cpu" if interpret else device)]
+    args = [(a, list(a.shape), [a.shape[1], 1], 0, i == 1) for i, a in enumerate(arrays)]
+    if interpret:
+        _core.tile_interpret(kernel, args, scalar_trees=True)
+    else:
+        _core.tile_compile(kernel, device, workgroups="always").launch(args)
+    return arrays[1].numpy()
+
+
+@pytest.mark.parametrize("device", GPU_DEVICES)
+def test_a_thread_region_runs_an_iteration_per_lane(device):
+    kernel = _core.tile_parse(THREAD_REGIONS)
+    plan = _core.tile_lowered_ir(kernel, workgroups=True)
+    assert plan.startswith("; in workgroups"), plan.splitlines()[0]
+    assert "(exec::thread): its iterations over the group's lanes" in plan
+    for shape in [(3, 300), (5, 7), (2, 600)]:
+        x = np.random.default_rng(shape[1]).uniform(-3, 3, shape).astype(np.float32)
+        assert identical(run(kernel, device, x, shape), run(kernel, device, x, shape, interpret=True)), shape
+
+
+@pytest.mark.parametrize("device", GPU_DEVICES)
+def test_tiles_only_their_own_lane_touches_stay_in_registers(device):
+    kernel = _core.tile_parse(LANE_CHAIN)
+    plan = _core.tile_lowered_ir(kernel, workgroups=True)
+    assert plan.startswith("; in workgroups"), plan.splitlines()[0]
+    assert "local $tile" in plan and "array[f32, (2)]" in plan and "shared $tile" in plan
+    for shape in [(3, 600), (2, 650), (4, 310)]:
+        x = np.random.default_rng(shape[1]).uniform(-3, 3, shape).astype(np.float32)
+        got, want = run(kernel, device, x, shape), run(kernel, device, x, shape, interpret=True)
+        # exp(x / 2) < e^1.5 < 4.5 within 8 ulp (< 3.9e-6), then a
+        # subtraction and an addition rounding once each (< 2.5e-7 apiece).
+        differ = ~np.equal(got.view(np.uint32), want.view(np.uint32))
+        assert np.all(np.abs(got[differ] - want[differ]) <= 4.4e-6), shape
