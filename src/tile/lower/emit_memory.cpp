@@ -148,6 +148,7 @@ void Emitter::emit_memory(const Operation& op) {
         for_each_element(shape, [&](const std::vector<int>& i) {
           ir::ExprPtr ok = all_of(view_guards(v, refs(i), only_varying));
           if (op.kind() == OpKind::load) {
+            note_access(kGlobal, false, false);
             auto l = std::make_unique<ir::Load>();
             l->array = v.array;
             l->indices = view_access(v, refs(i));
@@ -169,7 +170,7 @@ void Emitter::emit_memory(const Operation& op) {
           st->value = v.elem == Scalar::i1
                           ? ir::cast(DType::U8, cmp(ir::CmpOp::Ne, std::move(value), int_const(DType::I32, 0)), {})
                           : std::move(value);
-          unsynced_ = true;  // global memory written: a barrier before other lanes read it
+          note_access(kGlobal, true, false);
           // In workgroups a rank-0 store is lane 0's (a tile's elements are each one lane's already).
           if (spread() && shape.rank() == 0) {
             ir::ExprPtr first = ir::compare(ir::CmpOp::Eq, ref(lane_), i64(0), {});

@@ -29,10 +29,12 @@ void Emitter::emit_loop(const Operation& op) {
       lanes_apart_ = true;
       for_lanes(index, std::move(extent), [&] { emit_block(body); });
       lanes_apart_ = false;
-      unsynced_ = true;
       return;
     }
-    for_range(index, std::move(extent), [&] { emit_block(body); });
+    for_range(index, std::move(extent), [&] {
+      emit_block(body);
+      end_iteration(op);
+    });
     return;
   }
   std::vector<Storage> carried = bind_carried(op);
@@ -45,6 +47,7 @@ void Emitter::emit_loop(const Operation& op) {
   for_range(index, std::move(extent), [&] {
     emit_block(body);
     yield_into(op, carried, all);
+    end_iteration(op);
   });
 }
 
@@ -151,6 +154,7 @@ void Emitter::emit_overlapped(const Operation& op, const PipelineSchedule& sched
         yield_into(op, carried, yielded);
       });
     }
+    end_iteration(op);
   });
 }
 

@@ -239,7 +239,7 @@ ir::ExprPtr Emitter::read(const Storage& s, std::vector<ir::ExprPtr> idx) const 
   if (s.constant)
     return is_float(s.type.elem()) ? float_const(value_dtype(s.type.elem()), s.number)
                                    : int_const(value_dtype(s.type.elem()), s.integer);
-  unsynced_ = unsynced_ || out_->params[size_t(s.array)].shared;
+  if (out_->params[size_t(s.array)].shared) note_access(s.array, false, own_position(s, idx));
   auto l = std::make_unique<ir::Load>();
   l->array = s.array;
   if (s.lane_slots) {
@@ -254,7 +254,7 @@ ir::ExprPtr Emitter::read(const Storage& s, std::vector<ir::ExprPtr> idx) const 
 void Emitter::write(const Storage& s, std::vector<ir::ExprPtr> idx, ir::ExprPtr value) {
   if (s.var >= 0) return assign(s.var, std::move(value));
   if (s.constant) throw Error("compile @" + kernel_.name() + ": internal: a write to a constant tile.");
-  unsynced_ = unsynced_ || out_->params[size_t(s.array)].shared;
+  if (out_->params[size_t(s.array)].shared) note_access(s.array, true, own_position(s, idx));
   auto st = std::make_unique<ir::Store>();
   st->array = s.array;
   if (s.lane_slots) {
@@ -284,7 +284,10 @@ void Emitter::for_range(int var, ir::ExprPtr extent, const std::function<void()>
   f->step = i64(1);
   ir::Block* saved = block_;
   block_ = &f->body;
+  // Zero iterations leave pending what was before the loop.
+  const std::map<int, Access> before = pending_;
   body();
+  join_pending(before);
   block_ = saved;
   block_->push_back(std::move(f));
 }
@@ -304,9 +307,8 @@ void Emitter::for_lanes(int var, ir::ExprPtr extent, const std::function<void()>
 }
 
 void Emitter::sync() {
-  if (!in_groups() || !unsynced_ || lanes_apart_) return;
-  block_->push_back(std::make_unique<ir::Barrier>());
-  unsynced_ = false;
+  if (!in_groups() || lanes_apart_ || deferring_ || !significant_pending()) return;
+  barrier();
 }
 
 void Emitter::if_then(ir::ExprPtr cond, const std::function<void()>& body) { if_else(std::move(cond), body, [] {}); }
@@ -316,12 +318,16 @@ void Emitter::if_else(ir::ExprPtr cond, const std::function<void()>& then_body,
   auto s = std::make_unique<ir::If>();
   s->cond = std::move(cond);
   ir::Block* saved = block_;
+  // Each branch starts from the accesses pending before the test; after
+  // it, either branch's may be pending.
+  const std::map<int, Access> before = pending_;
   block_ = &s->then_body;
   then_body();
-  const bool then_unsynced = unsynced_;
+  std::map<int, Access> after_then = std::move(pending_);
+  pending_ = before;
   block_ = &s->else_body;
   else_body();
-  unsynced_ = unsynced_ || then_unsynced;
+  join_pending(after_then);
   block_ = saved;
   block_->push_back(std::move(s));
 }
@@ -352,7 +358,13 @@ void Emitter::for_each_element(const Shape& shape, const std::function<void(cons
         assign(v, std::move(at));
         idx.push_back(v);
       }
+      const std::vector<int>* outer_idx = element_idx_;
+      const Shape outer_shape = element_shape_;
+      element_idx_ = &idx;
+      element_shape_ = shape;
       body(idx);
+      element_idx_ = outer_idx;
+      element_shape_ = outer_shape;
       slot_ = outer_slot;
     });
     return;
@@ -427,11 +439,6 @@ void Emitter::emit_block(const Block& block, const Operation* skip) {
       reusable_.erase(given);
     }
   }
-}
-
-void Emitter::emit_op(const Operation& op) {
-  dispatch(op);
-  sync();
 }
 
 void Emitter::dispatch(const Operation& op) {
@@ -521,6 +528,10 @@ std::unique_ptr<ir::Kernel> Emitter::run(const LaunchNest& nest, const ExecBindi
   };
   if (inside) if_then(std::move(inside), levels);
   else levels();
+  // The group's work ends with a barrier after its last access: PoCL 3.1
+  // hangs on some workgroup kernels whose last barrier has accesses after it
+  // (Top-K's final copy, emitted without one, never returned).
+  if (in_groups() && !pending_.empty()) barrier();
   return std::move(out_);
 }
 

@@ -9,6 +9,7 @@
 //   emit_regions.cpp       inner parallel, serial, pipeline (in order or
 //                          overlapped: pipeline_schedule.h)
 //   emit_reduce.cpp        reduce under its policy, merges
+//   barriers.cpp           where workgroup code needs barriers; emit_op
 //
 // Representation. A rank-0 tile is a kernel IR local (a scalar); a tile of
 // higher rank is a kernel IR local array (private scratch of the tile's
@@ -179,8 +180,10 @@ class Emitter {
   // In workgroups: `var` over this lane's share of [0, extent) (lane,
   // lane + lanes, ...).
   void for_lanes(int var, ir::ExprPtr extent, const std::function<void()>& body);
-  // In workgroups: a barrier when shared or global memory was touched since
-  // the last one. Every operation, copy and merge ends with one.
+  // In workgroups: a barrier when shared memory was touched or global
+  // memory written since the last one (global reads wait for a write).
+  // Operations with regions, copies and merges end with one; the simple
+  // operations' barriers are placed by emit_op (barriers.cpp's rules).
   void sync();
   void if_then(ir::ExprPtr cond, const std::function<void()>& body);
   void if_else(ir::ExprPtr cond, const std::function<void()>& then_body, const std::function<void()>& else_body);
@@ -188,7 +191,11 @@ class Emitter {
   // Emits the operations of `block` (its yield and stage cuts excluded),
   // returning each tile's local array to the pool after its last use.
   void emit_block(const Block& block, const Operation* skip = nullptr);
-  void emit_op(const Operation& op);   // dispatch(), then sync()
+  // dispatch() and a barrier where one is needed: for an operation of one
+  // element loop (elementwise, load, store, ...) before it, where its
+  // accesses conflict with those since the last barrier; for others
+  // before (anything shared pending) and after, as sync() says.
+  void emit_op(const Operation& op);
   void dispatch(const Operation& op);
   void emit_prologue_chain(const Value* v);
 
@@ -254,7 +261,6 @@ class Emitter {
   LoweringTarget target_;
   int lane_ = -1;                 // in workgroups: the local holding the lane's index
   int64_t shared_bytes_ = 0;      // of the group's arrays so far
-  mutable bool unsynced_ = false; // shared or global memory touched since the last barrier
   bool lanes_apart_ = false;      // emitting code each lane runs on its own data: no barrier
   bool in_groups() const { return target_.workgroup_lanes > 0; }
   // Whether tiles are the group's, their elements spread over its lanes:
@@ -284,6 +290,32 @@ class Emitter {
   using ArrayKind = std::tuple<Scalar, std::vector<int64_t>, bool>;
   std::map<ArrayKind, std::vector<int>> free_arrays_;
   std::unordered_map<int, ArrayKind> array_kinds_;  // array -> its kind, for giving it back
+
+  // Barriers in workgroups: each shared array's accesses since the last
+  // barrier, and global memory's (kGlobal). An access is `own` when it is
+  // at the element loop's own position (so by the element's lane); two
+  // accesses of one array need a barrier between them when one writes and
+  // one is not own. Global memory's are never own (views may alias).
+  struct Access {
+    bool own_read = false, own_write = false, cross_read = false, cross_write = false;
+    bool writes() const { return own_write || cross_write; }
+    bool cross() const { return cross_read || cross_write; }
+  };
+  static constexpr int kGlobal = -1;
+  mutable std::map<int, Access> pending_;
+  bool deferring_ = false;  // emitting a simple operation: emit_op places its barrier
+  const std::vector<int>* element_idx_ = nullptr;  // in a spread element loop: the element's index locals
+  Shape element_shape_;                            // and the loop's shape
+  void note_access(int array, bool write, bool own) const;
+  bool own_position(const Storage& s, const std::vector<ir::ExprPtr>& idx) const;
+  bool conflicts(const std::map<int, Access>& next) const;
+  bool significant_pending() const;  // shared accesses or global writes
+  void barrier();                    // a barrier now; nothing is pending after it
+  // At the end of a region loop's iteration: a barrier where the next
+  // iteration could meet what this one left pending.
+  void end_iteration(const Operation& loop);
+  void join_pending(const std::map<int, Access>& other);  // either's accesses may be pending
+  static bool one_element_loop(const Operation& op);      // emit_op places its barrier
 
   // Tiles in the lanes' registers (lane_tiles.h), in workgroups.
   std::unordered_set<const Value*> lane_tiles_;
