@@ -189,6 +189,32 @@ TEST(TileWorkgroups, TilesOnlyTheirOwnLaneTouchesLiveInRegisters) {
   }
 }
 
+// A row shifted right by one in place: the tile is in the lanes' registers,
+// and its store writes elements other lanes load, so the store must wait
+// for every lane's load (the interpreter loads the whole tile first). PoCL
+// runs lane 0's load and store before lane 1's load: without the barrier
+// lane 1 would read lane 0's store.
+TEST(TileWorkgroups, AStoreWaitsForTheLoadsOfAViewItMayAlias) {
+  Kernel shift = tile_kernel("shift", [](TensorView<float, 2> X) {
+    for (auto r : parallel(X.shape(0), exec::block)) {
+      Tile<float> t = X[{r, span(0, 256)}];
+      X(r, span(1, 256)).store(t * 2.0f);
+    }
+  });
+  CompileOptions options;
+  options.workgroups = CompileOptions::Workgroups::always;
+  const std::string ir = lowered_kernel_ir(shift, options, workgroup_target());
+  EXPECT_EQ(ir.find("shared $tile"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("barrier()"), std::string::npos) << ir;
+  if (auto why = missing_backend("opencl")) GTEST_SKIP() << *why;
+  GuardedTensor<float> want = uniform_tensor({3, 300}, 5, -3.0f, 3.0f);
+  GuardedTensor<float> got = uniform_tensor({3, 300}, 5, -3.0f, 3.0f);
+  interpret(shift, {want.view()});
+  compile("opencl", shift, options)->launch({got.view()});
+  for (int64_t i = 0; i < want.size(); ++i) ASSERT_EQ(std::memcmp(&want[i], &got[i], 4), 0) << i;
+  EXPECT_TRUE(got.margin_intact());
+}
+
 TEST(TileWorkgroups, TilesAreSharedArraysWithBarriersBetweenOperations) {
   std::string ir = lowered_kernel_ir(lib::matmul(), {}, workgroup_target());
   EXPECT_EQ(ir.find("local $tile"), std::string::npos) << ir;  // no private tiles
