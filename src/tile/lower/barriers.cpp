@@ -39,23 +39,11 @@ bool writes_global(const Operation& op) {
 
 bool Emitter::one_element_loop(const Operation& op) {
   if (op.num_regions() > 0) return false;
-  switch (op_format(op.kind())) {
-    case OpFormat::unary:
-    case OpFormat::binary:
-    case OpFormat::compare: return true;
-    default: break;
-  }
+  if (writes_by_element(op)) return true;
   switch (op.kind()) {
     case OpKind::constant:
-    case OpKind::iota:
     case OpKind::dim:
-    case OpKind::extract:
-    case OpKind::select:
-    case OpKind::cast:
-    case OpKind::broadcast:
-    case OpKind::reshape:
     case OpKind::view:
-    case OpKind::load:
     case OpKind::store:
     case OpKind::stage:  // no code
     case OpKind::yield: return true;

@@ -2,9 +2,6 @@
 
 namespace tack::tile::lower {
 
-namespace {
-
-// Operations whose element loop writes result element i at i.
 bool writes_by_element(const Operation& op) {
   switch (op_format(op.kind())) {
     case OpFormat::unary:
@@ -23,6 +20,8 @@ bool writes_by_element(const Operation& op) {
     default: return false;
   }
 }
+
+namespace {
 
 // Whether `user`'s element loop reads operand `index` (a tile of `shape`)
 // at the element it writes or stores, and nowhere else.

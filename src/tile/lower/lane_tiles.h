@@ -20,4 +20,9 @@ namespace tack::tile::lower {
 
 std::unordered_set<const Value*> lane_tiles(const Kernel& kernel);
 
+// Whether `op` is one loop over its result's elements writing element i at
+// i: elementwise operations, select, cast, iota, broadcast, reshape,
+// extract, load.
+bool writes_by_element(const Operation& op);
+
 }  // namespace tack::tile::lower
