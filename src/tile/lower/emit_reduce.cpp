@@ -15,7 +15,9 @@
 // In workgroups a tree policy's reduce over a constant domain of scalar
 // states spreads its contributions over the group's lanes and merges them
 // level by level in shared memory: the ordered tree's own pairs, so the
-// bits are the ordered tree's.
+// bits are the ordered tree's. Elsewhere an ordered tree over at most 8
+// contributions of scalar code is written out, a copy of the body per
+// contribution, without the stack.
 // Every realization runs within one parallel iteration; none regroups a
 // strict policy.
 #include "tile/lower/emitter.h"

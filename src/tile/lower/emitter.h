@@ -24,13 +24,14 @@
 // the parallel nest runs in one workgroup. Tiles are the group's shared
 // arrays; every loop over a tile's elements runs element e on lane
 // e % lanes (mma: its register blocks, spread the same way); scalars are
-// computed alike by every lane; a rank-0 store is made by lane 0. After
-// every operation, copy or merge that touched shared or global memory comes
-// a barrier, so two of them never overlap: within one, each lane writes only
-// its own elements and reads what earlier ones wrote. Every barrier stands
-// in region loops and uniform tests, which the participation proof
-// (analysis/uniformity.h) checks on the result; where it cannot, or the
-// tiles pass the shared budget, lower.cpp lowers one iteration per lane.
+// computed alike by every lane; a rank-0 store is made by lane 0. A barrier
+// separates two operations wherever one writes what the other touches
+// across lanes (barriers.cpp); within one operation each lane writes only
+// its own elements. Every barrier stands in region loops and uniform
+// tests, which the participation proof (analysis/uniformity.h) checks on
+// the result; where it cannot, or the tiles pass the shared budget,
+// lower.cpp lowers one iteration per lane. A tree policy's reduce of
+// scalars over a constant domain merges over the lanes (emit_reduce.cpp).
 // A parallel region bound to exec::thread runs its iteration i on lane
 // i % lanes, apart: tiles private to the lane, element loops sequential,
 // stores by the lane itself, no barrier inside; one barrier after it.
@@ -249,9 +250,9 @@ class Emitter {
   // operations that write no memory, buffers within the shared budget),
   // else 0.
   int64_t lanes_share(const Operation& op) const;
-  // seed (+) T, T the ordered tree over the E contributions: contribution k
-  // on lane k mod lanes, then one level of pairs per step, each pair on one
-  // lane, a barrier between levels.
+  // seed (+) T, T the ordered tree over the E contributions: lane i
+  // computes contributions 2i and 2i + 1 and merges them, then each level
+  // merges adjacent pairs, one pair per lane, a barrier between levels.
   void emit_reduce_over_lanes(const Operation& op, int64_t extent);
   void merge(const Operation& reduce, const std::vector<Storage>& a, const std::vector<Storage>& b,
              const std::vector<Storage>& out);
