@@ -140,6 +140,7 @@ def _row_copy_width(n, device):
     """Columns per block of a row copy over rows of n columns on `device`."""
     return _GROUP_LANES if n > _ROW_COPY_WIDTH and device in _GROUP_DEVICES else _ROW_COPY_WIDTH
 
+
 # conv2d's blocks: (output columns, output channels). Each tap's input row
 # is loaded once for the block's channels. On a 2-core Zen 4 (AVX-512), one
 # iteration at a time, 8x32x64x64 by 64x32x3x3 ran in 17 ms against 72 with
