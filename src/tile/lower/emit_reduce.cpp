@@ -62,19 +62,6 @@ void Emitter::merge(const Operation& reduce, const std::vector<Storage>& a, cons
 
 namespace {
 
-// Whether every operation of `block` (its yield aside) computes scalars
-// (or views) without writing memory and without regions of its own: code
-// a lane can run on its own contribution.
-bool scalar_only(const Block& block) {
-  for (const Operation& o : block) {
-    if (o.kind() == OpKind::yield) continue;
-    if (o.kind() == OpKind::store || o.num_regions() > 0) return false;
-    for (unsigned r = 0; r < o.num_results(); ++r)
-      if (!o.result(r)->type().is_scalar() && !o.result(r)->type().is_view()) return false;
-  }
-  return true;
-}
-
 bool scalar_states(const Operation& op) {
   for (unsigned j = 0; j < op.num_results(); ++j)
     if (!op.result(j)->type().is_scalar()) return false;
@@ -83,21 +70,24 @@ bool scalar_states(const Operation& op) {
 
 }  // namespace
 
+bool Emitter::owner_contributions(const Operation& op) const {
+  bool owned = false;
+  for (const Operation& o : op.region(0).block(0))
+    if (o.kind() == OpKind::extract && lane_tiles_.count(o.operand(0))) owned = true;
+  return owned;
+}
+
 int64_t Emitter::lanes_share(const Operation& op) const {
-  const ReductionPolicy policy = op.attrs().policy;
-  if (!spread() || (policy != ReductionPolicy::ordered_tree && policy != ReductionPolicy::unordered_tree)) return 0;
-  const Operation* extent = op.operand(0)->defining_op();
-  if (!extent || extent->kind() != OpKind::constant || extent->attrs().integer < 2) return 0;
-  const int64_t n = extent->attrs().integer;
-  if (!scalar_states(op)) return 0;
+  if (!spread()) return 0;
+  const int64_t n = tree_over_lanes(op);
+  if (n == 0) return 0;
+  // Owned contributions read tiles in registers, which only the lanes' tree
+  // can: past the budget the kernel leaves workgroups (new_array throws).
+  if (owner_contributions(op)) return n;
   int64_t bytes = 0;
-  for (unsigned j = 0; j < op.num_results(); ++j) {
+  for (unsigned j = 0; j < op.num_results(); ++j)
     bytes += ((n + 1) / 2 + (n + 3) / 4) * size_of(value_dtype(op.result(j)->type().elem()));
-  }
-  if (shared_bytes_ + bytes > target_.shared_bytes) return 0;
-  for (unsigned r = 0; r < op.num_regions(); ++r)
-    if (!scalar_only(op.region(r).block(0))) return 0;
-  return n;
+  return shared_bytes_ + bytes > target_.shared_bytes ? 0 : n;
 }
 
 void Emitter::emit_reduce_over_lanes(const Operation& op, int64_t extent) {
@@ -105,8 +95,12 @@ void Emitter::emit_reduce_over_lanes(const Operation& op, int64_t extent) {
   const Operation& yield = *body.back();
   int index = new_var("k", ir::VarRole::LoopVar);
   storage_[body.argument(0)] = Storage{Type::tile(Scalar::i64), index, -1, -1};
+  // Contributions that read a tile in registers are each computed on the
+  // lane that holds their element (lane_tiles.h); others in pairs.
+  const bool owned = owner_contributions(op);
   note("; reduce " + names_(op.result(0)) + ": " + std::to_string(extent) +
-       " contributions over the group's lanes, merged as the ordered tree in shared memory");
+       " contributions over the group's lanes" + (owned ? ", each on its element's lane," : "") +
+       " merged as the ordered tree in shared memory");
 
   // Two buffers per state, levels alternating between them: a level reads
   // one and writes the other, so no lane overwrites a pair another reads.
@@ -116,8 +110,8 @@ void Emitter::emit_reduce_over_lanes(const Operation& op, int64_t extent) {
     acc.push_back(define(op.result(j)));
     copy(acc.back(), storage(op.operand(j + 1)));
     const Scalar elem = acc.back().type.elem();
-    front.push_back(new_array(&op, elem, {(extent + 1) / 2}, "a tree's pairs"));
-    back.push_back(new_array(&op, elem, {(extent + 3) / 4}, "a tree's pairs"));
+    front.push_back(new_array(&op, elem, {owned ? extent : (extent + 1) / 2}, "a tree's pairs"));
+    back.push_back(new_array(&op, elem, {owned ? (extent + 1) / 2 : (extent + 3) / 4}, "a tree's pairs"));
   }
   auto slots = [&](const std::vector<int>& arrays, int at) {
     std::vector<Storage> v;
@@ -162,8 +156,17 @@ void Emitter::emit_reduce_over_lanes(const Operation& op, int64_t extent) {
 
   // The first level straight from the contributions: pair i merges
   // contributions 2i and 2i + 1 on one lane; an odd last one moves up.
+  // Owned contributions are first each written by its own lane.
   int pair = new_var("pair", ir::VarRole::LoopVar);
   apart([&] {
+    if (owned) {
+      for_lanes(index, i64(extent), [&] {
+        emit_block(body);
+        std::vector<Storage> slot = slots(front, index);
+        for (unsigned j = 0; j < yield.num_operands(); ++j) copy(slot[j], storage(yield.operand(j)));
+      });
+      return;
+    }
     for_lanes(pair, i64(extent / 2), [&] {
       std::vector<Storage> a = contribution(times2(pair, 0));
       merge(op, a, contribution(times2(pair, 1)), slots(front, pair));
@@ -175,7 +178,7 @@ void Emitter::emit_reduce_over_lanes(const Operation& op, int64_t extent) {
   });
   // The next levels alike, from one buffer into the other.
   int left = new_var("left"), right = new_var("right");
-  int64_t items = (extent + 1) / 2;
+  int64_t items = owned ? extent : (extent + 1) / 2;
   bool in_front = true;
   while (items > 1) {
     const std::vector<int>& from = in_front ? front : back;
@@ -231,9 +234,7 @@ void Emitter::emit_reduce(const Operation& op) {
   if (policy == ReductionPolicy::ordered_tree) {
     const Operation* constant = op.operand(0)->defining_op();
     const int64_t extent = constant && constant->kind() == OpKind::constant ? constant->attrs().integer : -1;
-    bool scalar_code = scalar_states(op);
-    for (unsigned r = 0; r < op.num_regions(); ++r) scalar_code = scalar_code && scalar_only(op.region(r).block(0));
-    if (scalar_code && extent >= 1 && extent <= kStraightElements) {
+    if (scalar_code(op) && extent >= 1 && extent <= kStraightElements) {
       std::vector<std::vector<Storage>> items;
       for (int64_t k = 0; k < extent; ++k) {
         assign(index, i64(k));

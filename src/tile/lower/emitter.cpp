@@ -11,7 +11,7 @@ constexpr int64_t kLocalArrayLimit = 64 * 1024;
 
 Emitter::Emitter(const Kernel& kernel, const CompileOptions& options, const LoweringTarget& target)
     : kernel_(kernel), options_(options), target_(target), names_(kernel) {
-  if (in_groups()) lane_tiles_ = lane_tiles(kernel);
+  if (in_groups()) lane_tiles_ = lane_tiles(kernel, target_.workgroup_lanes);
 }
 
 void Emitter::refuse(const Operation& op, const std::string& why) const {

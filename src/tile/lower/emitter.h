@@ -245,14 +245,17 @@ class Emitter {
   // --- emit_reduce.cpp -------------------------------------------------------
   void emit_reduce(const Operation& op);
   // In workgroups: the extent E of a reduce whose contributions the group's
-  // lanes can compute apart and merge as a tree in shared memory (a tree
-  // policy, 2 <= E constant, scalar states, a body and combiners of scalar
-  // operations that write no memory, buffers within the shared budget),
-  // else 0.
+  // lanes can compute apart and merge as a tree in shared memory
+  // (tree_over_lanes, and buffers within the shared budget), else 0.
   int64_t lanes_share(const Operation& op) const;
+  // Whether reduce `op`'s body reads a tile in registers (lane_tiles.h),
+  // so that contribution k must be computed on lane k.
+  bool owner_contributions(const Operation& op) const;
   // seed (+) T, T the ordered tree over the E contributions: lane i
-  // computes contributions 2i and 2i + 1 and merges them, then each level
-  // merges adjacent pairs, one pair per lane, a barrier between levels.
+  // computes contributions 2i and 2i + 1 and merges them (or, where they
+  // read a tile in registers, lane k computes contribution k), then each
+  // level merges adjacent pairs, one pair per lane, a barrier between
+  // levels.
   void emit_reduce_over_lanes(const Operation& op, int64_t extent);
   void merge(const Operation& reduce, const std::vector<Storage>& a, const std::vector<Storage>& b,
              const std::vector<Storage>& out);

@@ -23,9 +23,34 @@ bool writes_by_element(const Operation& op) {
 
 namespace {
 
+// Whether every operation of `block` (its yield aside) computes scalars
+// (or views) without writing memory and without regions of its own: code
+// a lane can run on its own contribution.
+bool scalar_only(const Block& block) {
+  for (const Operation& o : block) {
+    if (o.kind() == OpKind::yield) continue;
+    if (o.kind() == OpKind::store || o.num_regions() > 0) return false;
+    for (unsigned r = 0; r < o.num_results(); ++r)
+      if (!o.result(r)->type().is_scalar() && !o.result(r)->type().is_view()) return false;
+  }
+  return true;
+}
+
+// Whether `user` is `extract(t, 0, k)` directly in the body of a reduce the
+// lanes merge, k its index, t of rank 1 with as many elements as the
+// domain and no more than `lanes`: contribution k is computed on lane k.
+bool owned_contribution(const Operation& user, const Shape& shape, int64_t lanes) {
+  if (user.kind() != OpKind::extract || shape.rank() != 1 || user.attrs().axis != 0) return false;
+  const Operation* reduce = user.parent_op();
+  if (!reduce || reduce->kind() != OpKind::reduce || user.parent_block() != &reduce->region(0).block(0)) return false;
+  if (user.operand(1) != reduce->region(0).block(0).argument(0)) return false;
+  const int64_t extent = tree_over_lanes(*reduce);
+  return extent > 0 && extent == shape[0] && extent <= lanes;
+}
+
 // Whether `user`'s element loop reads operand `index` (a tile of `shape`)
 // at the element it writes or stores, and nowhere else.
-bool reads_by_element(const Operation& user, unsigned index, const Shape& shape) {
+bool reads_by_element(const Operation& user, unsigned index, const Shape& shape, int64_t lanes) {
   switch (op_format(user.kind())) {
     case OpFormat::unary:
     case OpFormat::binary:
@@ -36,6 +61,7 @@ bool reads_by_element(const Operation& user, unsigned index, const Shape& shape)
     case OpKind::select:
     case OpKind::cast: return user.result()->type().shape() == shape;
     case OpKind::store: return index == 1 && user.operand(0)->type().shape() == shape;
+    case OpKind::extract: return index == 0 && owned_contribution(user, shape, lanes);
     default: return false;
   }
 }
@@ -50,13 +76,30 @@ bool apart_from(const Operation& user, const Operation& def) {
 
 }  // namespace
 
-std::unordered_set<const Value*> lane_tiles(const Kernel& kernel) {
+int64_t tree_over_lanes(const Operation& op) {
+  const ReductionPolicy policy = op.attrs().policy;
+  if (policy != ReductionPolicy::ordered_tree && policy != ReductionPolicy::unordered_tree) return 0;
+  const Operation* extent = op.operand(0)->defining_op();
+  if (!extent || extent->kind() != OpKind::constant || extent->attrs().integer < 2) return 0;
+  return scalar_code(op) ? extent->attrs().integer : 0;
+}
+
+bool scalar_code(const Operation& op) {
+  for (unsigned j = 0; j < op.num_results(); ++j)
+    if (!op.result(j)->type().is_scalar()) return false;
+  for (unsigned r = 0; r < op.num_regions(); ++r)
+    if (!scalar_only(op.region(r).block(0))) return false;
+  return true;
+}
+
+std::unordered_set<const Value*> lane_tiles(const Kernel& kernel, int64_t lanes) {
   std::unordered_set<const Value*> out;
   kernel.walk([&](Operation& op) {
     if (op.num_results() != 1 || op.result()->type().rank() == 0 || !writes_by_element(op)) return;
     const Value* v = op.result();
     for (const Use* u = v->first_use(); u; u = u->next_use())
-      if (!reads_by_element(*u->owner(), u->operand_index(), v->type().shape()) || apart_from(*u->owner(), op)) return;
+      if (!reads_by_element(*u->owner(), u->operand_index(), v->type().shape(), lanes) || apart_from(*u->owner(), op))
+        return;
     out.insert(v);
   });
   return out;

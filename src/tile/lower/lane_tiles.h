@@ -9,7 +9,10 @@
 // in registers. Any other access keeps a tile in shared memory: a
 // broadcast, reshape, extract, mma or reduce reading it, a yield or seed
 // carrying it, or a region whose lanes run apart (bound to exec::thread)
-// reading it.
+// reading it. One exception: a reduce the lanes merge as a tree
+// (emit_reduce.cpp) whose contribution k is element k of a tile of as
+// many elements as its domain computes that contribution on lane k, the
+// element's own, so `extract` there reads by element too.
 #pragma once
 
 #include <unordered_set>
@@ -18,7 +21,19 @@
 
 namespace tack::tile::lower {
 
-std::unordered_set<const Value*> lane_tiles(const Kernel& kernel);
+// The tiles of `kernel` that groups of `lanes` lanes keep in registers.
+std::unordered_set<const Value*> lane_tiles(const Kernel& kernel, int64_t lanes);
+
+// Whether reduce `op` has scalar states, and a body and combiners of
+// scalar operations that write no memory: code a lane can run on one
+// contribution, and that can be emitted once per contribution.
+bool scalar_code(const Operation& op);
+
+// Whether the lanes can merge reduce `op` as the ordered tree, the shared
+// budget aside: a tree policy, a constant domain of 2 or more
+// contributions, scalar states, and a body and combiners of scalar
+// operations that write no memory; 0 if not, else the domain's extent.
+int64_t tree_over_lanes(const Operation& op);
 
 // Whether `op` is one loop over its result's elements writing element i at
 // i: elementwise operations, select, cast, iota, broadcast, reshape,

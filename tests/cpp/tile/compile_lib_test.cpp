@@ -190,8 +190,8 @@ TEST_P(TileCompileLib, SoftmaxAndNorms) {
 
 // Blocks as wide as a workgroup's 256 lanes, as tack.tile runs the row
 // kernels on GPUs: a group per row, each block's sum and maximum merged
-// over the lanes as the ordered tree. Under `fill` on OpenCL the plan must
-// say so.
+// over the lanes as the ordered tree, the block's tiles in the lanes'
+// registers. Under `fill` on OpenCL the plan must say so.
 TEST_P(TileCompileLib, RowKernelsInAGroupPerRow) {
   for (Shape s : {Shape{5, 300}, Shape{3, 256}, Shape{4, 37}, Shape{2, 600}}) {
     for (const Kernel& kernel : {lib::softmax(256), lib::layer_norm(1e-5f, 256), lib::rms_norm(1e-5f, 256)}) {
@@ -199,6 +199,9 @@ TEST_P(TileCompileLib, RowKernelsInAGroupPerRow) {
         const std::string plan = lowered_kernel_ir(kernel, {}, workgroup_target());
         ASSERT_EQ(plan.rfind("; in workgroups", 0), 0u) << kernel.name() << ": " << plan.substr(0, plan.find('\n'));
         EXPECT_NE(plan.find("contributions over the group's lanes"), std::string::npos) << kernel.name();
+        // The rows' tiles stay in the lanes' registers: each block's sum and
+        // maximum take contribution k on lane k, the element's own.
+        EXPECT_NE(plan.find("each on its element's lane"), std::string::npos) << kernel.name();
       }
       exp_ulps_ = kernel.name() == "softmax" && !on_cpu() ? 33 : 0;
       if (kernel.name() == "softmax") expect_same(kernel, {in(s), out(s)});
