@@ -29,12 +29,6 @@ void merge_into(std::map<int, Emitter::Access>& into, const std::map<int, Emitte
   }
 }
 
-bool writes_global(const Operation& op) {
-  bool writes = false;
-  const_cast<Operation&>(op).walk([&](Operation& inner) { writes = writes || inner.kind() == OpKind::store; });
-  return writes;
-}
-
 }  // namespace
 
 bool Emitter::one_element_loop(const Operation& op) {
@@ -86,14 +80,17 @@ void Emitter::barrier() {
   pending_.clear();
 }
 
+bool Emitter::must_wait(const Operation& op) const {
+  return significant_pending() || (pending_.count(kGlobal) && writes_memory(op));
+}
+
 void Emitter::end_iteration(const Operation& loop) {
-  if (!spread()) return;
-  if (significant_pending() || (pending_.count(kGlobal) && writes_global(loop))) barrier();
+  if (spread() && must_wait(loop)) barrier();
 }
 
 void Emitter::emit_op(const Operation& op) {
   if (!spread() || !one_element_loop(op)) {
-    if (spread() && (significant_pending() || (pending_.count(kGlobal) && writes_global(op)))) barrier();
+    if (spread() && must_wait(op)) barrier();
     dispatch(op);
     sync();
     return;

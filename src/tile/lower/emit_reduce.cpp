@@ -60,16 +60,6 @@ void Emitter::merge(const Operation& reduce, const std::vector<Storage>& a, cons
   }
 }
 
-namespace {
-
-bool scalar_states(const Operation& op) {
-  for (unsigned j = 0; j < op.num_results(); ++j)
-    if (!op.result(j)->type().is_scalar()) return false;
-  return true;
-}
-
-}  // namespace
-
 bool Emitter::owner_contributions(const Operation& op) const {
   bool owned = false;
   for (const Operation& o : op.region(0).block(0))

@@ -315,6 +315,10 @@ class Emitter {
   bool conflicts(const std::map<int, Access>& next) const;
   bool significant_pending() const;  // shared accesses or global writes
   void barrier();                    // a barrier now; nothing is pending after it
+  // Whether `op`, an operation with regions or a whole loop, must wait for
+  // what is pending: anything shared or a global write, or global reads
+  // where it stores.
+  bool must_wait(const Operation& op) const;
   // At the end of a region loop's iteration: a barrier where the next
   // iteration could meet what this one left pending.
   void end_iteration(const Operation& loop);

@@ -84,9 +84,14 @@ int64_t tree_over_lanes(const Operation& op) {
   return scalar_code(op) ? extent->attrs().integer : 0;
 }
 
-bool scalar_code(const Operation& op) {
+bool scalar_states(const Operation& op) {
   for (unsigned j = 0; j < op.num_results(); ++j)
     if (!op.result(j)->type().is_scalar()) return false;
+  return true;
+}
+
+bool scalar_code(const Operation& op) {
+  if (!scalar_states(op)) return false;
   for (unsigned r = 0; r < op.num_regions(); ++r)
     if (!scalar_only(op.region(r).block(0))) return false;
   return true;

@@ -24,6 +24,9 @@ namespace tack::tile::lower {
 // The tiles of `kernel` that groups of `lanes` lanes keep in registers.
 std::unordered_set<const Value*> lane_tiles(const Kernel& kernel, int64_t lanes);
 
+// Whether every state of reduce `op` is a scalar.
+bool scalar_states(const Operation& op);
+
 // Whether reduce `op` has scalar states, and a body and combiners of
 // scalar operations that write no memory: code a lane can run on one
 // contribution, and that can be emitted once per contribution.

@@ -5,13 +5,13 @@
 
 namespace tack::tile::lower {
 
-namespace {
-
 bool writes_memory(const Operation& op) {
   bool writes = false;
   const_cast<Operation&>(op).walk([&](Operation& inner) { writes = writes || inner.kind() == OpKind::store; });
   return writes;
 }
+
+namespace {
 
 // Defined by the prologue: a kernel-level value, or a pure scalar chain over
 // such values inside the nest.

@@ -42,4 +42,7 @@ std::string describe(const Kernel& kernel, const LaunchNest& nest);
 // (no memory, no region): what may run in the prologue.
 bool is_pure_scalar(const Operation& op);
 
+// Whether `op` or an operation inside it stores to a kernel parameter.
+bool writes_memory(const Operation& op);
+
 }  // namespace tack::tile::lower
