@@ -681,7 +681,7 @@ def topk_oracle(x, k):
 
 
 # Both of topk's algorithms: the reference kernel's bitonic networks over 1,
-# 4 and 8 entries for k <= 8 (lib::topk), and above the tournament of
+# 4, 8 and 16 entries for k <= 16 (lib::topk), and above the tournament of
 # descending runs of 16 merged in pairs keeping 16, 32, 64 or 128 entries
 # (tile.py, _TopKTournament): one run, several passes, rows shorter than k,
 # rows not a multiple of a run.

@@ -150,6 +150,49 @@ ir::ExprPtr Emitter::scalar_binary(const Operation& site, OpKind kind, Scalar el
   }
 }
 
+ir::ExprPtr Emitter::scalar_unary(const Operation& op, int a) {
+  Scalar e = op.result()->type().elem();
+  DType t = value_dtype(e);
+  switch (op.kind()) {
+    case OpKind::neg: {
+      auto u = std::make_unique<ir::Unary>();
+      u->op = ir::UnOp::Neg;
+      u->operand = ref(a);
+      return ir::cast(t, std::move(u), {});
+    }
+    case OpKind::abs: return ir::cast(t, ir::math(ir::MathFn::Abs, exprs(ref(a)), {}), {});
+    case OpKind::exp:
+    case OpKind::log:
+    case OpKind::sqrt:
+      if (!is_float(e)) refuse(op, "does not apply to integer tiles");
+      return ir::math(op.kind() == OpKind::exp   ? ir::MathFn::Exp
+                      : op.kind() == OpKind::log ? ir::MathFn::Log
+                                                 : ir::MathFn::Sqrt,
+                      exprs(ref(a)), {});
+    default:  // not
+      if (is_float(e)) refuse(op, "does not apply to floating-point tiles");
+      return cmp(ir::CmpOp::Eq, ref(a), int_const(t, 0));
+  }
+}
+
+ir::ExprPtr Emitter::scalar_cast(const Operation& op, int a) {
+  Scalar from = op.operand(0)->type().elem(), to = op.result()->type().elem();
+  DType t = value_dtype(to);
+  if (is_float(to)) return ir::cast(t, ref(a), {});
+  if (to == Scalar::i1)
+    return cmp(ir::CmpOp::Ne, ref(a), is_float(from) ? float_const(value_dtype(from), 0.0) : int_const(value_dtype(from), 0));
+  if (!is_float(from)) return ir::cast(t, ref(a), {});
+  // Truncation toward zero, saturating; NaN becomes 0 (the interpreter's rule).
+  DType f = value_dtype(from);
+  int64_t lo = to == Scalar::i32 ? std::numeric_limits<int32_t>::min() : std::numeric_limits<int64_t>::min();
+  int64_t hi = to == Scalar::i32 ? std::numeric_limits<int32_t>::max() : std::numeric_limits<int64_t>::max();
+  double flo = to == Scalar::i32 ? double(lo) : -9.2233720368547758e18;
+  double fhi = to == Scalar::i32 ? double(hi) : 9.2233720368547758e18;
+  return sel(cmp(ir::CmpOp::Ne, ref(a), ref(a)), int_const(t, 0),
+             sel(cmp(ir::CmpOp::Ge, ref(a), float_const(f, fhi)), int_const(t, hi),
+                 sel(cmp(ir::CmpOp::Le, ref(a), float_const(f, flo)), int_const(t, lo), ir::cast(t, ref(a), {}))));
+}
+
 void Emitter::binary_tiles(const Operation& site, OpKind kind, const Storage& a, const Storage& b, const Storage& out) {
   Scalar e = a.type.elem();
   int va = new_var("a"), vb = new_var("b");
@@ -173,40 +216,19 @@ void Emitter::emit_elementwise(const Operation& op) {
         refuse(op, "divides integers by a divisor not proved positive (a positive constant, or extents that an "
                    "enclosing region's extent also multiplies); the interpreter faults on a zero divisor, which "
                    "compiled code cannot report");
+      if (defer(op)) return;
       Storage a = storage(op.operand(0)), b = storage(op.operand(1));
       Storage r = define(op.result());
       return binary_tiles(op, op.kind(), a, b, r);
     }
     case OpFormat::unary: {
+      if (defer(op)) return;
       Storage a = storage(op.operand(0));
       Storage r = define(op.result());
-      Scalar e = rt.elem();
       int va = new_var("a");
       for_each_element(rt.shape(), [&](const std::vector<int>& i) {
         assign(va, read(a, refs(i)));
-        ir::ExprPtr v;
-        switch (op.kind()) {
-          case OpKind::neg: {
-            auto u = std::make_unique<ir::Unary>();
-            u->op = ir::UnOp::Neg;
-            u->operand = ref(va);
-            v = ir::cast(t, std::move(u), {});
-            break;
-          }
-          case OpKind::abs: v = ir::cast(t, ir::math(ir::MathFn::Abs, exprs(ref(va)), {}), {}); break;
-          case OpKind::exp:
-          case OpKind::log:
-          case OpKind::sqrt:
-            if (!is_float(e)) refuse(op, "does not apply to integer tiles");
-            v = ir::math(op.kind() == OpKind::exp ? ir::MathFn::Exp : op.kind() == OpKind::log ? ir::MathFn::Log : ir::MathFn::Sqrt,
-                         exprs(ref(va)), {});
-            break;
-          default:  // not
-            if (is_float(e)) refuse(op, "does not apply to floating-point tiles");
-            v = cmp(ir::CmpOp::Eq, ref(va), int_const(t, 0));
-            break;
-        }
-        write(r, refs(i), std::move(v));
+        write(r, refs(i), scalar_unary(op, va));
       });
       return;
     }
@@ -229,11 +251,13 @@ void Emitter::emit_elementwise(const Operation& op) {
       return;
     }
     case OpKind::iota: {
+      if (defer(op)) return;
       Storage r = define(op.result());
       for_each_element(rt.shape(), [&](const std::vector<int>& i) { write(r, refs(i), ir::cast(t, ref(i[size_t(attrs.axis)]), {})); });
       return;
     }
     case OpKind::select: {
+      if (defer(op)) return;
       Storage c = storage(op.operand(0)), a = storage(op.operand(1)), b = storage(op.operand(2));
       Storage r = define(op.result());
       for_each_element(rt.shape(), [&](const std::vector<int>& i) {
@@ -242,35 +266,18 @@ void Emitter::emit_elementwise(const Operation& op) {
       return;
     }
     case OpKind::cast: {
+      if (defer(op)) return;
       Storage a = storage(op.operand(0));
       Storage r = define(op.result());
-      Scalar from = op.operand(0)->type().elem(), to = rt.elem();
       int va = new_var("a");
       for_each_element(rt.shape(), [&](const std::vector<int>& i) {
         assign(va, read(a, refs(i)));
-        ir::ExprPtr v;
-        if (is_float(to)) {
-          v = ir::cast(t, ref(va), {});
-        } else if (to == Scalar::i1) {
-          v = cmp(ir::CmpOp::Ne, ref(va), is_float(from) ? float_const(value_dtype(from), 0.0) : int_const(value_dtype(from), 0));
-        } else if (is_float(from)) {
-          // Truncation toward zero, saturating; NaN becomes 0 (the interpreter's rule).
-          DType f = value_dtype(from);
-          int64_t lo = to == Scalar::i32 ? std::numeric_limits<int32_t>::min() : std::numeric_limits<int64_t>::min();
-          int64_t hi = to == Scalar::i32 ? std::numeric_limits<int32_t>::max() : std::numeric_limits<int64_t>::max();
-          double flo = to == Scalar::i32 ? double(lo) : -9.2233720368547758e18;
-          double fhi = to == Scalar::i32 ? double(hi) : 9.2233720368547758e18;
-          v = sel(cmp(ir::CmpOp::Ne, ref(va), ref(va)), int_const(t, 0),
-                  sel(cmp(ir::CmpOp::Ge, ref(va), float_const(f, fhi)), int_const(t, hi),
-                      sel(cmp(ir::CmpOp::Le, ref(va), float_const(f, flo)), int_const(t, lo), ir::cast(t, ref(va), {}))));
-        } else {
-          v = ir::cast(t, ref(va), {});
-        }
-        write(r, refs(i), std::move(v));
+        write(r, refs(i), scalar_cast(op, va));
       });
       return;
     }
     case OpKind::broadcast: {
+      if (defer(op)) return;
       Storage a = storage(op.operand(0));
       Storage r = define(op.result());
       const Shape& from = op.operand(0)->type().shape();
@@ -284,6 +291,7 @@ void Emitter::emit_elementwise(const Operation& op) {
     }
     case OpKind::reshape: {
       // Row-major order is kept: the flat position, unraveled in the source shape.
+      if (defer(op)) return;
       Storage a = storage(op.operand(0));
       Storage r = define(op.result());
       const Shape& from = op.operand(0)->type().shape();
@@ -317,6 +325,7 @@ void Emitter::emit_elementwise(const Operation& op) {
       if (!proved)
         refuse(op, "extracts at a position not proved inside the tile (a constant, or the index of a loop whose "
                    "extent is a constant no larger than the axis)");
+      if (defer(op)) return;
       Storage a = storage(op.operand(0));
       Storage r = define(op.result());
       int kv = scalar_var(k);

@@ -236,6 +236,7 @@ ir::ExprPtr Emitter::lane_slot() const {
 
 ir::ExprPtr Emitter::read(const Storage& s, std::vector<ir::ExprPtr> idx) const {
   if (s.var >= 0) return ref(s.var);
+  if (s.deferred) return s.deferred->element(std::move(idx));
   if (s.constant)
     return is_float(s.type.elem()) ? float_const(value_dtype(s.type.elem()), s.number)
                                    : int_const(value_dtype(s.type.elem()), s.integer);
@@ -253,7 +254,7 @@ ir::ExprPtr Emitter::read(const Storage& s, std::vector<ir::ExprPtr> idx) const 
 
 void Emitter::write(const Storage& s, std::vector<ir::ExprPtr> idx, ir::ExprPtr value) {
   if (s.var >= 0) return assign(s.var, std::move(value));
-  if (s.constant) throw Error("compile @" + kernel_.name() + ": internal: a write to a constant tile.");
+  if (s.constant || s.deferred) throw Error("compile @" + kernel_.name() + ": internal: a write to a constant or deferred tile.");
   if (out_->params[size_t(s.array)].shared) note_access(s.array, true, own_position(s, idx));
   auto st = std::make_unique<ir::Store>();
   st->array = s.array;
@@ -433,9 +434,10 @@ void Emitter::emit_block(const Block& block, const Operation* skip) {
     for (const Value* v : dead->second) {
       auto given = reusable_.find(v);
       auto s = storage_.find(v);
+      if (s != storage_.end() && s->second.deferred) release(*s->second.deferred);
       if (given == reusable_.end() || s == storage_.end() || s->second.array != given->second || s->second.prefix >= 0)
         continue;
-      free_arrays_[array_kinds_.at(given->second)].push_back(given->second);
+      give_back(given->second);
       reusable_.erase(given);
     }
   }

@@ -9,6 +9,7 @@
 //   emit_regions.cpp       inner parallel, serial, pipeline (in order or
 //                          overlapped: pipeline_schedule.h)
 //   emit_reduce.cpp        reduce under its policy, merges
+//   fusion.cpp             tiles computed where they are read
 //   barriers.cpp           where workgroup code needs barriers; emit_op
 //
 // Representation. A rank-0 tile is a kernel IR local (a scalar); a tile of
@@ -59,10 +60,20 @@
 
 namespace tack::tile::lower {
 
+// A tile computed where it is read (fusion.cpp): `element` gives the
+// expression of its element at an index, emitting the locals it needs
+// where it is read.
+struct Deferred {
+  std::function<ir::ExprPtr(std::vector<ir::ExprPtr>)> element;
+  std::vector<int> arrays;  // the local arrays its elements read
+  bool computes = false;    // it does arithmetic (not only an index remap of memory)
+  bool pins = false;        // its arrays are held from reuse until it is dead
+};
+
 // Where a tile lives: a scalar local, or a local array (optionally one slot
 // of an array with a leading `prefix` index, the ordered tree's stack), or
-// nowhere: a constant tile of rank > 0 reads as its value, and nothing
-// writes it.
+// nowhere: a constant tile of rank > 0 reads as its value, a deferred one
+// computes each element where it is read, and nothing writes either.
 struct Storage {
   Type type;
   int var = -1;
@@ -74,6 +85,7 @@ struct Storage {
   // at most as many elements as lanes is a local (`var`).
   bool lane_slots = false;
   bool constant = false;
+  std::shared_ptr<const Deferred> deferred = nullptr;
   double number = 0;    // a floating-point constant's value
   int64_t integer = 0;  // an integer (i1: 0 or 1) constant's value
 };
@@ -212,6 +224,8 @@ class Emitter {
   void emit_elementwise(const Operation& op);
   // a op b on one element of type `elem` (both operands in locals).
   ir::ExprPtr scalar_binary(const Operation& site, OpKind kind, Scalar elem, int a, int b);
+  ir::ExprPtr scalar_unary(const Operation& op, int a);  // neg, abs, exp, log, sqrt, not
+  ir::ExprPtr scalar_cast(const Operation& op, int a);
   // Elementwise out = a op b over whole tiles (out may be a or b).
   void binary_tiles(const Operation& site, OpKind kind, const Storage& a, const Storage& b, const Storage& out);
 
@@ -232,6 +246,18 @@ class Emitter {
   // that may differ between lanes; the parameter indices of that position.
   std::vector<ir::ExprPtr> view_guards(const ViewInfo& v, const std::vector<ir::ExprPtr>& at, bool only_varying) const;
   std::vector<ir::ExprPtr> view_access(const ViewInfo& v, const std::vector<ir::ExprPtr>& at) const;
+
+  // --- fusion.cpp ------------------------------------------------------------
+  // Gives the result of `op` (elementwise, select, cast, iota, broadcast,
+  // reshape, extract) deferred storage where it can be computed where it
+  // is read, and returns whether it did.
+  bool defer(const Operation& op);
+  // Returns a dead tile's array to the pool, or holds it back while a
+  // deferred tile still reads it; a dead deferred tile releases its hold.
+  void give_back(int array);
+  void release(const Deferred& d);
+  std::unordered_map<int, int> pins_;  // array -> live deferred tiles reading it
+  std::vector<int> held_back_;         // dead tiles' arrays that deferred tiles still read
 
   // --- emit_regions.cpp ------------------------------------------------------
   void emit_loop(const Operation& op);

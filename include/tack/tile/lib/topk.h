@@ -183,13 +183,16 @@ inline int64_t power_of_two_at_least(int64_t n) {
 // state of n entries needs about n log2(n)^2 / 4 exchanges per block
 // against the rank merge's k^2 comparisons, and its tiles are small enough
 // that the CPU compiler keeps them in registers; but the networks' code
-// grows as n log2(n)^2, and above n = 8 the CPU compiler's time on it grows
-// faster still (k = 16 took 11 s, k = 32 95 s on a 2-core Zen 3).
-inline constexpr int64_t kTopKNetwork = 8;
+// grows as n log2(n)^2. With the lowering computing each exchange's tiles
+// where they are read (src/tile/lower/fusion.cpp), the first call of
+// k = 16 takes about 3 s and k = 32 about 5 s on a 2-core Zen 4 (k = 16
+// took 17 s with an array per tile); above 16 the tournament of merges
+// (tack.tile's _TopKTournament) compiles in well under a second.
+inline constexpr int64_t kTopKNetwork = 16;
 
-// The block width topk uses for `k` when none is given: 8 up to
-// kTopKNetwork; then 16 up to k = 16, then k.
-inline int64_t topk_block(int64_t k) { return k <= kTopKNetwork ? 8 : std::max<int64_t>(k, 16); }
+// The block width topk uses for `k` when none is given: 8 up to k = 8,
+// then 16 up to k = 16, then k.
+inline int64_t topk_block(int64_t k) { return k <= 8 ? 8 : std::max<int64_t>(k, 16); }
 
 // V[r, :k] and I[r, :k]: the k largest entries of row r of X and their
 // column positions, largest first, NaN above everything, equal values by

@@ -1,0 +1,212 @@
+// Tiles computed where they are read. Off workgroups, a tile that an
+// elementwise operation, select or cast computes is not written to an
+// array of its own when the one operation that reads it is in the same
+// block and reads each of its elements once (another such operation, a
+// reshape or an extract): that reader computes the element in place, from
+// the operands' elements. Index remaps (iota, broadcast, reshape, extract)
+// of tiles in arrays are read through, the remap folded into the reader's
+// index, wherever their readers sit in the same block and take each
+// element once (those operations, a broadcast, a store); a remap of a
+// computed tile only where the computation would not repeat (not a
+// broadcast, one reader).
+//
+// Each element takes the same operations in the same order as when every
+// tile has its own array, so the results are the same bits; what changes is
+// the code the CPU compiler gets: a bitonic exchange of Top-K, some thirty
+// tile operations, becomes a few element loops instead of thirty.
+//
+// A deferred tile reads its operands' arrays when its reader runs, after
+// the operands may have been read for the last time: those arrays are held
+// back from reuse (emit_block) until the deferred tile is dead too.
+#include <algorithm>
+
+#include "ir/build.h"
+#include "tile/lower/emitter.h"
+
+namespace tack::tile::lower {
+
+namespace {
+
+bool is_remap(OpKind kind) {
+  return kind == OpKind::iota || kind == OpKind::broadcast || kind == OpKind::reshape || kind == OpKind::extract;
+}
+
+// Whether `user` reads each element of its operands at most once and
+// computes elementwise (so a computed operand is computed once per element).
+bool reads_each_element_once(const Operation& user) {
+  switch (op_format(user.kind())) {
+    case OpFormat::unary:
+    case OpFormat::binary:
+    case OpFormat::compare: return true;
+    default: break;
+  }
+  return user.kind() == OpKind::select || user.kind() == OpKind::cast || user.kind() == OpKind::reshape ||
+         user.kind() == OpKind::extract;
+}
+
+// Whether `user` only loads the elements of its operands (so an index remap
+// of an array costs it loads at other indices, nothing more).
+bool only_loads_elements(const Operation& user) {
+  return reads_each_element_once(user) || user.kind() == OpKind::broadcast || user.kind() == OpKind::store;
+}
+
+std::vector<ir::ExprPtr> clones(const std::vector<ir::ExprPtr>& idx) {
+  std::vector<ir::ExprPtr> out;
+  for (const ir::ExprPtr& e : idx) out.push_back(ir::clone(*e));
+  return out;
+}
+
+}  // namespace
+
+bool Emitter::defer(const Operation& op) {
+  if (in_groups() || op.num_results() != 1) return false;
+  const Value* v = op.result();
+  if (v->type().rank() == 0) return false;
+  // A result whose storage is set already (a pipeline buffer, an
+  // accumulator in place) keeps it; one deferred where a block emitted at
+  // several places (a combiner) was emitted before is decided again, since
+  // its operands' storage may differ here.
+  if (auto set = storage_.find(v); set != storage_.end()) {
+    if (!set->second.deferred) return false;
+    storage_.erase(set);
+  }
+  std::vector<Storage> in;
+  bool computing = !is_remap(op.kind());
+  for (unsigned j = 0; j < op.num_operands(); ++j) {
+    const Storage& s = storage(op.operand(j));
+    // Slots of a stack or a pipeline buffer move with their index local.
+    if (s.prefix >= 0 || s.lane_slots) return false;
+    computing = computing || (s.deferred && s.deferred->computes);
+    in.push_back(s);
+  }
+  if (computing && op.kind() == OpKind::broadcast) return false;
+  if (computing && v->num_uses() != 1) return false;
+  for (const Use* u = v->first_use(); u; u = u->next_use()) {
+    const Operation& user = *u->owner();
+    if (user.parent_block() != op.parent_block()) return false;
+    if (!(computing ? reads_each_element_once(user) : only_loads_elements(user))) return false;
+  }
+
+  auto d = std::make_shared<Deferred>();
+  d->computes = computing;
+  for (const Storage& s : in) {
+    if (s.array >= 0) d->arrays.push_back(s.array);
+    if (s.deferred) d->arrays.insert(d->arrays.end(), s.deferred->arrays.begin(), s.deferred->arrays.end());
+  }
+  const Type& rt = v->type();
+  Emitter* self = this;
+  switch (op_format(op.kind())) {
+    case OpFormat::binary:
+    case OpFormat::compare: {
+      const int a = new_var("a"), b = new_var("b");
+      const Scalar elem = op.operand(0)->type().elem();
+      d->element = [self, &op, in, a, b, elem](std::vector<ir::ExprPtr> idx) {
+        self->assign(a, self->read(in[0], clones(idx)));
+        self->assign(b, self->read(in[1], std::move(idx)));
+        return self->scalar_binary(op, op.kind(), elem, a, b);
+      };
+      break;
+    }
+    case OpFormat::unary: {
+      const int a = new_var("a");
+      d->element = [self, &op, in, a](std::vector<ir::ExprPtr> idx) {
+        self->assign(a, self->read(in[0], std::move(idx)));
+        return self->scalar_unary(op, a);
+      };
+      break;
+    }
+    default:
+      switch (op.kind()) {
+        case OpKind::cast: {
+          const int a = new_var("a");
+          d->element = [self, &op, in, a](std::vector<ir::ExprPtr> idx) {
+            self->assign(a, self->read(in[0], std::move(idx)));
+            return self->scalar_cast(op, a);
+          };
+          break;
+        }
+        case OpKind::select:
+          d->element = [self, in](std::vector<ir::ExprPtr> idx) {
+            ir::ExprPtr c = self->read(in[0], clones(idx));
+            ir::ExprPtr a = self->read(in[1], clones(idx));
+            ir::ExprPtr b = self->read(in[2], std::move(idx));
+            return ir::select(ir::compare(ir::CmpOp::Ne, std::move(c), self->int_const(DType::I32, 0), {}),
+                              std::move(a), std::move(b), {});
+          };
+          break;
+        case OpKind::iota: {
+          const DType t = value_dtype(rt.elem());
+          const size_t axis = size_t(op.attrs().axis);
+          d->element = [t, axis](std::vector<ir::ExprPtr> idx) { return ir::cast(t, std::move(idx[axis]), {}); };
+          break;
+        }
+        case OpKind::broadcast: {
+          const Shape from = op.operand(0)->type().shape();
+          const int shift = rt.rank() - from.rank();
+          d->element = [self, in, from, shift](std::vector<ir::ExprPtr> idx) {
+            std::vector<ir::ExprPtr> src;
+            for (int k = 0; k < from.rank(); ++k)
+              src.push_back(from[k] == 1 ? self->i64(0) : std::move(idx[size_t(k + shift)]));
+            return self->read(in[0], std::move(src));
+          };
+          break;
+        }
+        case OpKind::reshape: {
+          // Row-major order is kept: the flat position, unraveled in the source shape.
+          const Shape to = rt.shape(), from = op.operand(0)->type().shape();
+          d->element = [self, in, to, from](std::vector<ir::ExprPtr> idx) {
+            ir::ExprPtr flat = self->i64(0);
+            for (int k = 0; k < to.rank(); ++k)
+              flat = self->add(ir::binary(ir::BinOp::Mul, std::move(flat), self->i64(to[k]), {}), std::move(idx[size_t(k)]));
+            std::vector<ir::ExprPtr> src;
+            int64_t inner = from.num_elements();
+            for (int k = 0; k < from.rank(); ++k) {
+              inner /= from[k];
+              src.push_back(ir::binary(ir::BinOp::Mod, ir::binary(ir::BinOp::FloorDiv, ir::clone(*flat), self->i64(inner), {}),
+                                       self->i64(from[k]), {}));
+            }
+            return self->read(in[0], std::move(src));
+          };
+          break;
+        }
+        case OpKind::extract: {
+          const int at = scalar_var(op.operand(1));
+          const int axis = op.attrs().axis, rank = op.operand(0)->type().rank();
+          d->element = [self, in, at, axis, rank](std::vector<ir::ExprPtr> idx) {
+            std::vector<ir::ExprPtr> src;
+            for (int k = 0, j = 0; k < rank; ++k) src.push_back(k == axis ? self->ref(at) : std::move(idx[size_t(j++)]));
+            return self->read(in[0], std::move(src));
+          };
+          break;
+        }
+        default: return false;
+      }
+  }
+  // Only a block emitted once gives arrays back (emit_block).
+  d->pins = emitted_once(*op.parent_block());
+  if (d->pins)
+    for (int array : d->arrays) ++pins_[array];
+  Storage s;
+  s.type = rt;
+  s.deferred = std::move(d);
+  storage_[v] = std::move(s);
+  return true;
+}
+
+void Emitter::give_back(int array) {
+  if (pins_[array] > 0) return held_back_.push_back(array);
+  free_arrays_[array_kinds_.at(array)].push_back(array);
+}
+
+void Emitter::release(const Deferred& d) {
+  if (!d.pins) return;
+  for (int array : d.arrays) {
+    if (--pins_[array] > 0) continue;
+    auto held = std::find(held_back_.begin(), held_back_.end(), array);
+    if (held == held_back_.end()) continue;
+    held_back_.erase(held);
+    free_arrays_[array_kinds_.at(array)].push_back(array);
+  }
+}
+
+}  // namespace tack::tile::lower
