@@ -1,0 +1,54 @@
+"""tack.tile.topk across k at 1024x4096 f32 against NumPy on the CPU: the
+bitonic networks (k <= 16) and the tournament of merges above
+(docs/tile/python.md). Each row: Tack's time (median of a few calls, the
+first excluded), its first call (the compile, in a fresh cache folder
+unless TACK_CACHE_DIR says otherwise), and NumPy's argpartition plus a
+stable sort of the k winners. Results are checked against the oracle of
+tests/python/test_tile_library.py before timing.
+
+    PYTHONPATH=python python bench/tile_topk.py [K ...]
+"""
+
+import os
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "python"))
+os.environ.setdefault("TACK_CACHE_DIR", tempfile.mkdtemp(prefix="tack-bench-topk-"))
+
+import timing  # noqa: E402
+import tack  # noqa: E402
+import tack.tile as T  # noqa: E402
+from test_tile_library import topk_oracle  # noqa: E402
+
+
+def main():
+    ks = [int(a) for a in sys.argv[1:]] or [8, 9, 16, 17, 32, 64, 256, 1000]
+    x = np.random.default_rng(0).standard_normal((1024, 4096)).astype(np.float32)
+    tx = tack.array(x)
+
+    def numpy_topk(k):
+        part = np.argpartition(-x, k - 1, axis=1)[:, :k]
+        vals = np.take_along_axis(x, part, axis=1)
+        order = np.argsort(-vals, axis=1, kind="stable")
+        return np.take_along_axis(vals, order, axis=1), np.take_along_axis(part, order, axis=1)
+
+    print("| k | tack ms | first call s | NumPy ms |\n|---:|---:|---:|---:|")
+    for k in ks:
+        v, i = tack.empty((1024, k)), tack.empty((1024, k), dtype=tack.i64)
+        start = time.perf_counter()
+        T.topk(tx, k, out=(v, i))
+        first = time.perf_counter() - start
+        want_v, want_i = topk_oracle(x, k)
+        assert np.array_equal(i.numpy(), want_i) and np.array_equal(v.numpy(), want_v), f"topk k={k} disagrees"
+        tack_ms = timing.median_ms(lambda: T.topk(tx, k, out=(v, i)), repeats=5, budget_s=5, warmup=0)
+        numpy_ms = timing.median_ms(lambda: numpy_topk(k), repeats=5, budget_s=5, warmup=0)
+        print(f"| {k} | {tack_ms:.0f} | {first:.2f} | {numpy_ms:.0f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
