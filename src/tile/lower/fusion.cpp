@@ -50,6 +50,9 @@ bool only_loads_elements(const Operation& user) {
   return reads_each_element_once(user) || user.kind() == OpKind::broadcast || user.kind() == OpKind::store;
 }
 
+// The most arrays one deferred tile may hold from reuse.
+constexpr size_t kMostArraysHeld = 8;
+
 std::vector<ir::ExprPtr> clones(const std::vector<ir::ExprPtr>& idx) {
   std::vector<ir::ExprPtr> out;
   for (const ir::ExprPtr& e : idx) out.push_back(ir::clone(*e));
@@ -67,8 +70,19 @@ bool Emitter::defer(const Operation& op) {
   // several places (a combiner) was emitted before is decided again, since
   // its operands' storage may differ here.
   if (auto set = storage_.find(v); set != storage_.end()) {
-    if (!set->second.deferred) return false;
+    if (!set->second.deferred && !set->second.constant) return false;
     storage_.erase(set);
+  }
+  // A broadcast constant reads as its value, as a constant tile does.
+  if (const Operation* c = op.kind() == OpKind::broadcast ? op.operand(0)->defining_op() : nullptr;
+      c && c->kind() == OpKind::constant) {
+    Storage s;
+    s.type = v->type();
+    s.constant = true;
+    s.number = c->attrs().number;
+    s.integer = v->type().elem() == Scalar::i1 ? c->attrs().integer != 0 : c->attrs().integer;
+    storage_[v] = s;
+    return true;
   }
   std::vector<Storage> in;
   bool computing = !is_remap(op.kind());
@@ -80,6 +94,14 @@ bool Emitter::defer(const Operation& op) {
     in.push_back(s);
   }
   if (computing && op.kind() == OpKind::broadcast) return false;
+  // A broadcast of a scalar is read through where the CPU runs parallel
+  // iterations in its SIMD lanes (its array there is a copy per lane):
+  // sort_runs' pass took 33 ms at 1024x4096 against 45-50 with arrays.
+  // Elsewhere it keeps its array: read in place, the scalars made
+  // layer_norm's blocks 1.6-1.8x slower on the CPU (4096x4096, 20 ms
+  // against 11-13), though the loops LLVM made of either looked alike.
+  // Measured, not understood.
+  if (op.kind() == OpKind::broadcast && op.operand(0)->type().rank() == 0 && !options_.simd_lanes) return false;
   if (computing && v->num_uses() != 1) return false;
   for (const Use* u = v->first_use(); u; u = u->next_use()) {
     const Operation& user = *u->owner();
@@ -93,6 +115,11 @@ bool Emitter::defer(const Operation& op) {
     if (s.array >= 0) d->arrays.push_back(s.array);
     if (s.deferred) d->arrays.insert(d->arrays.end(), s.deferred->arrays.begin(), s.deferred->arrays.end());
   }
+  std::sort(d->arrays.begin(), d->arrays.end());
+  d->arrays.erase(std::unique(d->arrays.begin(), d->arrays.end()), d->arrays.end());
+  // The arrays a computed tile reads stay live until it is read: a long
+  // chain over many tiles would hold them all.
+  if (d->arrays.size() > kMostArraysHeld) return false;
   const Type& rt = v->type();
   Emitter* self = this;
   switch (op_format(op.kind())) {

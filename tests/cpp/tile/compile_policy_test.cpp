@@ -14,6 +14,7 @@
 #include "tack/tile/compile.h"
 #include "tack/tile/lib.h"
 #include "tack/tile/oracle.h"
+#include "tack/tile/printer.h"  // parse
 #include "devices.h"
 #include "tile/lower/lower.h"
 
@@ -361,6 +362,49 @@ TEST(TileCompileScratch, AChainOfTilesReusesItsArrays) {
   int64_t bytes = ir::private_scratch_bytes(*lower::lower_to_kernel_ir(chain));
   EXPECT_LE(bytes, 4 * 65536) << bytes;
   GuardedTensor<float> x = uniform_tensor({3, 16384}, 8, -3, 3), want({3, 16384}, NAN), got({3, 16384}, NAN);
+  interpret(chain, {x.view(), want.view()});
+  compile("cpu", chain)->launch({x.view(), got.view()});
+  auto w = want.values(), g = got.values();
+  ASSERT_EQ(std::memcmp(w.data(), g.data(), w.size() * sizeof(float)), 0);
+  EXPECT_TRUE(got.margin_intact());
+}
+
+// A chain computed where it is read holds the arrays it reads until then
+// (src/tile/lower/fusion.cpp): t = t * 0.5 + (the next 64 KiB tile loaded),
+// 40 times, each load before the step that reads it, would hold all 40
+// loaded tiles (2.6 MB, refused); it holds at most kMostArraysHeld, so the
+// kernel stays within the 1 MiB of scratch a worker has. (Written as text:
+// capture places pure operations just before their first reader, here
+// after every load.)
+TEST(TileCompileScratch, AComputedChainHoldsFewArrays) {
+  constexpr int64_t kTiles = 40, kWidth = 16384;
+  const std::string tile = "tile<" + std::to_string(kWidth) + "xf32>", view = "view<" + std::to_string(kWidth) + "xf32>";
+  std::string text = "kernel @chain(%0: view<?x?xf32>, %1: view<?x?xf32>) {\n  %2 = dim %0 axis 0 : i64\n  parallel %3 < %2 {\n";
+  int next = 4;
+  auto load = [&](int64_t n) {
+    const int at = next++, v = next++, t = next++;
+    text += "    %" + std::to_string(at) + " = const " + std::to_string(n * kWidth) + " : i64\n";
+    text += "    %" + std::to_string(v) + " = view %0[%3, %" + std::to_string(at) + ":" + std::to_string(kWidth) + "] : " + view + "\n";
+    text += "    %" + std::to_string(t) + " = load %" + std::to_string(v) + " pad 0.0 : " + tile + "\n";
+    return t;
+  };
+  int t = load(0);
+  for (int64_t n = 1; n < kTiles; ++n) {
+    const int x = load(n), half = next++, halves = next++, product = next++, sum = next++;
+    text += "    %" + std::to_string(half) + " = const 0.5 : f32\n";
+    text += "    %" + std::to_string(halves) + " = broadcast %" + std::to_string(half) + " : " + tile + "\n";
+    text += "    %" + std::to_string(product) + " = mul %" + std::to_string(t) + ", %" + std::to_string(halves) + " : " + tile + "\n";
+    text += "    %" + std::to_string(sum) + " = add %" + std::to_string(product) + ", %" + std::to_string(x) + " : " + tile + "\n";
+    t = sum;
+  }
+  const int zero = next++, out = next++;
+  text += "    %" + std::to_string(zero) + " = const 0 : i64\n";
+  text += "    %" + std::to_string(out) + " = view %1[%3, %" + std::to_string(zero) + ":" + std::to_string(kWidth) + "] : " + view + "\n";
+  text += "    store %" + std::to_string(out) + ", %" + std::to_string(t) + "\n  }\n}\n";
+  Kernel chain = parse(text);
+  int64_t bytes = ir::private_scratch_bytes(*lower::lower_to_kernel_ir(chain));
+  EXPECT_LE(bytes, 10 * 65536) << bytes;
+  GuardedTensor<float> x = uniform_tensor({2, kTiles * kWidth}, 9, -3, 3), want({2, kWidth}, NAN), got({2, kWidth}, NAN);
   interpret(chain, {x.view(), want.view()});
   compile("cpu", chain)->launch({x.view(), got.view()});
   auto w = want.values(), g = got.values();
