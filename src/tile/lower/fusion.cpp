@@ -5,10 +5,10 @@
 // reshape or an extract): that reader computes the element in place, from
 // the operands' elements. Index remaps (iota, broadcast, reshape, extract)
 // of tiles in arrays are read through, the remap folded into the reader's
-// index, wherever their readers sit in the same block and take each
-// element once (those operations, a broadcast, a store); a remap of a
-// computed tile only where the computation would not repeat (not a
-// broadcast, one reader).
+// index, wherever their readers sit in the same block and take elements
+// (those operations, a broadcast, a store); a broadcast constant reads as
+// its value. A remap of a computed tile is read through only where the
+// computation would not repeat (not a broadcast, one reader).
 //
 // Each element takes the same operations in the same order as when every
 // tile has its own array, so the results are the same bits; what changes is
@@ -17,7 +17,8 @@
 //
 // A deferred tile reads its operands' arrays when its reader runs, after
 // the operands may have been read for the last time: those arrays are held
-// back from reuse (emit_block) until the deferred tile is dead too.
+// back from reuse (emit_block) until the deferred tile is dead too, at most
+// kMostArraysHeld of them.
 #include <algorithm>
 
 #include "ir/build.h"
