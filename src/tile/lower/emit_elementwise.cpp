@@ -317,11 +317,10 @@ void Emitter::emit_elementwise(const Operation& op) {
       const Value* k = op.operand(1);
       int64_t extent = op.operand(0)->type().shape()[attrs.axis];
       bool proved = false;
-      if (const Operation* def = k->defining_op())
-        proved = def->kind() == OpKind::constant && def->attrs().integer >= 0 && def->attrs().integer < extent;
-      else if (const Operation* loop = k->owner_block()->parent_op(); loop && k->index() == 0 && is_loop(loop->kind()))
-        if (const Operation* n = loop->operand(0)->defining_op())
-          proved = n->kind() == OpKind::constant && n->attrs().integer <= extent;
+      if (std::optional<int64_t> at = constant_integer(k))
+        proved = *at >= 0 && *at < extent;
+      else if (const Operation* loop = region_of_index(k))
+        proved = constant_integer(loop->operand(0)).value_or(extent + 1) <= extent;
       if (!proved)
         refuse(op, "extracts at a position not proved inside the tile (a constant, or the index of a loop whose "
                    "extent is a constant no larger than the axis)");

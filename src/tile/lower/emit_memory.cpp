@@ -195,11 +195,8 @@ int Emitter::condition_test(const ViewInfo& v, size_t c) const {
 }
 
 int64_t Emitter::index_range(const Value* index) const {
-  const Block* block = index->owner_block();
-  const Operation* loop = block ? block->parent_op() : nullptr;
-  if (!loop || index->index() != 0 || !is_loop(loop->kind())) return 0;
-  const Operation* extent = loop->operand(0)->defining_op();
-  return extent && extent->kind() == OpKind::constant ? extent->attrs().integer : 0;
+  const Operation* loop = region_of_index(index);
+  return loop ? constant_integer(loop->operand(0)).value_or(0) : 0;
 }
 
 bool Emitter::moves_with_lanes(const Bound& b) const { return varying(*term(b.shift)) || varying(*term(b.bound)); }

@@ -222,8 +222,7 @@ void Emitter::emit_reduce(const Operation& op) {
   // A small constant domain of scalars: the ordered tree written out, one
   // copy of the body per contribution, no stack.
   if (policy == ReductionPolicy::ordered_tree) {
-    const Operation* constant = op.operand(0)->defining_op();
-    const int64_t extent = constant && constant->kind() == OpKind::constant ? constant->attrs().integer : -1;
+    const int64_t extent = constant_integer(op.operand(0)).value_or(-1);
     if (scalar_code(op) && extent >= 1 && extent <= kStraightElements) {
       std::vector<std::vector<Storage>> items;
       for (int64_t k = 0; k < extent; ++k) {

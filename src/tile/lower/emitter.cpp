@@ -33,6 +33,18 @@ DType Emitter::value_dtype(Scalar s) const {
   return DType::I32;
 }
 
+std::optional<int64_t> constant_integer(const Value* v) {
+  const Operation* def = v->defining_op();
+  if (!def || def->kind() != OpKind::constant) return std::nullopt;
+  return def->attrs().integer;
+}
+
+const Operation* region_of_index(const Value* v) {
+  const Block* block = v->owner_block();
+  const Operation* loop = block ? block->parent_op() : nullptr;
+  return loop && !v->defining_op() && v->index() == 0 && is_loop(loop->kind()) ? loop : nullptr;
+}
+
 DType memory_dtype(Scalar s) {
   switch (s) {
     case Scalar::i1: return DType::U8;

@@ -1,5 +1,7 @@
 #include "tile/lower/lane_tiles.h"
 
+#include "tile/lower/lower.h"
+
 namespace tack::tile::lower {
 
 bool writes_by_element(const Operation& op) {
@@ -79,9 +81,8 @@ bool apart_from(const Operation& user, const Operation& def) {
 int64_t tree_over_lanes(const Operation& op) {
   const ReductionPolicy policy = op.attrs().policy;
   if (policy != ReductionPolicy::ordered_tree && policy != ReductionPolicy::unordered_tree) return 0;
-  const Operation* extent = op.operand(0)->defining_op();
-  if (!extent || extent->kind() != OpKind::constant || extent->attrs().integer < 2) return 0;
-  return scalar_code(op) ? extent->attrs().integer : 0;
+  const int64_t extent = constant_integer(op.operand(0)).value_or(0);
+  return extent >= 2 && scalar_code(op) ? extent : 0;
 }
 
 bool scalar_states(const Operation& op) {

@@ -10,7 +10,9 @@
 // an Error naming the kernel and the operation.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "ir/ir.h"
@@ -31,6 +33,11 @@ Lowered lower(const Kernel& kernel, const CompileOptions& options, const Lowerin
 
 // The CPU's lowering (a target without workgroups).
 std::unique_ptr<ir::Kernel> lower_to_kernel_ir(const Kernel& kernel, const CompileOptions& options = {});
+
+// The integer `v` is where a `constant` operation defines it.
+std::optional<int64_t> constant_integer(const Value* v);
+// The region (a loop operation) whose index `v` is, or null.
+const Operation* region_of_index(const Value* v);
 
 // The dtype a tensor of `s` elements has in memory, as the lowered
 // kernel's parameters declare it (i1 as u8).
