@@ -44,6 +44,7 @@ _PROGRAM = textwrap.dedent(
         "scan": lambda: T.scan(x),
         "sort": lambda: T.sort(x),
         "topk k=5": lambda: T.topk(x, 5),
+        "topk k=12": lambda: T.topk(x, 12),
         "topk k=20": lambda: T.topk(x, 20),
         "gather": lambda: T.gather(x, [3, 1]),
     }

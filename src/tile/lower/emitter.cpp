@@ -246,7 +246,7 @@ ir::ExprPtr Emitter::lane_slot() const {
   return ref(slot_);
 }
 
-ir::ExprPtr Emitter::read(const Storage& s, std::vector<ir::ExprPtr> idx) const {
+ir::ExprPtr Emitter::read(const Storage& s, std::vector<ir::ExprPtr> idx) {
   if (s.var >= 0) return ref(s.var);
   if (s.deferred) return s.deferred->element(std::move(idx));
   if (s.constant)

@@ -179,7 +179,8 @@ class Emitter {
   ir::ExprPtr all_of(std::vector<ir::ExprPtr> conds) const;  // null when empty
   std::vector<ir::ExprPtr> refs(const std::vector<int>& vars) const;
 
-  ir::ExprPtr read(const Storage& s, std::vector<ir::ExprPtr> idx) const;
+  // Element idx of a tile; a deferred tile emits the locals its element needs.
+  ir::ExprPtr read(const Storage& s, std::vector<ir::ExprPtr> idx);
   void write(const Storage& s, std::vector<ir::ExprPtr> idx, ir::ExprPtr value);
   void assign(int var, ir::ExprPtr value);
   // Appends a loop nest over `shape`, calling `body` with the element's index

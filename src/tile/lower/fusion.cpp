@@ -23,6 +23,7 @@
 
 #include "ir/build.h"
 #include "tile/lower/emitter.h"
+#include "tile/lower/lane_tiles.h"
 
 namespace tack::tile::lower {
 
@@ -33,16 +34,11 @@ bool is_remap(OpKind kind) {
 }
 
 // Whether `user` reads each element of its operands at most once and
-// computes elementwise (so a computed operand is computed once per element).
+// computes elementwise (so a computed operand is computed once per element):
+// an operation of one loop over its elements other than a broadcast, which
+// reads an element for several.
 bool reads_each_element_once(const Operation& user) {
-  switch (op_format(user.kind())) {
-    case OpFormat::unary:
-    case OpFormat::binary:
-    case OpFormat::compare: return true;
-    default: break;
-  }
-  return user.kind() == OpKind::select || user.kind() == OpKind::cast || user.kind() == OpKind::reshape ||
-         user.kind() == OpKind::extract;
+  return writes_by_element(user) && user.kind() != OpKind::broadcast;
 }
 
 // Whether `user` only loads the elements of its operands (so an index remap
@@ -135,21 +131,20 @@ bool Emitter::defer(const Operation& op) {
       };
       break;
     }
-    case OpFormat::unary: {
-      const int a = new_var("a");
-      d->element = [self, &op, in, a](std::vector<ir::ExprPtr> idx) {
-        self->assign(a, self->read(in[0], std::move(idx)));
-        return self->scalar_unary(op, a);
-      };
-      break;
-    }
     default:
       switch (op.kind()) {
+        case OpKind::neg:
+        case OpKind::abs:
+        case OpKind::exp:
+        case OpKind::log:
+        case OpKind::sqrt:
+        case OpKind::logical_not:
         case OpKind::cast: {
           const int a = new_var("a");
-          d->element = [self, &op, in, a](std::vector<ir::ExprPtr> idx) {
+          auto element = op.kind() == OpKind::cast ? &Emitter::scalar_cast : &Emitter::scalar_unary;
+          d->element = [self, &op, in, a, element](std::vector<ir::ExprPtr> idx) {
             self->assign(a, self->read(in[0], std::move(idx)));
-            return self->scalar_cast(op, a);
+            return (self->*element)(op, a);
           };
           break;
         }
