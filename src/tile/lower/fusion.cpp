@@ -119,91 +119,81 @@ bool Emitter::defer(const Operation& op) {
   if (d->arrays.size() > kMostArraysHeld) return false;
   const Type& rt = v->type();
   Emitter* self = this;
-  switch (op_format(op.kind())) {
-    case OpFormat::binary:
-    case OpFormat::compare: {
-      const int a = new_var("a"), b = new_var("b");
-      const Scalar elem = op.operand(0)->type().elem();
-      d->element = [self, &op, in, a, b, elem](std::vector<ir::ExprPtr> idx) {
-        self->assign(a, self->read(in[0], clones(idx)));
-        self->assign(b, self->read(in[1], std::move(idx)));
-        return self->scalar_binary(op, op.kind(), elem, a, b);
-      };
-      break;
-    }
-    default:
-      switch (op.kind()) {
-        case OpKind::neg:
-        case OpKind::abs:
-        case OpKind::exp:
-        case OpKind::log:
-        case OpKind::sqrt:
-        case OpKind::logical_not:
-        case OpKind::cast: {
-          const int a = new_var("a");
-          auto element = op.kind() == OpKind::cast ? &Emitter::scalar_cast : &Emitter::scalar_unary;
-          d->element = [self, &op, in, a, element](std::vector<ir::ExprPtr> idx) {
-            self->assign(a, self->read(in[0], std::move(idx)));
-            return (self->*element)(op, a);
-          };
-          break;
-        }
-        case OpKind::select:
-          d->element = [self, in](std::vector<ir::ExprPtr> idx) {
-            ir::ExprPtr c = self->read(in[0], clones(idx));
-            ir::ExprPtr a = self->read(in[1], clones(idx));
-            ir::ExprPtr b = self->read(in[2], std::move(idx));
-            return ir::select(ir::compare(ir::CmpOp::Ne, std::move(c), self->int_const(DType::I32, 0), {}),
-                              std::move(a), std::move(b), {});
-          };
-          break;
-        case OpKind::iota: {
-          const DType t = value_dtype(rt.elem());
-          const size_t axis = size_t(op.attrs().axis);
-          d->element = [t, axis](std::vector<ir::ExprPtr> idx) { return ir::cast(t, std::move(idx[axis]), {}); };
-          break;
-        }
-        case OpKind::broadcast: {
-          const Shape from = op.operand(0)->type().shape();
-          const int shift = rt.rank() - from.rank();
-          d->element = [self, in, from, shift](std::vector<ir::ExprPtr> idx) {
-            std::vector<ir::ExprPtr> src;
-            for (int k = 0; k < from.rank(); ++k)
-              src.push_back(from[k] == 1 ? self->i64(0) : std::move(idx[size_t(k + shift)]));
-            return self->read(in[0], std::move(src));
-          };
-          break;
-        }
-        case OpKind::reshape: {
-          // Row-major order is kept: the flat position, unraveled in the source shape.
-          const Shape to = rt.shape(), from = op.operand(0)->type().shape();
-          d->element = [self, in, to, from](std::vector<ir::ExprPtr> idx) {
-            ir::ExprPtr flat = self->i64(0);
-            for (int k = 0; k < to.rank(); ++k)
-              flat = self->add(ir::binary(ir::BinOp::Mul, std::move(flat), self->i64(to[k]), {}), std::move(idx[size_t(k)]));
-            std::vector<ir::ExprPtr> src;
-            int64_t inner = from.num_elements();
-            for (int k = 0; k < from.rank(); ++k) {
-              inner /= from[k];
-              src.push_back(ir::binary(ir::BinOp::Mod, ir::binary(ir::BinOp::FloorDiv, ir::clone(*flat), self->i64(inner), {}),
-                                       self->i64(from[k]), {}));
-            }
-            return self->read(in[0], std::move(src));
-          };
-          break;
-        }
-        case OpKind::extract: {
-          const int at = scalar_var(op.operand(1));
-          const int axis = op.attrs().axis, rank = op.operand(0)->type().rank();
-          d->element = [self, in, at, axis, rank](std::vector<ir::ExprPtr> idx) {
-            std::vector<ir::ExprPtr> src;
-            for (int k = 0, j = 0; k < rank; ++k) src.push_back(k == axis ? self->ref(at) : std::move(idx[size_t(j++)]));
-            return self->read(in[0], std::move(src));
-          };
-          break;
-        }
-        default: return false;
+  const OpFormat format = op_format(op.kind());
+  if (format == OpFormat::unary || op.kind() == OpKind::cast) {
+    // The operand's element into a local.
+    const int a = new_var("a");
+    auto element = op.kind() == OpKind::cast ? &Emitter::scalar_cast : &Emitter::scalar_unary;
+    d->element = [self, &op, in, a, element](std::vector<ir::ExprPtr> idx) {
+      self->assign(a, self->read(in[0], std::move(idx)));
+      return (self->*element)(op, a);
+    };
+  } else if (format == OpFormat::binary || format == OpFormat::compare) {
+    const int a = new_var("a"), b = new_var("b");
+    const Scalar elem = op.operand(0)->type().elem();
+    d->element = [self, &op, in, a, b, elem](std::vector<ir::ExprPtr> idx) {
+      self->assign(a, self->read(in[0], clones(idx)));
+      self->assign(b, self->read(in[1], std::move(idx)));
+      return self->scalar_binary(op, op.kind(), elem, a, b);
+    };
+  } else {
+    switch (op.kind()) {
+      case OpKind::select:
+        d->element = [self, in](std::vector<ir::ExprPtr> idx) {
+          ir::ExprPtr c = self->read(in[0], clones(idx));
+          ir::ExprPtr a = self->read(in[1], clones(idx));
+          ir::ExprPtr b = self->read(in[2], std::move(idx));
+          return ir::select(ir::compare(ir::CmpOp::Ne, std::move(c), self->int_const(DType::I32, 0), {}),
+                            std::move(a), std::move(b), {});
+        };
+        break;
+      case OpKind::iota: {
+        const DType t = value_dtype(rt.elem());
+        const size_t axis = size_t(op.attrs().axis);
+        d->element = [t, axis](std::vector<ir::ExprPtr> idx) { return ir::cast(t, std::move(idx[axis]), {}); };
+        break;
       }
+      case OpKind::broadcast: {
+        const Shape from = op.operand(0)->type().shape();
+        const int shift = rt.rank() - from.rank();
+        d->element = [self, in, from, shift](std::vector<ir::ExprPtr> idx) {
+          std::vector<ir::ExprPtr> src;
+          for (int k = 0; k < from.rank(); ++k)
+            src.push_back(from[k] == 1 ? self->i64(0) : std::move(idx[size_t(k + shift)]));
+          return self->read(in[0], std::move(src));
+        };
+        break;
+      }
+      case OpKind::reshape: {
+        // Row-major order is kept: the flat position, unraveled in the source shape.
+        const Shape to = rt.shape(), from = op.operand(0)->type().shape();
+        d->element = [self, in, to, from](std::vector<ir::ExprPtr> idx) {
+          ir::ExprPtr flat = self->i64(0);
+          for (int k = 0; k < to.rank(); ++k)
+            flat = self->add(ir::binary(ir::BinOp::Mul, std::move(flat), self->i64(to[k]), {}), std::move(idx[size_t(k)]));
+          std::vector<ir::ExprPtr> src;
+          int64_t inner = from.num_elements();
+          for (int k = 0; k < from.rank(); ++k) {
+            inner /= from[k];
+            src.push_back(ir::binary(ir::BinOp::Mod, ir::binary(ir::BinOp::FloorDiv, ir::clone(*flat), self->i64(inner), {}),
+                                     self->i64(from[k]), {}));
+          }
+          return self->read(in[0], std::move(src));
+        };
+        break;
+      }
+      case OpKind::extract: {
+        const int at = scalar_var(op.operand(1));
+        const int axis = op.attrs().axis, rank = op.operand(0)->type().rank();
+        d->element = [self, in, at, axis, rank](std::vector<ir::ExprPtr> idx) {
+          std::vector<ir::ExprPtr> src;
+          for (int k = 0, j = 0; k < rank; ++k) src.push_back(k == axis ? self->ref(at) : std::move(idx[size_t(j++)]));
+          return self->read(in[0], std::move(src));
+        };
+        break;
+      }
+      default: return false;
+    }
   }
   // Only a block emitted once gives arrays back (emit_block).
   d->pins = emitted_once(*op.parent_block());
