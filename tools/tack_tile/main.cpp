@@ -67,6 +67,7 @@ const std::map<std::string, std::function<tile::Kernel()>>& library() {
       {"layer_norm", [] { return tile::lib::layer_norm(); }},
       {"rms_norm", [] { return tile::lib::rms_norm(); }},
       {"topk", [] { return tile::lib::topk(8); }},
+      {"topk16", [] { return tile::lib::topk(16); }},  // the 16-entry network
       {"topk_ordered_tree", [] { return tile::lib::topk(8, tile::ReductionPolicy::ordered_tree); }},
       {"topk_right_fold", [] { return tile::lib::topk(8, tile::ReductionPolicy::right_fold); }},
       {"sort", [] { return tile::lib::sort(); }},
