@@ -7,8 +7,10 @@
 // of tiles in arrays are read through, the remap folded into the reader's
 // index, wherever their readers sit in the same block and take elements
 // (those operations, a broadcast, a store); a broadcast constant reads as
-// its value. A remap of a computed tile is read through only where the
-// computation would not repeat (not a broadcast, one reader).
+// its value, and a scalar's broadcast keeps its array except where the CPU
+// runs the iterations in its SIMD lanes (measured both ways: defer). A
+// remap of a computed tile is read through only where the computation
+// would not repeat (not a broadcast, one reader).
 //
 // Each element takes the same operations in the same order as when every
 // tile has its own array, so the results are the same bits; what changes is
