@@ -187,10 +187,11 @@ TEST_P(TileChains, AComputedTileReadsItsOperandsArraysAfterTheirLastReader) {
 INSTANTIATE_TEST_SUITE_P(Devices, TileChains, ::testing::Values("cpu", "opencl"));
 
 TEST(TileCompileElementwise, AChainReadOnceHasNoArraysOfItsOwn) {
-  // Seven operations from a loaded tile to a store: the loaded tile and the
-  // stored one are arrays (a store has two loops, inside the bounds and
-  // not, which would each compute the chain); the five between them are
-  // computed in the stored tile's loop.
+  // Eight operations between a loaded tile and a store: the loaded tile
+  // and the stored one, the division's, are arrays (a store has two loops,
+  // inside the bounds and not, which would each compute the chain); the
+  // seven before the division, and the constants' broadcasts, are computed
+  // in the division's loop.
   Kernel k = tile_kernel("chain", [](TensorView<float, 2> X, TensorView<float, 2> Y) {
     for (auto i : parallel(X.shape(0))) {
       Tile<float> x = X(i, span(0, 16)).load(0.0f);
