@@ -1,7 +1,8 @@
-// Elementwise operations, cast, shape changes, extract and mma: each a loop
-// nest over the result's elements, with the interpreter's element
-// arithmetic (wrapping integers, f32 rounded after every operation, IEEE
-// 754-2019 minimum/maximum, truncating integer division).
+// Elementwise operations, cast, shape changes, extract and mma, with the
+// interpreter's element arithmetic (wrapping integers, f32 rounded after
+// every operation, IEEE 754-2019 minimum/maximum, truncating integer
+// division). The operations of one loop over their elements are emitted by
+// fusion.cpp (emit_by_element) from the element expressions here.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -216,22 +217,9 @@ void Emitter::emit_elementwise(const Operation& op) {
         refuse(op, "divides integers by a divisor not proved positive (a positive constant, or extents that an "
                    "enclosing region's extent also multiplies); the interpreter faults on a zero divisor, which "
                    "compiled code cannot report");
-      if (defer(op)) return;
-      Storage a = storage(op.operand(0)), b = storage(op.operand(1));
-      Storage r = define(op.result());
-      return binary_tiles(op, op.kind(), a, b, r);
+      return emit_by_element(op);
     }
-    case OpFormat::unary: {
-      if (defer(op)) return;
-      Storage a = storage(op.operand(0));
-      Storage r = define(op.result());
-      int va = new_var("a");
-      for_each_element(rt.shape(), [&](const std::vector<int>& i) {
-        assign(va, read(a, refs(i)));
-        write(r, refs(i), scalar_unary(op, va));
-      });
-      return;
-    }
+    case OpFormat::unary: return emit_by_element(op);
     default: break;
   }
   switch (op.kind()) {
@@ -250,67 +238,11 @@ void Emitter::emit_elementwise(const Operation& op) {
       write(r, {}, is_float(rt.elem()) ? float_const(t, attrs.number) : int_const(t, integer));
       return;
     }
-    case OpKind::iota: {
-      if (defer(op)) return;
-      Storage r = define(op.result());
-      for_each_element(rt.shape(), [&](const std::vector<int>& i) { write(r, refs(i), ir::cast(t, ref(i[size_t(attrs.axis)]), {})); });
-      return;
-    }
-    case OpKind::select: {
-      if (defer(op)) return;
-      Storage c = storage(op.operand(0)), a = storage(op.operand(1)), b = storage(op.operand(2));
-      Storage r = define(op.result());
-      for_each_element(rt.shape(), [&](const std::vector<int>& i) {
-        write(r, refs(i), sel(cmp(ir::CmpOp::Ne, read(c, refs(i)), int_const(DType::I32, 0)), read(a, refs(i)), read(b, refs(i))));
-      });
-      return;
-    }
-    case OpKind::cast: {
-      if (defer(op)) return;
-      Storage a = storage(op.operand(0));
-      Storage r = define(op.result());
-      int va = new_var("a");
-      for_each_element(rt.shape(), [&](const std::vector<int>& i) {
-        assign(va, read(a, refs(i)));
-        write(r, refs(i), scalar_cast(op, va));
-      });
-      return;
-    }
-    case OpKind::broadcast: {
-      if (defer(op)) return;
-      Storage a = storage(op.operand(0));
-      Storage r = define(op.result());
-      const Shape& from = op.operand(0)->type().shape();
-      int shift = rt.rank() - from.rank();
-      for_each_element(rt.shape(), [&](const std::vector<int>& i) {
-        std::vector<ir::ExprPtr> src;
-        for (int d = 0; d < from.rank(); ++d) src.push_back(from[d] == 1 ? i64(0) : ref(i[size_t(d + shift)]));
-        write(r, refs(i), read(a, std::move(src)));
-      });
-      return;
-    }
-    case OpKind::reshape: {
-      // Row-major order is kept: the flat position, unraveled in the source shape.
-      if (defer(op)) return;
-      Storage a = storage(op.operand(0));
-      Storage r = define(op.result());
-      const Shape& from = op.operand(0)->type().shape();
-      int flat = new_var("flat");
-      for_each_element(rt.shape(), [&](const std::vector<int>& i) {
-        ir::ExprPtr f = i64(0);
-        for (int d = 0; d < rt.rank(); ++d)
-          f = add(bin(ir::BinOp::Mul, std::move(f), i64(rt.shape()[d])), ref(i[size_t(d)]));
-        assign(flat, std::move(f));
-        std::vector<ir::ExprPtr> src;
-        int64_t inner = from.num_elements();
-        for (int d = 0; d < from.rank(); ++d) {
-          inner /= from[d];
-          src.push_back(bin(ir::BinOp::Mod, bin(ir::BinOp::FloorDiv, ref(flat), i64(inner)), i64(from[d])));
-        }
-        write(r, refs(i), read(a, std::move(src)));
-      });
-      return;
-    }
+    case OpKind::iota:
+    case OpKind::select:
+    case OpKind::cast:
+    case OpKind::broadcast:
+    case OpKind::reshape: return emit_by_element(op);
     case OpKind::extract: {
       // The position must be proved inside the tile: the interpreter faults
       // outside it, and a local array read there has no defined result.
@@ -324,16 +256,7 @@ void Emitter::emit_elementwise(const Operation& op) {
       if (!proved)
         refuse(op, "extracts at a position not proved inside the tile (a constant, or the index of a loop whose "
                    "extent is a constant no larger than the axis)");
-      if (defer(op)) return;
-      Storage a = storage(op.operand(0));
-      Storage r = define(op.result());
-      int kv = scalar_var(k);
-      for_each_element(rt.shape(), [&](const std::vector<int>& i) {
-        std::vector<ir::ExprPtr> src;
-        for (int d = 0, j = 0; d < op.operand(0)->type().rank(); ++d) src.push_back(d == attrs.axis ? ref(kv) : ref(i[size_t(j++)]));
-        write(r, refs(i), read(a, std::move(src)));
-      });
-      return;
+      return emit_by_element(op);
     }
     case OpKind::mma: {
       // c + a @ b, each element accumulated over k in increasing order in

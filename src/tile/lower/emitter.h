@@ -4,12 +4,13 @@
 //   emitter.cpp            storage, expression helpers, blocks, the launch
 //   emit_binding.cpp       the launch's dimensions from the nest's binding
 //   emit_elementwise.cpp   const, iota, lifted ops, cast, broadcast, reshape,
-//                          extract, mma
+//                          extract, mma; the element arithmetic
 //   emit_memory.cpp        dim, view, load, store
 //   emit_regions.cpp       inner parallel, serial, pipeline (in order or
 //                          overlapped: pipeline_schedule.h)
 //   emit_reduce.cpp        reduce under its policy, merges
-//   fusion.cpp             tiles computed where they are read
+//   fusion.cpp             each element-by-element operation's element,
+//                          computed where it is read or written to its tile
 //   barriers.cpp           where workgroup code needs barriers; emit_op
 //
 // Representation. A rank-0 tile is a kernel IR local (a scalar); a tile of
@@ -249,10 +250,17 @@ class Emitter {
   std::vector<ir::ExprPtr> view_access(const ViewInfo& v, const std::vector<ir::ExprPtr>& at) const;
 
   // --- fusion.cpp ------------------------------------------------------------
-  // Gives the result of `op` (elementwise, select, cast, iota, broadcast,
-  // reshape, extract) deferred storage where it can be computed where it
-  // is read, and returns whether it did.
+  // The result of `op` (elementwise, select, cast, iota, broadcast, reshape,
+  // extract): deferred where it can be computed where it is read, else
+  // written to its storage element by element.
+  void emit_by_element(const Operation& op);
+  // Gives the result of `op` deferred storage where it can be computed
+  // where it is read, and returns whether it did.
   bool defer(const Operation& op);
+  // The element of `op`'s result at an index, read from its operands'
+  // storage `in`: what a deferred tile computes where it is read, and what
+  // a tile's element loop writes.
+  std::function<ir::ExprPtr(std::vector<ir::ExprPtr>)> element_of(const Operation& op, const std::vector<Storage>& in);
   // Returns a dead tile's array to the pool, or holds it back while a
   // deferred tile still reads it; a dead deferred tile releases its hold.
   void give_back(int array);

@@ -119,21 +119,36 @@ bool Emitter::defer(const Operation& op) {
   // The arrays a computed tile reads stay live until it is read: a long
   // chain over many tiles would hold them all.
   if (d->arrays.size() > kMostArraysHeld) return false;
-  const Type& rt = v->type();
+  d->element = element_of(op, in);
+  // Only a block emitted once gives arrays back (emit_block).
+  d->pins = emitted_once(*op.parent_block());
+  if (d->pins)
+    for (int array : d->arrays) ++pins_[array];
+  Storage s;
+  s.type = v->type();
+  s.deferred = std::move(d);
+  storage_[v] = std::move(s);
+  return true;
+}
+
+std::function<ir::ExprPtr(std::vector<ir::ExprPtr>)> Emitter::element_of(const Operation& op,
+                                                                        const std::vector<Storage>& in) {
+  const Type& rt = op.result()->type();
   Emitter* self = this;
+  std::function<ir::ExprPtr(std::vector<ir::ExprPtr>)> element;
   const OpFormat format = op_format(op.kind());
   if (format == OpFormat::unary || op.kind() == OpKind::cast) {
     // The operand's element into a local.
     const int a = new_var("a");
-    auto element = op.kind() == OpKind::cast ? &Emitter::scalar_cast : &Emitter::scalar_unary;
-    d->element = [self, &op, in, a, element](std::vector<ir::ExprPtr> idx) {
+    auto scalar = op.kind() == OpKind::cast ? &Emitter::scalar_cast : &Emitter::scalar_unary;
+    element = [self, &op, in, a, scalar](std::vector<ir::ExprPtr> idx) {
       self->assign(a, self->read(in[0], std::move(idx)));
-      return (self->*element)(op, a);
+      return (self->*scalar)(op, a);
     };
   } else if (format == OpFormat::binary || format == OpFormat::compare) {
     const int a = new_var("a"), b = new_var("b");
     const Scalar elem = op.operand(0)->type().elem();
-    d->element = [self, &op, in, a, b, elem](std::vector<ir::ExprPtr> idx) {
+    element = [self, &op, in, a, b, elem](std::vector<ir::ExprPtr> idx) {
       self->assign(a, self->read(in[0], clones(idx)));
       self->assign(b, self->read(in[1], std::move(idx)));
       return self->scalar_binary(op, op.kind(), elem, a, b);
@@ -141,7 +156,7 @@ bool Emitter::defer(const Operation& op) {
   } else {
     switch (op.kind()) {
       case OpKind::select:
-        d->element = [self, in](std::vector<ir::ExprPtr> idx) {
+        element = [self, in](std::vector<ir::ExprPtr> idx) {
           ir::ExprPtr c = self->read(in[0], clones(idx));
           ir::ExprPtr a = self->read(in[1], clones(idx));
           ir::ExprPtr b = self->read(in[2], std::move(idx));
@@ -152,13 +167,13 @@ bool Emitter::defer(const Operation& op) {
       case OpKind::iota: {
         const DType t = value_dtype(rt.elem());
         const size_t axis = size_t(op.attrs().axis);
-        d->element = [t, axis](std::vector<ir::ExprPtr> idx) { return ir::cast(t, std::move(idx[axis]), {}); };
+        element = [t, axis](std::vector<ir::ExprPtr> idx) { return ir::cast(t, std::move(idx[axis]), {}); };
         break;
       }
       case OpKind::broadcast: {
         const Shape from = op.operand(0)->type().shape();
         const int shift = rt.rank() - from.rank();
-        d->element = [self, in, from, shift](std::vector<ir::ExprPtr> idx) {
+        element = [self, in, from, shift](std::vector<ir::ExprPtr> idx) {
           std::vector<ir::ExprPtr> src;
           for (int k = 0; k < from.rank(); ++k)
             src.push_back(from[k] == 1 ? self->i64(0) : std::move(idx[size_t(k + shift)]));
@@ -169,7 +184,7 @@ bool Emitter::defer(const Operation& op) {
       case OpKind::reshape: {
         // Row-major order is kept: the flat position, unraveled in the source shape.
         const Shape to = rt.shape(), from = op.operand(0)->type().shape();
-        d->element = [self, in, to, from](std::vector<ir::ExprPtr> idx) {
+        element = [self, in, to, from](std::vector<ir::ExprPtr> idx) {
           ir::ExprPtr flat = self->i64(0);
           for (int k = 0; k < to.rank(); ++k)
             flat = self->add(ir::binary(ir::BinOp::Mul, std::move(flat), self->i64(to[k]), {}), std::move(idx[size_t(k)]));
@@ -187,25 +202,26 @@ bool Emitter::defer(const Operation& op) {
       case OpKind::extract: {
         const int at = scalar_var(op.operand(1));
         const int axis = op.attrs().axis, rank = op.operand(0)->type().rank();
-        d->element = [self, in, at, axis, rank](std::vector<ir::ExprPtr> idx) {
+        element = [self, in, at, axis, rank](std::vector<ir::ExprPtr> idx) {
           std::vector<ir::ExprPtr> src;
           for (int k = 0, j = 0; k < rank; ++k) src.push_back(k == axis ? self->ref(at) : std::move(idx[size_t(j++)]));
           return self->read(in[0], std::move(src));
         };
         break;
       }
-      default: return false;
+      default: break;
     }
   }
-  // Only a block emitted once gives arrays back (emit_block).
-  d->pins = emitted_once(*op.parent_block());
-  if (d->pins)
-    for (int array : d->arrays) ++pins_[array];
-  Storage s;
-  s.type = rt;
-  s.deferred = std::move(d);
-  storage_[v] = std::move(s);
-  return true;
+  return element;
+}
+
+void Emitter::emit_by_element(const Operation& op) {
+  if (defer(op)) return;
+  std::vector<Storage> in;
+  for (unsigned j = 0; j < op.num_operands(); ++j) in.push_back(storage(op.operand(j)));
+  auto element = element_of(op, in);
+  Storage r = define(op.result());
+  for_each_element(op.result()->type().shape(), [&](const std::vector<int>& i) { write(r, refs(i), element(refs(i))); });
 }
 
 void Emitter::give_back(int array) {
