@@ -132,6 +132,8 @@ int main(int argc, char** argv) {
     else return usage();
   }
   if (file.empty() == lib.empty()) return usage();
+  // Lowered as tack.tile lowers a kernel compiled with or without lanes.
+  options.simd_lanes = simd_lanes;
   if (!tile_text && !ir_text && !llvm_text && !opencl_text) tile_text = ir_text = true;
   if (workgroups && llvm_text) return usage();  // the CPU has no workgroups
   if (lib == "list") {
@@ -195,7 +197,7 @@ int main(int argc, char** argv) {
           return 2;
         }
         backends::CompileOptions compile;
-        if (simd_lanes) compile.lanes = backends::CpuLanes::Always;
+        compile.lanes = simd_lanes ? backends::CpuLanes::Always : backends::CpuLanes::Never;
         std::cout << cpu->inspect("llvm", *typed, compile);
       }
     }
