@@ -623,7 +623,7 @@ _SORT_RUN = 16
 _MERGE_BLOCK = 32
 # Top-K up to this k runs the reference kernel (its bitonic networks,
 # lib::kTopKNetwork); above, _TopKTournament.
-_TOPK_NETWORK = 16
+_TOPK_NETWORK = _core.TILE_TOPK_NETWORK
 
 
 class _MergeSort:
