@@ -49,6 +49,33 @@ bool only_loads_elements(const Operation& user) {
   return reads_each_element_once(user) || user.kind() == OpKind::broadcast || user.kind() == OpKind::store;
 }
 
+}  // namespace
+
+std::vector<AxisGroup> reshape_groups(const Shape& to, const Shape& from) {
+  // No element is read from an empty tile: one group, whatever its axes.
+  if (to.num_elements() == 0) return {AxisGroup{0, to.rank(), 0, from.rank()}};
+  std::vector<AxisGroup> groups;
+  int i = 0, j = 0;
+  while (i < to.rank() && j < from.rank()) {
+    AxisGroup g{i, i + 1, j, j + 1};
+    int64_t pt = to[i], pf = from[j];
+    while (pt != pf) {
+      if (pt < pf) pt *= to[g.to_end++];
+      else pf *= from[g.from_end++];
+    }
+    groups.push_back(g);
+    i = g.to_end;
+    j = g.from_end;
+  }
+  // What is left on either side is axes of extent 1, the last group's.
+  if (groups.empty()) groups.push_back(AxisGroup{0, 0, 0, 0});
+  groups.back().to_end = to.rank();
+  groups.back().from_end = from.rank();
+  return groups;
+}
+
+namespace {
+
 // The most arrays one deferred tile may hold from reuse.
 constexpr size_t kMostArraysHeld = 8;
 
@@ -155,15 +182,20 @@ std::function<ir::ExprPtr(std::vector<ir::ExprPtr>)> Emitter::element_of(const O
     };
   } else {
     switch (op.kind()) {
-      case OpKind::select:
-        element = [self, in](std::vector<ir::ExprPtr> idx) {
-          ir::ExprPtr c = self->read(in[0], clones(idx));
-          ir::ExprPtr a = self->read(in[1], clones(idx));
-          ir::ExprPtr b = self->read(in[2], std::move(idx));
-          return ir::select(ir::compare(ir::CmpOp::Ne, std::move(c), self->int_const(DType::I32, 0), {}),
-                            std::move(a), std::move(b), {});
+      case OpKind::select: {
+        // Each operand into a local before the next is read, as for the
+        // binary operations: reading one may move the locals another's
+        // element expression refers to (a reshape's flat position).
+        const int c = new_var("c"), a = new_var("a"), b = new_var("b");
+        element = [self, in, c, a, b](std::vector<ir::ExprPtr> idx) {
+          self->assign(c, self->read(in[0], clones(idx)));
+          self->assign(a, self->read(in[1], clones(idx)));
+          self->assign(b, self->read(in[2], std::move(idx)));
+          return ir::select(ir::compare(ir::CmpOp::Ne, self->ref(c), self->int_const(DType::I32, 0), {}), self->ref(a),
+                            self->ref(b), {});
         };
         break;
+      }
       case OpKind::iota: {
         const DType t = value_dtype(rt.elem());
         const size_t axis = size_t(op.attrs().axis);
@@ -182,18 +214,39 @@ std::function<ir::ExprPtr(std::vector<ir::ExprPtr>)> Emitter::element_of(const O
         break;
       }
       case OpKind::reshape: {
-        // Row-major order is kept: the flat position, unraveled in the source shape.
+        // Row-major order is kept, group by group of axes (reshape_groups).
+        // A group of several source axes takes them from its flat position,
+        // held in a local: remaps read through remaps (Top-K's exchanges)
+        // would otherwise repeat each other's index arithmetic in every
+        // source index, and their text grows with each one.
         const Shape to = rt.shape(), from = op.operand(0)->type().shape();
-        element = [self, in, to, from](std::vector<ir::ExprPtr> idx) {
-          ir::ExprPtr flat = self->i64(0);
-          for (int k = 0; k < to.rank(); ++k)
-            flat = self->add(ir::binary(ir::BinOp::Mul, std::move(flat), self->i64(to[k]), {}), std::move(idx[size_t(k)]));
-          std::vector<ir::ExprPtr> src;
-          int64_t inner = from.num_elements();
-          for (int k = 0; k < from.rank(); ++k) {
-            inner /= from[k];
-            src.push_back(ir::binary(ir::BinOp::Mod, ir::binary(ir::BinOp::FloorDiv, ir::clone(*flat), self->i64(inner), {}),
-                                     self->i64(from[k]), {}));
+        std::vector<AxisGroup> groups = reshape_groups(to, from);
+        std::vector<int> flats;
+        for (const AxisGroup& g : groups) flats.push_back(g.from_end - g.from_begin > 1 ? new_var("flat") : -1);
+        element = [self, in, to, from, groups, flats](std::vector<ir::ExprPtr> idx) {
+          std::vector<ir::ExprPtr> src(size_t(from.rank()));
+          for (size_t n = 0; n < groups.size(); ++n) {
+            const AxisGroup& g = groups[n];
+            ir::ExprPtr flat;
+            for (int k = g.to_begin; k < g.to_end; ++k) {
+              if (!flat) flat = std::move(idx[size_t(k)]);
+              else if (to[k] > 1)  // an axis of extent 1 has index 0
+                flat = self->add(ir::binary(ir::BinOp::Mul, std::move(flat), self->i64(to[k]), {}), std::move(idx[size_t(k)]));
+            }
+            if (!flat) flat = self->i64(0);  // a group of no result axes (a rank-0 result)
+            if (flats[n] < 0) {
+              if (g.from_end > g.from_begin) src[size_t(g.from_begin)] = std::move(flat);
+              continue;
+            }
+            self->assign(flats[n], std::move(flat));
+            int64_t inner = 1;
+            for (int k = g.from_end - 1; k >= g.from_begin; --k) {
+              ir::ExprPtr at = self->ref(flats[n]);
+              if (inner > 1) at = ir::binary(ir::BinOp::FloorDiv, std::move(at), self->i64(inner), {});
+              if (k > g.from_begin) at = ir::binary(ir::BinOp::Mod, std::move(at), self->i64(from[k]), {});
+              src[size_t(k)] = std::move(at);
+              inner *= from[k];
+            }
           }
           return self->read(in[0], std::move(src));
         };

@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "ir/ir.h"
 #include "tack/tile/compile.h"
@@ -38,6 +39,16 @@ std::unique_ptr<ir::Kernel> lower_to_kernel_ir(const Kernel& kernel, const Compi
 std::optional<int64_t> constant_integer(const Value* v);
 // The region (a loop operation) whose index `v` is, or null.
 const Operation* region_of_index(const Value* v);
+
+// A reshape's axes in groups of equal extent products: result axes
+// [to_begin, to_end) hold the same elements as source axes [from_begin,
+// from_end), row-major. A group of one axis on each side is that axis; of
+// one source axis, a merge; of one result axis, a split. Axes of extent 1
+// left over go to the last group; an empty tile is one group.
+struct AxisGroup {
+  int to_begin, to_end, from_begin, from_end;
+};
+std::vector<AxisGroup> reshape_groups(const Shape& to, const Shape& from);
 
 // The dtype a tensor of `s` elements has in memory, as the lowered
 // kernel's parameters declare it (i1 as u8).

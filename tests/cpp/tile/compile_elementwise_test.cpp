@@ -184,7 +184,70 @@ TEST_P(TileChains, AComputedTileReadsItsOperandsArraysAfterTheirLastReader) {
   EXPECT_TRUE(e.margin_intact());
 }
 
+// Reshapes of every grouping of axes: a split (24 -> 2x3x4), a merge
+// (-> 6x4), a regrouping (-> 4x6, of a computed tile), axes of extent 1
+// (-> 1x4x1x6 -> 4x6x1) and back to 24, read through as remaps, so F is 2 X; and
+// an extract of the 2x3x4 form, G[a * 4 + c] = X[(a * 3 + 2) * 4 + c];
+// and a select of r (X's first 16 through a split, so its element keeps
+// its flat position in a local) and of v, which reads r at another place:
+// H[e] = X[e] > 0 ? X[e] : X[4 * (e / 4) + 2]. Each operand of the select
+// is read before the next is, or v's read of r would move the position
+// the select's r reads.
+Kernel reshapes() {
+  return tile_kernel("reshapes", [](TensorView<float, 2> X, TensorView<float, 2> F, TensorView<float, 2> G,
+                                    TensorView<float, 2> H) {
+    for (auto i : parallel(X.shape(0))) {
+      Tile<float> x = X(i, span(0, 24)).load(0.0f);
+      Tile<float> a = reshape(x, {2, 3, 4});
+      Tile<float> c = reshape(reshape(a, {6, 4}) * 2.0f, {4, 6});
+      F(i, span(0, 24)).store(reshape(reshape(reshape(c, {1, 4, 1, 6}), {4, 6, 1}), {24}));
+      G(i, span(0, 8)).store(reshape(extract(a, 1, full<int64_t>({}, 2)), {8}));
+      Tile<float> s = X(i, span(0, 16)).load(0.0f);
+      Tile<float> r = reshape(reshape(s, {4, 4}), {16});
+      Tile<float> column = extract(reshape(r, {4, 4}), 1, full<int64_t>({}, 2));
+      Tile<float> v = reshape(broadcast_to(reshape(column, {4, 1}), {4, 4}), {16});
+      H(i, span(0, 16)).store(select(s > 0.0f, r, v));
+    }
+  });
+}
+
+TEST_P(TileChains, ReshapesOfEveryGroupingKeepRowMajorOrder) {
+  if (auto why = missing_backend(GetParam())) GTEST_SKIP() << *why;
+  const int64_t rows = 3;
+  GuardedTensor<float> x = uniform_tensor({rows, 24}, 11, -4.0f, 4.0f);
+  GuardedTensor<float> f({rows, 24}, NAN), g({rows, 8}, NAN), h({rows, 16}, NAN);
+  compile(GetParam(), reshapes())->launch({x.view(), f.view(), g.view(), h.view()});
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t e = 0; e < 16; ++e) {
+      const float s = x[r * 24 + e];
+      EXPECT_EQ(h[r * 16 + e], s > 0.0f ? s : x[r * 24 + 4 * (e / 4) + 2]) << "H[" << r << ", " << e << "]";
+    }
+    for (int64_t e = 0; e < 24; ++e) EXPECT_EQ(f[r * 24 + e], 2.0f * x[r * 24 + e]) << "F[" << r << ", " << e << "]";
+    for (int64_t a = 0; a < 2; ++a)
+      for (int64_t c = 0; c < 4; ++c)
+        EXPECT_EQ(g[r * 8 + a * 4 + c], x[r * 24 + (a * 3 + 2) * 4 + c]) << "G[" << r << ", " << a * 4 + c << "]";
+  }
+  EXPECT_TRUE(f.margin_intact() && g.margin_intact() && h.margin_intact());
+}
+
 INSTANTIATE_TEST_SUITE_P(Devices, TileChains, ::testing::Values("cpu", "opencl"));
+
+// Twelve reshapes, each read through by the next: each reshape's source
+// indices come from its flat position held once in a local, so the
+// lowered kernel grows by a few statements per reshape (with the flat
+// position written into every source index instead, each reshape's
+// indices held three copies of the one before: 3^12 terms).
+TEST(TileCompileElementwise, ReshapesReadThroughStayLinear) {
+  Kernel k = tile_kernel("reshaped", [](TensorView<float, 2> X, TensorView<float, 2> Y) {
+    for (auto i : parallel(X.shape(0))) {
+      Tile<float> t = X(i, span(0, 16)).load(0.0f);
+      for (int n = 0; n < 6; ++n) t = reshape(reshape(t, {2, 2, 4}), {16});
+      Y(i, span(0, 16)).store(t);
+    }
+  });
+  const std::string ir = lowered_kernel_ir(k);
+  EXPECT_LT(ir.size(), 20000u) << ir.substr(0, 4000);
+}
 
 TEST(TileCompileElementwise, AChainReadOnceHasNoArraysOfItsOwn) {
   // Eight operations between a loaded tile and a store: the loaded tile
