@@ -757,7 +757,12 @@ def topk(x, k, axis=-1, out=None):
     if k > _TOPK_NETWORK:
         _along(fn, _TopKTournament(fn, device, k), x, [], [values, positions], axis)
     elif k > 0:
-        kernel = _kernel(fn, device, ("topk", k), lambda: _core.tile_topk(k))
+        # One kernel per network: the kernel of n = the power of two at or
+        # above k sorts the same blocks (lib::topk_block) and merges the
+        # same states as k's; its store of n entries keeps the first k,
+        # the out arrays' columns (a store writes inside its view only).
+        n = _power_of_two_at_least(k)
+        kernel = _kernel(fn, device, ("topk", n), lambda: _core.tile_topk(n))
         _along(fn, kernel, x, [], [values, positions], axis)
     return values, positions
 
