@@ -697,6 +697,18 @@ def test_topk_with_ties_nan_and_short_rows(rows, cols, k):
     assert np.array_equal(bits(values.value()), bits(want_v))
 
 
+def test_topk_compiles_one_kernel_per_network():
+    # k = 9 .. 16 run the 16-entry network's kernel, k = 5 .. 8 the
+    # 8-entry one's; each k's result is NumPy's.
+    x = tricky_rows(4, 70, 3)
+    for k in (9, 13, 16, 5, 8):
+        v, i = T.topk(tack.asarray(x), k)
+        want_v, want_i = topk_oracle(x, k)
+        assert np.array_equal(i.numpy(), want_i) and np.array_equal(bits(v.numpy()), bits(want_v)), k
+    networks = {key[0][1] for key in T._compiled if key[0][0] == "topk" and key[-1] == "cpu"}
+    assert {8, 16} <= networks and not networks & {5, 9, 13}, networks
+
+
 def test_topk_along_axis_0_and_argpartition_agreement():
     x = rng(61).standard_normal((500, 3)).astype(np.float32)  # distinct values
     v, i = T.topk(tack.array(x), 10, axis=0)
