@@ -109,6 +109,38 @@ kernel @lane_chain(%0: view<?x?xf32>, %1: view<?x?xf32>) {
 }
 """
 
+# Per row, the first 3 of its 4 elements, picked as Top-K's last step picks
+# its first k entries: element j of row i of the 3x4 grid is x[j] where
+# i == j, else the broadcast constant -0.0, and the grid summed along its
+# rows. The constant's broadcast is a lane register every lane assigns
+# (PoCL 3.1 lost it when only the grid's 12 lanes did, and every sum was 0).
+FIRST_ENTRIES = """
+kernel @first_entries(%0: view<?x?xf32>, %1: view<?x?xf32>) {
+  %2 = dim %0 axis 0 : i64
+  parallel %3 < %2 exec block {
+    %4 = const 0 : i64
+    %5 = view %0[%3, %4:4] : view<4xf32>
+    %6 = load %5 pad 0.0 : tile<4xf32>
+    %7 = iota axis 0 : tile<3x4xi64>
+    %8 = iota axis 1 : tile<3x4xi64>
+    %9 = eq %7, %8 : tile<3x4xi1>
+    %10 = reshape %6 : tile<1x4xf32>
+    %11 = broadcast %10 : tile<3x4xf32>
+    %12 = const -0.0 : f32
+    %13 = broadcast %12 : tile<3x4xf32>
+    %14 = select %9, %11, %13 : tile<3x4xf32>
+    %15 = const 4 : i64
+    %16 = const -0.0 : tile<3xf32>
+    %17 = reduce %18 < %15 unordered_tree init(%16) merge(add) {
+      %19 = extract %14, %18 axis 1 : tile<3xf32>
+      yield %19
+    }
+    %20 = view %1[%3, %4:3] : view<3xf32>
+    store %20, %17
+  }
+}
+"""
+
 
 def run(kernel, device, x, out_shape, interpret=False):
     arrays = [tack.array(x, device="cpu" if interpret else device),
@@ -145,3 +177,14 @@ def test_tiles_only_their_own_lane_touches_stay_in_registers(device):
         # subtraction and an addition rounding once each (< 2.5e-7 apiece).
         differ = ~np.equal(got.view(np.uint32), want.view(np.uint32))
         assert np.all(np.abs(got[differ] - want[differ]) <= 4.4e-6), shape
+
+
+@pytest.mark.parametrize("device", GPU_DEVICES)
+def test_a_scalar_broadcast_in_a_lane_register_reaches_every_lane(device):
+    kernel = _core.tile_parse(FIRST_ENTRIES)
+    assert _core.tile_lowered_ir(kernel, workgroups=True).startswith("; in workgroups")
+    x = np.random.default_rng(5).uniform(1, 3, (4, 4)).astype(np.float32)
+    got = run(kernel, device, x, (4, 3))
+    # -0.0 + x[j] + (-0.0) ... is x[j] exactly: the oracle is x itself.
+    assert identical(got, x[:, :3]), got
+    assert identical(got, run(kernel, device, x, (4, 3), interpret=True))

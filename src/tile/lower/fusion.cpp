@@ -274,6 +274,13 @@ void Emitter::emit_by_element(const Operation& op) {
   for (unsigned j = 0; j < op.num_operands(); ++j) in.push_back(storage(op.operand(j)));
   auto element = element_of(op, in);
   Storage r = define(op.result());
+  // In workgroups a scalar's broadcast into one lane register is assigned
+  // on every lane, outside the element loop: the value is the same for
+  // each element, and PoCL 3.1 loses a private variable assigned a value
+  // the same on all work-items on only some of them (docs/tile/compile.md,
+  // "Workgroups": Top-K's last step gave values of 0).
+  if (spread() && r.var >= 0 && op.kind() == OpKind::broadcast && op.operand(0)->type().rank() == 0)
+    return write(r, {}, element({}));
   for_each_element(op.result()->type().shape(), [&](const std::vector<int>& i) { write(r, refs(i), element(refs(i))); });
 }
 
