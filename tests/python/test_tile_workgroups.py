@@ -141,6 +141,15 @@ kernel @first_entries(%0: view<?x?xf32>, %1: view<?x?xf32>) {
 }
 """
 
+# FIRST_ENTRIES with 0.25 * 2.0 in place of -0.0: a product of two
+# broadcast constants, each lane's register the same value, which every
+# lane assigns too; each row's sum is x[j] + 3 * 0.5.
+UNIFORM_PRODUCT = FIRST_ENTRIES.replace("@first_entries", "@uniform_product").replace(
+    "    %12 = const -0.0 : f32\n    %13 = broadcast %12 : tile<3x4xf32>\n",
+    "    %12 = const 0.25 : f32\n    %21 = broadcast %12 : tile<3x4xf32>\n"
+    "    %22 = const 2.0 : f32\n    %23 = broadcast %22 : tile<3x4xf32>\n"
+    "    %13 = mul %21, %23 : tile<3x4xf32>\n")
+
 
 def run(kernel, device, x, out_shape, interpret=False):
     arrays = [tack.array(x, device="cpu" if interpret else device),
@@ -188,3 +197,7 @@ def test_a_scalar_broadcast_in_a_lane_register_reaches_every_lane(device):
     # -0.0 + x[j] + (-0.0) ... is x[j] exactly: the oracle is x itself.
     assert identical(got, x[:, :3]), got
     assert identical(got, run(kernel, device, x, (4, 3), interpret=True))
+    kernel = _core.tile_parse(UNIFORM_PRODUCT)
+    x = np.random.default_rng(6).integers(1, 9, (4, 4)).astype(np.float32)
+    # Integers and halves: every order of the sum is exact.
+    assert identical(run(kernel, device, x, (4, 3)), x[:, :3] + np.float32(1.5))

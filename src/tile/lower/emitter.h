@@ -362,6 +362,10 @@ class Emitter {
 
   // Tiles in the lanes' registers (lane_tiles.h), in workgroups.
   std::unordered_set<const Value*> lane_tiles_;
+  // In workgroups, the lane registers every lane assigns the same value
+  // (emit_by_element), and whether `op`'s would be one.
+  std::unordered_set<const Value*> same_on_lanes_;
+  bool same_for_every_element(const Operation& op) const;
   int slot_ = -1;  // in a spread element loop: the local holding the element's slot (e / lanes)
   Storage lane_storage(const Value* v);
   ir::ExprPtr lane_slot() const;  // slot_, which must be set

@@ -274,14 +274,27 @@ void Emitter::emit_by_element(const Operation& op) {
   for (unsigned j = 0; j < op.num_operands(); ++j) in.push_back(storage(op.operand(j)));
   auto element = element_of(op, in);
   Storage r = define(op.result());
-  // In workgroups a scalar's broadcast into one lane register is assigned
-  // on every lane, outside the element loop: the value is the same for
-  // each element, and PoCL 3.1 loses a private variable assigned a value
-  // the same on all work-items on only some of them (docs/tile/compile.md,
-  // "Workgroups": Top-K's last step gave values of 0).
-  if (spread() && r.var >= 0 && op.kind() == OpKind::broadcast && op.operand(0)->type().rank() == 0)
-    return write(r, {}, element({}));
+  // In workgroups a lane register whose value is the same for every
+  // element (a scalar's broadcast, an operation of such registers and
+  // constants) is assigned on every lane, outside the element loop: PoCL
+  // 3.1 loses a private variable assigned a value the same on all
+  // work-items on only some of them (docs/tile/compile.md, "Workgroups":
+  // Top-K's last step gave values of 0).
+  if (spread() && r.var >= 0 && same_for_every_element(op)) {
+    same_on_lanes_.insert(op.result());
+    std::vector<ir::ExprPtr> origin;
+    for (int d = 0; d < op.result()->type().rank(); ++d) origin.push_back(i64(0));
+    return write(r, {}, element(std::move(origin)));
+  }
   for_each_element(op.result()->type().shape(), [&](const std::vector<int>& i) { write(r, refs(i), element(refs(i))); });
+}
+
+bool Emitter::same_for_every_element(const Operation& op) const {
+  if (op.kind() == OpKind::broadcast) return op.operand(0)->type().rank() == 0;
+  if (is_remap(op.kind())) return false;
+  for (unsigned j = 0; j < op.num_operands(); ++j)
+    if (!same_on_lanes_.count(op.operand(j)) && !storage(op.operand(j)).constant) return false;
+  return true;
 }
 
 void Emitter::give_back(int array) {
