@@ -404,6 +404,14 @@ void Emitter::for_each_element(const Shape& shape, const std::function<void(cons
   }
   std::function<void(int)> nest = [&](int d) {
     if (d == shape.rank()) return body(idx);
+    if (shape[d] == 1) {  // no loop: the loop passes' time grows with the number of loops
+      int v = new_var("e");
+      assign(v, i64(0));
+      idx.push_back(v);
+      nest(d + 1);
+      idx.pop_back();
+      return;
+    }
     int v = new_var("e", ir::VarRole::LoopVar);
     idx.push_back(v);
     for_range(v, i64(shape[d]), [&] { nest(d + 1); });

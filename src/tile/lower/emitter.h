@@ -187,7 +187,7 @@ class Emitter {
   // Appends a loop nest over `shape`, calling `body` with the element's index
   // locals (outermost first) while the innermost block is current; a shape
   // of at most kStraightElements elements gets straight-line code instead,
-  // the body once per element.
+  // the body once per element, and an axis of extent 1 no loop.
   static constexpr int64_t kStraightElements = 8;
   void for_each_element(const Shape& shape, const std::function<void(const std::vector<int>&)>& body);
   // A sequential loop `var` over [0, extent).

@@ -184,16 +184,18 @@ inline int64_t power_of_two_at_least(int64_t n) {
 // against the rank merge's k^2 comparisons, and its tiles are small enough
 // that the CPU compiler keeps them in registers; but the networks' code
 // grows as n log2(n)^2. With the lowering computing each exchange's tiles
-// where they are read (src/tile/lower/fusion.cpp), the first call of
-// k = 16 takes about 2 s and k = 32 about 4.5 s on a 2-core Zen 4 (k = 16
-// took 17 s with an array per tile); above 16 the tournament of merges
-// (tack.tile's _TopKTournament) compiles in well under a second. (k = 32's
-// network ran 1024x4096 in 23 ms against the tournament's 100.)
-inline constexpr int64_t kTopKNetwork = 16;
+// where they are read (src/tile/lower/fusion.cpp), the first call takes
+// about 1 s at k = 8, 1.7 s at k = 16 and 3.7 s at k = 32 on a 2-core
+// Zen 4 in SIMD lanes (k = 16 took 17 s with an array per tile), and k = 32
+// runs 1024x4096 in 23 ms against 75 for the merges of sorted runs that
+// tack.tile uses above (_TopKTournament: NumPy's argpartition 46). Above
+// 32 the networks' code would grow past what a first call can afford.
+inline constexpr int64_t kTopKNetwork = 32;
 
-// The block width topk uses for `k` when none is given: 8 up to k = 8,
-// then 16 up to k = 16, then k.
-inline int64_t topk_block(int64_t k) { return k <= 8 ? 8 : std::max<int64_t>(k, 16); }
+// The block width topk uses for `k` when none is given: 8 up to k = 8, the
+// network's entries (the power of two at or above k) up to kTopKNetwork,
+// then k.
+inline int64_t topk_block(int64_t k) { return k <= 8 ? 8 : k <= kTopKNetwork ? power_of_two_at_least(k) : k; }
 
 // V[r, :k] and I[r, :k]: the k largest entries of row r of X and their
 // column positions, largest first, NaN above everything, equal values by
