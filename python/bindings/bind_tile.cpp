@@ -235,6 +235,9 @@ void bind_tile(nb::module_& m) {
     auto order = [](bool descending) { return descending ? lib::Order::descending : lib::Order::ascending; };
     m.def("tile_sort_runs", [order](int64_t run, bool descending) { return lib::sort_runs(run, order(descending)); },
           nb::arg("run"), nb::arg("descending") = false);
+    m.def("tile_sort_runs_bitonic",
+          [order](int64_t run, bool descending) { return lib::sort_runs_bitonic(run, order(descending)); },
+          nb::arg("run"), nb::arg("descending") = false);
     m.def("tile_merge_runs", [] { return lib::merge_runs(); });
     m.def("tile_merge_path",
           [order](int64_t block, bool descending, int64_t keep) {

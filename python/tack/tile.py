@@ -75,9 +75,11 @@ _compiled = {}
 # 1.1-1.5x faster in lanes, sort_runs 1.3-1.6x slower; merge_path, which
 # replaced merge_runs, 1.1-1.2x faster in lanes (and 1x2^20). Top-K's blocks, on
 # the same host once launches divided into whole SIMD groups: 1.2-1.4x
-# faster in lanes at 1024x4096, 64x65536 and 4096x256 with k = 8 and 4,
-# even at k = 32.
-_SIMD_LANES = {"matmul", "einsum", "sort_runs", "merge_path", "topk"}
+# faster in lanes at 1024x4096, 64x65536 and 4096x256 with k = 8 and 4;
+# on a 2-core Zen 4 (AVX-512), the 32-entry network 2.9x (k = 32 at
+# 1024x4096: 23 ms against 67) and sort_runs_bitonic's runs of 32 about
+# 3x (Top-K's tournament at k = 64: 62 ms against 114).
+_SIMD_LANES = {"matmul", "einsum", "sort_runs", "sort_runs_bitonic", "merge_path", "topk"}
 
 # Rows of at most this many columns run softmax, layer_norm and rms_norm in
 # one block as wide as the row rounded up to a power of two, instead of
@@ -621,6 +623,14 @@ def scan(x, axis=-1, exclusive=False, out=None):
 # 256x1024, 4096x64, 16x65536 and 1x2^20 (docs/tile/python.md, "Sorting").
 _SORT_RUN = 16
 _MERGE_BLOCK = 32
+# Top-K's tournament sorts its first runs by a bitonic network
+# (sort_runs_bitonic) of this many entries: on a 2-core Zen 4 (AVX-512),
+# 1024x4096 at k = 64, 62 ms against 87 with sort_runs' runs of 16 (the
+# runs' pass 22 ms against 35, and one merge pass fewer), 78 with networks
+# of 16; at k = 256 99 against 140; 64x65536 the same. Its first call
+# takes about 1.6 s against 0.4; sort keeps sort_runs, which compiles in a
+# tenth of a second.
+_BITONIC_RUN = 32
 # Top-K up to this k runs the reference kernel (its bitonic networks,
 # lib::kTopKNetwork); above, _TopKTournament.
 _TOPK_NETWORK = _core.TILE_TOPK_NETWORK
@@ -639,12 +649,20 @@ class _MergeSort:
     pair, so a pass writes half the entries the one before did, down to
     `keep` a pair;
     launch then leaves the last run in scratch and returns it. Each pass is
-    a launch of one of two kernels compiled once per device and order."""
+    a launch of one of two kernels compiled once per device and order. With
+    `bitonic` the first pass sorts runs of _BITONIC_RUN by a bitonic network
+    (sort_runs_bitonic) instead."""
 
-    def __init__(self, fn, device, descending=False, keep=0):
+    def __init__(self, fn, device, descending=False, keep=0, bitonic=False):
         self.device, self.keep = device, keep
-        self.runs = _kernel(fn, device, ("sort_runs", _SORT_RUN, descending),
-                            lambda: _core.tile_sort_runs(_SORT_RUN, descending=descending))
+        self.run = _BITONIC_RUN if bitonic else _SORT_RUN
+        if bitonic:
+            self.runs = _kernel(fn, device, ("sort_runs_bitonic", self.run, descending),
+                                lambda: _core.tile_sort_runs_bitonic(self.run, descending=descending),
+                                binding={"nest_fuse": [2]})
+        else:
+            self.runs = _kernel(fn, device, ("sort_runs", self.run, descending),
+                                lambda: _core.tile_sort_runs(self.run, descending=descending))
         self.merge = _kernel(fn, device, ("merge_path", _MERGE_BLOCK, descending, keep),
                              lambda: _core.tile_merge_path(_MERGE_BLOCK, descending=descending, keep=keep))
 
@@ -654,7 +672,7 @@ class _MergeSort:
         fewer."""
         x, values, positions = args
         rows, n = x[1]
-        passes, width = 0, _SORT_RUN
+        passes, width = 0, self.run
         while width < n:
             passes, width = passes + 1, width * 2
         if passes == 0 and not self.keep:
@@ -669,7 +687,7 @@ class _MergeSort:
         # Pass 0 writes the scratch pair that the last pass does not read.
         source = scratch[passes % 2]
         self.runs.launch([x, row_of(source[0], width) + (True,), row_of(source[1], width) + (True,)])
-        run, runs = _SORT_RUN, width // _SORT_RUN
+        run, runs = self.run, width // self.run
         # The binary search's depth is the extent of this vector's view.
         depth = empty(((width // 2).bit_length(),), device=self.device)
         for p in range(1, passes + 1):
@@ -689,16 +707,16 @@ class _MergeSort:
 
 class _TopKTournament:
     """Top-K for k above the reference kernel's networks (lib::kTopKNetwork):
-    the row's runs sorted descending and merged in pairs, each merge keeping
-    its first `keep` entries (a power of two, at least k and _SORT_RUN),
-    then topk_first takes the first k of the last run, padding's positions
-    the sentinel's (lib/topk.h). O(n log keep) per row, with tiles of
-    _SORT_RUN elements, where the reference kernel's blocks rank k x k
-    tiles."""
+    the row's runs of _BITONIC_RUN sorted descending by a bitonic network
+    and merged in pairs, each merge keeping its first `keep` entries (a
+    power of two, at least k and the run), then topk_first takes the first
+    k of the last run, padding's positions the sentinel's (lib/topk.h).
+    O(n log keep) per row, with tiles of _BITONIC_RUN elements, where the
+    reference kernel's blocks rank k x k tiles."""
 
     def __init__(self, fn, device, k):
-        keep = _power_of_two_at_least(k, _SORT_RUN)
-        self.passes = _MergeSort(fn, device, descending=True, keep=keep)
+        keep = _power_of_two_at_least(k, _BITONIC_RUN)
+        self.passes = _MergeSort(fn, device, descending=True, keep=keep, bitonic=True)
         self.first = _kernel(fn, device, ("topk_first",), _core.tile_topk_first)
 
     def launch(self, args):

@@ -73,6 +73,7 @@ const std::map<std::string, std::function<tile::Kernel()>>& library() {
       {"topk_right_fold", [] { return tile::lib::topk(8, tile::ReductionPolicy::right_fold); }},
       {"sort", [] { return tile::lib::sort(); }},
       {"sort_runs", [] { return tile::lib::sort_runs(); }},
+      {"sort_runs_bitonic", [] { return tile::lib::sort_runs_bitonic(32, tile::lib::Order::descending); }},  // Top-K tournament's runs
       {"merge_runs", [] { return tile::lib::merge_runs(); }},
       {"merge_path", [] { return tile::lib::merge_path(); }},
       {"inclusive_scan", [] { return tile::lib::scan(tile::lib::ScanKind::inclusive); }},

@@ -354,8 +354,10 @@ TEST_P(TileCompileLib, MergeSortPasses) {
     auto& x = std::get<GuardedTensor<float>>(t[0]);
     for (int64_t i = 0; i < x.size(); ++i) x[i] = i % 5 == 1 ? -0.0f : i % 11 == 2 ? NAN : float(int(x[i] * 3));
   };
-  for (auto [rows, cols, padded] : {std::array<int64_t, 3>{5, 37, 40}, {3, 8, 8}, {2, 1, 8}, {4, 5, 5}, {0, 3, 8}})
+  for (auto [rows, cols, padded] : {std::array<int64_t, 3>{5, 37, 40}, {3, 8, 8}, {2, 1, 8}, {4, 5, 5}, {0, 3, 8}}) {
     expect_same(lib::sort_runs(8), {in({rows, cols}), out({rows, padded}), index_out({rows, padded})}, 5, ties);
+    expect_same(lib::sort_runs_bitonic(8), {in({rows, cols}), out({rows, padded}), index_out({rows, padded})}, 5, ties);
+  }
   // Pairs of sorted runs of 1, 4 and 7 (values with ties, -0 and NaN,
   // distinct positions, each run in the order of before_ascending), so
   // every place is taken once; the merged rows as wide as the pairs and
@@ -406,9 +408,12 @@ TEST_P(TileCompileLib, TopKTournamentKernels) {
     for (int64_t i = 0; i < x.size(); ++i)
       x[i] = i % 5 == 1 ? -0.0f : i % 11 == 2 ? NAN : i % 13 == 3 ? -INFINITY : float(int(x[i] * 3));
   };
-  for (auto [rows, cols, padded] : {std::array<int64_t, 3>{5, 37, 40}, {3, 8, 8}, {2, 1, 8}, {0, 3, 8}})
+  for (auto [rows, cols, padded] : {std::array<int64_t, 3>{5, 37, 40}, {3, 8, 8}, {2, 1, 8}, {0, 3, 8}}) {
     expect_same(lib::sort_runs(8, lib::Order::descending), {in({rows, cols}), out({rows, padded}), index_out({rows, padded})},
                 5, ties);
+    expect_same(lib::sort_runs_bitonic(8, lib::Order::descending),
+                {in({rows, cols}), out({rows, padded}), index_out({rows, padded})}, 5, ties);
+  }
   auto sorted_descending = [&](std::vector<Tensor>& t) {
     ties(t);
     sort_each_run(t, true, 4);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -113,6 +114,45 @@ TEST(TileLibSort, MatchesAStableSortUnderTheTotalOrder) {
       }
     }
     EXPECT_TRUE(y.margin_intact() && i.margin_intact());
+  }
+}
+
+// A merge sort's first pass by bitonic networks: each run of Y's row holds
+// the run's elements of X (past X's row, the order's last value at its own
+// position) in the order's stable sort; outputs as wide as X and wider.
+TEST(TileLibSort, BitonicRunsAreEachRunStablySorted) {
+  for (lib::Order order : {lib::Order::ascending, lib::Order::descending})
+    for (int64_t run : {1, 2, 8, 32})
+      for (auto [rows, cols, width] : {std::array<int64_t, 3>{5, 70, 96}, {3, 64, 64}, {4, 7, 32}, {2, 1, 8}, {0, 5, 8}}) {
+        if (width % run != 0 && width > run) continue;
+        const bool descending = order == lib::Order::descending;
+        GuardedTensor<float> x = tie_heavy({rows, cols}, uint32_t(cols + run)), y({rows, width}, 1.5f);
+        GuardedTensor<int64_t> i({rows, width}, -7);
+        interpret(lib::sort_runs_bitonic(run, order), {x.view(), y.view(), i.view()});
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t start = 0; start < width; start += run) {
+            std::vector<Entry> want;
+            for (int64_t p = start; p < std::min(start + run, width); ++p)
+              want.push_back({p < cols ? x[r * cols + p] : descending ? -INFINITY : NAN, p});
+            std::stable_sort(want.begin(), want.end(), descending ? larger_first : smaller_first);
+            for (size_t e = 0; e < want.size(); ++e) {
+              int64_t at = r * width + start + int64_t(e);
+              ASSERT_TRUE(same_bits(y[at], want[e].value) && i[at] == want[e].position)
+                  << (descending ? "descending" : "ascending") << " run " << run << " " << rows << "x" << cols << " into "
+                  << width << ", row " << r << " place " << start + int64_t(e) << ": got (" << y[at] << ", " << i[at]
+                  << "), want (" << want[e].value << ", " << want[e].position << ")";
+            }
+          }
+        EXPECT_TRUE(y.margin_intact() && i.margin_intact() && x.margin_intact());
+      }
+}
+
+TEST(TileLibSort, BitonicRunsOfNoPowerOfTwoAreRefused) {
+  try {
+    lib::sort_runs_bitonic(12);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("the run 12 is not a power of two"), std::string::npos) << e.what();
   }
 }
 

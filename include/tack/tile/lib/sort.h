@@ -1,6 +1,7 @@
 // Sorting rows of an f32 matrix.
 #pragma once
 
+#include "tack/tile/lib/bitonic.h"
 #include "tack/tile/lib/common.h"
 #include "tack/tile/lib/order.h"
 
@@ -49,6 +50,30 @@ inline Kernel sort_runs(int64_t run = 32, Order order = Order::ascending) {
         Index place = start + sum(cast<int64_t>(earlier), 0);
         Y(r, place).store(x);
         I(r, place).store(i);
+      }
+    }
+  });
+}
+
+// sort_runs by Batcher's bitonic network (lib/bitonic.h): the same Y and I
+// for a `run` that is a power of two, each run loaded as one tile and
+// sorted by compare-exchanges (run log2(run)^2 / 4 of them, against
+// sort_runs' run^2 comparisons and a scatter), then stored as a row. Its
+// code grows as run log2(run)^2: about 1 s to compile at 16 on a 2-core
+// Zen 4, where sort_runs takes a tenth of that.
+inline Kernel sort_runs_bitonic(int64_t run = 16, Order order = Order::ascending) {
+  if (run < 1 || (run & (run - 1)) != 0)
+    throw Error("sort_runs_bitonic: the run " + std::to_string(run) + " is not a power of two.");
+  const float last = last_value(order);
+  return tile_kernel("sort_runs_bitonic", [run, order, last](TensorView<float, 2> X, TensorView<float, 2> Y,
+                                                              TensorView<int64_t, 2> I) {
+    for (auto r : parallel(Y.shape(0), exec::block)) {
+      for (auto j : parallel(ceil_div(Y.shape(1), run))) {
+        Index start = j * run;
+        Tile<float> x = X(r, span(start, run)).load(last);
+        auto [v, p] = bitonic::sort({reshape(x, {1, run}), reshape(positions(start, run), {1, run})}, 1, run, order);
+        Y(r, span(start, run)).store(reshape(v, {run}));
+        I(r, span(start, run)).store(reshape(p, {run}));
       }
     }
   });
