@@ -22,6 +22,9 @@
 // strict policy.
 #include "tile/lower/emitter.h"
 
+#include <bit>
+#include <string>
+
 #include "ir/build.h"
 
 namespace tack::tile::lower {
@@ -29,7 +32,9 @@ namespace tack::tile::lower {
 namespace {
 
 // Stack slots of the ordered tree: perfect subtrees have distinct sizes, so
-// 64 cover any domain of fewer than 2^63 contributions.
+// after k contributions the stack holds popcount(k) of them: 64 slots cover
+// any domain of fewer than 2^63 contributions, and the bit length of E a
+// constant domain of E.
 constexpr int64_t kTreeDepth = 64;
 
 }  // namespace
@@ -281,14 +286,16 @@ void Emitter::emit_reduce(const Operation& op) {
     case ReductionPolicy::ordered_tree: {
       // stack[0 .. top) holds perfect subtrees, largest first; pushing the
       // k-th contribution merges one pair per trailing one bit of k.
+      const int64_t extent = constant_integer(op.operand(0)).value_or(0);
+      const int64_t depth = extent >= 1 ? int64_t(std::bit_width(uint64_t(extent))) : kTreeDepth;
+      const std::string what = "an ordered-tree stack (" + std::to_string(depth) + " states)";
       std::vector<Storage> stack, cur;
       for (const Storage& s : acc) {
-        std::vector<int64_t> shape{kTreeDepth};
+        std::vector<int64_t> shape{depth};
         for (int64_t e : s.type.shape().dims()) shape.push_back(e);
         Storage slot;
         slot.type = s.type;
-        slot.array = new_array(&op, s.type.elem(), std::move(shape), "an ordered-tree stack (64 states)",
-                               s.type.rank() == 0);
+        slot.array = new_array(&op, s.type.elem(), std::move(shape), what.c_str(), s.type.rank() == 0);
         stack.push_back(slot);
         cur.push_back(new_storage(&op, s.type));
       }

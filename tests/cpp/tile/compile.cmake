@@ -10,6 +10,7 @@ if(TACK_BUILD_CORE AND TACK_ENABLE_LLVM)
     compile_binding_test.cpp
     compile_mma_atom_test.cpp
     compile_store_test.cpp
+    compile_random_test.cpp
   )
   target_link_libraries(tile_compile_tests PRIVATE tack_core)
   if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
