@@ -4,7 +4,8 @@
 // from a seed: elementwise arithmetic (IEEE operations only, correctly
 // rounded on every backend: no exp or log), comparisons and selects,
 // reshapes between the shapes of 16 elements, reductions along an axis
-// broadcast back, a sum carried through a reduce region, slices (extract) broadcast back, scalars broadcast to a
+// broadcast back, a sum carried through a reduce region, integer
+// arithmetic, windows past the row's start, mma, a serial loop, slices (extract) broadcast back, scalars broadcast to a
 // tile, iotas, and constants; several of its values are stored. The
 // operations and shapes are the ones whose lowering has the most moving
 // parts: tiles computed where they are read, reshapes by axis groups, lane
@@ -31,7 +32,8 @@
 namespace tack::tile {
 namespace {
 
-constexpr int kStored = 3;  // values stored per program
+constexpr int kStored = 3;  // values of the chain stored per program
+constexpr int kExtras = 4;  // values of the extras (below) stored per program
 
 // The shapes a value of n elements takes (n = 16 or 512): the vector first,
 // then shapes of rank 2 and 3 with an extent of 1 among them.
@@ -117,6 +119,33 @@ class Generator {
   std::mt19937 gen_;
 };
 
+// Four more values from the chain's, each by constructs the chain does not
+// use, drawn from a second generator (so that a seed's chain stays the
+// same): integer arithmetic (truncating division and remainder by
+// constants, saturating casts from f32), loads through windows that start
+// before the row and at an origin that moves with the parallel index, a
+// product of 4x4 tiles by mma (16 elements) or a serial loop carrying a
+// tile (512), and a select between two of them.
+std::array<Tile<float>, kExtras> extras(uint32_t seed, int64_t n, const std::vector<Tile<float>>& pool,
+                                        const TensorView<float, 2>& X, const Index& i) {
+  Generator g(seed ^ 0x9e3779b9u, n);
+  auto any = [&] { return reshape(pool[size_t(g.below(int(pool.size())))], {n}); };
+  Tile<int64_t> t = cast<int64_t>(any() * 8.0f);
+  t = (t % int64_t(7)) * int64_t(3) - t / int64_t(5) + iota({n}, 0);
+  Tile<float> integers = cast<float>(t);
+  const int64_t before = 1 + g.below(5);
+  Tile<float> windows = X(i, span(-before, n)).load(g.constant()) * any() + X(i, span(i - 2, n)).load(0.25f);
+  Tile<float> carried = any();
+  if (n == 16) {
+    carried = reshape(mma(reshape(carried, {4, 4}), reshape(any(), {4, 4}), reshape(any(), {4, 4})), {n});
+  } else {
+    Tile<float> b = any();
+    for (auto k : serial(3)) carried = carried * 0.5f + b * cast<float>(broadcast_to(Tile<int64_t>(k), {n}));
+  }
+  Tile<float> chosen = select(integers > windows, carried, any());
+  return {integers, windows, carried, chosen};
+}
+
 // The program of `seed`: `steps` operations on values of n elements, from
 // X's row (two loads of n, the second with a pad past the row, and a sum
 // of the row's blocks of n carried through a reduce region), the last
@@ -135,6 +164,8 @@ Kernel random_program(uint32_t seed, int steps, int64_t n) {
       pool.push_back(carried);
       for (int s = 0; s < steps; ++s) pool.push_back(g.step(pool));
       for (int j = 0; j < kStored; ++j) Y(i, span(j * n, n)).store(reshape(pool[pool.size() - 1 - size_t(j)], {n}));
+      std::array<Tile<float>, kExtras> more = extras(seed, n, pool, X, i);
+      for (int j = 0; j < kExtras; ++j) Y(i, span((kStored + j) * n, n)).store(more[size_t(j)]);
     }
   });
 }
@@ -169,7 +200,7 @@ TEST_P(TileRandomPrograms, MatchTheInterpreterBitForBit) {
     const int steps = 6 + int(seed % 7);
     const Kernel kernel = random_program(seed, steps, n);
     GuardedTensor<float> x = uniform_tensor({rows, cols}, seed, -3.0f, 3.0f);
-    GuardedTensor<float> want({rows, kStored * n}, NAN), got({rows, kStored * n}, NAN);
+    GuardedTensor<float> want({rows, (kStored + kExtras) * n}, NAN), got({rows, (kStored + kExtras) * n}, NAN);
     // In workgroups an unordered reduction of scalars is merged by the
     // group's lanes as the ordered tree, one of the groupings the
     // interpreter offers (as in compile_lib_test.cpp).
