@@ -22,7 +22,9 @@
 // strict policy.
 #include "tile/lower/emitter.h"
 
+#include <algorithm>
 #include <bit>
+#include <optional>
 #include <string>
 
 #include "ir/build.h"
@@ -286,8 +288,8 @@ void Emitter::emit_reduce(const Operation& op) {
     case ReductionPolicy::ordered_tree: {
       // stack[0 .. top) holds perfect subtrees, largest first; pushing the
       // k-th contribution merges one pair per trailing one bit of k.
-      const int64_t extent = constant_integer(op.operand(0)).value_or(0);
-      const int64_t depth = extent >= 1 ? int64_t(std::bit_width(uint64_t(extent))) : kTreeDepth;
+      const std::optional<int64_t> extent = constant_integer(op.operand(0));
+      const int64_t depth = extent ? std::max<int64_t>(1, std::bit_width(uint64_t(std::max<int64_t>(*extent, 0)))) : kTreeDepth;
       const std::string what = "an ordered-tree stack (" + std::to_string(depth) + " states)";
       std::vector<Storage> stack, cur;
       for (const Storage& s : acc) {

@@ -85,9 +85,9 @@ inline Entries reverse(Entries t, int64_t rows, int64_t n) {
 }
 
 // The first n entries, under before_descending, of the union of two lists
-// sorted in that order, sorted: a[i] or
-// b[n - 1 - i], whichever comes first, is the union's first n as a bitonic
-// sequence, which exchanges at distances n/2, ..., 1 sort.
+// sorted in that order, sorted: a[i] or b[n - 1 - i], whichever comes
+// first, is the union's first n as a bitonic sequence, which exchanges at
+// distances n/2, ..., 1 sort.
 inline Entries merge(const Entries& a, const Entries& b, int64_t rows, int64_t n) {
   auto [av, ap] = a;
   auto [bv, bp] = reverse(b, rows, n);
