@@ -323,7 +323,7 @@ void Emitter::emit_elementwise(const Operation& op) {
           int blk = new_var("blk", ir::VarRole::LoopVar);
           // Block blk of c_blocks' block mode (jb fastest) on lane blk mod lanes.
           const int64_t columns = atom.block_columns();
-          for_lanes(blk, i64(atom.block_rows() * columns), [&] {
+          for_lanes(blk, atom.block_rows() * columns, [&] {
             assign(i0, ir::binary(ir::BinOp::Mul, ir::binary(ir::BinOp::FloorDiv, ref(blk), i64(columns), {}),
                                   i64(kRows), {}));
             assign(j0, ir::binary(ir::BinOp::Mul, ir::binary(ir::BinOp::Mod, ref(blk), i64(columns), {}),

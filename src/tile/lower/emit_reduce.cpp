@@ -157,14 +157,14 @@ void Emitter::emit_reduce_over_lanes(const Operation& op, int64_t extent) {
   int pair = new_var("pair", ir::VarRole::LoopVar);
   apart([&] {
     if (owned) {
-      for_lanes(index, i64(extent), [&] {
+      for_lanes(index, extent, [&] {
         emit_block(body);
         std::vector<Storage> slot = slots(front, index);
         for (unsigned j = 0; j < yield.num_operands(); ++j) copy(slot[j], storage(yield.operand(j)));
       });
       return;
     }
-    for_lanes(pair, i64(extent / 2), [&] {
+    for_lanes(pair, extent / 2, [&] {
       std::vector<Storage> a = contribution(times2(pair, 0));
       merge(op, a, contribution(times2(pair, 1)), slots(front, pair));
     });
@@ -181,7 +181,7 @@ void Emitter::emit_reduce_over_lanes(const Operation& op, int64_t extent) {
     const std::vector<int>& from = in_front ? front : back;
     const std::vector<int>& to = in_front ? back : front;
     apart([&] {
-      for_lanes(pair, i64(items / 2), [&] {
+      for_lanes(pair, items / 2, [&] {
         assign(left, times2(pair, 0));
         assign(right, times2(pair, 1));
         merge(op, slots(from, left), slots(from, right), slots(to, pair));

@@ -143,7 +143,14 @@ Storage Emitter::lane_storage(const Value* v) {
   s.type = v->type();
   const int64_t slots = (v->type().shape().num_elements() + target_.workgroup_lanes - 1) / target_.workgroup_lanes;
   if (slots <= 1) {
+    // Assigned on every lane where it is defined, before the lanes that
+    // hold its element assign it: PoCL 3.1 gave wrong values, varying from
+    // run to run, for a private variable assigned on some work-items only
+    // (docs/tile/compile.md, "Workgroups").
     s.var = new_var("r");
+    const Scalar elem = v->type().elem();
+    const DType t = value_dtype(elem);
+    assign(s.var, is_float(elem) ? float_const(t, 0.0) : int_const(t, 0));
     return s;
   }
   s.lane_slots = true;
@@ -319,6 +326,18 @@ void Emitter::for_lanes(int var, ir::ExprPtr extent, const std::function<void()>
   block_->push_back(std::move(f));
 }
 
+void Emitter::for_lanes(int var, int64_t extent, const std::function<void()>& body) {
+  if (extent > target_.workgroup_lanes) return for_lanes(var, i64(extent), body);
+  // PoCL 3.1's default work-group method (loopvec) gave wrong values for
+  // lane registers assigned in one such loop of at most one trip and read
+  // in the next, where its `loops` and `cbs` methods gave the right ones
+  // (docs/tile/compile.md, "Workgroups").
+  mark_varying(var);
+  assign(var, ref(lane_));
+  if (extent == target_.workgroup_lanes) return body();
+  if_then(ir::compare(ir::CmpOp::Lt, ref(lane_), i64(extent), {}), body);
+}
+
 void Emitter::sync() {
   if (!in_groups() || lanes_apart_ || deferring_ || !significant_pending()) return;
   barrier();
@@ -350,7 +369,7 @@ void Emitter::for_each_element(const Shape& shape, const std::function<void(cons
     // This lane's elements, by row-major position; a tile in the lanes'
     // registers keeps element flat at slot flat / lanes.
     int flat = new_var("e", ir::VarRole::LoopVar);
-    for_lanes(flat, i64(shape.num_elements()), [&] {
+    for_lanes(flat, shape.num_elements(), [&] {
       const int outer_slot = slot_;
       slot_ = -1;
       if (shape.num_elements() > target_.workgroup_lanes && !lane_tiles_.empty()) {

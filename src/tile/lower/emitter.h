@@ -195,6 +195,9 @@ class Emitter {
   // In workgroups: `var` over this lane's share of [0, extent) (lane,
   // lane + lanes, ...).
   void for_lanes(int var, ir::ExprPtr extent, const std::function<void()>& body);
+  // The same over a constant extent: at most one index per lane, as an
+  // `if` rather than a loop, where the extent is at most a group's lanes.
+  void for_lanes(int var, int64_t extent, const std::function<void()>& body);
   // In workgroups: a barrier when shared memory was touched or global
   // memory written since the last one (global reads wait for a write).
   // Operations with regions, copies and merges end with one; the simple
