@@ -18,10 +18,11 @@
 
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
-#include <numeric>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tack/tile/compile.h"
@@ -190,14 +191,27 @@ TEST_P(TileRandomPrograms, MatchTheInterpreterBitForBit) {
   // Seeds 1 to 24, and 74, whose program gave wrong values on PoCL in
   // workgroups with a scalar's broadcast assigned on some lanes only
   // (docs/tile/compile.md, "Workgroups").
-  std::vector<uint32_t> seeds(24);
-  std::iota(seeds.begin(), seeds.end(), 1u);
-  seeds.push_back(74);
-  for (uint32_t seed : seeds) {
+  std::vector<std::pair<uint32_t, int>> programs;  // (seed, steps)
+  for (uint32_t seed = 1; seed <= 24; ++seed) programs.push_back({seed, 6 + int(seed % 7)});
+  programs.push_back({74, 6 + 74 % 7});
+  // TACK_TILE_RANDOM_PROGRAMS=seed:steps,... runs those programs instead
+  // (exploring more seeds, or reproducing one: docs/tile/compile.md).
+  if (const char* chosen = std::getenv("TACK_TILE_RANDOM_PROGRAMS")) {
+    programs.clear();
+    for (const char* p = chosen; *p;) {
+      char* end = nullptr;
+      const uint32_t seed = uint32_t(std::strtoul(p, &end, 10));
+      if (end == p) break;  // not a seed
+      int steps = 6 + int(seed % 7);
+      if (*end == ':') steps = int(std::strtol(end + 1, &end, 10));
+      programs.push_back({seed, steps});
+      p = *end == ',' ? end + 1 : end;
+    }
+  }
+  for (auto [seed, steps] : programs) {
     // One program in four over tiles of 512 elements: more than a
     // workgroup's 256 lanes.
     const int64_t n = seed % 4 == 0 ? 512 : 16, rows = 5, cols = 2 * n - 5;  // the second load's last 5 are its pad
-    const int steps = 6 + int(seed % 7);
     const Kernel kernel = random_program(seed, steps, n);
     GuardedTensor<float> x = uniform_tensor({rows, cols}, seed, -3.0f, 3.0f);
     GuardedTensor<float> want({rows, (kStored + kExtras) * n}, NAN), got({rows, (kStored + kExtras) * n}, NAN);
