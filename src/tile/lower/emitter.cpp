@@ -330,7 +330,7 @@ void Emitter::for_lanes(int var, int64_t extent, const std::function<void()>& bo
   if (extent > target_.workgroup_lanes) return for_lanes(var, i64(extent), body);
   // PoCL 3.1's default work-group method (loopvec) gave wrong values for
   // lane registers assigned in one such loop of at most one trip and read
-  // in the next, where its `loops` and `cbs` methods gave the right ones
+  // in the next, where its `loops` method gave the right ones
   // (docs/tile/compile.md, "Workgroups").
   mark_varying(var);
   assign(var, ref(lane_));
