@@ -22,7 +22,6 @@
 // strict policy.
 #include "tile/lower/emitter.h"
 
-#include <algorithm>
 #include <bit>
 #include <optional>
 #include <string>
@@ -226,10 +225,13 @@ void Emitter::emit_reduce(const Operation& op) {
   };
   auto positive = [&](int var) { return ir::compare(ir::CmpOp::Gt, ref(var), i64(0), {}); };
 
+  // The domain's extent where it is a constant.
+  const std::optional<int64_t> constant_extent = constant_integer(op.operand(0));
+
   // A small constant domain of scalars: the ordered tree written out, one
   // copy of the body per contribution, no stack.
   if (policy == ReductionPolicy::ordered_tree) {
-    const int64_t extent = constant_integer(op.operand(0)).value_or(-1);
+    const int64_t extent = constant_extent.value_or(-1);
     if (scalar_code(op) && extent >= 1 && extent <= kStraightElements) {
       std::vector<std::vector<Storage>> items;
       for (int64_t k = 0; k < extent; ++k) {
@@ -288,8 +290,9 @@ void Emitter::emit_reduce(const Operation& op) {
     case ReductionPolicy::ordered_tree: {
       // stack[0 .. top) holds perfect subtrees, largest first; pushing the
       // k-th contribution merges one pair per trailing one bit of k.
-      const std::optional<int64_t> extent = constant_integer(op.operand(0));
-      const int64_t depth = extent ? std::max<int64_t>(1, std::bit_width(uint64_t(std::max<int64_t>(*extent, 0)))) : kTreeDepth;
+      const int64_t depth = !constant_extent ? kTreeDepth
+                            : *constant_extent <= 1 ? 1
+                                                    : int64_t(std::bit_width(uint64_t(*constant_extent)));
       const std::string what = "an ordered-tree stack (" + std::to_string(depth) + " states)";
       std::vector<Storage> stack, cur;
       for (const Storage& s : acc) {
