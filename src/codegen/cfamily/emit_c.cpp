@@ -124,6 +124,7 @@ void check_legal(const Kernel& k, Dialect d) {
 Printer::Printer(const Kernel& k, Dialect d, bool debug, Prelude& prelude, std::vector<DebugAccess>& accesses)
     : k_(k), t_(table(d)), debug_(debug), prelude_(prelude), accesses_(accesses) {
     workgroups_ = !analysis::workgroup_uses(k).empty();
+    full_groups_ = analysis::needs_complete_groups(k);
     walk_kernel(
         k, [&](const Expr& e) { block_reduces_ = block_reduces_ || e.kind == ExprKind::BlockReduce; },
         [&](const Stmt& s) {

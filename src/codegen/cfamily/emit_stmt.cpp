@@ -231,11 +231,16 @@ void Printer::count_entry() {
 
 // One work item per flat index below the count: the prologue, the
 // dimensions' values unravelled row-major from the flat index (the last
-// dimension fastest), then the iteration.
+// dimension fastest), then the iteration. A kernel with barriers or
+// collectives runs only complete groups (the runtime refuses any other
+// count), so every work item is below the count and it has no early
+// return: a return before a barrier, even one no work item takes, makes
+// PoCL's work-group code give wrong values (tests/cpp/tile/
+// compile_random_test.cpp, seeds 4134 and 3063).
 void Printer::body_entry() {
     std::string flat = t_.dialect == Dialect::Metal ? "(" + i64() + ")tk_gid" : std::string(t_.flat_index);
     line("const " + i64() + " tk_i = " + flat + ";");
-    line("if (tk_i >= tk_count) return;");
+    if (!full_groups_) line("if (tk_i >= tk_count) return;");
     std::vector<const Expr*> exprs;
     for (auto& d : k_.dims) {
         exprs.push_back(d.start.get());

@@ -131,6 +131,7 @@ private:
     bool debug_;
     bool workgroups_ = false;    // the kernel uses a workgroup primitive: groups of kGroupSize
     bool block_reduces_ = false; // it has a block reduction: the body declares tk_scratch
+    bool full_groups_ = false;   // it has a barrier or collective: every launched group is complete
     Prelude& prelude_;
     std::vector<DebugAccess>& accesses_;
 

@@ -144,9 +144,9 @@ Storage Emitter::lane_storage(const Value* v) {
   const int64_t slots = (v->type().shape().num_elements() + target_.workgroup_lanes - 1) / target_.workgroup_lanes;
   if (slots <= 1) {
     // Assigned on every lane where it is defined, before the lanes that
-    // hold its element assign it: PoCL 3.1 gave wrong values, varying from
-    // run to run, for a private variable assigned on some work-items only
-    // (docs/tile/compile.md, "Workgroups").
+    // hold its element assign it: PoCL 3.1's work-group methods disagree
+    // on a private variable assigned on some work-items only (`loops` gave
+    // wrong values: docs/tile/compile.md, "Workgroups").
     s.var = new_var("r");
     const Scalar elem = v->type().elem();
     const DType t = value_dtype(elem);
@@ -328,10 +328,9 @@ void Emitter::for_lanes(int var, ir::ExprPtr extent, const std::function<void()>
 
 void Emitter::for_lanes(int var, int64_t extent, const std::function<void()>& body) {
   if (extent > target_.workgroup_lanes) return for_lanes(var, i64(extent), body);
-  // PoCL 3.1's default work-group method (loopvec) gave wrong values for
-  // lane registers assigned in one such loop of at most one trip and read
-  // in the next, where its `loops` method gave the right ones
-  // (docs/tile/compile.md, "Workgroups").
+  // One trip at most: no loop. PoCL 3.1's `loops` work-group method
+  // crashed inside kernels whose lane registers were assigned in one such
+  // loop and read in the next (docs/tile/compile.md, "Workgroups").
   mark_varying(var);
   assign(var, ref(lane_));
   if (extent == target_.workgroup_lanes) return body();
