@@ -164,6 +164,8 @@ public:
         auto code = std::make_unique<CExecutable>();
         code->options = source.compile_options;
         code->options.insert(code->options.end(), id_.extra_options.begin(), id_.extra_options.end());
+        if (source.barrier_under_branch)
+            for (auto& o : device_.branched_barrier_options()) code->options.push_back(o);
         code->entries = source.entries;
         code->slots = source.slots;
         code->prints = source.prints;

@@ -116,6 +116,10 @@ public:
     // CPU device (PoCL) runs a group's items on one thread's stack, which
     // 256 items of 32 KiB each overflow.
     virtual uint64_t group_private_bytes() const { return 0; }
+    // Build options for a program whose barriers sit under a branch
+    // (codegen::cfamily::CSource::barrier_under_branch): what this device's
+    // compiler needs to build such a kernel right.
+    virtual std::vector<std::string> branched_barrier_options() const { return {}; }
 
     // Memory. Transfers are checked against the memory's size
     // (std::out_of_range) and do nothing for zero bytes.

@@ -63,6 +63,13 @@ struct CSource {
     // launch whose count is not a multiple of kGroupSize.
     bool workgroups = false;
     bool full_groups = false;
+    // A barrier or block reduction inside an `if`, or after a `continue`
+    // that ends the iteration (uniform, as the participation proof
+    // requires). PoCL 3.1's work-group code gave wrong values for a kernel
+    // whose barriers sat under such a branch, taken or not, and the right
+    // ones built without optimization: its device builds these kernels so
+    // (gpu::Device::branched_barrier_options).
+    bool barrier_under_branch = false;
 };
 
 // Checks that `typed` is legal for the dialect, then prints it. Throws

@@ -223,6 +223,7 @@ std::string Printer::expr(const Expr& e) {
             // Every lane evaluates it once, in order (the participation proof
             // keeps it out of conditional operands), so it is a statement.
             auto& r = *e.as<BlockReduce>();
+            note_collective();
             std::string v = expr(*r.value);
             return temp(DType::F32, prelude_.block_reduce(r.op) + "(tk_scratch, " + t_.lane_index + ", " + v + ")");
         }

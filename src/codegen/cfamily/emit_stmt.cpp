@@ -81,10 +81,14 @@ void Printer::stmt(const Stmt& s) {
             break;
         }
         case StmtKind::Print: print(*s.as<Print>()); break;
-        case StmtKind::Barrier: line(std::string(t_.barrier) + ";"); break;
+        case StmtKind::Barrier:
+            note_collective();
+            line(std::string(t_.barrier) + ";");
+            break;
         case StmtKind::If: {
             auto& i = *s.as<If>();
             open("if " + parenthesized(truth(*i.cond)));
+            ++branch_depth_;
             block(i.then_body);
             if (!i.else_body.empty()) {
                 --indent_;
@@ -92,6 +96,7 @@ void Printer::stmt(const Stmt& s) {
                 ++indent_;
                 block(i.else_body);
             }
+            --branch_depth_;
             close();
             break;
         }
@@ -100,10 +105,17 @@ void Printer::stmt(const Stmt& s) {
         case StmtKind::Break: line("break;"); break;
         case StmtKind::Continue:
             // The parallel loop's `continue` ends this work item's iteration.
+            ended_early_ = ended_early_ || loop_depth_ == 0;
             line(loop_depth_ == 0 ? "return;" : "continue;");
             break;
     }
 }
+
+// A collective inside an if, or after a return that ends the iteration:
+// control flow around a barrier, which the participation proof accepts
+// where it is uniform, but which PoCL's work-group code has been seen to
+// get wrong (CSource::barrier_under_branch).
+void Printer::note_collective() { branched_collective_ = branched_collective_ || branch_depth_ > 0 || ended_early_; }
 
 void Printer::store(const Store& s) {
     // The value, then the indices.

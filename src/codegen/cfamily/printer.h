@@ -47,6 +47,7 @@ public:
     const std::vector<ArgSlot>& slots() const { return slots_; }
     const std::vector<PrintFormat>& prints() const { return prints_; }
     bool uses_workgroups() const { return workgroups_; }
+    bool barrier_under_branch() const { return branched_collective_; }
     // MSL: the argument buffer struct the entries take at buffer 0.
     std::string argument_struct() const;
     // One entry point's definition.
@@ -84,6 +85,7 @@ private:
     void for_loop(const For& f);
     void while_loop(const While& w);
     void store(const Store& s);
+    void note_collective();
     void print(const Print& p);
     // Each parallel dimension's start, end and step, bound once; their trip
     // counts when `want_counts`.
@@ -132,6 +134,9 @@ private:
     bool workgroups_ = false;    // the kernel uses a workgroup primitive: groups of kGroupSize
     bool block_reduces_ = false; // it has a block reduction: the body declares tk_scratch
     bool full_groups_ = false;   // it has a barrier or collective: every launched group is complete
+    int branch_depth_ = 0;       // the ifs around the statement being printed
+    bool ended_early_ = false;   // a return that ends the iteration has been printed
+    bool branched_collective_ = false;  // CSource::barrier_under_branch
     Prelude& prelude_;
     std::vector<DebugAccess>& accesses_;
 

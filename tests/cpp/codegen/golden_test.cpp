@@ -120,6 +120,22 @@ TEST(Golden, OnlyKernelsWithoutBarriersGuardAgainstTheCount) {
     }
 }
 
+// A barrier under an if, or after a uniform continue, is marked for the
+// device's own options (PoCL builds it unoptimized); one at the top or in
+// a loop is not.
+TEST(Golden, BarriersUnderABranchAreMarked) {
+    auto under = [](const char* body) {
+        std::string text = std::string("def k(a, n: int):\n    for i in range(len(a)):\n        t = tack.shared(256, tack.f32)\n") + body;
+        auto k = testing::codegen_kernel(text, {array_of(DType::F32), scalar_of(DType::I64)});
+        return emit_c(*k, Dialect::OpenCL).barrier_under_branch;
+    };
+    EXPECT_FALSE(under("        t[tack.thread_id()] = a[i]\n        tack.barrier()\n        a[i] = t[0]\n"));
+    EXPECT_FALSE(under("        for s in range(n):\n            t[tack.thread_id()] = a[i]\n            tack.barrier()\n"));
+    EXPECT_TRUE(under("        if n > 0:\n            t[tack.thread_id()] = a[i]\n            tack.barrier()\n"));
+    EXPECT_TRUE(under("        if n > 0:\n            a[i] = 1.0\n        else:\n            a[i] = tack.block_sum(a[i])\n"));
+    EXPECT_TRUE(under("        if n < 0:\n            continue\n        t[tack.thread_id()] = a[i]\n        tack.barrier()\n"));
+}
+
 TEST(Golden, SlotsOfArraysAndScalars) {
     auto k = testing::codegen_kernel(
         "def k(a, b, s, t):\n"

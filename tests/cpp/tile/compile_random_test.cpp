@@ -250,13 +250,22 @@ TEST_P(TileRandomPrograms, MatchTheInterpreterBitForBit) {
   // Seeds 1 to 24; 74, whose program gave wrong values on PoCL in
   // workgroups with a scalar's broadcast assigned on some lanes only; 4134
   // and 3063, wrong on PoCL in workgroups while the kernel returned early
-  // before its first barrier (docs/tile/compile.md, "Workgroups").
-  std::vector<std::pair<uint32_t, int>> programs;  // (seed, steps)
+  // before its first barrier; and 4134 with its rows split in two, so that
+  // in workgroups a branch skips the points past the rows around every
+  // barrier, wrong on PoCL unless built unoptimized (docs/tile/compile.md,
+  // "Workgroups").
+  struct Program {
+    uint32_t seed;
+    int steps;
+    int64_t split = 0;  // CompileOptions::nest_split of the row level
+  };
+  std::vector<Program> programs;
   for (uint32_t seed = 1; seed <= 24; ++seed) programs.push_back({seed, 6 + int(seed % 7)});
   programs.push_back({74, 6 + 74 % 7});
   programs.push_back({4134, 17});
   programs.push_back({3063, 10});
-  // TACK_TILE_RANDOM_PROGRAMS=seed:steps,... runs those programs instead
+  programs.push_back({4134, 17, 2});
+  // TACK_TILE_RANDOM_PROGRAMS=seed:steps[/split],... runs those programs instead
   // (exploring more seeds, or reproducing one: docs/tile/compile.md).
   if (const char* chosen = std::getenv("TACK_TILE_RANDOM_PROGRAMS")) {
     programs.clear();
@@ -265,12 +274,16 @@ TEST_P(TileRandomPrograms, MatchTheInterpreterBitForBit) {
       const uint32_t seed = uint32_t(std::strtoul(p, &end, 10));
       if (end == p) break;  // not a seed
       int steps = 6 + int(seed % 7);
+      int64_t split = 0;
       if (*end == ':') steps = int(std::strtol(end + 1, &end, 10));
-      programs.push_back({seed, steps});
+      if (*end == '/') split = std::strtoll(end + 1, &end, 10);
+      programs.push_back({seed, steps, split});
       p = *end == ',' ? end + 1 : end;
     }
   }
-  for (auto [seed, steps] : programs) {
+  for (auto [seed, steps, split] : programs) {
+    CompileOptions chosen = options;
+    if (split > 0) chosen.nest_split = {split};
     // One program in four over tiles of 512 elements: more than a
     // workgroup's 256 lanes.
     const int64_t n = seed % 4 == 0 ? 512 : 16, rows = 5, cols = 2 * n - 5;  // the second load's last 5 are its pad
@@ -282,7 +295,7 @@ TEST_P(TileRandomPrograms, MatchTheInterpreterBitForBit) {
     // interpreter offers (as in compile_lib_test.cpp).
     RunOptions grouping;
     if (device() != "cpu") {
-      const std::string plan = lowered_kernel_ir(kernel, options, workgroup_target());
+      const std::string plan = lowered_kernel_ir(kernel, chosen, workgroup_target());
       grouping.scalar_trees = plan.rfind("; in workgroups", 0) == 0;
       // Tiles of 512 elements may not all fit a group's shared memory.
       if (GetParam() == "opencl_groups" && n == 16) {
@@ -290,9 +303,9 @@ TEST_P(TileRandomPrograms, MatchTheInterpreterBitForBit) {
       }
     }
     interpret(kernel, {x.view(), want.view()}, grouping);
-    compile(device(), kernel, options)->launch({x.view(), got.view()});
+    compile(device(), kernel, chosen)->launch({x.view(), got.view()});
     for (int64_t e = 0; e < want.size(); ++e)
-      ASSERT_TRUE(same(want[e], got[e])) << kernel.name() << " (" << steps << " steps on " << n << " elements), element " << e << ": "
+      ASSERT_TRUE(same(want[e], got[e])) << kernel.name() << " (" << steps << " steps on " << n << " elements, rows split by " << split << "), element " << e << ": "
                                          << got[e] << " compiled, " << want[e] << " interpreted\n"
                                          << print(kernel);
     EXPECT_TRUE(got.margin_intact()) << kernel.name();
