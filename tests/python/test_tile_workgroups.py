@@ -153,10 +153,12 @@ UNIFORM_PRODUCT = FIRST_ENTRIES.replace("@first_entries", "@uniform_product").re
 
 # A reduced random program (tests/cpp/tile/compile_random_test.cpp, seed
 # 3057): lane registers (tiles of 16 elements, one per lane) assigned in an
-# element loop of at most one trip per lane and read in the next. PoCL's
-# default work-group method (loopvec) gave 0s for Y's first 16 columns
-# when those were loops; an element loop over at most a group's lanes is
-# now an `if` (docs/tile/compile.md, "Workgroups").
+# element loop of at most one trip per lane and read in the next. While
+# the body returned past the count before its first barrier, PoCL's default
+# work-group method (loopvec) gave 0s for Y's first 16 columns when those
+# were loops; without that return its `loops` method crashed on such
+# loops. An element loop over at most a group's lanes is now an `if`
+# (docs/tile/compile.md, "Workgroups").
 LANE_REGISTERS = """
 kernel @lane_registers(%0: view<?x?xf32>, %1: view<?x?xf32>) {
   %2 = dim %0 axis 0 : i64

@@ -193,9 +193,9 @@ TEST(TileWorkgroups, TilesOnlyTheirOwnLaneTouchesLiveInRegisters) {
 // Every lane register (a tile of at most a group's lanes, each lane's
 // element in a local) is assigned on every lane where it is defined,
 // before the loop over the lane's elements that assigns it on the lanes
-// holding one: PoCL 3.1 gave wrong values, varying from run to run, for
-// registers assigned on some work-items only (docs/tile/compile.md,
-// "Workgroups"). Here: a load into registers, an operation, a reshape read
+// holding one: PoCL 3.1's work-group methods disagree on registers
+// assigned on some work-items only (its `loops` method gave wrong values:
+// docs/tile/compile.md, "Workgroups"). Here: a load into registers, an operation, a reshape read
 // through, a select and a store, every register first assigned in the
 // parallel region's own block (8 spaces in), none first in a loop.
 TEST(TileWorkgroups, EveryLaneRegisterIsAssignedOnEveryLane) {
