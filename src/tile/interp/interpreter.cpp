@@ -3,9 +3,11 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <unordered_map>
 
 #include "tack/tile/printer.h"
+#include "tack/tile/view_layout.h"
 
 namespace tack::tile {
 
@@ -27,8 +29,9 @@ struct Buf {
   }
 };
 
-// An affine view with, per axis, the half-open range [lo, hi) of positions
-// that lie inside every parent view; everything else is masked.
+// A view's layout (view_layout.h) evaluated for one run: extents, strides
+// and the translation, with, per axis, the half-open range [lo, hi) of
+// positions that lie inside every parent view; everything else is masked.
 struct ViewVal {
   char* base = nullptr;
   Scalar elem = Scalar::f32;
@@ -95,6 +98,10 @@ class Interpreter {
  public:
   Interpreter(const Kernel& k, const RunOptions& options) : kernel_(k), options_(options) {
     if (options_.threads == 0) options_.threads = 1;
+    for (unsigned i = 0; i < k.num_params(); ++i) {
+      params_.push_back(parameter_layout(i, k.param(i)->type().rank()));
+      layouts_.emplace(slot(k.param(i)), ViewAddress{view_layout(params_.back()), {}});
+    }
     entry_.args = slots_for_args(k.body());
     entry_.nodes = compile_block(k.body());
     slots_.resize(next_slot_);
@@ -130,6 +137,11 @@ class Interpreter {
       Node n{&op, op.kind(), {}, {}, {}};
       for (unsigned i = 0; i < op.num_operands(); ++i) n.in.push_back(slot(op.operand(i)));
       for (unsigned i = 0; i < op.num_results(); ++i) n.out.push_back(slot(op.result(i)));
+      if (op.kind() == OpKind::view) {
+        ViewAddress a{view_layout(layouts_.at(n.in[0]).layout, op), {}};
+        for (const ViewOffsetTerm& t : a.layout.offset) a.term_slots.push_back(slot(t.coordinate));
+        layouts_.emplace(n.out[0], std::move(a));
+      }
       for (unsigned r = 0; r < op.num_regions(); ++r) {
         const Block& block = op.region(r).block(0);
         Body body;
@@ -149,18 +161,37 @@ class Interpreter {
       throw Error("interpret @" + kernel_.name() + ": argument #" + std::to_string(i) + " is a rank-" +
                   std::to_string(t.shape.rank()) + " " + std::string(scalar_name(t.elem)) + " tensor, but its parameter has type " +
                   to_string(p) + ".");
-    ViewVal& v = slots_[size_t(ids_.at(kernel_.param(unsigned(i))))].view;
+    const int s = ids_.at(kernel_.param(unsigned(i)));
+    ViewVal& v = slots_[size_t(s)].view;
     v = ViewVal{};
     v.base = static_cast<char*>(t.data);
     v.elem = t.elem;
     v.rank = t.shape.rank();
     v.offset = t.offset;
+    std::vector<int64_t> extents, strides;
     for (int d = 0; d < v.rank; ++d) {
       if (t.shape[d] < 0) throw Error("interpret @" + kernel_.name() + ": argument #" + std::to_string(i) + " has a negative extent.");
-      v.ext[size_t(d)] = t.shape[d];
-      v.stride[size_t(d)] = t.strides[size_t(d)];
-      v.hi[size_t(d)] = t.shape[d];
+      extents.push_back(t.shape[d]);
+      strides.push_back(t.strides[size_t(d)]);
     }
+    bind_parameter(params_[i], extents, strides, symbols_);
+    storage_offset_.resize(params_.size());
+    storage_offset_[i] = t.offset;
+    const ViewLayout& layout = layouts_.at(s).layout;
+    for (int d = 0; d < v.rank; ++d) {
+      v.ext[size_t(d)] = leaf_value(layout.modes[size_t(d)].shape());
+      v.stride[size_t(d)] = leaf_value(layout.modes[size_t(d)].stride());
+      v.hi[size_t(d)] = v.ext[size_t(d)];
+    }
+  }
+
+  // A leaf of a view's layout under this run's values of the parameters' symbols.
+  int64_t leaf_value(const IntTuple& leaf) const {
+    if (leaf.is_static_leaf()) return leaf.value();
+    if (leaf.is_dynamic_leaf()) return symbols_.at(leaf.symbol());
+    int64_t v = leaf.coefficient();
+    for (const IntTuple& f : leaf.factors()) v *= symbols_.at(f.symbol());
+    return v;
   }
 
   [[noreturn]] void fault(const Node& n, const std::string& what) {
@@ -425,18 +456,21 @@ class Interpreter {
     tile(n.out[0]) = std::move(out);
   }
 
+  // The view's addresses from its layout: strides from its modes, the
+  // offset from its translation; its bounds from the parent's.
   void exec_view(const Node& n) {
     const ViewVal parent = slots_[size_t(n.in[0])].view;
+    const ViewAddress& a = layouts_.at(n.out[0]);
     const std::vector<int64_t>& extents = n.op->attrs().extents;
     ViewVal v;
     v.base = parent.base;
     v.elem = parent.elem;
-    v.offset = parent.offset;
+    v.offset = storage_offset_[a.layout.param];
+    for (size_t t = 0; t < a.term_slots.size(); ++t) v.offset += index(a.term_slots[t]) * leaf_value(a.layout.offset[t].stride);
     v.valid = parent.valid;
     for (int d = 0; d < parent.rank; ++d) {
       int64_t c = index(n.in[size_t(d) + 1]);
       size_t pd = size_t(d);
-      v.offset += c * parent.stride[pd];
       if (extents[pd] == kIndexed) {
         v.valid = v.valid && parent.lo[pd] <= c && c < parent.hi[pd];
         continue;
@@ -444,7 +478,7 @@ class Interpreter {
       size_t r = size_t(v.rank++);
       int64_t e = extents[pd];
       v.ext[r] = e;
-      v.stride[r] = parent.stride[pd];
+      v.stride[r] = leaf_value(a.layout.modes[r].stride());
       v.lo[r] = std::clamp<int64_t>(parent.lo[pd] - c, 0, e);
       v.hi[r] = std::clamp<int64_t>(parent.hi[pd] - c, 0, e);
     }
@@ -631,6 +665,17 @@ class Interpreter {
   int next_slot_ = 0;
   Body entry_;
   std::vector<Slot> slots_;
+  // Every view's layout, by its slot, with its translation's coordinates'
+  // slots; the parameters' symbols, their values in this run and the
+  // storage offsets the launch passed.
+  struct ViewAddress {
+    ViewLayout layout;
+    std::vector<int> term_slots;
+  };
+  std::vector<ParameterLayout> params_;
+  std::unordered_map<int, ViewAddress> layouts_;
+  std::map<SymbolId, int64_t> symbols_;
+  std::vector<int64_t> storage_offset_;
 };
 
 }  // namespace

@@ -181,7 +181,7 @@ ir::ExprPtr Emitter::scalar_cast(const Operation& op, int a) {
   DType t = value_dtype(to);
   if (is_float(to)) return ir::cast(t, ref(a), {});
   if (to == Scalar::i1)
-    return cmp(ir::CmpOp::Ne, ref(a), is_float(from) ? float_const(value_dtype(from), 0.0) : int_const(value_dtype(from), 0));
+    return cmp(ir::CmpOp::Ne, ref(a), zero_of(from));
   if (!is_float(from)) return ir::cast(t, ref(a), {});
   // Truncation toward zero, saturating; NaN becomes 0 (the interpreter's rule).
   DType f = value_dtype(from);

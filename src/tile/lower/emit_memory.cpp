@@ -1,11 +1,14 @@
-// Views, loads and stores. A view is resolved at compile time into, per view
-// axis, the parameter axis it walks, its origin there and the bounds a
-// position must satisfy (the parameter's extent and every enclosing
-// window's), plus fixed coordinates for dropped axes. A load reads an element
-// only where every bound holds and gives the pad elsewhere; a store writes
-// only there: the interpreter's masking, element for element. Addresses come
-// from the kernel IR's own multi-dimensional array access over the
-// parameter's runtime extents and strides.
+// Views, loads and stores. A view's addresses are its layout's
+// (tack/tile/view_layout.h): its modes' strides name the parameter axis each
+// view axis walks, and its translation, coordinate times stride, gives one
+// origin per parameter axis (a local summing the coordinates along it). The
+// kernel IR's multi-dimensional array access multiplies those indices by the
+// parameter's run-time strides, which is the parameter's layout evaluated.
+// Beside the layout, per view axis, the bounds a position must satisfy (the
+// parameter's extent and every enclosing window's), and the conditions that
+// dropped axes' coordinates lie inside. A load reads an element only where
+// every bound holds and gives the pad elsewhere; a store writes only there:
+// the interpreter's masking, element for element.
 #include "ir/build.h"
 #include "tile/lower/emitter.h"
 
@@ -28,15 +31,15 @@ void Emitter::bind_parameters() {
     p.contiguous = false;  // any strides: the launch passes them
     p.used = true;
     out_->params.push_back(std::move(p));
+    parameter_layouts_.push_back(parameter_layout(i, t.rank()));
     ViewInfo v;
     v.array = int(i);
     v.elem = t.elem();
+    v.layout = view_layout(parameter_layouts_.back());
     for (int d = 0; d < t.rank(); ++d) {
       v.extents.push_back(kDynamic);
-      v.param_axis.push_back(d);
       v.origin.push_back(Term::constant(0));
       v.bounds.push_back({Bound{Term::constant(0), Term::extent(int(i), d)}});
-      v.fixed.push_back(-1);
     }
     views_[kernel_.param(i)] = std::move(v);
   }
@@ -49,7 +52,8 @@ void Emitter::emit_memory(const Operation& op) {
       int axis = op.attrs().axis;
       Storage r = define(op.result());
       int64_t e = v.extents[size_t(axis)];
-      write(r, {}, e == kDynamic ? term(Term::extent(v.array, v.param_axis[size_t(axis)])) : i64(e));
+      const IntTuple& extent = v.layout.modes[size_t(axis)].shape();
+      write(r, {}, e == kDynamic ? term(Term::extent(v.array, extent_axis_of(v, extent))) : i64(e));
       return;
     }
     case OpKind::view: {
@@ -58,17 +62,20 @@ void Emitter::emit_memory(const Operation& op) {
       ViewInfo v;
       v.array = parent.array;
       v.elem = parent.elem;
-      v.fixed = parent.fixed;
+      v.layout = view_layout(parent.layout, op);
+      v.origin = parent.origin;
       v.conditions = parent.conditions;
       v.condition_for_all = parent.condition_for_all;
+      const size_t own_terms = parent.layout.offset.size();
       for (size_t d = 0; d < extents.size(); ++d) {
         int c = scalar_var(op.operand(unsigned(d) + 1));
-        int pa = parent.param_axis[d];
-        // The coordinate in the parameter: the parent's origin plus c.
+        // The translation's term for this coordinate: c times the stride of
+        // the parameter axis it moves along, whose origin it adds to.
+        const size_t pa = size_t(stride_axis_of(v, v.layout.offset[own_terms + d].stride));
         int at = new_var("at");
-        assign(at, add(term(parent.origin[d]), ref(c)));
+        assign(at, add(term(parent.origin[pa]), ref(c)));
+        v.origin[pa] = Term::local(at);
         if (extents[d] == kIndexed) {
-          v.fixed[size_t(pa)] = at;
           std::vector<ir::ExprPtr> inside;
           for (const Bound& b : parent.bounds[d]) {
             inside.push_back(cmp(ir::CmpOp::Ge, add(ref(c), term(b.shift)), i64(0)));
@@ -102,8 +109,6 @@ void Emitter::emit_memory(const Operation& op) {
           continue;
         }
         v.extents.push_back(extents[d]);
-        v.param_axis.push_back(pa);
-        v.origin.push_back(Term::local(at));
         std::vector<Bound> bounds;
         for (const Bound& b : parent.bounds[d]) {
           int s = new_var("shift");
@@ -113,6 +118,9 @@ void Emitter::emit_memory(const Operation& op) {
         if (parent.extents[d] != kDynamic) bounds.push_back(Bound{Term::local(c), Term::constant(parent.extents[d])});
         v.bounds.push_back(std::move(bounds));
       }
+      // The plan shows each view's layout over its parameter's.
+      note("; view " + names_(op.result()) + " = " + to_string(v.layout, names_) + ", over " +
+           names_(kernel_.param(unsigned(v.array))) + " = " + to_string(view_layout(parameter_layouts_[size_t(v.array)]).layout()));
       views_[op.result()] = std::move(v);
       return;
     }
@@ -216,13 +224,28 @@ std::vector<ir::ExprPtr> Emitter::view_guards(const ViewInfo& v, const std::vect
   return inside;
 }
 
+// The layout at `at`, as the parameter's indices: each axis's origin plus
+// the positions of the view axes whose stride is that axis's.
 std::vector<ir::ExprPtr> Emitter::view_access(const ViewInfo& v, const std::vector<ir::ExprPtr>& at) const {
-  const int ndim = out_->params[size_t(v.array)].ndim;
-  std::vector<ir::ExprPtr> idx(static_cast<size_t>(ndim));
-  for (int pa = 0; pa < ndim; ++pa)
-    if (v.fixed[size_t(pa)] >= 0) idx[size_t(pa)] = ref(v.fixed[size_t(pa)]);
-  for (size_t d = 0; d < v.param_axis.size(); ++d) idx[size_t(v.param_axis[d])] = add(term(v.origin[d]), ir::clone(*at[d]));
+  std::vector<ir::ExprPtr> idx;
+  for (const Term& o : v.origin) idx.push_back(term(o));
+  for (size_t d = 0; d < v.layout.modes.size(); ++d) {
+    const size_t pa = size_t(stride_axis_of(v, v.layout.modes[d].stride()));
+    idx[pa] = add(std::move(idx[pa]), ir::clone(*at[d]));
+  }
   return idx;
+}
+
+int Emitter::stride_axis_of(const ViewInfo& v, const IntTuple& stride) const {
+  std::optional<int> axis = stride_axis(parameter_layouts_[size_t(v.array)], stride);
+  if (!axis) throw std::logic_error("tile lowering: a view's stride " + to_string(stride) + " is not its parameter's.");
+  return *axis;
+}
+
+int Emitter::extent_axis_of(const ViewInfo& v, const IntTuple& extent) const {
+  std::optional<int> axis = extent_axis(parameter_layouts_[size_t(v.array)], extent);
+  if (!axis) throw std::logic_error("tile lowering: a view's extent " + to_string(extent) + " is not its parameter's.");
+  return *axis;
 }
 
 }  // namespace tack::tile::lower

@@ -148,9 +148,7 @@ Storage Emitter::lane_storage(const Value* v) {
     // on a private variable assigned on some work-items only (`loops` gave
     // wrong values: docs/tile/compile.md, "Workgroups").
     s.var = new_var("r");
-    const Scalar elem = v->type().elem();
-    const DType t = value_dtype(elem);
-    assign(s.var, is_float(elem) ? float_const(t, 0.0) : int_const(t, 0));
+    assign(s.var, zero_of(v->type().elem()));
     return s;
   }
   s.lane_slots = true;
@@ -208,6 +206,10 @@ ir::ExprPtr Emitter::float_const(DType t, double v) const {
   auto c = std::make_unique<ir::FloatConst>();
   c->value = v;
   return ir::cast(t, std::move(c), {});
+}
+
+ir::ExprPtr Emitter::zero_of(Scalar s) const {
+  return is_float(s) ? float_const(value_dtype(s), 0.0) : int_const(value_dtype(s), 0);
 }
 
 ir::ExprPtr Emitter::term(const Term& t) const {

@@ -53,6 +53,7 @@
 #include "ir/ir.h"
 #include "tack/tile/ir.h"
 #include "tack/tile/printer.h"
+#include "tack/tile/view_layout.h"
 #include "tile/lower/exec_binding.h"
 #include "tile/lower/lane_tiles.h"
 #include "tile/lower/launch_nest.h"
@@ -107,17 +108,18 @@ struct Bound {
   Term shift, bound;
 };
 
-// A view: per axis of the view, the parameter axis it walks, its origin
-// there and the bounds a position must satisfy; per dropped parameter axis
-// the fixed coordinate; scalar conditions (i32 locals) from dropped axes.
+// A view: its layout (tack/tile/view_layout.h), whose modes' strides name
+// the parameter axis each view axis walks; its translation as one local per
+// parameter axis (the sum of the coordinates whose stride is that axis's);
+// per view axis the bounds a position must satisfy; scalar conditions (i32
+// locals) from dropped axes.
 struct ViewInfo {
   int array = -1;  // the kernel IR array parameter
   Scalar elem = Scalar::f32;
-  std::vector<int64_t> extents;  // per view axis; kDynamic for a parameter
-  std::vector<int> param_axis;   // per view axis
-  std::vector<Term> origin;      // per view axis
+  ViewLayout layout;
+  std::vector<int64_t> extents;  // per view axis, its type's; kDynamic for a parameter
+  std::vector<Term> origin;      // per parameter axis
   std::vector<std::vector<Bound>> bounds;  // per view axis (a window's own extent is implied)
-  std::vector<int> fixed;        // per parameter axis: a local, or -1 when a view axis walks it
   std::vector<int> conditions;   // i32 locals that must all be nonzero
   // Per condition, a local that is nonzero only where the condition holds
   // for every index of the loop that gives the coordinate (the index of a
@@ -175,6 +177,7 @@ class Emitter {
   ir::ExprPtr i64(int64_t v) const;
   ir::ExprPtr int_const(DType t, int64_t v) const;
   ir::ExprPtr float_const(DType t, double v) const;
+  ir::ExprPtr zero_of(Scalar s) const;  // 0 in s's value type
   ir::ExprPtr term(const Term& t) const;
   ir::ExprPtr add(ir::ExprPtr a, ir::ExprPtr b) const;
   ir::ExprPtr all_of(std::vector<ir::ExprPtr> conds) const;  // null when empty
@@ -251,6 +254,9 @@ class Emitter {
   // that may differ between lanes; the parameter indices of that position.
   std::vector<ir::ExprPtr> view_guards(const ViewInfo& v, const std::vector<ir::ExprPtr>& at, bool only_varying) const;
   std::vector<ir::ExprPtr> view_access(const ViewInfo& v, const std::vector<ir::ExprPtr>& at) const;
+  // The parameter axis whose stride (extent) a leaf of v's layout is.
+  int stride_axis_of(const ViewInfo& v, const IntTuple& stride) const;
+  int extent_axis_of(const ViewInfo& v, const IntTuple& extent) const;
 
   // --- fusion.cpp ------------------------------------------------------------
   // The result of `op` (elementwise, select, cast, iota, broadcast, reshape,
@@ -314,6 +320,7 @@ class Emitter {
   ir::Block* block_ = nullptr;  // where statements go
   std::unordered_map<const Value*, Storage> storage_;
   std::unordered_map<const Value*, ViewInfo> views_;
+  std::vector<ParameterLayout> parameter_layouts_;  // per kernel parameter
   std::unordered_map<const Value*, bool> in_prologue_;
   std::vector<bool> varying_;  // per kernel IR local (varying())
   std::string notes_;          // notes(): each line once

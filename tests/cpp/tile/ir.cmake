@@ -5,6 +5,7 @@ tack_add_test(tile_ir_tests
   ir_core_test.cpp
   ir_verifier_test.cpp
   ir_printer_test.cpp
+  ir_view_layout_test.cpp
 )
 tack_add_test(tile_capture_tests
   capture_test.cpp
