@@ -47,6 +47,7 @@ _PROGRAM = textwrap.dedent(
         "topk k=12": lambda: T.topk(x, 12),
         "topk k=20": lambda: T.topk(x, 20),
         "topk k=40": lambda: T.topk(x, 40),
+        "topk k=80": lambda: T.topk(x, 80),
         "gather": lambda: T.gather(x, [3, 1]),
     }
     times = {}

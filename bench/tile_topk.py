@@ -1,5 +1,5 @@
 """tack.tile.topk across k at 1024x4096 f32 against NumPy on the CPU: the
-bitonic networks (k <= 32) and the tournament of merges above
+bitonic networks (k <= 64) and the tournament of merges above
 (docs/tile/python.md). Each row: Tack's time (median of a few calls, the
 first excluded), its first call (the compile, in a fresh cache folder
 unless TACK_CACHE_DIR says otherwise), and NumPy's argpartition plus a
@@ -28,7 +28,7 @@ from tile import numpy_topk  # noqa: E402  (bench/tile.py)
 
 
 def main():
-    ks = [int(a) for a in sys.argv[1:]] or [8, 9, 16, 17, 32, 64, 256, 1000]
+    ks = [int(a) for a in sys.argv[1:]] or [8, 9, 16, 17, 32, 33, 64, 65, 256, 1000]
     x = np.random.default_rng(0).standard_normal((1024, 4096)).astype(np.float32)
     tx = tack.array(x)
 

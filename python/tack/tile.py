@@ -756,7 +756,7 @@ def topk(x, k, axis=-1, out=None):
     array, largest first, and their i64 positions. NaN ranks above +inf,
     -0 equals +0, equal values come by lower position. A row shorter than k
     ends with (-inf, 2**63 - 1) entries. `out` is a (values, positions)
-    pair. Up to k = 32 by the reference kernel's bitonic networks, above by
+    pair. Up to k = 64 by the reference kernel's bitonic networks, above by
     a tournament of sorted runs merged in pairs (docs/tile/python.md)."""
     fn = "topk"
     x = _array(x, fn, "x")

@@ -681,14 +681,15 @@ def topk_oracle(x, k):
 
 
 # Both of topk's algorithms: the reference kernel's bitonic networks over 1,
-# 4, 8, 16 and 32 entries for k <= 32 (lib::topk), and above the tournament of
+# 4, 8, 16, 32 and 64 entries for k <= 64 (lib::topk), and above the tournament of
 # descending runs of 16 merged in pairs keeping 16, 32, 64 or 128 entries
 # (tile.py, _TopKTournament): one run, several passes, rows shorter than k,
 # rows not a multiple of a run.
 @pytest.mark.parametrize("rows,cols,k", [(1, 1, 1), (6, 200, 5), (3, 4, 7), (5, 0, 2), (4, 33, 1), (7, 130, 3),
                                          (5, 77, 4), (3, 300, 8), (2, 123, 12), (2, 99, 20), (3, 10, 40),
                                          (4, 16, 9), (3, 1000, 16), (2, 1000, 33), (3, 4999, 100), (2, 0, 17),
-                                         (3, 700, 32), (2, 31, 24)])
+                                         (3, 700, 32), (2, 31, 24), (2, 200, 64), (2, 1000, 65),
+                                         (3, 10, 70)])
 def test_topk_with_ties_nan_and_short_rows(rows, cols, k):
     x = tricky_rows(rows, cols, 60 + k)
     values, positions = Guarded((rows, k)), Guarded((rows, k), np.int64)
@@ -699,16 +700,16 @@ def test_topk_with_ties_nan_and_short_rows(rows, cols, k):
 
 
 def test_topk_compiles_one_kernel_per_network():
-    # k = 17 .. 32 run the 32-entry network's kernel, k = 9 .. 16 the
-    # 16-entry one's, k = 5 .. 8 the 8-entry one's; each k's result is
-    # NumPy's.
+    # k = 33 .. 64 run the 64-entry network's kernel, k = 17 .. 32 the
+    # 32-entry one's, k = 9 .. 16 the 16-entry one's, k = 5 .. 8 the
+    # 8-entry one's; each k's result is NumPy's.
     x = tricky_rows(4, 70, 3)
-    for k in (9, 13, 16, 5, 8, 17, 29, 32):
+    for k in (9, 13, 16, 5, 8, 17, 29, 32, 33, 64):
         v, i = T.topk(tack.asarray(x), k)
         want_v, want_i = topk_oracle(x, k)
         assert np.array_equal(i.numpy(), want_i) and np.array_equal(bits(v.numpy()), bits(want_v)), k
     networks = {key[0][1] for key in T._compiled if key[0][0] == "topk" and key[-1] == "cpu"}
-    assert {8, 16, 32} <= networks and not networks & {5, 9, 13, 17, 29}, networks
+    assert {8, 16, 32, 64} <= networks and not networks & {5, 9, 13, 17, 29, 33}, networks
 
 
 def test_topk_along_axis_0_and_argpartition_agreement():
@@ -862,7 +863,8 @@ def test_devices_run_every_function_as_the_cpu_does(device):
         (T.argsort, (x,), {"axis": 1}),
         (T.topk, (x, 5), {}),
         (T.topk, (x, 20), {}),  # the 32-entry network
-        (T.topk, (x, 40), {}),  # the tournament of merges
+        (T.topk, (x, 40), {}),  # the 64-entry network
+        (T.topk, (x, 80), {}),  # the tournament of merges
         (T.gather, (x, idx), {"axis": 0}),
     ]
     for f, args, kw in cases:

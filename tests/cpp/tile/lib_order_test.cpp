@@ -54,9 +54,9 @@ struct TopKCase {
 TEST(TileLibTopK, MatchesAStableSortUnderTheTotalOrder) {
   const int64_t none = std::numeric_limits<int64_t>::max();
   // k up to lib::kTopKNetwork merges through bitonic networks, above by rank.
-  static_assert(lib::kTopKNetwork == 32, "the cases cover both algorithms for this bound");
+  static_assert(lib::kTopKNetwork == 64, "the cases cover both algorithms for this bound");
   for (TopKCase c : {TopKCase{17, 65, 5}, {4, 7, 7}, {4, 32, 7}, {3, 65, 1}, {3, 3, 5}, {0, 65, 2}, {2, 0, 3}, {6, 50, 8},
-                     {5, 70, 9}, {3, 40, 12}, {4, 70, 16}, {3, 50, 17}, {3, 90, 32}, {2, 50, 33}}) {
+                     {5, 70, 9}, {3, 40, 12}, {4, 70, 16}, {3, 50, 17}, {3, 90, 32}, {2, 50, 33}, {2, 150, 64}, {2, 90, 65}}) {
     GuardedTensor<float> x = tie_heavy({c.rows, c.cols}, uint32_t(c.cols));
     std::vector<Entry> want;
     for (int64_t r = 0; r < c.rows; ++r) {
@@ -66,9 +66,9 @@ TEST(TileLibTopK, MatchesAStableSortUnderTheTotalOrder) {
       row.resize(size_t(c.k), Entry{-INFINITY, none});
       want.insert(want.end(), row.begin(), row.end());
     }
-    // Blocks of the default width, of exactly k, of k + 3 and of 40: the
-    // same selection whatever the blocks.
-    for (int64_t width : {int64_t(0), c.k, c.k + 3, int64_t(40)})
+    // Blocks of the default width, of exactly k, of k + 3 and of 40 (or k
+    // above): the same selection whatever the blocks.
+    for (int64_t width : {int64_t(0), c.k, c.k + 3, std::max<int64_t>(40, c.k)})
     for (ReductionPolicy policy : {ReductionPolicy::unordered_tree, ReductionPolicy::ordered_tree,
                                    ReductionPolicy::left_fold, ReductionPolicy::right_fold}) {
       Kernel kernel = lib::topk(c.k, policy, width);

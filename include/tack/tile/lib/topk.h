@@ -104,12 +104,14 @@ inline int64_t power_of_two_at_least(int64_t n) {
 // that the CPU compiler keeps them in registers; but the networks' code
 // grows as n log2(n)^2. With the lowering computing each exchange's tiles
 // where they are read (src/tile/lower/fusion.cpp), the first call takes
-// about 1 s at k = 8, 1.7 s at k = 16 and 3.7 s at k = 32 on a 2-core
-// Zen 4 in SIMD lanes (k = 16 took 17 s with an array per tile), and k = 32
-// runs 1024x4096 in 23 ms against 75 for the merges of sorted runs that
-// tack.tile uses above (_TopKTournament: NumPy's argpartition 46). Above
-// 32 the networks' code would grow past what a first call can afford.
-inline constexpr int64_t kTopKNetwork = 32;
+// about 1 s at k = 8, 1.7 s at k = 16, 3.7 s at k = 32 and 8.5 s at k = 64
+// on a 2-core Zen 4 in SIMD lanes (k = 16 took 17 s with an array per
+// tile; the disk cache keeps the code for later processes), and at
+// 1024x4096 k = 32 runs in 23 ms and k = 64 in 39-49 ms against 75-82 for
+// the merges of sorted runs that tack.tile uses above (_TopKTournament;
+// NumPy's argpartition 48-53). Above 64 the networks' code would grow past
+// what a first call can afford (128 entries: about 2.3 times 64's).
+inline constexpr int64_t kTopKNetwork = 64;
 
 // The block width topk uses for `k` when none is given: 8 up to k = 8, the
 // network's entries (the power of two at or above k) up to kTopKNetwork,
