@@ -1,21 +1,31 @@
 #!/usr/bin/env bash
 # The checks that need an NVIDIA GPU, as one script for a lent machine: it
-# builds Tack from source, says what Tack sees of the device, and runs the
-# CUDA backend's C++ tests and every Python suite's CUDA cases, printing
-# the counts per suite, then the launch-overhead benchmark, bench/gpu.py
-# (the four kernels against copy bandwidth and hand-written CUDA) and
+# builds Tack from source, says what Tack sees of the device, and runs (part
+# `tests`) the CUDA backend's C++ tests, the tile kernels on CUDA against
+# the tile interpreter (tile_compile_tests' cuda variants: the reference
+# library and random programs, one iteration per lane and in workgroups)
+# and every Python suite's CUDA cases, printing the counts per suite, then
+# (part `bench`) the launch-overhead benchmark, bench/gpu.py (the four
+# kernels against copy bandwidth and hand-written CUDA) and
 # bench/tile_gpu.py (tile-layer matmul against cuBLAS). Meant for a machine with the NVIDIA driver, the CUDA
 # toolkit (NVRTC), Python with NumPy, nanobind, scikit-build-core, cmake and
 # ninja, and perhaps no LLVM development files (the CPU backend is then
 # left out of the build). It installs nothing and reaches no network.
 #
-#   bash scripts/device-check.sh        # about a minute to build on 16 cores
+#   bash scripts/device-check.sh         # both parts; about a minute to build on 16 cores
+#   bash scripts/device-check.sh tests   # the build and the tests (within 10 minutes)
+#   bash scripts/device-check.sh bench   # the build (kept from a run before) and the benchmarks
 #
 # The build goes to build-device/; the extension module beside the package
-# sources (python/tack/), as a developer build puts it.
+# sources (python/tack/), as a developer build puts it. A machine without
+# GoogleTest installed builds it from sources carried in .googletest/
+# (ignored by git): here, `cp -r /usr/src/googletest .googletest` once, and
+# name .googletest in the device run's carry.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 python=${PYTHON:-python3}
+part=${1:-all}
+case "$part" in all | tests | bench) ;; *) echo "usage: bash scripts/device-check.sh [tests|bench]" >&2; exit 2 ;; esac
 status=0
 
 echo "== the machine"
@@ -25,8 +35,14 @@ command -v nvcc >/dev/null && nvcc --version | tail -n 1
 llvm=OFF
 [ -f /usr/lib/llvm-19/lib/cmake/llvm/LLVMConfig.cmake ] && llvm=ON
 echo "== building (the LLVM CPU backend: $llvm)"
-cmake -S . -B build-device -G Ninja -DCMAKE_BUILD_TYPE=Release -DTACK_ENABLE_LLVM="$llvm" \
-  -DPython_EXECUTABLE="$(command -v "$python")" >/dev/null || exit 1
+gtest=()
+if [ -d .googletest ] && ! ls /usr/lib/*/cmake/GTest /usr/lib/cmake/GTest /usr/local/lib*/cmake/GTest >/dev/null 2>&1; then
+  gtest=(-DTACK_GTEST_SOURCE="$PWD/.googletest")
+  echo "(GoogleTest from the carried sources in .googletest)"
+fi
+cmake -S . -B build-device -G Ninja -DCMAKE_BUILD_TYPE=Release -DTACK_ENABLE_LLVM="$llvm" "${gtest[@]}" \
+  -DPython_EXECUTABLE="$(command -v "$python")" >"${TMPDIR:-/tmp}/tack-device-cmake.log" 2>&1 ||
+  { tail -n 30 "${TMPDIR:-/tmp}/tack-device-cmake.log"; exit 1; }
 ninja -C build-device -j"$(nproc)" >build-device/ninja.log 2>&1 || { tail -n 40 build-device/ninja.log; exit 1; }
 export PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
 
@@ -52,8 +68,13 @@ if "cuda" in tack.available_devices():
     raise SystemExit(0 if same else 1)
 ' || status=1
 
+if [ "$part" != bench ]; then
 echo "== C++ tests of the GPU runtimes (NVRTC, the driver table, the CUDA backend)"
 (cd build-device && ctest --output-on-failure -R 'gpu_runtime_tests') || status=1
+
+echo "== tile kernels on CUDA against the tile interpreter (tile_compile_tests, cuda variants)"
+timeout 240 build-device/tests/cpp/tile/tile_compile_tests --gtest_filter='*/cuda:*/cuda_groups' --gtest_brief=1 ||
+  status=1
 
 echo "== Python suites, their CUDA cases (-k cuda)"
 report="$(mktemp -d -t tack-device-XXXXXX)/cuda.xml"
@@ -79,6 +100,9 @@ total = sum(counts.values(), collections.Counter())
 print(f"{total['passed']} passed, {total['failure'] + total['error']} failed, {total['skipped']} skipped")
 PY
 
+fi
+
+if [ "$part" != tests ]; then
 echo "== launch overhead and saxpy, the CPU as the baseline of the same run"
 timeout 90 "$python" bench/launch_overhead.py --devices cpu,cuda || status=1
 
@@ -87,4 +111,5 @@ timeout 150 "$python" bench/gpu.py || status=1
 
 echo "== tile-layer matmul in workgroups against cuBLAS"
 timeout 150 "$python" bench/tile_gpu.py || status=1
+fi
 exit "$status"

@@ -178,11 +178,13 @@ int main(int argc, char** argv) {
     if (ir_text || llvm_text || opencl_text) {
       // The lowering the CPU compiles (its mma register block), or with
       // --workgroups the one the GPU backends compile.
+#ifdef TACK_WITH_LLVM
       if (!workgroups) {
         std::array<int, 2> block = codegen::host_mma_block();
         options.mma_block[0] = block[0];
         options.mma_block[1] = block[1];
       }
+#endif
       tile::lower::Lowered lowered =
           tile::lower::lower(*kernel, options, workgroups ? tile::workgroup_target() : tile::LoweringTarget{});
       auto& typed = lowered.kernel;

@@ -72,17 +72,19 @@ std::vector<HostTensor> views(std::vector<Tensor>& ts) {
 
 // Where each test runs (a parameter of TileCompileLib): a device,
 // "cpu_split_fused", the CPU with every launch nest's outermost level split
-// and its parts fused into one dimension, or
-// "opencl_groups", OpenCL with every kernel in workgroups.
+// and its parts fused into one dimension, or a GPU backend's "_groups"
+// variant ("opencl_groups", "cuda_groups", "hip_groups"), every kernel in
+// workgroups. A backend that is missing skips.
 class TileCompileLib : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     if (auto why = missing_backend(device())) GTEST_SKIP() << *why;
   }
   std::string device() const {
-    return GetParam() == "opencl_groups" ? "opencl" : GetParam() == "cpu_split_fused" ? "cpu" : GetParam();
+    return variant_device(GetParam());
   }
   bool on_cpu() const { return device() == "cpu"; }
+  bool groups() const { return variant_in_groups(GetParam()); }
 
   // Off the CPU, exp is the device's own math library (within 8 ulp, as the
   // CPU's is: docs/numerics.md). A kernel that normalizes by a sum of exps
@@ -132,7 +134,7 @@ void TileCompileLib::expect_same(const Kernel& kernel, const std::vector<Arg>& a
   }
   std::vector<Tensor> want = make(args, seed), got = make(args, seed);
   if (prepare) prepare(want), prepare(got);
-  if (GetParam() == "opencl_groups") chosen.workgroups = CompileOptions::Workgroups::always;
+  if (groups()) chosen.workgroups = CompileOptions::Workgroups::always;
   // In workgroups an unordered reduction of scalars is merged by the
   // group's lanes as the ordered tree, one of the groupings the
   // interpreter offers.
@@ -140,7 +142,7 @@ void TileCompileLib::expect_same(const Kernel& kernel, const std::vector<Arg>& a
   if (!on_cpu()) {
     const std::string plan = lowered_kernel_ir(kernel, chosen, workgroup_target());
     grouping.scalar_trees = plan.rfind("; in workgroups", 0) == 0;
-    if (GetParam() == "opencl_groups")
+    if (groups())
       ASSERT_TRUE(grouping.scalar_trees) << kernel.name() << ": " << plan.substr(0, plan.find('\n'));
   }
   interpret(kernel, views(want), grouping);
@@ -195,7 +197,7 @@ TEST_P(TileCompileLib, SoftmaxAndNorms) {
 TEST_P(TileCompileLib, RowKernelsInAGroupPerRow) {
   for (Shape s : {Shape{5, 300}, Shape{3, 256}, Shape{4, 37}, Shape{2, 600}}) {
     for (const Kernel& kernel : {lib::softmax(256), lib::layer_norm(1e-5f, 256), lib::rms_norm(1e-5f, 256)}) {
-      if (GetParam() == "opencl") {
+      if (!on_cpu() && !groups()) {
         const std::string plan = lowered_kernel_ir(kernel, {}, workgroup_target());
         ASSERT_EQ(plan.rfind("; in workgroups", 0), 0u) << kernel.name() << ": " << plan.substr(0, plan.find('\n'));
         EXPECT_NE(plan.find("contributions over the group's lanes"), std::string::npos) << kernel.name();
@@ -294,16 +296,16 @@ TEST_P(TileCompileLib, TopKUnderEveryPolicy) {
       // about 40 s to build topk(5) and 20 s to build this one. (k not a
       // power of two gave values of 0 there before a scalar's broadcast was
       // assigned on every lane: docs/tile/compile.md, "Workgroups".)
-      const bool groups = GetParam() == "opencl_groups";
-      if (groups && p != ReductionPolicy::ordered_tree) continue;
+      const bool in_groups = groups();
+      if (in_groups && p != ReductionPolicy::ordered_tree) continue;
       // Split and fused, one policy too: what that variant tests is the
       // launch's binding, and under it the CPU runs the network in SIMD
       // lanes, a compile of about 10 s per kernel (the policies are `cpu`'s).
       if (GetParam() == "cpu_split_fused" && p != ReductionPolicy::ordered_tree) continue;
-      const int64_t k = groups ? 3 : 5;
+      const int64_t k = in_groups ? 3 : 5;
       // Few distinct values: ties and their positions matter.
       Arg x{Scalar::f32, s, false, -2, 2};
-      const Kernel topk = lib::topk(k, p, groups ? 4 : 0);
+      const Kernel topk = lib::topk(k, p, in_groups ? 4 : 0);
       expect_same(topk, {x, out({s[0], k}), index_out({s[0], k})}, 3, [](std::vector<Tensor>& t) {
         auto& x = std::get<GuardedTensor<float>>(t[0]);
         for (int64_t i = 0; i < x.size(); ++i) x[i] = i % 7 == 3 ? NAN : float(int(x[i] * 2)) / 2;
@@ -445,7 +447,9 @@ TEST_P(TileCompileLib, GatherAndScatterRows) {
   });
 }
 
-INSTANTIATE_TEST_SUITE_P(Devices, TileCompileLib, ::testing::Values("cpu", "cpu_split_fused", "opencl", "opencl_groups"),
+INSTANTIATE_TEST_SUITE_P(Devices, TileCompileLib,
+                         ::testing::Values("cpu", "cpu_split_fused", "opencl", "opencl_groups", "cuda", "cuda_groups", "hip",
+                                           "hip_groups"),
                          [](const auto& info) { return info.param; });
 
 }  // namespace

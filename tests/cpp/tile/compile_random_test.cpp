@@ -231,13 +231,13 @@ Kernel random_program(uint32_t seed, int steps, int64_t n, bool groups) {
 }
 
 // Where the programs run: a device, "cpu_lanes" (the CPU with SIMD lanes
-// wherever they can run), or "opencl_groups" (OpenCL, every program in
-// workgroups).
+// wherever they can run), or a GPU backend's "_groups" variant
+// ("opencl_groups", "cuda_groups", "hip_groups": every program in
+// workgroups). A backend that is missing skips.
 class TileRandomPrograms : public ::testing::TestWithParam<std::string> {
  protected:
-  std::string device() const {
-    return GetParam() == "opencl_groups" ? "opencl" : GetParam() == "cpu_lanes" ? "cpu" : GetParam();
-  }
+  std::string device() const { return variant_device(GetParam()); }
+  bool groups() const { return variant_in_groups(GetParam()); }
 };
 
 bool same(float want, float got) { return std::memcmp(&want, &got, 4) == 0 || (std::isnan(want) && std::isnan(got)); }
@@ -246,7 +246,7 @@ TEST_P(TileRandomPrograms, MatchTheInterpreterBitForBit) {
   if (auto why = missing_backend(device())) GTEST_SKIP() << *why;
   CompileOptions options;
   options.simd_lanes = GetParam() == "cpu_lanes";
-  if (GetParam() == "opencl_groups") options.workgroups = CompileOptions::Workgroups::always;
+  if (groups()) options.workgroups = CompileOptions::Workgroups::always;
   // Seeds 1 to 24; 74, whose program gave wrong values on PoCL in
   // workgroups with a scalar's broadcast assigned on some lanes only; 4134
   // and 3063, wrong on PoCL in workgroups while the kernel returned early
@@ -287,7 +287,7 @@ TEST_P(TileRandomPrograms, MatchTheInterpreterBitForBit) {
     // One program in four over tiles of 512 elements: more than a
     // workgroup's 256 lanes.
     const int64_t n = seed % 4 == 0 ? 512 : 16, rows = 5, cols = 2 * n - 5;  // the second load's last 5 are its pad
-    const Kernel kernel = random_program(seed, steps, n, GetParam() == "opencl_groups");
+    const Kernel kernel = random_program(seed, steps, n, groups());
     GuardedTensor<float> x = uniform_tensor({rows, cols}, seed, -3.0f, 3.0f);
     GuardedTensor<float> want({rows, kOutputs * n}, NAN), got({rows, kOutputs * n}, NAN);
     // In workgroups an unordered reduction of scalars is merged by the
@@ -298,7 +298,7 @@ TEST_P(TileRandomPrograms, MatchTheInterpreterBitForBit) {
       const std::string plan = lowered_kernel_ir(kernel, chosen, workgroup_target());
       grouping.scalar_trees = plan.rfind("; in workgroups", 0) == 0;
       // Tiles of 512 elements may not all fit a group's shared memory.
-      if (GetParam() == "opencl_groups" && n == 16) {
+      if (groups() && n == 16) {
         ASSERT_TRUE(grouping.scalar_trees) << kernel.name() << ": " << plan.substr(0, plan.find('\n'));
       }
     }
@@ -312,7 +312,9 @@ TEST_P(TileRandomPrograms, MatchTheInterpreterBitForBit) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Devices, TileRandomPrograms, ::testing::Values("cpu", "cpu_lanes", "opencl", "opencl_groups"),
+INSTANTIATE_TEST_SUITE_P(Devices, TileRandomPrograms,
+                         ::testing::Values("cpu", "cpu_lanes", "opencl", "opencl_groups", "cuda", "cuda_groups", "hip",
+                                           "hip_groups"),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 }  // namespace
