@@ -175,8 +175,6 @@ class Interpreter {
       strides.push_back(t.strides[size_t(d)]);
     }
     bind_parameter(params_[i], extents, strides, symbols_);
-    storage_offset_.resize(params_.size());
-    storage_offset_[i] = t.offset;
     const ViewLayout& layout = layouts_.at(s).layout;
     for (int d = 0; d < v.rank; ++d) {
       v.ext[size_t(d)] = leaf_value(layout.modes[size_t(d)].shape());
@@ -457,7 +455,8 @@ class Interpreter {
   }
 
   // The view's addresses from its layout: strides from its modes, the
-  // offset from its translation; its bounds from the parent's.
+  // offset the parent's plus this view's own terms of the translation (the
+  // last parent.rank); its bounds from the parent's.
   void exec_view(const Node& n) {
     const ViewVal parent = slots_[size_t(n.in[0])].view;
     const ViewAddress& a = layouts_.at(n.out[0]);
@@ -465,8 +464,9 @@ class Interpreter {
     ViewVal v;
     v.base = parent.base;
     v.elem = parent.elem;
-    v.offset = storage_offset_[a.layout.param];
-    for (size_t t = 0; t < a.term_slots.size(); ++t) v.offset += index(a.term_slots[t]) * leaf_value(a.layout.offset[t].stride);
+    v.offset = parent.offset;
+    for (size_t t = a.term_slots.size() - size_t(parent.rank); t < a.term_slots.size(); ++t)
+      v.offset += index(a.term_slots[t]) * leaf_value(a.layout.offset[t].stride);
     v.valid = parent.valid;
     for (int d = 0; d < parent.rank; ++d) {
       int64_t c = index(n.in[size_t(d) + 1]);
@@ -666,8 +666,7 @@ class Interpreter {
   Body entry_;
   std::vector<Slot> slots_;
   // Every view's layout, by its slot, with its translation's coordinates'
-  // slots; the parameters' symbols, their values in this run and the
-  // storage offsets the launch passed.
+  // slots; the parameters' symbols and their values in this run.
   struct ViewAddress {
     ViewLayout layout;
     std::vector<int> term_slots;
@@ -675,7 +674,6 @@ class Interpreter {
   std::vector<ParameterLayout> params_;
   std::unordered_map<int, ViewAddress> layouts_;
   std::map<SymbolId, int64_t> symbols_;
-  std::vector<int64_t> storage_offset_;
 };
 
 }  // namespace
