@@ -69,6 +69,7 @@ const std::map<std::string, std::function<tile::Kernel()>>& library() {
       {"topk", [] { return tile::lib::topk(8); }},
       {"topk16", [] { return tile::lib::topk(16); }},  // the 16-entry network
       {"topk32", [] { return tile::lib::topk(32); }},  // the 32-entry network
+      {"topk64", [] { return tile::lib::topk(64); }},  // the 64-entry network
       {"topk_ordered_tree", [] { return tile::lib::topk(8, tile::ReductionPolicy::ordered_tree); }},
       {"topk_right_fold", [] { return tile::lib::topk(8, tile::ReductionPolicy::right_fold); }},
       {"sort", [] { return tile::lib::sort(); }},

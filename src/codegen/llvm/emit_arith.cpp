@@ -92,6 +92,8 @@ Value* Emitter::int_divmod(Value* l, Value* r, bool s, bool want_div, Span span)
         Value* value = divide_by(l, b_.CreateSelect(unsafe, one, r));
         return b_.CreateSelect(unsafe, want_div ? b_.CreateMul(l, r) : llvm::Constant::getNullValue(l->getType()), value);
     };
+    // A constant divisor that cannot trap needs no branch.
+    if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(unsafe); c && c->isZero()) return divide_by(l, r);
     if (l->getType()->isVectorTy()) {
         // No CPU divides integer vectors. A constant divisor LLVM divides by
         // multiplying, in vectors where the lanes are narrower than 64 bits.

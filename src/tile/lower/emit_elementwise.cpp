@@ -198,8 +198,8 @@ void Emitter::binary_tiles(const Operation& site, OpKind kind, const Storage& a,
   Scalar e = a.type.elem();
   int va = new_var("a"), vb = new_var("b");
   for_each_element(a.type.shape(), [&](const std::vector<int>& i) {
-    assign(va, read(a, refs(i)));
-    assign(vb, read(b, refs(i)));
+    assign_constant_or(va, read(a, refs(i)));
+    assign_constant_or(vb, read(b, refs(i)));
     write(out, refs(i), scalar_binary(site, kind, e, va, vb));
   });
   sync();

@@ -188,6 +188,7 @@ int Emitter::scalar_var(const Value* v) const {
 Term Emitter::term_of(const Value* v) const { return Term::local(scalar_var(v)); }
 
 ir::ExprPtr Emitter::ref(int var) const {
+  if (auto c = constant_locals_.find(var); c != constant_locals_.end()) return ir::clone(*c->second);
   auto r = std::make_unique<ir::VarRef>();
   r->var = var;
   return r;
@@ -289,7 +290,28 @@ void Emitter::write(const Storage& s, std::vector<ir::ExprPtr> idx, ir::ExprPtr 
   block_->push_back(std::move(st));
 }
 
+namespace {
+
+bool is_constant(const ir::Expr& e) {
+  if (auto* c = e.as<ir::Cast>()) return is_constant(*c->operand);
+  return e.kind == ir::ExprKind::IntConst || e.kind == ir::ExprKind::FloatConst;
+}
+
+}  // namespace
+
+void Emitter::assign_constant_or(int var, ir::ExprPtr value) {
+  if (is_constant(*value)) {
+    constant_locals_[var] = std::move(value);
+    return;
+  }
+  if (constant_locals_.count(var))
+    throw Error("compile @" + kernel_.name() + ": internal: a local that held a constant is assigned a computed value.");
+  assign(var, std::move(value));
+}
+
 void Emitter::assign(int var, ir::ExprPtr value) {
+  if (constant_locals_.count(var))
+    throw Error("compile @" + kernel_.name() + ": internal: a local that stands for a constant is assigned.");
   if (varying(*value)) mark_varying(var);
   auto a = std::make_unique<ir::Assign>();
   a->var = var;

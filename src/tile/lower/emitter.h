@@ -187,6 +187,12 @@ class Emitter {
   ir::ExprPtr read(const Storage& s, std::vector<ir::ExprPtr> idx);
   void write(const Storage& s, std::vector<ir::ExprPtr> idx, ir::ExprPtr value);
   void assign(int var, ir::ExprPtr value);
+  // Assigns an element operation's operand local (element_of), which every
+  // assignment gives the same kind of value: a constant is not assigned but
+  // stands in every read of the local (ref), so the kernel IR divides and
+  // compares by the constant itself, which the backends' compilers see
+  // without promoting the local first.
+  void assign_constant_or(int var, ir::ExprPtr value);
   // Appends a loop nest over `shape`, calling `body` with the element's index
   // locals (outermost first) while the innermost block is current; a shape
   // of at most kStraightElements elements gets straight-line code instead,
@@ -269,12 +275,13 @@ class Emitter {
   // The element of `op`'s result at an index, read from its operands'
   // storage `in`: what a deferred tile computes where it is read, and what
   // a tile's element loop writes.
-  std::function<ir::ExprPtr(std::vector<ir::ExprPtr>)> element_of(const Operation& op, const std::vector<Storage>& in);
+  std::function<ir::ExprPtr(std::vector<ir::ExprPtr>)> element_of(const Operation& op, std::vector<Storage> in);
   // Returns a dead tile's array to the pool, or holds it back while a
   // deferred tile still reads it; a dead deferred tile releases its hold.
   void give_back(int array);
   void release(const Deferred& d);
   std::unordered_map<int, int> pins_;  // array -> live deferred tiles reading it
+  std::unordered_map<int, ir::ExprPtr> constant_locals_;  // local -> the constant that stands in its reads
   std::vector<int> held_back_;         // dead tiles' arrays that deferred tiles still read
 
   // --- emit_regions.cpp ------------------------------------------------------

@@ -159,7 +159,19 @@ bool Emitter::defer(const Operation& op) {
 }
 
 std::function<ir::ExprPtr(std::vector<ir::ExprPtr>)> Emitter::element_of(const Operation& op,
-                                                                        const std::vector<Storage>& in) {
+                                                                        std::vector<Storage> in) {
+  // A rank-0 constant operand is read as the constant, not its local (an
+  // SSA value: the local holds it wherever the value is read).
+  for (unsigned j = 0; j < op.num_operands() && j < in.size(); ++j) {
+    const Operation* def = op.operand(j)->defining_op();
+    if (!def || def->kind() != OpKind::constant || op.operand(j)->type().rank() != 0) continue;
+    Storage c;
+    c.type = op.operand(j)->type();
+    c.constant = true;
+    c.number = def->attrs().number;
+    c.integer = c.type.elem() == Scalar::i1 ? def->attrs().integer != 0 : def->attrs().integer;
+    in[j] = c;
+  }
   const Type& rt = op.result()->type();
   Emitter* self = this;
   std::function<ir::ExprPtr(std::vector<ir::ExprPtr>)> element;
@@ -169,15 +181,15 @@ std::function<ir::ExprPtr(std::vector<ir::ExprPtr>)> Emitter::element_of(const O
     const int a = new_var("a");
     auto scalar = op.kind() == OpKind::cast ? &Emitter::scalar_cast : &Emitter::scalar_unary;
     element = [self, &op, in, a, scalar](std::vector<ir::ExprPtr> idx) {
-      self->assign(a, self->read(in[0], std::move(idx)));
+      self->assign_constant_or(a, self->read(in[0], std::move(idx)));
       return (self->*scalar)(op, a);
     };
   } else if (format == OpFormat::binary || format == OpFormat::compare) {
     const int a = new_var("a"), b = new_var("b");
     const Scalar elem = op.operand(0)->type().elem();
     element = [self, &op, in, a, b, elem](std::vector<ir::ExprPtr> idx) {
-      self->assign(a, self->read(in[0], clones(idx)));
-      self->assign(b, self->read(in[1], std::move(idx)));
+      self->assign_constant_or(a, self->read(in[0], clones(idx)));
+      self->assign_constant_or(b, self->read(in[1], std::move(idx)));
       return self->scalar_binary(op, op.kind(), elem, a, b);
     };
   } else {
@@ -188,9 +200,9 @@ std::function<ir::ExprPtr(std::vector<ir::ExprPtr>)> Emitter::element_of(const O
         // element expression refers to (a reshape's flat position).
         const int c = new_var("c"), a = new_var("a"), b = new_var("b");
         element = [self, in, c, a, b](std::vector<ir::ExprPtr> idx) {
-          self->assign(c, self->read(in[0], clones(idx)));
-          self->assign(a, self->read(in[1], clones(idx)));
-          self->assign(b, self->read(in[2], std::move(idx)));
+          self->assign_constant_or(c, self->read(in[0], clones(idx)));
+          self->assign_constant_or(a, self->read(in[1], clones(idx)));
+          self->assign_constant_or(b, self->read(in[2], std::move(idx)));
           return ir::select(ir::compare(ir::CmpOp::Ne, self->ref(c), self->int_const(DType::I32, 0), {}), self->ref(a),
                             self->ref(b), {});
         };

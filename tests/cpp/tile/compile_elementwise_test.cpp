@@ -268,5 +268,21 @@ TEST(TileCompileElementwise, AChainReadOnceHasNoArraysOfItsOwn) {
   EXPECT_EQ(arrays, 2u) << ir;
 }
 
+// A constant operand (a rank-0 constant, a constant tile) is read as the
+// constant itself, not through a local: the kernel IR divides by 7, which
+// the backends' compilers divide by multiplying without first promoting a
+// local. The values are SpecialValuesMatchTheInterpreter's.
+TEST(TileCompileElementwise, ConstantOperandsAreReadAsConstants) {
+  Kernel k = tile_kernel("by_constants", [](TensorView<int32_t, 2> X, TensorView<int32_t, 2> Y) {
+    for (auto i : parallel(X.shape(0))) {
+      Tile<int32_t> x = X(i, span(0, 16)).load(0);
+      Y(i, span(0, 16)).store(x / 7 + x % full<int32_t>({16}, 5));
+    }
+  });
+  const std::string ir = lowered_kernel_ir(k);
+  EXPECT_NE(ir.find("// i32(7:i32)"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("% i32(5:i32)"), std::string::npos) << ir;
+}
+
 }  // namespace
 }  // namespace tack::tile
