@@ -562,16 +562,15 @@ void Emitter::emit_for(const For& f) {
     Value* count = trip_count(start, end, step, t);
     auto* counter = entry_alloca(i64(), "for.k");
     b_.CreateStore(b_.getInt64(0), counter);
-    // Rotated, as LLVM's loop passes want it: the test before the first
-    // trip (constant where the trip count is), then at the latch. LLVM's
-    // own rotation of thousands of small loops (a tile kernel's element
-    // loops) took a third of its optimization time.
+    auto* head = block("for.head");
     auto* body = block("for.body");
     auto* latch = block("for.latch");
     auto* exit = block("for.exit");
-    b_.CreateCondBr(b_.CreateICmpSLT(b_.getInt64(0), count), body, exit);
-    b_.SetInsertPoint(body);
+    b_.CreateBr(head);
+    b_.SetInsertPoint(head);
     Value* kv = b_.CreateLoad(i64(), counter);
+    b_.CreateCondBr(b_.CreateICmpSLT(kv, count), body, exit);
+    b_.SetInsertPoint(body);
     Value* i = b_.CreateTrunc(kv, ty(t));
     assign(f.var, b_.CreateAdd(start, b_.CreateMul(i, step)));
     loops_.push_back(LoopTargets{exit, latch, depth_});
@@ -579,9 +578,8 @@ void Emitter::emit_for(const For& f) {
     loops_.pop_back();
     branch_if_open(latch);
     b_.SetInsertPoint(latch);
-    Value* next = b_.CreateAdd(b_.CreateLoad(i64(), counter), b_.getInt64(1));
-    b_.CreateStore(next, counter);
-    b_.CreateCondBr(b_.CreateICmpSLT(next, count), body, exit);
+    b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64(), counter), b_.getInt64(1)), counter);
+    b_.CreateBr(head);
     b_.SetInsertPoint(exit);
 }
 
@@ -892,66 +890,8 @@ Value* Emitter::emit(const Expr& e) {
     syntax::internal_error(kEmitPass, "unknown expression");
 }
 
-// Whether `e` may be evaluated where the source would not evaluate it: it
-// has no effect, cannot fault or report, and is cheap (at most `budget`
-// nodes, which it spends). Constants, locals, extents and arithmetic over
-// them qualify; loads, calls, atomics and integer division by anything but
-// a constant other than 0 and -1 (a division with a branch of its own) do
-// not. An `and`/`or` or conditional expression whose later operands
-// qualify is a select instead of branches: the same value, and far fewer
-// blocks for LLVM (the tile lowering's index arithmetic is full of them).
-bool Emitter::speculatable(const Expr& e, int& budget) const {
-    if (--budget < 0) return false;
-    switch (e.kind) {
-        case ExprKind::IntConst:
-        case ExprKind::FloatConst:
-        case ExprKind::VarRef:
-        case ExprKind::ArrayDim: return true;
-        case ExprKind::Unary: return speculatable(*e.as<Unary>()->operand, budget);
-        case ExprKind::Cast: return speculatable(*e.as<Cast>()->operand, budget);
-        case ExprKind::Compare: {
-            auto& c = *e.as<Compare>();
-            return speculatable(*c.lhs, budget) && speculatable(*c.rhs, budget);
-        }
-        case ExprKind::Logical: {
-            auto& l = *e.as<Logical>();
-            return speculatable(*l.lhs, budget) && speculatable(*l.rhs, budget);
-        }
-        case ExprKind::Select: {
-            auto& s = *e.as<Select>();
-            return speculatable(*s.cond, budget) && speculatable(*s.if_true, budget) && speculatable(*s.if_false, budget);
-        }
-        case ExprKind::Binary: {
-            auto& b = *e.as<Binary>();
-            if (b.op == BinOp::Pow) return false;
-            if (b.op == BinOp::FloorDiv || b.op == BinOp::Mod) {
-                if (debug_ || is_float(b.dtype())) return false;
-                const Expr* d = b.rhs.get();
-                while (d->kind == ExprKind::Cast) d = d->as<Cast>()->operand.get();
-                auto* c = d->as<IntConst>();
-                if (!c || c->bits == 0 || (c->negative && c->bits == ~uint64_t(0))) return false;
-            }
-            return speculatable(*b.lhs, budget) && speculatable(*b.rhs, budget);
-        }
-        default: return false;
-    }
-}
-
-bool Emitter::speculatable(const Expr& e) const {
-    int budget = 32;
-    return speculatable(e, budget);
-}
-
 Value* Emitter::logical(const Logical& l) {
     if (varying(*l.lhs)) return lane_logical(l);
-    if (speculatable(*l.rhs)) {
-        Value* lhs = truth(*l.lhs);
-        Value* rhs = truth(*l.rhs);
-        if (varying(l)) rhs = widen(rhs);
-        Value* zero = llvm::Constant::getNullValue(rhs->getType());
-        Value* one = llvm::ConstantInt::get(rhs->getType(), 1);
-        return bool32(l.op == LogicOp::And ? b_.CreateSelect(lhs, rhs, zero) : b_.CreateSelect(lhs, one, rhs));
-    }
     Value* lhs = truth(*l.lhs);
     BasicBlock* from = b_.GetInsertBlock();
     auto* rhs_bb = block(l.op == LogicOp::And ? "and.rhs" : "or.rhs");
@@ -974,12 +914,6 @@ Value* Emitter::select(const Select& s) {
     if (varying(*s.cond)) return lane_select(s);
     Value* c = truth(*s.cond);
     bool lanes = varying(s);
-    if (speculatable(*s.if_true) && speculatable(*s.if_false)) {
-        Value* tv = emit(*s.if_true);
-        Value* fv = emit(*s.if_false);
-        if (lanes) tv = widen(tv), fv = widen(fv);
-        return b_.CreateSelect(c, tv, fv);
-    }
     auto* t_bb = block("sel.true");
     auto* f_bb = block("sel.false");
     auto* join = block("sel.join");

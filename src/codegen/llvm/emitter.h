@@ -195,8 +195,6 @@ private:
 
     Value* compare(const Compare& c);
 
-    bool speculatable(const Expr& e) const;
-    bool speculatable(const Expr& e, int& budget) const;
     Value* logical(const Logical& l);
 
     Value* select(const Select& s);

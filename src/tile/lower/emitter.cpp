@@ -437,7 +437,7 @@ void Emitter::for_each_element(const Shape& shape, const std::function<void(cons
       int64_t rest = flat;
       for (int d = shape.rank() - 1; d >= 0; --d) {
         idx[size_t(d)] = new_var("e");
-        assign(idx[size_t(d)], i64(rest % shape[d]));
+        assign_constant_or(idx[size_t(d)], i64(rest % shape[d]));
         rest /= shape[d];
       }
       body(idx);
@@ -448,7 +448,7 @@ void Emitter::for_each_element(const Shape& shape, const std::function<void(cons
     if (d == shape.rank()) return body(idx);
     if (shape[d] == 1) {  // no loop: the loop passes' time grows with the number of loops
       int v = new_var("e");
-      assign(v, i64(0));
+      assign_constant_or(v, i64(0));
       idx.push_back(v);
       nest(d + 1);
       idx.pop_back();

@@ -187,11 +187,12 @@ class Emitter {
   ir::ExprPtr read(const Storage& s, std::vector<ir::ExprPtr> idx);
   void write(const Storage& s, std::vector<ir::ExprPtr> idx, ir::ExprPtr value);
   void assign(int var, ir::ExprPtr value);
-  // Assigns an element operation's operand local (element_of), which every
-  // assignment gives the same kind of value: a constant is not assigned but
-  // stands in every read of the local (ref), so the kernel IR divides and
-  // compares by the constant itself, which the backends' compilers see
-  // without promoting the local first.
+  // Assigns a local that every assignment gives the same kind of value (an
+  // element operation's operand in element_of, an element index of
+  // for_each_element): a constant is not assigned but stands in every read
+  // of the local (ref), so the kernel IR indexes, divides and compares by
+  // the constant itself, which the backends' compilers fold without
+  // promoting the local first.
   void assign_constant_or(int var, ir::ExprPtr value);
   // Appends a loop nest over `shape`, calling `body` with the element's index
   // locals (outermost first) while the innermost block is current; a shape

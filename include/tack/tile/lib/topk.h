@@ -104,7 +104,7 @@ inline int64_t power_of_two_at_least(int64_t n) {
 // that the CPU compiler keeps them in registers; but the networks' code
 // grows as n log2(n)^2. With the lowering computing each exchange's tiles
 // where they are read (src/tile/lower/fusion.cpp), the first call takes
-// about 1.2 s at k = 8, 1.5 s at k = 16, 3.1 s at k = 32 and 6.5 s at k = 64
+// about 0.7 s at k = 8, 1.4 s at k = 16, 4.1 s at k = 32 and 8.1 s at k = 64
 // on a 2-core Zen 4 in SIMD lanes (k = 16 took 17 s with an array per
 // tile; the disk cache keeps the code for later processes), and at
 // 1024x4096 k = 32 runs in 23 ms and k = 64 in 39-49 ms against 75-82 for
