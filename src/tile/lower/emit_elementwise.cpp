@@ -207,7 +207,6 @@ void Emitter::binary_tiles(const Operation& site, OpKind kind, const Storage& a,
 
 void Emitter::emit_elementwise(const Operation& op) {
   const Type& rt = op.result()->type();
-  DType t = value_dtype(rt.elem());
   const Attrs& attrs = op.attrs();
   switch (op_format(op.kind())) {
     case OpFormat::binary:
@@ -224,18 +223,13 @@ void Emitter::emit_elementwise(const Operation& op) {
   }
   switch (op.kind()) {
     case OpKind::constant: {
-      const int64_t integer = rt.elem() == Scalar::i1 ? attrs.integer != 0 : attrs.integer;
+      const Storage value = constant_storage(rt, op);
       if (rt.rank() > 0) {  // no array: every read is the value
-        Storage r;
-        r.type = rt;
-        r.constant = true;
-        r.number = attrs.number;
-        r.integer = integer;
-        storage_[op.result()] = r;
+        storage_[op.result()] = value;
         return;
       }
       Storage r = define(op.result());
-      write(r, {}, is_float(rt.elem()) ? float_const(t, attrs.number) : int_const(t, integer));
+      write(r, {}, read(value, {}));
       return;
     }
     case OpKind::iota:

@@ -115,6 +115,15 @@ Storage Emitter::new_storage(const Operation* op, const Type& t) {
   return s;
 }
 
+Storage Emitter::constant_storage(const Type& t, const Operation& constant) {
+  Storage s;
+  s.type = t;
+  s.constant = true;
+  s.number = constant.attrs().number;
+  s.integer = t.elem() == Scalar::i1 ? constant.attrs().integer != 0 : constant.attrs().integer;
+  return s;
+}
+
 Storage& Emitter::define(const Value* v) {
   auto it = storage_.find(v);
   if (it != storage_.end()) return it->second;
@@ -304,8 +313,6 @@ void Emitter::assign_constant_or(int var, ir::ExprPtr value) {
     constant_locals_[var] = std::move(value);
     return;
   }
-  if (constant_locals_.count(var))
-    throw Error("compile @" + kernel_.name() + ": internal: a local that held a constant is assigned a computed value.");
   assign(var, std::move(value));
 }
 

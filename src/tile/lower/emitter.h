@@ -166,6 +166,9 @@ class Emitter {
   int new_array(const Operation* op, Scalar elem, std::vector<int64_t> shape, const char* what = "a tile",
                 bool per_lane = false);
   Storage new_storage(const Operation* op, const Type& t);
+  // The storage of a value of type `t` that is `constant`'s value
+  // everywhere: no array or local, every read is the value.
+  static Storage constant_storage(const Type& t, const Operation& constant);
   // The storage of an op result: a local, or a local array, reused from an
   // earlier tile of the same block nest that is dead (tile_reuse below).
   Storage& define(const Value* v);

@@ -102,12 +102,7 @@ bool Emitter::defer(const Operation& op) {
   // A broadcast constant reads as its value, as a constant tile does.
   if (const Operation* c = op.kind() == OpKind::broadcast ? op.operand(0)->defining_op() : nullptr;
       c && c->kind() == OpKind::constant) {
-    Storage s;
-    s.type = v->type();
-    s.constant = true;
-    s.number = c->attrs().number;
-    s.integer = v->type().elem() == Scalar::i1 ? c->attrs().integer != 0 : c->attrs().integer;
-    storage_[v] = s;
+    storage_[v] = constant_storage(v->type(), *c);
     return true;
   }
   std::vector<Storage> in;
@@ -164,13 +159,8 @@ std::function<ir::ExprPtr(std::vector<ir::ExprPtr>)> Emitter::element_of(const O
   // SSA value: the local holds it wherever the value is read).
   for (unsigned j = 0; j < op.num_operands() && j < in.size(); ++j) {
     const Operation* def = op.operand(j)->defining_op();
-    if (!def || def->kind() != OpKind::constant || op.operand(j)->type().rank() != 0) continue;
-    Storage c;
-    c.type = op.operand(j)->type();
-    c.constant = true;
-    c.number = def->attrs().number;
-    c.integer = c.type.elem() == Scalar::i1 ? def->attrs().integer != 0 : def->attrs().integer;
-    in[j] = c;
+    if (def && def->kind() == OpKind::constant && op.operand(j)->type().rank() == 0)
+      in[j] = constant_storage(op.operand(j)->type(), *def);
   }
   const Type& rt = op.result()->type();
   Emitter* self = this;
