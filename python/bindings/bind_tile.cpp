@@ -246,6 +246,11 @@ void bind_tile(nb::module_& m) {
           },
           nb::arg("block"), nb::arg("descending") = false, nb::arg("keep") = 0);
     m.def("tile_topk_first", [] { return lib::topk_first(); });
+    // Top-K's prefilter for the tournament (lib/topk.h).
+    m.def("tile_topk_threshold", [](int64_t rank, int64_t width) { return lib::topk_threshold(rank, width); },
+          nb::arg("rank"), nb::arg("width") = 16);
+    m.def("tile_topk_compact", [] { return lib::topk_compact(); });
+    m.def("tile_topk_columns", [] { return lib::topk_columns(); });
     m.def("tile_scan", [](bool exclusive) {
         return lib::scan(exclusive ? lib::ScanKind::exclusive : lib::ScanKind::inclusive);
     }, nb::arg("exclusive"));

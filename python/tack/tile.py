@@ -635,6 +635,17 @@ _BITONIC_RUN = 32
 # lib::kTopKNetwork); above, _TopKTournament.
 _TOPK_NETWORK = _core.TILE_TOPK_NETWORK
 
+# The tournament prefilters rows whose padded width is at least this many
+# times its `keep` (_TopKTournament); narrower rows leave too many entries
+# at or above the threshold for it to pay.
+_TOPK_PREFILTER = 8
+# The prefilter's threshold: the least over k / _TOPK_RANK column groups of
+# each group's _TOPK_RANK-th largest maximum of runs of up to _TOPK_RUN
+# elements (lib::topk_threshold), the runs shorter where a group would
+# have fewer than 4 * _TOPK_RANK of them.
+_TOPK_RANK = 16
+_TOPK_RUN = 8
+
 
 class _MergeSort:
     """Rows sorted in passes (docs/tile/python.md, "Sorting"): sort_runs
@@ -712,17 +723,65 @@ class _TopKTournament:
     power of two, at least k and the run), then topk_first takes the first
     k of the last run, padding's positions the sentinel's (lib/topk.h).
     O(n log keep) per row, with tiles of _BITONIC_RUN elements, where the
-    reference kernel's blocks rank k x k tiles."""
+    reference kernel's blocks rank k x k tiles.
+
+    Rows of at least _TOPK_PREFILTER * keep columns (padded) are first
+    prefiltered (lib/topk.h, topk_threshold): each row's threshold t, the
+    least maximum of k column groups, leaves at least k entries at or above
+    it and every one of the row's first k among them. When the most such
+    entries in any row fit a width W (a power of two, at least `keep`) below
+    the padded row, topk_compact copies them (order kept, so ties still go
+    to the lower column) into rows of W, the tournament runs on those, and
+    topk_columns maps its places back to columns. Otherwise (many equal
+    values at the threshold) the tournament runs on the whole rows. The
+    width comes from the counts, which are read back to the host."""
+
+    prefiltered = 0  # launches that took the prefilter (for tests)
 
     def __init__(self, fn, device, k):
-        keep = _power_of_two_at_least(k, _BITONIC_RUN)
-        self.passes = _MergeSort(fn, device, descending=True, keep=keep, bitonic=True)
+        self.fn, self.device, self.k = fn, device, k
+        self.keep = _power_of_two_at_least(k, _BITONIC_RUN)
+        self.passes = _MergeSort(fn, device, descending=True, keep=self.keep, bitonic=True)
         self.first = _kernel(fn, device, ("topk_first",), _core.tile_topk_first)
 
     def launch(self, args):
         x, values, positions = args
+        rows, n = x[1]
+        if _power_of_two_at_least(n, _BITONIC_RUN) >= _TOPK_PREFILTER * self.keep and self._prefiltered(args):
+            return
         s, p = self.passes.launch([x, None, None])
         self.first.launch([x, s, p, values, positions])
+
+    def _prefiltered(self, args):
+        """Runs the prefiltered tournament where the counts allow; returns
+        whether it did."""
+        x, values, positions = args
+        rows, n = x[1]
+        fn, device = self.fn, self.device
+        threshold = _kernel(fn, device, ("topk_threshold", _TOPK_RANK), lambda: _core.tile_topk_threshold(_TOPK_RANK))
+        t, count = empty((rows,), device=device), empty((rows,), i64, device=device)
+        # A view whose extents are the row's strides and the groups.
+        g = -(-self.k // _TOPK_RANK)
+        strides = -(-n // g)
+        run = max(1, min(_TOPK_RUN, strides // (4 * _TOPK_RANK)))
+        # A view whose extents are the runs, their length and the groups.
+        groups = (empty((1,), device=device), [-(-strides // run), run, g], [0, 0, 0], 0, False)
+        threshold.launch([x, groups, (t, [rows], [1], 0, True), (count, [rows], [1], 0, True)])
+        width = _power_of_two_at_least(int(count.numpy().max()), self.keep)
+        if width >= _power_of_two_at_least(n, _BITONIC_RUN):
+            return False
+        compact = _kernel(fn, device, ("topk_compact",), _core.tile_topk_compact)
+        cv, cp = empty((rows, width), device=device), empty((rows, width), i64, device=device)
+
+        def row_of(a, writes):
+            return (a, [rows, width], [width, 1], 0, writes)
+
+        compact.launch([x, (t, [rows], [1], 0, False), row_of(cv, True), row_of(cp, True)])
+        s, q = self.passes.launch([row_of(cv, False), None, None])
+        columns = _kernel(fn, device, ("topk_columns",), _core.tile_topk_columns)
+        columns.launch([s, q, row_of(cp, False), values, positions])
+        _TopKTournament.prefiltered += 1
+        return True
 
 
 def _sort(fn, x, axis, values, positions):

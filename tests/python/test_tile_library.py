@@ -699,6 +699,41 @@ def test_topk_with_ties_nan_and_short_rows(rows, cols, k):
     assert np.array_equal(bits(values.value()), bits(want_v))
 
 
+# The tournament's prefilter (tile.py, _TopKTournament; lib/topk.h): rows
+# wide against k keep only the entries at or above a threshold, compacted
+# in order, before the merges. Distinct values, sorted rows both ways,
+# rows of ties, NaN and infinities take it; rows of one value leave every
+# entry at the threshold and run the tournament on the whole row instead,
+# and rows narrower than 8 times the tournament's `keep` never try.
+@pytest.mark.parametrize("kind,rows,cols,k,prefiltered", [
+    ("normal", 5, 3000, 70, True), ("normal", 3, 5000, 300, True), ("normal", 2, 1100, 100, True),
+    ("ascending", 3, 2000, 65, True), ("descending", 3, 2000, 65, True), ("tricky", 3, 4999, 130, True),
+    ("nan", 3, 2500, 80, True), ("-inf", 2, 2000, 90, True), ("equal", 3, 2000, 100, False),
+    ("normal", 2, 500, 65, False)])
+def test_topk_prefilter_keeps_the_first_k(kind, rows, cols, k, prefiltered):
+    r = rng(cols + k)
+    x = r.standard_normal((rows, cols)).astype(np.float32)
+    if kind in ("ascending", "descending"):
+        x = np.sort(x, axis=1)
+        if kind == "descending":
+            x = x[:, ::-1].copy()
+    elif kind == "tricky":
+        x = tricky_rows(rows, cols, 5)
+    elif kind == "nan":
+        x[r.random((rows, cols)) < 0.3] = np.nan  # more NaNs than k
+    elif kind == "-inf":
+        x[r.random((rows, cols)) < 0.5] = -np.inf
+    elif kind == "equal":
+        x[:] = 2.5
+    values, positions = Guarded((rows, k)), Guarded((rows, k), np.int64)
+    before = T._TopKTournament.prefiltered
+    T.topk(tack.asarray(x), k, out=(values.array, positions.array))
+    assert (T._TopKTournament.prefiltered > before) == prefiltered
+    want_v, want_i = topk_oracle(x, k)
+    assert np.array_equal(positions.value(), want_i)
+    assert np.array_equal(bits(values.value()), bits(want_v))
+
+
 def test_topk_compiles_one_kernel_per_network():
     # k = 33 .. 64 run the 64-entry network's kernel, k = 17 .. 32 the
     # 32-entry one's, k = 9 .. 16 the 16-entry one's, k = 5 .. 8 the

@@ -72,6 +72,9 @@ const std::map<std::string, std::function<tile::Kernel()>>& library() {
       {"topk64", [] { return tile::lib::topk(64); }},  // the 64-entry network
       {"topk_ordered_tree", [] { return tile::lib::topk(8, tile::ReductionPolicy::ordered_tree); }},
       {"topk_right_fold", [] { return tile::lib::topk(8, tile::ReductionPolicy::right_fold); }},
+      {"topk_threshold", [] { return tile::lib::topk_threshold(); }},  // the tournament's prefilter
+      {"topk_compact", [] { return tile::lib::topk_compact(); }},
+      {"topk_columns", [] { return tile::lib::topk_columns(); }},
       {"sort", [] { return tile::lib::sort(); }},
       {"sort_runs", [] { return tile::lib::sort_runs(); }},
       {"sort_runs_bitonic", [] { return tile::lib::sort_runs_bitonic(32, tile::lib::Order::descending); }},  // Top-K tournament's runs

@@ -29,6 +29,13 @@ ir::ExprPtr sel(ir::ExprPtr c, ir::ExprPtr t, ir::ExprPtr f) { return ir::select
 
 ir::ExprPtr bin(ir::BinOp op, ir::ExprPtr a, ir::ExprPtr b) { return ir::binary(op, std::move(a), std::move(b), {}); }
 
+ir::ExprPtr negate(ir::ExprPtr a) {
+  auto u = std::make_unique<ir::Unary>();
+  u->op = ir::UnOp::Neg;
+  u->operand = std::move(a);
+  return u;
+}
+
 // The leaves of a product: v = f0 * f1 * ...
 void factors(const Value* v, std::vector<const Value*>& out) {
   const Operation* def = v->defining_op();
@@ -98,11 +105,13 @@ ir::ExprPtr Emitter::scalar_binary(const Operation& site, OpKind kind, Scalar el
       case OpKind::max:
       case OpKind::min: {
         // IEEE 754-2019 maximum/minimum: NaN propagates, -0 < +0. Equal
-        // operands differ only as zeros of opposite sign; 1/x tells them apart.
+        // operands differ only as zeros of opposite sign, which exact
+        // addition orders: a + b is -0 only when both are (the maximum),
+        // -((-a) - b) is +0 only when both are (the minimum).
         bool mx = kind == OpKind::max;
-        auto zero_sign = cmp(mx ? ir::CmpOp::Lt : ir::CmpOp::Gt, bin(ir::BinOp::Div, float_const(t, 1.0), ref(a)),
-                             float_const(t, 0.0));
-        auto equal = sel(std::move(zero_sign), ref(b), ref(a));
+        auto zeros = mx ? bin(ir::BinOp::Add, ref(a), ref(b))
+                        : negate(bin(ir::BinOp::Sub, negate(ref(a)), ref(b)));
+        auto equal = sel(cmp(ir::CmpOp::Eq, ref(a), float_const(t, 0.0)), std::move(zeros), ref(a));
         auto ordered = sel(cmp(mx ? ir::CmpOp::Gt : ir::CmpOp::Lt, ref(a), ref(b)), ref(a),
                            sel(cmp(mx ? ir::CmpOp::Gt : ir::CmpOp::Lt, ref(b), ref(a)), ref(b), std::move(equal)));
         return sel(cmp(ir::CmpOp::Ne, ref(a), ref(a)), ref(a),
@@ -155,12 +164,7 @@ ir::ExprPtr Emitter::scalar_unary(const Operation& op, int a) {
   Scalar e = op.result()->type().elem();
   DType t = value_dtype(e);
   switch (op.kind()) {
-    case OpKind::neg: {
-      auto u = std::make_unique<ir::Unary>();
-      u->op = ir::UnOp::Neg;
-      u->operand = ref(a);
-      return ir::cast(t, std::move(u), {});
-    }
+    case OpKind::neg: return ir::cast(t, negate(ref(a)), {});
     case OpKind::abs: return ir::cast(t, ir::math(ir::MathFn::Abs, exprs(ref(a)), {}), {});
     case OpKind::exp:
     case OpKind::log:

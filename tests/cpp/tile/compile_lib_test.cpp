@@ -434,6 +434,23 @@ TEST_P(TileCompileLib, TopKTournamentKernels) {
   // X's row (its second extent, 10) the sentinel's.
   for (int64_t k : {3, 16, 40})
     expect_same(lib::topk_first(16), {in({4, 10}), in({4, 20}), index_in({4, 20}, 0, 25), out({4, k}), index_out({4, k})});
+  // The prefilter: thresholds over groups of runs (a group's runs
+  // exhausted: -inf) and the entries at or above them, compacted into rows
+  // wider and narrower than their counts; then places mapped to columns.
+  for (auto [groups, run, runs] : {std::array<int64_t, 3>{3, 2, 7}, {20, 1, 3}, {5, 4, 2}}) {
+    expect_same(lib::topk_threshold(2, 8), {in({6, 37}), in({runs, run, groups}), out({6}), index_out({6})}, 5, ties);
+    expect_same(lib::topk_threshold(1, 16), {in({6, 37}), in({runs, run, groups}), out({6}), index_out({6})}, 5, ties);
+  }
+  auto thresholds = [&](std::vector<Tensor>& t) {
+    ties(t);
+    auto& x = std::get<GuardedTensor<float>>(t[0]);
+    auto& at = std::get<GuardedTensor<float>>(t[1]);
+    const float pick[] = {0.0f, -INFINITY, NAN, 1.0f, INFINITY, -1.0f};
+    for (int64_t r = 0; r < at.size(); ++r) at[r] = r < 6 ? pick[r] : x[r * 3];
+  };
+  for (int64_t wide : {40, 12, 1})
+    expect_same(lib::topk_compact(8), {in({7, 37}), in({7}), out({7, wide}), index_out({7, wide})}, 5, thresholds);
+  expect_same(lib::topk_columns(), {in({4, 20}), index_in({4, 20}, 0, 24), index_in({4, 24}, 0, 1000), out({4, 9}), index_out({4, 9})});
 }
 
 TEST_P(TileCompileLib, GatherAndScatterRows) {

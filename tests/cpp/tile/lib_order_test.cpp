@@ -96,6 +96,91 @@ TEST(TileLibTopK, ABlockNarrowerThanKIsRefused) {
   }
 }
 
+// Top-K's prefilter (lib::topk_threshold, topk_compact, topk_columns)
+// against its definition computed here: G groups of columns c % G, each
+// group's runs of L strides, t the least over the groups of the rank-th
+// largest run maximum (NaN as +inf, -inf where a group has fewer runs),
+// the entries at or above t (NaN or >= t) in order; and the property the
+// tournament relies on, that the row's first k are all among them.
+struct PrefilterCase {
+  int64_t rows, cols, k, rank, run, width;
+};
+
+TEST(TileLibTopK, ThePrefilterKeepsTheFirstKInOrder) {
+  const int64_t none = std::numeric_limits<int64_t>::max();
+  for (PrefilterCase c : {PrefilterCase{5, 200, 65, 16, 2, 16}, {4, 300, 100, 16, 1, 8}, {3, 1000, 130, 8, 4, 16},
+                          {6, 97, 20, 4, 3, 16}, {2, 40, 40, 16, 8, 16}, {3, 64, 65, 16, 1, 16}, {0, 50, 10, 2, 1, 16}}) {
+    const int64_t groups = (c.k + c.rank - 1) / c.rank, strides = (c.cols + groups - 1) / groups,
+                  runs = (strides + c.run - 1) / c.run;
+    for (bool ties : {true, false}) {
+      GuardedTensor<float> x = tie_heavy({c.rows, c.cols}, uint32_t(c.cols + c.k));
+      std::mt19937 gen(uint32_t(c.k));
+      std::normal_distribution<float> normal;
+      if (!ties)
+        for (int64_t i = 0; i < x.size(); ++i) x[i] = normal(gen);
+      GuardedTensor<float> shape({runs, c.run, groups}, 0.0f), t({c.rows}, NAN);
+      GuardedTensor<int64_t> n({c.rows}, -7);
+      interpret(lib::topk_threshold(c.rank, c.width), {x.view(), shape.view(), t.view(), n.view()});
+      const int64_t wide = c.cols + 3;
+      GuardedTensor<float> v({c.rows, wide}, NAN);
+      GuardedTensor<int64_t> p({c.rows, wide}, -7);
+      interpret(lib::topk_compact(8), {x.view(), t.view(), v.view(), p.view()});
+      std::string where = std::to_string(c.rows) + "x" + std::to_string(c.cols) + " k=" + std::to_string(c.k) +
+                          (ties ? " ties" : " normal");
+      for (int64_t r = 0; r < c.rows; ++r) {
+        auto at = [&](int64_t col) { return col < c.cols ? x[r * c.cols + col] : -INFINITY; };
+        double want_t = INFINITY;
+        for (int64_t g = 0; g < groups; ++g) {
+          std::vector<double> maxima;
+          for (int64_t q = 0; q < runs; ++q) {
+            double most = -INFINITY;
+            for (int64_t s = q * c.run; s < (q + 1) * c.run; ++s) most = std::max(most, rank(at(s * groups + g)));
+            maxima.push_back(most);
+          }
+          std::sort(maxima.begin(), maxima.end(), std::greater<double>());
+          want_t = std::min(want_t, c.rank <= runs ? maxima[size_t(c.rank - 1)] : -INFINITY);
+        }
+        ASSERT_EQ(rank(t[r]), want_t) << where << " row " << r;
+        std::vector<Entry> kept, row;
+        for (int64_t col = 0; col < c.cols; ++col) {
+          row.push_back({at(col), col});
+          if (std::isnan(at(col)) || double(at(col)) >= want_t) kept.push_back({at(col), col});
+        }
+        ASSERT_EQ(n[r], int64_t(kept.size())) << where << " row " << r;
+        for (int64_t j = 0; j < wide; ++j) {
+          Entry want = j < int64_t(kept.size()) ? kept[size_t(j)] : Entry{-INFINITY, none};
+          ASSERT_TRUE(same_bits(v[r * wide + j], want.value) && p[r * wide + j] == want.position)
+              << where << " row " << r << " place " << j << ": got (" << v[r * wide + j] << ", " << p[r * wide + j]
+              << "), want (" << want.value << ", " << want.position << ")";
+        }
+        // Every one of the row's first k is kept.
+        std::sort(row.begin(), row.end(), larger_first);
+        for (int64_t j = 0; j < std::min(c.k, c.cols); ++j)
+          ASSERT_TRUE(std::isnan(row[size_t(j)].value) || double(row[size_t(j)].value) >= want_t)
+              << where << " row " << r << ": entry " << j << " of the first k is below the threshold";
+      }
+      EXPECT_TRUE(t.margin_intact() && n.margin_intact() && v.margin_intact() && p.margin_intact());
+    }
+  }
+}
+
+// The tournament's first entries over compacted rows, given back their
+// columns: I[r, j] = P[r, Q[r, j]].
+TEST(TileLibTopK, ThePrefilteredColumnsAreLookedUp) {
+  const int64_t rows = 3, run = 6, k = 4, wide = 9;
+  GuardedTensor<float> s({rows, run}, 0.0f), v({rows, k}, NAN);
+  GuardedTensor<int64_t> q({rows, run}, 0), p({rows, wide}, 0), i({rows, k}, -7);
+  for (int64_t e = 0; e < s.size(); ++e) s[e] = float(e) * 0.5f, q[e] = (e * 5) % wide;
+  for (int64_t e = 0; e < p.size(); ++e) p[e] = 1000 + 7 * e;
+  interpret(lib::topk_columns(), {s.view(), q.view(), p.view(), v.view(), i.view()});
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = 0; j < k; ++j) {
+      EXPECT_EQ(v[r * k + j], s[r * run + j]);
+      EXPECT_EQ(i[r * k + j], p[r * wide + q[r * run + j]]) << r << ", " << j;
+    }
+  EXPECT_TRUE(v.margin_intact() && i.margin_intact());
+}
+
 TEST(TileLibSort, MatchesAStableSortUnderTheTotalOrder) {
   Kernel kernel = lib::sort();
   for (Shape shape : {Shape{17, 65}, Shape{4, 7}, Shape{4, 32}, Shape{4, 65}, Shape{3, 1}, Shape{0, 65}, Shape{3, 0}}) {

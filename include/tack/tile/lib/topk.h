@@ -6,6 +6,7 @@
 #include <limits>
 #include <optional>
 #include <tuple>
+#include <vector>
 
 #include "tack/tile/lib/bitonic.h"
 #include "tack/tile/lib/common.h"
@@ -194,6 +195,118 @@ inline Kernel topk_first(int64_t width = 32) {
         Index p = P(r, span(b * width, width)).load(none);
         V(r, span(b * width, width)).store(v);
         I(r, span(b * width, width)).store(select(p < cols, p, none));
+      }
+  });
+}
+
+// Top-K's prefilter for the tournament (tack.tile's topk above
+// kTopKNetwork): the entries that can be among a row's first k, found
+// before any sorting. Groups is any view (zero strides, say: an extent is
+// the one kind of launch constant) of shape [Q, L, G]: columns c of a row
+// fall into G groups by c % G, and each group's elements at strides
+// [q * L, (q + 1) * L) into its q-th run (Q * L strides of G covering the
+// row). With `rank` * G >= k, let t be the least over the groups of each
+// group's rank-th largest run maximum (NaN counted as +inf: it ranks above
+// every value, as in before_descending). Each group then has `rank` runs,
+// so `rank` distinct entries, at or above t: at least k in all, so every
+// one of the row's first k is at or above t (an entry below t has k
+// entries before it). Elements past the row's end count as -inf; a group
+// left with fewer than `rank` runs of the row makes t -inf, which keeps
+// every entry. Runs of L > 1 elements cost one comparison per element
+// instead of the rank-th largest's 2 * rank; on rows of 4096 normal values
+// at k = 128 the threshold keeps about 5 % of the row with rank 16 and
+// runs of 8, where the least of k groups' maxima keeps about 15 % (up to
+// 30 %).
+// A value is at or above t when it is NaN or compares >= t (-0 equal to +0).
+inline Tile<bool> at_or_above(const Tile<float>& x, const Tile<float>& t) { return (x >= t) | (x != x); }
+
+// T[r] = row r's threshold t and N[r] the number of its entries at or
+// above t, `width` groups at a time. Each group keeps the `rank` largest
+// run maxima so far, largest first (best[0] >= best[1] >= ...); a new
+// maximum m moves into place i when it is above best[i] and the ones
+// before i shift down: best[i] = max(best[i], min(best[i - 1], m)).
+// (IEEE maximum and minimum would order NaN and zeros, which cost here
+// five comparisons and selects where one does.)
+inline Kernel topk_threshold(int64_t rank = 16, int64_t width = 16) {
+  if (rank < 1) throw Error("topk_threshold: the rank " + std::to_string(rank) + " is below 1.");
+  return tile_kernel("topk_threshold", [rank, width](TensorView<float, 2> X, TensorView<float, 3> Groups,
+                                                     TensorView<float, 1> T, TensorView<int64_t, 1> N) {
+    Index runs = Groups.shape(0), run = Groups.shape(1), groups = Groups.shape(2), cols = X.shape(1);
+    for (auto r : parallel(X.shape(0), exec::block)) {
+      Tile<float> t = INFINITY;
+      for (auto g : serial(ceil_div(groups, width))) {
+        // Groups [g * width, (g + 1) * width): their elements at stride s
+        // are the columns s * G + g * width + j.
+        std::vector<Tile<float>> best(rank, full<float>({width}, -INFINITY));
+        for (auto q : serial(runs)) {
+          // Plain comparisons and selects: a NaN is kept as the run's
+          // maximum and then made +inf, so no value compared is NaN, and
+          // the sign of an equal zero does not matter to t.
+          Tile<float> m = full<float>({width}, -INFINITY);
+          for (auto s : serial(run)) {
+            Tile<float> x = X(r, span((q * run + s) * groups + g * width, width)).load(-INFINITY);
+            m = select((x > m) | (x != x), x, m);
+          }
+          m = select(m != m, INFINITY, m);
+          for (int64_t i = rank - 1; i > 0; --i) {
+            Tile<float> shifted = select(best[i - 1] < m, best[i - 1], m);
+            best[i] = select(shifted > best[i], shifted, best[i]);
+          }
+          best[0] = select(m > best[0], m, best[0]);
+        }
+        t = minimum(t, min(select(in_range(g * width, width, groups), best[rank - 1], INFINITY), 0));
+      }
+      Index count = int64_t(0);
+      for (auto b : reduce(ceil_div(cols, width))) {
+        Tile<bool> kept = in_range(b * width, width, cols) & at_or_above(X(r, span(b * width, width)).load(-INFINITY), t);
+        count = count + sum(cast<int64_t>(kept), 0);
+      }
+      T(r).store(t);
+      N(r).store(count);
+    }
+  });
+}
+
+// The entries of row r of X at or above T[r], in their order: V[r, :] their
+// values and P[r, :] their columns, then (-inf, INT64_MAX) to V's row's end
+// (the tournament's padding, after every entry). Places past V's row are
+// not written (launch V at least N[r] wide).
+inline Kernel topk_compact(int64_t width = 32) {
+  return tile_kernel("topk_compact", [width](TensorView<float, 2> X, TensorView<float, 1> T, TensorView<float, 2> V,
+                                             TensorView<int64_t, 2> P) {
+    const int64_t none = std::numeric_limits<int64_t>::max();
+    Index w = V.shape(1);
+    for (auto r : parallel(X.shape(0), exec::block)) {
+      Tile<float> t = T[{r}];
+      Index count = int64_t(0);
+      for (auto c : serial(X.shape(1))) {
+        Tile<float> x = X[{r, c}];
+        Tile<bool> kept = at_or_above(x, t);
+        Index place = select(kept, count, w);  // past the row: no write
+        V(r, place).store(x);
+        P(r, place).store(c);
+        count = count + cast<int64_t>(kept);
+      }
+      for (auto b : parallel(ceil_div(w, width))) {
+        Tile<bool> filled = positions(b * width, width) < count;
+        V(r, span(b * width, width)).store(select(filled, V(r, span(b * width, width)).load(-INFINITY), -INFINITY));
+        P(r, span(b * width, width)).store(select(filled, P(r, span(b * width, width)).load(none), none));
+      }
+    }
+  });
+}
+
+// V[r, j] = S[r, j] and I[r, j] = P[r, Q[r, j]]: the tournament's first
+// entries over compacted rows (S, Q: values, places in the compacted row)
+// given the columns those places came from (P, topk_compact's).
+inline Kernel topk_columns() {
+  return tile_kernel("topk_columns", [](TensorView<float, 2> S, TensorView<int64_t, 2> Q, TensorView<int64_t, 2> P,
+                                        TensorView<float, 2> V, TensorView<int64_t, 2> I) {
+    const int64_t none = std::numeric_limits<int64_t>::max();
+    for (auto r : parallel(V.shape(0), exec::block))
+      for (auto j : parallel(V.shape(1))) {
+        V(r, j).store(S(r, j).load(-INFINITY));
+        I(r, j).store(P(r, Q(r, j).load(0)).load(none));
       }
   });
 }
