@@ -193,9 +193,10 @@ def main():
     bench_topk(1024, 4096, 8, r)
     bench_topk(1024, 4096, 4, r)
     bench_topk(1024, 4096, 16, r)  # the 16-entry network
-    bench_topk(1024, 4096, 32, r)  # the 32-entry network
-    bench_topk(1024, 4096, 64, r)  # the 64-entry network
-    bench_topk(1024, 4096, 128, r)  # above k = 64: the tournament of merges
+    bench_topk(1024, 4096, 32, r)  # from k = 17 on wide rows: the prefiltered tournament
+    bench_topk(1024, 4096, 64, r)
+    bench_topk(4096, 256, 32, r)  # narrower rows: the 32-entry network
+    bench_topk(1024, 4096, 128, r)  # above k = 64: the tournament (prefiltered)
     bench_sort(256, 1024, r)
     bench_sort(1024, 4096, r)
 

@@ -638,7 +638,23 @@ _TOPK_NETWORK = _core.TILE_TOPK_NETWORK
 # The tournament prefilters rows whose padded width is at least this many
 # times its `keep` (_TopKTournament); narrower rows leave too many entries
 # at or above the threshold for it to pay.
-_TOPK_PREFILTER = 8
+_TOPK_PREFILTER = 4
+
+# Up to k = _TOPK_NETWORK_ONLY Top-K always runs the reference kernel's
+# networks; above, up to _TOPK_NETWORK, rows whose padded width is at least
+# _TOPK_WIDE_ROWS times the tournament's `keep` run the prefiltered
+# tournament instead, which there is faster and compiles once for every k
+# (the 32- and 64-entry networks take 4 and 8 s to compile). On a 2-core
+# Zen 4 (AVX-512), tournament / network / NumPy in ms:
+#   1024x4096  k = 17 15 / 24 / 21, k = 32 15 / 24 / 22, k = 64 16 / 45 / 23
+#   64x65536   k = 17 11 / 23 / 19, k = 32 12 / 23 / 19, k = 64 12 / 46 / 19
+#   2048x2048  k = 17 15 / 21 / 23, k = 32 13 / 20 / 24, k = 64 19 / 43 / 27
+#   4096x1024  k = 17 21 / 24 / 26, k = 32 19 / 25 / 28, k = 64 39 / 45 / 30
+#   8192x512   k = 17 42 / 25 / 32, k = 32 42 / 25 / 34, k = 64 70 / 47 / 38
+#   4096x256   k = 17  8 /  6 /  7, k = 32  7 /  6 /  9, k = 64 14 / 13 /  9
+# and up to k = 16 the networks take 6 ms at 1024x4096 against 18.
+_TOPK_NETWORK_ONLY = 16
+_TOPK_WIDE_ROWS = 32
 # The prefilter's threshold: the least over k / _TOPK_RANK column groups of
 # each group's _TOPK_RANK-th largest maximum of runs of up to _TOPK_RUN
 # elements (lib::topk_threshold), the runs shorter where a group would
@@ -717,8 +733,8 @@ class _MergeSort:
 
 
 class _TopKTournament:
-    """Top-K for k above the reference kernel's networks (lib::kTopKNetwork):
-    the row's runs of _BITONIC_RUN sorted descending by a bitonic network
+    """Top-K for k above the reference kernel's networks (lib::kTopKNetwork),
+    and from k = _TOPK_NETWORK_ONLY + 1 on wide rows (topk): the row's runs of _BITONIC_RUN sorted descending by a bitonic network
     and merged in pairs, each merge keeping its first `keep` entries (a
     power of two, at least k and the run), then topk_first takes the first
     k of the last run, padding's positions the sentinel's (lib/topk.h).
@@ -815,8 +831,10 @@ def topk(x, k, axis=-1, out=None):
     array, largest first, and their i64 positions. NaN ranks above +inf,
     -0 equals +0, equal values come by lower position. A row shorter than k
     ends with (-inf, 2**63 - 1) entries. `out` is a (values, positions)
-    pair. Up to k = 64 by the reference kernel's bitonic networks, above by
-    a tournament of sorted runs merged in pairs (docs/tile/python.md)."""
+    pair. Up to k = 64 by the reference kernel's bitonic networks, above
+    (and from k = 17 on rows of at least 32 times the power of two at or
+    above k) by a tournament of sorted runs merged in pairs, on wide rows
+    only the entries that a threshold keeps (docs/tile/python.md)."""
     fn = "topk"
     x = _array(x, fn, "x")
     device = _device(fn, x)
@@ -831,7 +849,8 @@ def topk(x, k, axis=-1, out=None):
     values, positions = (None, None) if out is None else out
     values = _output(values, shape, device, fn, "out[0]")
     positions = _output(positions, shape, device, fn, "out[1]", dtype=i64)
-    if k > _TOPK_NETWORK:
+    if k > _TOPK_NETWORK or (k > _TOPK_NETWORK_ONLY and _power_of_two_at_least(x.shape[axis], _BITONIC_RUN)
+                             >= _TOPK_WIDE_ROWS * _power_of_two_at_least(k, _BITONIC_RUN)):
         _along(fn, _TopKTournament(fn, device, k), x, [], [values, positions], axis)
     elif k > 0:
         # One kernel per network: the kernel of n = the power of two at or

@@ -704,12 +704,15 @@ def test_topk_with_ties_nan_and_short_rows(rows, cols, k):
 # in order, before the merges. Distinct values, sorted rows both ways,
 # rows of ties, NaN and infinities take it; rows of one value leave every
 # entry at the threshold and run the tournament on the whole row instead,
-# and rows narrower than 8 times the tournament's `keep` never try.
+# and rows narrower than 4 times the tournament's `keep` never try. From
+# k = 17 to 64 rows of at least 32 times `keep` (padded) take it too, the
+# narrower ones the reference kernel's networks.
 @pytest.mark.parametrize("kind,rows,cols,k,prefiltered", [
     ("normal", 5, 3000, 70, True), ("normal", 3, 5000, 300, True), ("normal", 2, 1100, 100, True),
     ("ascending", 3, 2000, 65, True), ("descending", 3, 2000, 65, True), ("tricky", 3, 4999, 130, True),
     ("nan", 3, 2500, 80, True), ("-inf", 2, 2000, 90, True), ("equal", 3, 2000, 100, False),
-    ("normal", 2, 500, 65, False)])
+    ("normal", 2, 250, 65, False), ("normal", 3, 4096, 20, True), ("descending", 2, 2048, 64, True),
+    ("normal", 3, 1000, 40, False)])
 def test_topk_prefilter_keeps_the_first_k(kind, rows, cols, k, prefiltered):
     r = rng(cols + k)
     x = r.standard_normal((rows, cols)).astype(np.float32)

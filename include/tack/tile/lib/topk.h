@@ -109,9 +109,11 @@ inline int64_t power_of_two_at_least(int64_t n) {
 // on a 2-core Zen 4 in SIMD lanes (k = 16 took 17 s with an array per
 // tile; the disk cache keeps the code for later processes), and at
 // 1024x4096 k = 32 runs in 23 ms and k = 64 in 39-49 ms against 75-82 for
-// the merges of sorted runs that tack.tile uses above (_TopKTournament;
-// NumPy's argpartition 48-53). Above 64 the networks' code would grow past
-// what a first call can afford (128 entries: about 2.3 times 64's).
+// the merges of sorted runs that tack.tile uses above (_TopKTournament).
+// Above 64 the networks' code would grow past what a first call can
+// afford (128 entries: about 2.3 times 64's). (tack.tile now prefilters
+// the tournament's rows, topk_threshold below, which makes it the faster
+// of the two on rows of 32 times its entries or more, from k = 17.)
 inline constexpr int64_t kTopKNetwork = 64;
 
 // The block width topk uses for `k` when none is given: 8 up to k = 8, the
