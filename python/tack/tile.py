@@ -655,11 +655,17 @@ _TOPK_PREFILTER = 4
 # and up to k = 16 the networks take 6 ms at 1024x4096 against 18.
 _TOPK_NETWORK_ONLY = 16
 _TOPK_WIDE_ROWS = 32
-# The prefilter's threshold: the least over k / _TOPK_RANK column groups of
-# each group's _TOPK_RANK-th largest maximum of runs of up to _TOPK_RUN
-# elements (lib::topk_threshold), the runs shorter where a group would
-# have fewer than 4 * _TOPK_RANK of them.
+# The prefilter's threshold: the least over k / rank column groups of each
+# group's rank-th largest maximum of runs of up to _TOPK_RUN elements
+# (lib::topk_threshold), the runs shorter where a group would have fewer
+# than 4 * rank of them; rank _TOPK_RANK, twice that above k =
+# _TOPK_RANK_DOUBLED. A larger rank brings t closer to the row's k-th
+# value (fewer groups, each its rank-th largest), for work in proportion
+# to it. At 1024x4096 on a 2-core Zen 4 (one core busy), rank 16 / 32 in
+# ms: k = 128 45 / 50, k = 256 75 / 77, k = 512 151 / 78, k = 1000 256
+# (the counts too high: whole rows) / 167.
 _TOPK_RANK = 16
+_TOPK_RANK_DOUBLED = 256
 _TOPK_RUN = 8
 
 
@@ -774,12 +780,12 @@ class _TopKTournament:
         x, values, positions = args
         rows, n = x[1]
         fn, device = self.fn, self.device
-        threshold = _kernel(fn, device, ("topk_threshold", _TOPK_RANK), lambda: _core.tile_topk_threshold(_TOPK_RANK))
+        rank = _TOPK_RANK if self.k <= _TOPK_RANK_DOUBLED else 2 * _TOPK_RANK
+        threshold = _kernel(fn, device, ("topk_threshold", rank), lambda: _core.tile_topk_threshold(rank))
         t, count = empty((rows,), device=device), empty((rows,), i64, device=device)
-        # A view whose extents are the row's strides and the groups.
-        g = -(-self.k // _TOPK_RANK)
+        g = -(-self.k // rank)
         strides = -(-n // g)
-        run = max(1, min(_TOPK_RUN, strides // (4 * _TOPK_RANK)))
+        run = max(1, min(_TOPK_RUN, strides // (4 * rank)))
         # A view whose extents are the runs, their length and the groups.
         groups = (empty((1,), device=device), [-(-strides // run), run, g], [0, 0, 0], 0, False)
         threshold.launch([x, groups, (t, [rows], [1], 0, True), (count, [rows], [1], 0, True)])
