@@ -740,8 +740,9 @@ class _MergeSort:
 
 class _TopKTournament:
     """Top-K for k above the reference kernel's networks (lib::kTopKNetwork),
-    and from k = _TOPK_NETWORK_ONLY + 1 on wide rows (topk): the row's runs of _BITONIC_RUN sorted descending by a bitonic network
-    and merged in pairs, each merge keeping its first `keep` entries (a
+    and from k = _TOPK_NETWORK_ONLY + 1 on wide rows (topk): the row's runs
+    of _BITONIC_RUN sorted descending by a bitonic network and merged in
+    pairs, each merge keeping its first `keep` entries (a
     power of two, at least k and the run), then topk_first takes the first
     k of the last run, padding's positions the sentinel's (lib/topk.h).
     O(n log keep) per row, with tiles of _BITONIC_RUN elements, where the
@@ -749,8 +750,9 @@ class _TopKTournament:
 
     Rows of at least _TOPK_PREFILTER * keep columns (padded) are first
     prefiltered (lib/topk.h, topk_threshold): each row's threshold t, the
-    least maximum of k column groups, leaves at least k entries at or above
-    it and every one of the row's first k among them. When the most such
+    least over k / rank column groups of each group's rank-th largest run
+    maximum, leaves at least k entries at or above it and every one of the
+    row's first k among them. When the most such
     entries in any row fit a width W (a power of two, at least `keep`) below
     the padded row, topk_compact copies them (order kept, so ties still go
     to the lower column) into rows of W, the tournament runs on those, and

@@ -202,8 +202,8 @@ inline Kernel topk_first(int64_t width = 32) {
 }
 
 // Top-K's prefilter for the tournament (tack.tile's topk above
-// kTopKNetwork): the entries that can be among a row's first k, found
-// before any sorting. Groups is any view (zero strides, say: an extent is
+// kTopKNetwork, and from k = 17 on wide rows): the entries that can be
+// among a row's first k, found before any sorting. Groups is any view (zero strides, say: an extent is
 // the one kind of launch constant) of shape [Q, L, G]: columns c of a row
 // fall into G groups by c % G, and each group's elements at strides
 // [q * L, (q + 1) * L) into its q-th run (Q * L strides of G covering the
