@@ -920,6 +920,14 @@ def test_devices_run_every_function_as_the_cpu_does(device):
             pairs = both(lambda *v: f(*v, **kw), *arrays)
         for cpu, cl in pairs:
             assert cl.dtype == cpu.dtype and identical(cl, cpu), f.__name__
+    # Wide rows: the tournament's prefilter (its counts read back from the
+    # device), from k = 17 and above k = 64.
+    wide = r.standard_normal((5, 2100)).astype(np.float32)
+    for k in (40, 70):
+        before = T._TopKTournament.prefiltered
+        for cpu, cl in both(lambda v: T.topk(v, k), wide):
+            assert identical(cl, cpu), k
+        assert T._TopKTournament.prefiltered == before + 2, k
 
 
 
