@@ -712,7 +712,7 @@ def test_topk_with_ties_nan_and_short_rows(rows, cols, k):
     ("ascending", 3, 2000, 65, True), ("descending", 3, 2000, 65, True), ("tricky", 3, 4999, 130, True),
     ("nan", 3, 2500, 80, True), ("-inf", 2, 2000, 90, True), ("equal", 3, 2000, 100, False),
     ("normal", 2, 250, 65, False), ("normal", 3, 4096, 20, True), ("descending", 2, 2048, 64, True),
-    ("normal", 3, 1000, 40, False)])
+    ("normal", 3, 1000, 40, False), ("strided", 3, 3000, 100, True)])
 def test_topk_prefilter_keeps_the_first_k(kind, rows, cols, k, prefiltered):
     r = rng(cols + k)
     x = r.standard_normal((rows, cols)).astype(np.float32)
@@ -728,6 +728,8 @@ def test_topk_prefilter_keeps_the_first_k(kind, rows, cols, k, prefiltered):
         x[r.random((rows, cols)) < 0.5] = -np.inf
     elif kind == "equal":
         x[:] = 2.5
+    elif kind == "strided":  # reversed and every other column of a wider array
+        x = r.standard_normal((rows, 2 * cols)).astype(np.float32)[:, ::-2]
     values, positions = Guarded((rows, k)), Guarded((rows, k), np.int64)
     before = T._TopKTournament.prefiltered
     T.topk(tack.asarray(x), k, out=(values.array, positions.array))
