@@ -1,6 +1,6 @@
 """tack.tile.topk across k at 1024x4096 f32 against NumPy on the CPU: the
-bitonic networks (k <= 64) and the tournament of merges above
-(docs/tile/python.md). Each row: Tack's time (median of a few calls, the
+bitonic networks (k <= 16 on these rows) and the prefiltered tournament of
+merges above (docs/tile/python.md). Each row: Tack's time (median of a few calls, the
 first excluded), its first call (the compile, in a fresh cache folder
 unless TACK_CACHE_DIR says otherwise), and NumPy's argpartition plus a
 stable sort of the k winners. Results are checked against the oracle of
