@@ -669,6 +669,12 @@ _TOPK_RANK_DOUBLED = 256
 _TOPK_RUN = 8
 
 
+def _rows_arg(a, rows, used, width, writes):
+    """The launch argument for the first `used` columns of `rows` rows of
+    `width` elements each in the buffer `a` (row-major, from its start)."""
+    return (a, [rows, used], [width, 1], 0, writes)
+
+
 class _MergeSort:
     """Rows sorted in passes (docs/tile/python.md, "Sorting"): sort_runs
     ranks each element in its run of _SORT_RUN, then merge_path passes merge
@@ -714,12 +720,9 @@ class _MergeSort:
         scratch = [(empty((rows, width), device=self.device), empty((rows, width), i64, device=self.device))
                    for _ in range(2)]
 
-        def row_of(a, used):
-            return (a, [rows, used], [width, 1], 0)
-
         # Pass 0 writes the scratch pair that the last pass does not read.
         source = scratch[passes % 2]
-        self.runs.launch([x, row_of(source[0], width) + (True,), row_of(source[1], width) + (True,)])
+        self.runs.launch([x] + [_rows_arg(a, rows, width, width, True) for a in source])
         run, runs = self.run, width // self.run
         # The binary search's depth is the extent of this vector's view.
         depth = empty(((width // 2).bit_length(),), device=self.device)
@@ -732,10 +735,10 @@ class _MergeSort:
             merged = 2 * run if not self.keep else min(2 * run, self.keep)
             last = p == passes and not self.keep
             target = (values, positions) if last else scratch[(passes - p) % 2]
-            outs = [t if last else row_of(t, pairs * merged) + (True,) for t in target]
+            outs = [t if last else _rows_arg(t, rows, pairs * merged, width, True) for t in target]
             self.merge.launch([paired(source[0]), paired(source[1]), (depth, [run.bit_length()], [1], 0, False)] + outs)
             source, run, runs = target, merged, pairs
-        return row_of(source[0], run) + (False,), row_of(source[1], run) + (False,)
+        return tuple(_rows_arg(a, rows, run, width, False) for a in source)
 
 
 class _TopKTournament:
@@ -771,16 +774,15 @@ class _TopKTournament:
     def launch(self, args):
         x, values, positions = args
         rows, n = x[1]
-        if _power_of_two_at_least(n, _BITONIC_RUN) >= _TOPK_PREFILTER * self.keep and self._prefiltered(args):
+        if _power_of_two_at_least(n, _BITONIC_RUN) >= _TOPK_PREFILTER * self.keep and self._prefiltered(args, rows, n):
             return
         s, p = self.passes.launch([x, None, None])
         self.first.launch([x, s, p, values, positions])
 
-    def _prefiltered(self, args):
+    def _prefiltered(self, args, rows, n):
         """Runs the prefiltered tournament where the counts allow; returns
         whether it did."""
         x, values, positions = args
-        rows, n = x[1]
         fn, device = self.fn, self.device
         rank = _TOPK_RANK if self.k <= _TOPK_RANK_DOUBLED else 2 * _TOPK_RANK
         threshold = _kernel(fn, device, ("topk_threshold", rank), lambda: _core.tile_topk_threshold(rank))
@@ -798,7 +800,7 @@ class _TopKTournament:
         cv, cp = empty((rows, width), device=device), empty((rows, width), i64, device=device)
 
         def row_of(a, writes):
-            return (a, [rows, width], [width, 1], 0, writes)
+            return _rows_arg(a, rows, width, width, writes)
 
         compact.launch([x, (t, [rows], [1], 0, False), row_of(cv, True), row_of(cp, True)])
         s, q = self.passes.launch([row_of(cv, False), None, None])
