@@ -81,21 +81,27 @@ _compiled = {}
 # 3x (Top-K's tournament at k = 64: 62 ms against 114).
 _SIMD_LANES = {"matmul", "einsum", "sort_runs", "sort_runs_bitonic", "merge_path", "topk"}
 
-# Rows of at most this many columns run softmax, layer_norm and rms_norm in
-# one block as wide as the row rounded up to a power of two, instead of
-# the reference kernels' 32 columns (most of which such a row leaves empty),
-# and with consecutive rows in the CPU's SIMD lanes unless the row fills
-# the block (of 4 columns or more). Either way a row is one block whose
+# Rows of at most 16 columns run softmax, layer_norm and rms_norm in one
+# block as wide as the row rounded up to a power of two (rows of 17 to 31,
+# the reference kernels' block of 32), instead of blocks of 32 columns most
+# of which such a row leaves empty. The norms run rows narrower than 32 with
+# consecutive rows in the CPU's SIMD lanes, softmax rows of at most 16: one
+# row at a time, a narrow row's sums are a short chain of dependent
+# additions and a ragged block tests each element, where in the lanes 16
+# rows (8 with AVX2) take each step together. A row is one block whose
 # elements past the row add exact zeros (exp(-inf) to softmax's sum, 0 to
 # the norms'), so every width and form gives the 32-column kernel's bits.
-# On a 2-core Zen 4 (AVX-512), 2^23 elements, softmax / layer_norm /
-# rms_norm in ms, then the 32-column kernel one row at a time:
-#   1 column (block 1, lanes)   13 / 3.8 / 3.0   against 631 / 538 / 386
-#   3 (4, lanes)                26 / 13 / 10     against 252 / 172 / 102
-#   8 (8, one at a time)        24 / 8.8 / 4.3   against 128 / 63 / 39
-#   12 (16, lanes)              30 / 16 / 13     against 56 / 42 / 26
-#   16 (16, one at a time)      20 / 8.5 / 3.5   against 44 / 31 / 20
-_NARROW_ROW = 16
+# On a 2-core Intel Xeon (AVX-512), 2^23 elements, softmax / layer_norm /
+# rms_norm in ms, in the lanes against one row at a time (same block):
+#   1 column (block 1)   25 / 8.3 / 5.2    against 24 / 27 / 20
+#   3 (4)                27 / 7.2 / 5.9    against 39 / 20 / 15
+#   8 (8)                23 / 6.6 / 5.7    against 23 / 14 / 8.3
+#   16 (16)              25 / 6.9 / 5.8    against 25 / 16 / 6.0
+#   24 (32)              31 / 11 / 8.8     against 29 / 18 / 20
+#   32 (32)              28 / 9.7 / 7.9    against 21 / 5.5 / 3.7
+# (docs/tile/python.md has the whole table.)
+_NARROW_ROW = 16  # rows of at most this many columns take a block of their own width
+_SOFTMAX_LANES = 16  # softmax's widest row in the lanes; the norms': _ROW_WIDTH - 1
 _ROW_WIDTH = 32  # the reference kernels' block
 
 
@@ -117,15 +123,13 @@ _GROUP_DEVICES = {"cuda", "hip"}
 _GROUP_LANES = 256
 
 
-def _row_block(n, device="cpu"):
+def _row_block(n, device="cpu", widest_in_lanes=_ROW_WIDTH - 1):
     """(block width, in SIMD lanes) for a row kernel over rows of n columns
-    on `device`."""
+    on `device`, rows of at most `widest_in_lanes` columns in the lanes."""
     if n > _ROW_WIDTH and device in _GROUP_DEVICES:
         return _GROUP_LANES, False
-    if n > _NARROW_ROW:
-        return _ROW_WIDTH, False
-    width = _power_of_two_at_least(n)
-    return width, n != width or n < 4
+    width = _power_of_two_at_least(n) if n <= _NARROW_ROW else _ROW_WIDTH
+    return width, n <= widest_in_lanes
 
 
 # Columns per block of gather's and scatter's row copies. On a 2-core Zen 4
@@ -543,7 +547,7 @@ def softmax(x, axis=-1, out=None):
         raise ValueError("tack.tile.softmax: takes an array of at least one dimension")
     axis = _axis(axis, x.ndim, fn)
     out = _output(out, x.shape, device, fn)
-    width, lanes = _row_block(x.shape[axis], device)
+    width, lanes = _row_block(x.shape[axis], device, _SOFTMAX_LANES)
     kernel = _kernel(fn, device, ("softmax", width), lambda: _core.tile_softmax(width), lanes=lanes)
     _along(fn, kernel, x, [], [out], axis)
     return out

@@ -515,17 +515,20 @@ def test_softmax_in_place_and_strided_input():
 
 
 # Row length -> (block width, in SIMD lanes) that tile.py's _row_block picks.
-NARROW = {1: (1, True), 3: (4, True), 4: (4, False), 7: (8, True), 16: (16, False), 17: (32, False)}
+NARROW = {1: (1, True), 3: (4, True), 4: (4, True), 7: (8, True), 16: (16, True), 17: (32, True), 31: (32, True),
+          32: (32, False)}
+SOFTMAX_NARROW = {**NARROW, 17: (32, False), 31: (32, False)}
 
 
 @pytest.mark.parametrize("fn", ["softmax", "layer_norm", "rms_norm"])
 @pytest.mark.parametrize("cols", list(NARROW))
 def test_narrow_rows_give_the_interpreters_bits(fn, cols):
-    # Rows of at most 16 columns run in one block as wide as the row rounded
-    # up to a power of two, in the CPU's SIMD lanes unless the row fills it
-    # (tile.py, _row_block); 17 in the reference kernels' blocks of 32, one
-    # row at a time. No choice changes a bit of the 32-column kernel's
-    # result, which the interpreter gives.
+    # Rows of at most 16 columns run in one block as wide as the row
+    # rounded up to a power of two, consecutive rows in the CPU's SIMD lanes
+    # (tile.py, _row_block); the norms' rows of 17 to 31 columns in one
+    # block of 32 in the lanes, softmax's one row at a time; 32 one row at a
+    # time. No choice changes a bit of the 32-column kernel's result, which
+    # the interpreter gives.
     from tack import _core
 
     r = rng(33 + cols)
@@ -544,7 +547,7 @@ def test_narrow_rows_give_the_interpreters_bits(fn, cols):
            "layer_norm": lambda: T.layer_norm(tack.array(x), tack.array(g), tack.array(b), eps=1e-5),
            "rms_norm": lambda: T.rms_norm(tack.array(x), tack.array(g), eps=1e-5)}[fn]().numpy()
     assert np.array_equal(bits(got), bits(want))
-    width, lanes = NARROW[cols]
+    width, lanes = (SOFTMAX_NARROW if fn == "softmax" else NARROW)[cols]
     assert any(key[0][0] == fn and key[0][-1] == width and key[1] == lanes for key in T._compiled), (width, lanes)
 
 
@@ -835,9 +838,10 @@ def test_second_call_does_not_recompile():
     assert T._cache_size() == before + 1
     T.layer_norm(tack.array(np.ones((300, 12), np.float32)), tack.array(np.ones(12, np.float32)), eps=0.00123)
     assert T._cache_size() == before + 1
-    # Rows wider than 16 columns run one at a time: one more form, once.
+    # Rows of 32 columns or more run one at a time in blocks of 32: one more
+    # form, once.
     T.layer_norm(tack.array(np.ones((3, 300), np.float32)), tack.array(np.ones(300, np.float32)), eps=0.00123)
-    T.layer_norm(tack.array(np.ones((7, 17), np.float32)), tack.array(np.ones(17, np.float32)), eps=0.00123)
+    T.layer_norm(tack.array(np.ones((7, 32), np.float32)), tack.array(np.ones(32, np.float32)), eps=0.00123)
     assert T._cache_size() == before + 2
 
 

@@ -42,10 +42,11 @@ ir::ExprPtr Emitter::bind_launch(const LaunchNest& nest, const ExecBinding& bind
     storage_[nest.levels[level]->region(0).block(0).argument(0)] = Storage{Type::tile(Scalar::i64), var, -1, -1};
   };
   // The CPU's SIMD lanes run consecutive iterations of the innermost
-  // dimension; in workgroups the lanes are a dimension of their own after
-  // the nest, whose indices are the same on all of a group's lanes.
+  // dimension (unless the kernel runs one iteration at a time); in
+  // workgroups the lanes are a dimension of their own after the nest, whose
+  // indices are the same on all of a group's lanes.
   auto lanes_walk_the_last = [&] {
-    if (!in_groups() && !out_->dims.empty()) mark_varying(out_->dims.back().var);
+    if (!in_groups() && options_.simd_lanes && !out_->dims.empty()) mark_varying(out_->dims.back().var);
   };
   if (!binding.is_split() && binding.groups.size() == binding.parts.size()) {
     for (const ExecPart& p : binding.parts) index_of(p.level, add_dim("i", ref(extents[p.level])));
