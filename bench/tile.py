@@ -189,7 +189,7 @@ def main():
     bench_matmul(4096, 256, 16, r)  # one 16-wide block column: the block rows in the lanes
     bench_softmax(4096, 4096, r)
     bench_layer_norm(4096, 4096, r)
-    bench_layer_norm(1 << 20, 8, r)  # narrow rows: one block of 8 columns a row (docs/tile/python.md)
+    bench_layer_norm(1 << 20, 8, r)  # narrow rows: one block of 8 columns a row, rows in the SIMD lanes (docs/tile/python.md)
     bench_topk(1024, 4096, 8, r)
     bench_topk(1024, 4096, 4, r)
     bench_topk(1024, 4096, 16, r)  # the 16-entry network
