@@ -1,4 +1,4 @@
-// Elementwise operations, cast, shape changes, extract and mma, with the
+// Elementwise operations, cast, shape changes and extract, with the
 // interpreter's element arithmetic (wrapping integers, f32 rounded after
 // every operation, IEEE 754-2019 minimum/maximum, truncating integer
 // division). The operations of one loop over their elements are emitted by
@@ -9,7 +9,6 @@
 
 #include "ir/build.h"
 #include "tile/lower/emitter.h"
-#include "tile/lower/mma_atom.h"
 
 namespace tack::tile::lower {
 
@@ -255,108 +254,6 @@ void Emitter::emit_elementwise(const Operation& op) {
         refuse(op, "extracts at a position not proved inside the tile (a constant, or the index of a loop whose "
                    "extent is a constant no larger than the axis)");
       return emit_by_element(op);
-    }
-    case OpKind::mma: {
-      // c + a @ b, each element accumulated over k in increasing order in
-      // the element type, each step one fused multiply-add (rounded once),
-      // as the interpreter does. Blocks of kRows x kCols elements
-      // accumulate in locals over all of k, reading kRows elements of a
-      // and kCols of b per k: the register blocking a matrix-multiply
-      // kernel uses. Every element still takes its terms in the same order. The
-      // block is the target's (CompileOptions::mma_block): as many
-      // accumulators as its vector registers hold beside the operands.
-      int64_t kRows = options_.mma_block[0] > 0 ? options_.mma_block[0] : 4;
-      int64_t kCols = options_.mma_block[1] > 0 ? options_.mma_block[1] : 4;
-      // In workgroups each lane runs whole blocks, spread as elements are:
-      // the target's block where there are blocks for every lane, else
-      // blocks of one element (the SIMT realization).
-      Storage a = storage(op.operand(0)), b = storage(op.operand(1)), c = storage(op.operand(2));
-      Storage r = define(op.result());  // c's own storage when the loop accumulates in place
-      int64_t M = rt.shape()[0], N = rt.shape()[1], K = op.operand(0)->type().shape()[1];
-      // The blocks' layouts and their proof (mma_atom.h); blocks of one
-      // element are always legal.
-      MmaAtom atom = plan_mma_atom(M, N, K, kRows, kCols);
-      if (spread() && (!atom.legal || atom.block_rows() * atom.block_columns() < target_.workgroup_lanes))
-        atom = plan_mma_atom(M, N, K, 1, 1);
-      kRows = atom.rows;
-      kCols = atom.cols;
-      note("; mma " + names_(op.result()) + ": " +
-           (atom.legal ? "blocks of " + std::to_string(kRows) + "x" + std::to_string(kCols) + ", " + atom.why
-                       : "not blocked, k outermost: " + atom.why));
-      Scalar e = rt.elem();
-      int k = new_var("k", ir::VarRole::LoopVar);
-      // acc = fma(x, y, acc) in the element type (integers: acc + x * y, wrapping).
-      auto step = [&](int sum, int x, int y) {
-        if (!is_float(e)) {
-          int prod = new_var("prod");
-          assign(prod, scalar_binary(op, OpKind::mul, e, x, y));
-          assign(sum, scalar_binary(op, OpKind::add, e, sum, prod));
-          return;
-        }
-        assign(sum, ir::math(ir::MathFn::Fma, exprs(ref(x), ref(y), ref(sum)), {}));
-      };
-      if (atom.legal) {
-        int i0 = new_var("i0"), j0 = new_var("j0");
-        std::vector<int> acc, x, y;
-        for (int64_t t = 0; t < kRows * kCols; ++t) acc.push_back(new_var("acc"));
-        for (int64_t t = 0; t < kRows; ++t) x.push_back(new_var("x"));
-        for (int64_t t = 0; t < kCols; ++t) y.push_back(new_var("y"));
-        auto at = [&](int base, int64_t offset) { return add(ref(base), i64(offset)); };
-        auto times = [&](int v, int64_t n) { return ir::binary(ir::BinOp::Mul, ref(v), i64(n), {}); };
-        // The block at rows i0.., columns j0..: accumulators from c (every
-        // element of r is written once, so r needs no copy of c first).
-        auto block = [&] {
-          for (int64_t u = 0; u < kRows; ++u)
-            for (int64_t v = 0; v < kCols; ++v) assign(acc[size_t(u * kCols + v)], read(c, exprs(at(i0, u), at(j0, v))));
-          for_range(k, i64(K), [&] {
-            for (int64_t u = 0; u < kRows; ++u) assign(x[size_t(u)], read(a, exprs(at(i0, u), ref(k))));
-            for (int64_t v = 0; v < kCols; ++v) assign(y[size_t(v)], read(b, exprs(ref(k), at(j0, v))));
-            for (int64_t u = 0; u < kRows; ++u)
-              for (int64_t v = 0; v < kCols; ++v) step(acc[size_t(u * kCols + v)], x[size_t(u)], y[size_t(v)]);
-          });
-          for (int64_t u = 0; u < kRows; ++u)
-            for (int64_t v = 0; v < kCols; ++v) write(r, exprs(at(i0, u), at(j0, v)), ref(acc[size_t(u * kCols + v)]));
-        };
-        if (spread()) {
-          int blk = new_var("blk", ir::VarRole::LoopVar);
-          // Block blk of c_blocks' block mode (jb fastest) on lane blk mod lanes.
-          const int64_t columns = atom.block_columns();
-          for_lanes(blk, atom.block_rows() * columns, [&] {
-            assign(i0, ir::binary(ir::BinOp::Mul, ir::binary(ir::BinOp::FloorDiv, ref(blk), i64(columns), {}),
-                                  i64(kRows), {}));
-            assign(j0, ir::binary(ir::BinOp::Mul, ir::binary(ir::BinOp::Mod, ref(blk), i64(columns), {}),
-                                  i64(kCols), {}));
-            block();
-          });
-          return;
-        }
-        int ib = new_var("ib", ir::VarRole::LoopVar), jb = new_var("jb", ir::VarRole::LoopVar);
-        for_range(ib, i64(atom.block_rows()), [&] {
-          assign(i0, times(ib, kRows));
-          for_range(jb, i64(atom.block_columns()), [&] {
-            assign(j0, times(jb, kCols));
-            block();
-          });
-        });
-        return;
-      }
-      copy(r, c);
-      // Other shapes: k outermost, the innermost loop along a row of b and
-      // of the result, contiguous tiles the CPU compiler vectorizes.
-      int acc = new_var("acc"), x = new_var("x"), y = new_var("y");
-      int i = new_var("i", ir::VarRole::LoopVar), j = new_var("j", ir::VarRole::LoopVar);
-      for_range(k, i64(K), [&] {
-        for_range(i, i64(M), [&] {
-          assign(x, read(a, exprs(ref(i), ref(k))));
-          for_range(j, i64(N), [&] {
-            assign(y, read(b, exprs(ref(k), ref(j))));
-            assign(acc, read(r, exprs(ref(i), ref(j))));
-            step(acc, x, y);
-            write(r, exprs(ref(i), ref(j)), ref(acc));
-          });
-        });
-      });
-      return;
     }
     default: refuse(op, "has no lowering");
   }

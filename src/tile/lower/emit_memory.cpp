@@ -131,6 +131,15 @@ void Emitter::emit_memory(const Operation& op) {
       if (op.kind() == OpKind::load) shape = op.result()->type().shape();
       for (int64_t e : shape.dims())
         if (e == kDynamic) refuse(op, "accesses a whole kernel parameter, whose extent is known only at run time");
+      // A tile that mma reads in place is loaded by the mma, where its
+      // window is not whole (emit_mma).
+      if (op.kind() == OpKind::load && !loading_now_) {
+        if (read_in_place(op)) {
+          in_place_.insert(op.result());
+          return;
+        }
+        in_place_.erase(op.result());
+      }
       Storage r = op.kind() == OpKind::load ? define(op.result()) : storage(op.operand(1));
       // Whether every element lies inside every bound that is the same for
       // the SIMD lanes: the first and the last position of each axis do.
@@ -140,18 +149,7 @@ void Emitter::emit_memory(const Operation& op) {
       // as vectors. Tests that differ between lanes stay per element: as
       // the condition of an `if`, they would leave both paths running under
       // masks, which costs more than the tests it saves.
-      std::vector<ir::ExprPtr> whole;
-      for (size_t c = 0; c < v.conditions.size(); ++c) {
-        int test = condition_test(v, c);
-        if (!varying(*ref(test))) whole.push_back(cmp(ir::CmpOp::Ne, ref(test), int_const(DType::I32, 0)));
-      }
-      for (size_t d = 0; d < v.bounds.size(); ++d)
-        for (const Bound& b : v.bounds[d]) {
-          if (moves_with_lanes(b)) continue;
-          whole.push_back(cmp(ir::CmpOp::Ge, term(b.shift), i64(0)));
-          whole.push_back(cmp(ir::CmpOp::Le, add(term(b.shift), i64(shape.dims()[d])), term(b.bound)));
-        }
-      ir::ExprPtr inside = all_of(std::move(whole));
+      ir::ExprPtr inside = whole_window(v, shape);
       auto elements = [&](bool only_varying) {
         for_each_element(shape, [&](const std::vector<int>& i) {
           ir::ExprPtr ok = all_of(view_guards(v, refs(i), only_varying));
@@ -196,6 +194,38 @@ void Emitter::emit_memory(const Operation& op) {
     }
     default: refuse(op, "has no lowering");
   }
+}
+
+ir::ExprPtr Emitter::whole_window(const ViewInfo& v, const Shape& shape) const {
+  std::vector<ir::ExprPtr> whole;
+  for (size_t c = 0; c < v.conditions.size(); ++c) {
+    int test = condition_test(v, c);
+    if (!varying(*ref(test))) whole.push_back(cmp(ir::CmpOp::Ne, ref(test), int_const(DType::I32, 0)));
+  }
+  for (size_t d = 0; d < v.bounds.size(); ++d)
+    for (const Bound& b : v.bounds[d]) {
+      if (moves_with_lanes(b)) continue;
+      whole.push_back(cmp(ir::CmpOp::Ge, term(b.shift), i64(0)));
+      whole.push_back(cmp(ir::CmpOp::Le, add(term(b.shift), i64(shape.dims()[d])), term(b.bound)));
+    }
+  return all_of(std::move(whole));
+}
+
+bool Emitter::tests_vary(const ViewInfo& v) const {
+  for (size_t c = 0; c < v.conditions.size(); ++c)
+    if (varying(*ref(condition_test(v, c)))) return true;
+  for (const std::vector<Bound>& axis : v.bounds)
+    for (const Bound& b : axis)
+      if (moves_with_lanes(b)) return true;
+  return false;
+}
+
+ir::ExprPtr Emitter::load_in_place(const ViewInfo& v, std::vector<ir::ExprPtr> at) {
+  note_access(kGlobal, false, false);
+  auto l = std::make_unique<ir::Load>();
+  l->array = v.array;
+  l->indices = view_access(v, at);
+  return v.elem == Scalar::i1 ? cmp(ir::CmpOp::Ne, std::move(l), int_const(DType::U8, 0)) : ir::ExprPtr(std::move(l));
 }
 
 int Emitter::condition_test(const ViewInfo& v, size_t c) const {

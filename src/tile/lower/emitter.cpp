@@ -541,8 +541,8 @@ void Emitter::dispatch(const Operation& op) {
     case OpKind::select:
     case OpKind::cast:
     case OpKind::broadcast:
-    case OpKind::reshape:
-    case OpKind::mma: return emit_elementwise(op);
+    case OpKind::reshape: return emit_elementwise(op);
+    case OpKind::mma: return emit_mma(op);
     case OpKind::dim:
     case OpKind::view:
     case OpKind::load:

@@ -4,7 +4,8 @@
 //   emitter.cpp            storage, expression helpers, blocks, the launch
 //   emit_binding.cpp       the launch's dimensions from the nest's binding
 //   emit_elementwise.cpp   const, iota, lifted ops, cast, broadcast, reshape,
-//                          extract, mma; the element arithmetic
+//                          extract; the element arithmetic
+//   emit_mma.cpp           mma: register blocks, operands read in place
 //   emit_memory.cpp        dim, view, load, store
 //   emit_regions.cpp       inner parallel, serial, pipeline (in order or
 //                          overlapped: pipeline_schedule.h)
@@ -58,6 +59,7 @@
 #include "tile/lower/lane_tiles.h"
 #include "tile/lower/launch_nest.h"
 #include "tile/lower/lower.h"
+#include "tile/lower/mma_atom.h"
 #include "tile/lower/pipeline_schedule.h"
 
 namespace tack::tile::lower {
@@ -247,9 +249,25 @@ class Emitter {
   // Elementwise out = a op b over whole tiles (out may be a or b).
   void binary_tiles(const Operation& site, OpKind kind, const Storage& a, const Storage& b, const Storage& out);
 
+  // --- emit_mma.cpp ----------------------------------------------------------
+  void emit_mma(const Operation& op);
+  // The register blocks of `mma` on this target (mma_atom.h).
+  MmaAtom mma_atom(const Operation& mma) const;
+  // Whether the mma that alone reads `load`'s tile reads it in place
+  // (emit_mma.cpp's header says when).
+  bool read_in_place(const Operation& load) const;
+
   // --- emit_memory.cpp -------------------------------------------------------
   void bind_parameters();
   void emit_memory(const Operation& op);
+  // The test that every element of a `shape` tile through `v` lies inside
+  // every bound and condition that is the same for the SIMD lanes (null:
+  // there is none).
+  ir::ExprPtr whole_window(const ViewInfo& v, const Shape& shape) const;
+  // Whether a test of an access through `v` differs between the SIMD lanes.
+  bool tests_vary(const ViewInfo& v) const;
+  // The element of `v` at view position `at`, read without a test.
+  ir::ExprPtr load_in_place(const ViewInfo& v, std::vector<ir::ExprPtr> at);
   // Whether a bound may differ between the SIMD lanes (it moves with the
   // innermost parallel iteration).
   bool moves_with_lanes(const Bound& b) const;
@@ -331,6 +349,10 @@ class Emitter {
   ir::Block* block_ = nullptr;  // where statements go
   std::unordered_map<const Value*, Storage> storage_;
   std::unordered_map<const Value*, ViewInfo> views_;
+  // Loaded tiles an mma reads in place (read_in_place), and whether such a
+  // load is being emitted for the mma's ragged path.
+  std::unordered_set<const Value*> in_place_;
+  bool loading_now_ = false;
   std::vector<ParameterLayout> parameter_layouts_;  // per kernel parameter
   std::unordered_map<const Value*, bool> in_prologue_;
   std::vector<bool> varying_;  // per kernel IR local (varying())

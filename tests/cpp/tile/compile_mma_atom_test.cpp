@@ -1,15 +1,21 @@
 // mma's register blocks as an atom of layouts (src/tile/lower/mma_atom.h):
 // the prover's verdict on the result's blocks and the operands' reads
 // against the finite checker and against the blocks enumerated with plain
-// loops, and the plan line that says which realization the lowering took.
+// loops, and the plan line that says which realization the lowering took;
+// operands read in place (src/tile/lower/emit_mma.cpp) where nothing
+// between their load and the mma writes memory.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
 #include <set>
 #include <string>
 
 #include "tack/tile/compile.h"
 #include "tack/tile/layout_check.h"
 #include "tack/tile/lib.h"
+#include "tack/tile/oracle.h"
+#include "tack/tile/printer.h"
 #include "tile/lower/mma_atom.h"
 
 namespace tack::tile {
@@ -75,6 +81,78 @@ TEST(TileMmaAtom, ThePlanSaysWhichRealizationTheLoweringTook) {
   std::string groups = lowered_kernel_ir(lib::matmul({16, 16, 16}), CompileOptions{}, workgroup_target());
   EXPECT_NE(groups.find(": blocks of 1x1, C ((1,1),(16,16)):((16,1),(1,16))"), std::string::npos)
       << groups.substr(0, 2000);
+}
+
+
+TEST(TileMmaAtom, OperandsLoadedForTheMmaAloneAreReadInPlace) {
+  // One iteration at a time both operands; with the block columns in the
+  // SIMD lanes A (the same for every lane), but not B, whose window moves
+  // with the lanes (each lane gathers its own).
+  CompileOptions scalar;
+  scalar.simd_lanes = false;
+  const std::string plan = lowered_kernel_ir(lib::matmul({16, 16, 16}), scalar);
+  EXPECT_NE(plan.find(": a read in place where %28's window is whole"), std::string::npos) << plan.substr(0, 2000);
+  EXPECT_NE(plan.find(": b read in place where %34's window is whole"), std::string::npos) << plan.substr(0, 2000);
+  const std::string lanes = lowered_kernel_ir(lib::matmul({16, 16, 16}));
+  EXPECT_NE(lanes.find(": a read in place where %28's window is whole"), std::string::npos) << lanes.substr(0, 2000);
+  EXPECT_EQ(lanes.find(": b read in place"), std::string::npos) << lanes.substr(0, 2000);
+  // B packed in panels of the lanes: every lane's B is one vector.
+  const std::string panels = lowered_kernel_ir(lib::matmul({16, 8, 16, 16}));
+  EXPECT_NE(panels.find(": b read in place"), std::string::npos) << panels.substr(0, 2000);
+  // Overlapped stages load the next step's tiles before this step's mma;
+  // workgroups keep tiles in the group's shared memory.
+  CompileOptions overlapped;
+  overlapped.overlap_stages = true;
+  EXPECT_EQ(lowered_kernel_ir(lib::matmul({16, 16, 16}), overlapped).find("read in place"), std::string::npos);
+  EXPECT_EQ(lowered_kernel_ir(lib::matmul({16, 16, 16}), CompileOptions{}, workgroup_target()).find("read in place"),
+            std::string::npos);
+}
+
+// C = A @ B over 8 x 8 tiles, with B's tile loaded before a store
+// overwrites B's window with 5: the mma multiplies the loaded tile (B as it
+// was), so B is not read in place; A, loaded after the store, is.
+const char* kOverwritten = R"(kernel @overwritten(%0: view<?x?xf32>, %1: view<?x?xf32>, %2: view<?x?xf32>) {
+  %3 = const 0 : i64
+  %6 = view %1[%3:8, %3:8] : view<8x8xf32>
+  %7 = load %6 pad 0.0 : tile<8x8xf32>
+  %8 = const 5.0 : tile<8x8xf32>
+  store %6, %8
+  %4 = view %0[%3:8, %3:8] : view<8x8xf32>
+  %5 = load %4 pad 0.0 : tile<8x8xf32>
+  %9 = const 0.0 : tile<8x8xf32>
+  %10 = mma %5, %7, %9 : tile<8x8xf32>
+  %11 = view %2[%3:8, %3:8] : view<8x8xf32>
+  store %11, %10
+}
+)";
+
+TEST(TileMmaAtom, AStoreBetweenTheLoadAndTheMmaKeepsTheTile) {
+  Kernel k = parse(kOverwritten);
+  const std::string plan = lowered_kernel_ir(k);
+  EXPECT_NE(plan.find(": a read in place"), std::string::npos) << plan;
+  EXPECT_EQ(plan.find(": b read in place"), std::string::npos) << plan;
+  // Whole windows (8 x 8) and ragged ones (5 x 6 @ 6 x 7: pads of zeros).
+  for (auto [m, kk, n] : {std::array<int64_t, 3>{8, 8, 8}, {5, 6, 7}})
+    for (bool lanes : {false, true}) {
+      CompileOptions options;
+      options.simd_lanes = lanes;
+      GuardedTensor<float> a({m, kk}, 0.0f), b({kk, n}, 0.0f), got({m, n}, NAN);
+      for (int64_t i = 0; i < m * kk; ++i) a[i] = float(i % 7) - 2.5f;
+      for (int64_t i = 0; i < kk * n; ++i) b[i] = float(i % 5) * 0.5f + 0.25f;
+      GuardedTensor<float> b_before = b;
+      compile("cpu", k, options)->launch({a.view(), b.view(), got.view()});
+      // The products over k in order, one fused multiply-add each, from
+      // B's values before the store (small integers and halves: exact).
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          float acc = 0.0f;
+          for (int64_t t = 0; t < kk; ++t) acc = std::fma(a[i * kk + t], b_before[t * n + j], acc);
+          EXPECT_EQ(got[i * n + j], acc) << m << "x" << kk << "x" << n << ", lanes " << lanes << ", " << i << ", " << j;
+        }
+      for (int64_t i = 0; i < kk * n; ++i) EXPECT_EQ(b[i], 5.0f) << "B's element " << i;
+      EXPECT_TRUE(got.margin_intact());
+      EXPECT_TRUE(b.margin_intact());
+    }
 }
 
 }  // namespace
