@@ -37,7 +37,7 @@ namespace tack::tile {
 namespace {
 
 constexpr int kStored = 3;  // values of the chain stored per program
-constexpr int kExtras = 4;  // values of the extras (below) stored per program
+constexpr int kExtras = 5;  // values of the extras (below) stored per program
 constexpr int kStructures = 3;  // values of the structures (below) stored per program
 constexpr int kOutputs = kStored + kExtras + kStructures;
 
@@ -125,13 +125,16 @@ class Generator {
   std::mt19937 gen_;
 };
 
-// Four more values from the chain's, each by constructs the chain does not
+// Five more values from the chain's, each by constructs the chain does not
 // use, drawn from a second generator (so that a seed's chain stays the
 // same): integer arithmetic (truncating division and remainder by
 // constants, saturating casts from f32), loads through windows that start
 // before the row and at an origin that moves with the parallel index, a
 // product of 4x4 tiles by mma (16 elements) or a serial loop carrying a
-// tile (512), and a select between two of them.
+// tile (512), a select between two of them, and (16 elements) a product of
+// two 4x4 windows of X around the parallel index's row, loaded for the mma
+// alone: it reads them in place where they are whole, and loads the
+// ragged ones, padded, into tiles.
 std::array<Tile<float>, kExtras> extras(uint32_t seed, int64_t n, const std::vector<Tile<float>>& pool,
                                         const TensorView<float, 2>& X, const Index& i) {
   Generator g(seed ^ 0x9e3779b9u, n);
@@ -149,7 +152,17 @@ std::array<Tile<float>, kExtras> extras(uint32_t seed, int64_t n, const std::vec
     for (auto k : serial(3)) carried = carried * 0.5f + b * cast<float>(broadcast_to(Tile<int64_t>(k), {n}));
   }
   Tile<float> chosen = select(integers > windows, carried, any());
-  return {integers, windows, carried, chosen};
+  Tile<float> product = any();
+  if (n == 16) {
+    const Index top = i - int64_t(g.below(3)), left = int64_t(g.below(7)) - 2;
+    const float pad = g.constant();
+    product = reshape(mma(X(span(top, 4), span(left, 4)).load(pad), X(span(i - 1, 4), span(left + 2, 4)).load(0.0f),
+                          reshape(any(), {4, 4})),
+                      {n});
+  }
+  // The product first: capture places the mma before the store that first
+  // reads it, and a store between its loads and it would keep its tiles.
+  return {product, integers, windows, carried, chosen};
 }
 
 // Three more values, each through a loop or view the chain and the extras
