@@ -154,12 +154,7 @@ void Emitter::emit_memory(const Operation& op) {
         for_each_element(shape, [&](const std::vector<int>& i) {
           ir::ExprPtr ok = all_of(view_guards(v, refs(i), only_varying));
           if (op.kind() == OpKind::load) {
-            note_access(kGlobal, false, false);
-            auto l = std::make_unique<ir::Load>();
-            l->array = v.array;
-            l->indices = view_access(v, refs(i));
-            ir::ExprPtr value = v.elem == Scalar::i1 ? cmp(ir::CmpOp::Ne, std::move(l), int_const(DType::U8, 0))
-                                                     : ir::ExprPtr(std::move(l));
+            ir::ExprPtr value = read_element(v, refs(i));
             if (ok) {
               DType t = value_dtype(v.elem);
               const Attrs& a = op.attrs();
@@ -220,7 +215,7 @@ bool Emitter::tests_vary(const ViewInfo& v) const {
   return false;
 }
 
-ir::ExprPtr Emitter::load_in_place(const ViewInfo& v, std::vector<ir::ExprPtr> at) {
+ir::ExprPtr Emitter::read_element(const ViewInfo& v, const std::vector<ir::ExprPtr>& at) {
   note_access(kGlobal, false, false);
   auto l = std::make_unique<ir::Load>();
   l->array = v.array;

@@ -141,7 +141,7 @@ void Emitter::emit_mma(const Operation& op) {
           whole.push_back(std::move(test));
     auto in_windows = [&] {
       blocks([&](unsigned i, std::vector<ir::ExprPtr> position) {
-        return in_place[i] ? load_in_place(views_.at(in_place[i]->operand(0)), std::move(position))
+        return in_place[i] ? read_element(views_.at(in_place[i]->operand(0)), position)
                            : from_tiles(i, std::move(position));
       });
     };

@@ -267,7 +267,7 @@ class Emitter {
   // Whether a test of an access through `v` differs between the SIMD lanes.
   bool tests_vary(const ViewInfo& v) const;
   // The element of `v` at view position `at`, read without a test.
-  ir::ExprPtr load_in_place(const ViewInfo& v, std::vector<ir::ExprPtr> at);
+  ir::ExprPtr read_element(const ViewInfo& v, const std::vector<ir::ExprPtr>& at);
   // Whether a bound may differ between the SIMD lanes (it moves with the
   // innermost parallel iteration).
   bool moves_with_lanes(const Bound& b) const;
