@@ -141,6 +141,63 @@ def test_packing_b_gives_the_same_bits_on_any_layout(tiles):
 
 
 
+def _packed_args(a, b, out):
+    return [(tack.asarray(x), list(x.shape), [st // 4 for st in x.strides], 0, x is out) for x in (a, b, out)]
+
+
+def test_a_packed_product_repacks_the_panels_it_keeps(monkeypatch):
+    # A PackedMatmul keeps its packed B for the next launch of the same
+    # shape; each launch packs its own B into it (padding included), so a
+    # second B of that shape gives its own product, and a B past the size
+    # limit is not kept. Oracle: NumPy's in-order f32 fold.
+    runner = _tile_tuning.PackedMatmul((16, 8, 16), "cpu")
+    r = np.random.default_rng(61)
+    a = r.standard_normal((33, 21)).astype(np.float32)
+    kept = None
+    for trial in range(3):
+        b = (r.standard_normal((21, 19)) * (trial + 1)).astype(np.float32)
+        out = np.full((33, 19), np.nan, np.float32)
+        runner.launch(_packed_args(a, b, out))
+        assert np.array_equal(bits(out), bits(fold_matmul(a, b))), trial
+        assert runner._kept is not None and (kept is None or runner._kept is kept)
+        kept = runner._kept
+    monkeypatch.setattr(_tile_tuning, "_KEPT_PANEL_BYTES", 4 * kept.size - 1)
+    b = r.standard_normal((21, 19)).astype(np.float32)
+    out = np.full((33, 19), np.nan, np.float32)
+    runner.launch(_packed_args(a, b, out))
+    assert np.array_equal(bits(out), bits(fold_matmul(a, b)))
+    assert runner._kept is None
+
+
+def test_a_packed_product_runs_its_launches_one_at_a_time():
+    # Launches of one PackedMatmul from several threads (the GIL is
+    # released while a kernel runs) share its kept panels one launch at a
+    # time: every product is its own operands'.
+    import threading
+
+    runner = _tile_tuning.PackedMatmul((16, 8, 16), "cpu")
+    r = np.random.default_rng(62)
+    cases = [(r.standard_normal((40, 30)).astype(np.float32), r.standard_normal((30, 50)).astype(np.float32))
+             for _ in range(4)]
+    wrong = []
+
+    def work(i):
+        a, b = cases[i]
+        want = bits(fold_matmul(a, b))
+        for _ in range(20):
+            out = np.full((40, 50), np.nan, np.float32)
+            runner.launch(_packed_args(a, b, out))
+            if not np.array_equal(bits(out), want):
+                wrong.append(i)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(cases))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not wrong
+
+
 def test_the_family_holds_every_tile_size_packed_unpacked_with_rows_in_lanes_and_launch_tiled():
     sizes = (8, 16, 32, 64)
     family = set(_tile_tuning.FAMILY)
