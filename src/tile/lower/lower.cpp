@@ -12,6 +12,7 @@
 #include "tile/lower/emitter.h"
 #include "tile/lower/exec_binding.h"
 #include "tile/lower/launch_nest.h"
+#include "tile/lower/straight_barriers.h"
 
 namespace tack::tile::lower {
 
@@ -108,6 +109,9 @@ Lowered lower(const Kernel& kernel, const CompileOptions& options, const Lowerin
       if (auto failure = analysis::check_participation(*out.kernel).failure) {
         why_not = "a barrier would be " + failure->reason;
         out.kernel.reset();
+      } else {
+        straighten_barriers(*out.kernel);
+        ir::verify(*out.kernel, ir::Stage::Typed, "lower_tile");
       }
     } catch (const NoWorkgroupFit& e) {
       why_not = e.why;

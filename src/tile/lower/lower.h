@@ -6,7 +6,8 @@
 //                 (emitter.h lists its parts; a pipeline's schedule comes
 //                 from pipeline_schedule.h);
 // then the kernel IR's own type pass settles every expression's type and its
-// verifier checks the result. Anything without a lowering fails closed with
+// verifier checks the result; in workgroups, after the participation proof,
+//   straight_barriers  takes every barrier out of the branches around it. Anything without a lowering fails closed with
 // an Error naming the kernel and the operation.
 #pragma once
 
