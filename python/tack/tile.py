@@ -151,7 +151,10 @@ def _row_copy_width(n, device):
 # is loaded once for the block's channels. On a 2-core Zen 4 (AVX-512), one
 # iteration at a time, 8x32x64x64 by 64x32x3x3 ran in 17 ms against 72 with
 # (32, 1); 1x3x224x224 by 32x3x3x3 3.1 against 5.2; 16x64x28x28 by
-# 128x64x3x3 61 against 131 (docs/tile/python.md).
+# 128x64x3x3 61 against 131 (docs/tile/python.md). It runs in the SIMD
+# lanes: without LLVM's SLP vectorizer (docs/backends.md), which had packed
+# the unrolled block, one iteration at a time took 1.4-1.8x the lanes' time
+# on a 2-core Intel Xeon (AVX-512; 8x32x64x64: 77 against 54 ms).
 _CONV_BLOCK = (64, 4)
 
 
@@ -513,7 +516,7 @@ def conv2d(x, w, padding=0, out=None):
     if oh < 0 or ow < 0:
         raise ValueError(f"tack.tile.conv2d: a {kh}x{kw} filter is larger than the padded {h}x{wd} input")
     out = _output(out, [n, f, oh, ow], device, fn)
-    kernel = _kernel(fn, device, ("conv2d", padding), lambda: _core.tile_conv2d(padding, *_CONV_BLOCK))
+    kernel = _kernel(fn, device, ("conv2d", padding), lambda: _core.tile_conv2d(padding, *_CONV_BLOCK), lanes=True)
     (target,) = _staged([out], [x, w])
     _run(fn, kernel, [_View.of(x), _View.of(w)], [_View.of(target)])
     _unstage([out], [target])
@@ -789,7 +792,11 @@ class _TopKTournament:
         x, values, positions = args
         fn, device = self.fn, self.device
         rank = _TOPK_RANK if self.k <= _TOPK_RANK_DOUBLED else 2 * _TOPK_RANK
-        threshold = _kernel(fn, device, ("topk_threshold", rank), lambda: _core.tile_topk_threshold(rank))
+        # In the lanes: one row group at a time, its 16-entry network ran
+        # 2.2x slower without LLVM's SLP vectorizer (k = 32 over 1024x4096:
+        # 17 against 8 ms on a 2-core Intel Xeon, AVX-512), in the lanes as
+        # fast as it had been.
+        threshold = _kernel(fn, device, ("topk_threshold", rank), lambda: _core.tile_topk_threshold(rank), lanes=True)
         t, count = empty((rows,), device=device), empty((rows,), i64, device=device)
         g = -(-self.k // rank)
         strides = -(-n // g)
