@@ -350,6 +350,7 @@ std::unique_ptr<Kernel> clone(const Kernel& k) {
     n->result_type = k.result_type;
     n->source = k.source;
     n->typed = k.typed;
+    n->barriers_out_of_branches = k.barriers_out_of_branches;
     return n;
 }
 

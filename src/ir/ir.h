@@ -371,6 +371,10 @@ struct Kernel {
     std::optional<DType> result_type;
     std::shared_ptr<const syntax::Source> source;
     bool typed = false;  // set by infer_types
+    // Workgroup code whose barriers a pass took out of uniform branches (the
+    // tile lowering's straight_barriers): printed C marks it as it would
+    // have marked them in the branches (CSource::barrier_under_branch).
+    bool barriers_out_of_branches = false;
 
     int add_var(std::string name, VarRole role);
 

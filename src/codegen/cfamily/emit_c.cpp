@@ -361,7 +361,7 @@ CSource emit_c(const Kernel& typed, Dialect dialect, const EmitOptions& options)
     src.prints = p.prints();
     src.workgroups = p.uses_workgroups();
     src.full_groups = analysis::needs_complete_groups(typed);
-    src.barrier_under_branch = p.barrier_under_branch();
+    src.barrier_under_branch = p.barrier_under_branch() || typed.barriers_out_of_branches;
 
     src.count_reads_memory = analysis::count_reads_memory(typed);
 

@@ -65,10 +65,14 @@ struct CSource {
     bool full_groups = false;
     // A barrier or block reduction inside an `if`, or after a `continue`
     // that ends the iteration (uniform, as the participation proof
-    // requires). PoCL 3.1's work-group code gave wrong values for a kernel
-    // whose barriers sat under such a branch, taken or not, and the right
-    // ones built without optimization: its device builds these kernels so
-    // (gpu::Device::branched_barrier_options).
+    // requires), or taken out of such branches by the tile lowering
+    // (ir::Kernel::barriers_out_of_branches). PoCL 3.1's work-group code
+    // gave wrong values for a kernel whose barriers sat under such a
+    // branch, taken or not, and the right ones built without optimization;
+    // with the barriers taken out it gives the right ones either way, but
+    // its optimizer takes up to 160 times as long (a random tile program
+    // with 55 barriers: 78 s against 0.5). Its device builds these kernels
+    // unoptimized (gpu::Device::branched_barrier_options).
     bool barrier_under_branch = false;
 };
 

@@ -103,6 +103,7 @@ class Straightener {
   }
 
   void straighten(ir::If& s, Block& out) {
+    k_.barriers_out_of_branches = true;
     const ir::Span span = s.span;
     const int taken = new_var("taken", s.cond->type);
     out.push_back(assign(taken, std::move(s.cond), span));

@@ -19,7 +19,10 @@
 // (PoCL) copies the code after each barrier in a branch for each way it
 // can be reached, which grows exponentially with the branches a kernel
 // has. Barriers in loops only (each loop once) keep it linear. GPUs run
-// both forms alike.
+// both forms alike. A kernel the pass changed is marked
+// (ir::Kernel::barriers_out_of_branches): PoCL still builds it
+// unoptimized, as it built it with its barriers in the branches, since its
+// optimizer takes far longer on such code.
 #pragma once
 
 #include "ir/ir.h"

@@ -134,6 +134,14 @@ TEST(Golden, BarriersUnderABranchAreMarked) {
     EXPECT_TRUE(under("        if n > 0:\n            t[tack.thread_id()] = a[i]\n            tack.barrier()\n"));
     EXPECT_TRUE(under("        if n > 0:\n            a[i] = 1.0\n        else:\n            a[i] = tack.block_sum(a[i])\n"));
     EXPECT_TRUE(under("        if n < 0:\n            continue\n        t[tack.thread_id()] = a[i]\n        tack.barrier()\n"));
+    // Barriers the tile lowering took out of uniform branches: marked as
+    // they were in them (PoCL builds the kernel unoptimized).
+    auto k = testing::codegen_kernel("def k(a, n: int):\n    for i in range(len(a)):\n        t = tack.shared(256, tack.f32)\n"
+                                     "        t[tack.thread_id()] = a[i]\n        tack.barrier()\n        a[i] = t[0]\n",
+                                     {array_of(DType::F32), scalar_of(DType::I64)});
+    EXPECT_FALSE(emit_c(*k, Dialect::OpenCL).barrier_under_branch);
+    k->barriers_out_of_branches = true;
+    EXPECT_TRUE(emit_c(*k, Dialect::OpenCL).barrier_under_branch);
 }
 
 TEST(Golden, SlotsOfArraysAndScalars) {
