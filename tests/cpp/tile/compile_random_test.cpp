@@ -266,9 +266,12 @@ TEST_P(TileRandomPrograms, MatchTheInterpreterBitForBit) {
   // before its first barrier; and 4134 with its rows split in two, so that
   // in workgroups a branch skips the points past the rows around every
   // barrier, wrong on PoCL unless built unoptimized (docs/tile/compile.md,
-  // "Workgroups"); and 235, whose two 4x4 products of one 16-element tile
+  // "Workgroups"); 235, whose two 4x4 products of one 16-element tile
   // LLVM 19's SLP vectorizer miscompiled on AVX-512 (docs/backends.md, "The
-  // CPU's LLVM pipeline").
+  // CPU's LLVM pipeline"); and 7538 with 26 steps, whose work-group code,
+  // with its 110 barriers in branches as the emitter leaves them, PoCL
+  // took more than 5 minutes to build (docs/tile/compile.md, "Barriers out
+  // of branches").
   struct Program {
     uint32_t seed;
     int steps;
@@ -281,6 +284,7 @@ TEST_P(TileRandomPrograms, MatchTheInterpreterBitForBit) {
   programs.push_back({3063, 10});
   programs.push_back({4134, 17, 2});
   programs.push_back({235, 6 + 235 % 7});
+  programs.push_back({7538, 26});
   // TACK_TILE_RANDOM_PROGRAMS=seed:steps[/split],... runs those programs instead
   // (exploring more seeds, or reproducing one: docs/tile/compile.md).
   if (const char* chosen = std::getenv("TACK_TILE_RANDOM_PROGRAMS")) {
