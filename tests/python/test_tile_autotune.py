@@ -141,10 +141,6 @@ def test_packing_b_gives_the_same_bits_on_any_layout(tiles):
 
 
 
-def _packed_args(a, b, out):
-    return [(tack.asarray(x), list(x.shape), [st // 4 for st in x.strides], 0, x is out) for x in (a, b, out)]
-
-
 def test_a_packed_product_repacks_the_panels_it_keeps(monkeypatch):
     # A PackedMatmul keeps its packed B for the next launch of the same
     # shape; each launch packs its own B into it (padding included), so a
@@ -157,14 +153,14 @@ def test_a_packed_product_repacks_the_panels_it_keeps(monkeypatch):
     for trial in range(3):
         b = (r.standard_normal((21, 19)) * (trial + 1)).astype(np.float32)
         out = np.full((33, 19), np.nan, np.float32)
-        runner.launch(_packed_args(a, b, out))
+        runner.launch(_args(tack.asarray(a), tack.asarray(b), tack.asarray(out)))
         assert np.array_equal(bits(out), bits(fold_matmul(a, b))), trial
         assert runner._kept is not None and (kept is None or runner._kept is kept)
         kept = runner._kept
     monkeypatch.setattr(_tile_tuning, "_KEPT_PANEL_BYTES", 4 * kept.size - 1)
     b = r.standard_normal((21, 19)).astype(np.float32)
     out = np.full((33, 19), np.nan, np.float32)
-    runner.launch(_packed_args(a, b, out))
+    runner.launch(_args(tack.asarray(a), tack.asarray(b), tack.asarray(out)))
     assert np.array_equal(bits(out), bits(fold_matmul(a, b)))
     assert runner._kept is None
 
@@ -186,7 +182,7 @@ def test_a_packed_product_runs_its_launches_one_at_a_time():
         want = bits(fold_matmul(a, b))
         for _ in range(20):
             out = np.full((40, 50), np.nan, np.float32)
-            runner.launch(_packed_args(a, b, out))
+            runner.launch(_args(tack.asarray(a), tack.asarray(b), tack.asarray(out)))
             if not np.array_equal(bits(out), want):
                 wrong.append(i)
 

@@ -124,22 +124,20 @@ TEST(Golden, OnlyKernelsWithoutBarriersGuardAgainstTheCount) {
 // device's own options (PoCL builds it unoptimized); one at the top or in
 // a loop is not.
 TEST(Golden, BarriersUnderABranchAreMarked) {
-    auto under = [](const char* body) {
+    auto kernel = [](const char* body) {
         std::string text = std::string("def k(a, n: int):\n    for i in range(len(a)):\n        t = tack.shared(256, tack.f32)\n") + body;
-        auto k = testing::codegen_kernel(text, {array_of(DType::F32), scalar_of(DType::I64)});
-        return emit_c(*k, Dialect::OpenCL).barrier_under_branch;
+        return testing::codegen_kernel(text, {array_of(DType::F32), scalar_of(DType::I64)});
     };
+    auto under = [&](const char* body) { return emit_c(*kernel(body), Dialect::OpenCL).barrier_under_branch; };
     EXPECT_FALSE(under("        t[tack.thread_id()] = a[i]\n        tack.barrier()\n        a[i] = t[0]\n"));
     EXPECT_FALSE(under("        for s in range(n):\n            t[tack.thread_id()] = a[i]\n            tack.barrier()\n"));
     EXPECT_TRUE(under("        if n > 0:\n            t[tack.thread_id()] = a[i]\n            tack.barrier()\n"));
     EXPECT_TRUE(under("        if n > 0:\n            a[i] = 1.0\n        else:\n            a[i] = tack.block_sum(a[i])\n"));
     EXPECT_TRUE(under("        if n < 0:\n            continue\n        t[tack.thread_id()] = a[i]\n        tack.barrier()\n"));
     // Barriers the tile lowering took out of uniform branches: marked as
-    // they were in them (PoCL builds the kernel unoptimized).
-    auto k = testing::codegen_kernel("def k(a, n: int):\n    for i in range(len(a)):\n        t = tack.shared(256, tack.f32)\n"
-                                     "        t[tack.thread_id()] = a[i]\n        tack.barrier()\n        a[i] = t[0]\n",
-                                     {array_of(DType::F32), scalar_of(DType::I64)});
-    EXPECT_FALSE(emit_c(*k, Dialect::OpenCL).barrier_under_branch);
+    // they were in them (PoCL builds the kernel unoptimized), where the
+    // same body unflagged (the first case) is not.
+    auto k = kernel("        t[tack.thread_id()] = a[i]\n        tack.barrier()\n        a[i] = t[0]\n");
     k->barriers_out_of_branches = true;
     EXPECT_TRUE(emit_c(*k, Dialect::OpenCL).barrier_under_branch);
 }
