@@ -36,6 +36,7 @@ states each kernel's order and what it means for rounding).
 """
 
 import itertools
+import operator
 
 import numpy as np
 
@@ -294,7 +295,18 @@ def _device(fn, *arrays):
     return devices.pop()
 
 
+def _integer(value, fn, what):
+    """`value` as an int: Python and NumPy integers (and bools) are taken,
+    anything else (2.5, "1", 1.0) raises TypeError rather than being
+    truncated or parsed."""
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"tack.tile.{fn}: {what} must be an integer, not {value!r} ({type(value).__name__})") from None
+
+
 def _axis(axis, ndim, fn):
+    axis = _integer(axis, fn, "axis")
     if not -ndim <= axis < ndim:
         raise ValueError(f"tack.tile.{fn}: axis {axis} is out of range for {ndim} dimensions")
     return axis % ndim
@@ -434,7 +446,7 @@ def _einsum_spec(spec, ranks):
     for labels, rank in zip(inputs, ranks):
         if len(labels) != rank:
             raise ValueError(f"tack.tile.einsum: '{labels}' names {len(labels)} axes of an operand of rank {rank}")
-        if not labels.isalpha():
+        if labels and not labels.isalpha():
             raise ValueError(f"tack.tile.einsum: '{labels}' has a label that is not a letter")
     if len(set(output)) != len(output):
         raise ValueError(f"tack.tile.einsum: the output '{output}' repeats a label")
@@ -447,11 +459,12 @@ def _einsum_spec(spec, ranks):
 def einsum(spec, *operands, out=None):
     """Einstein summation over one or two f32 operands, e.g. "ij,jk->ik",
     "bij,bjk->bik", "ij->ji", "ii->i", "ij->" or implicit "ij,jk" (the
-    output: labels that appear once, sorted). Operands have rank 1 to 4, the
-    output rank 0 to 4; no ellipsis. Every output element is one product
-    sum over the contracted labels, added in an order the reference kernel's
-    reduce policy permits: |out - exact| <= K*u/(1 - K*u) * sum |products|
-    with K the number of contracted terms."""
+    output: labels that appear once, sorted). Operands have rank 1 to 4 (a
+    0-d operand alone in "->"), the output rank 0 to 4; no ellipsis. Every
+    output element is one product sum over the contracted labels, added in
+    an order the reference kernel's reduce policy permits:
+    |out - exact| <= K*u/(1 - K*u) * sum |products| with K the number of
+    contracted terms."""
     fn = "einsum"
     if not 1 <= len(operands) <= 2:
         raise ValueError(f"tack.tile.einsum: takes one or two operands, not {len(operands)}")
@@ -503,7 +516,7 @@ def conv2d(x, w, padding=0, out=None):
     fn = "conv2d"
     x, w = _array(x, fn, "x"), _array(w, fn, "w")
     device = _device(fn, x, w)
-    padding = int(padding)
+    padding = _integer(padding, fn, "padding")
     if x.ndim != 4 or w.ndim != 4:
         raise ValueError(f"tack.tile.conv2d: takes x (N, C, H, W) and w (F, C, KH, KW), not {x.shape} and {w.shape}")
     if padding < 0:
@@ -861,7 +874,7 @@ def topk(x, k, axis=-1, out=None):
     device = _device(fn, x)
     if x.ndim == 0:
         raise ValueError("tack.tile.topk: takes an array of at least one dimension")
-    k = int(k)
+    k = _integer(k, fn, "k")
     if k < 0:
         raise ValueError(f"tack.tile.topk: k must be >= 0, not {k}")
     axis = _axis(axis, x.ndim, fn)

@@ -856,6 +856,28 @@ def test_dtype_and_shape_errors():
         T.scan(tack.zeros((2, 3)), axis=2)
 
 
+def test_integer_arguments_are_not_truncated():
+    # k, axis and padding are integers (operator.index, as NumPy takes
+    # axes): a float is refused, not truncated to the int below it.
+    x = tack.zeros((3, 4))
+    with pytest.raises(TypeError, match=r"topk: k must be an integer, not 2.5"):
+        T.topk(x, 2.5)
+    with pytest.raises(TypeError, match=r"softmax: axis must be an integer, not 1.0"):
+        T.softmax(x, axis=1.0)
+    with pytest.raises(TypeError, match=r"gather: axis must be an integer, not '0'"):
+        T.gather(x, [0], axis="0")
+    with pytest.raises(TypeError, match=r"conv2d: padding must be an integer, not 1.5"):
+        T.conv2d(tack.zeros((1, 1, 4, 4)), tack.zeros((1, 1, 3, 3)), padding=1.5)
+    # NumPy integers are integers.
+    values, positions = T.topk(tack.array(np.array([[1, 5, 3]], np.float32)), np.int32(2), axis=np.int64(-1))
+    assert values.numpy().tolist() == [[5, 3]] and positions.numpy().tolist() == [[1, 2]]
+
+
+def test_einsum_of_a_scalar():
+    # "->" over a 0-d operand is the operand (np.einsum's answer).
+    assert T.einsum("->", tack.array(np.float32(-2.5))).numpy() == np.einsum("->", np.float32(-2.5))
+
+
 def test_read_only_out_is_refused():
     ro = np.zeros((2, 3), np.float32)
     ro.flags.writeable = False
