@@ -85,24 +85,29 @@ _SIMD_LANES = {"matmul", "einsum", "sort_runs", "sort_runs_bitonic", "merge_path
 # Rows of at most 16 columns run softmax, layer_norm and rms_norm in one
 # block as wide as the row rounded up to a power of two (rows of 17 to 31,
 # the reference kernels' block of 32), instead of blocks of 32 columns most
-# of which such a row leaves empty. The norms run rows narrower than 32 with
-# consecutive rows in the CPU's SIMD lanes, softmax rows of at most 16: one
+# of which such a row leaves empty. layer_norm runs rows narrower than 32
+# with consecutive rows in the CPU's SIMD lanes, softmax rows of at most 16
+# and rms_norm rows of at most 15: one
 # row at a time, a narrow row's sums are a short chain of dependent
 # additions and a ragged block tests each element, where in the lanes 16
 # rows (8 with AVX2) take each step together. A row is one block whose
 # elements past the row add exact zeros (exp(-inf) to softmax's sum, 0 to
 # the norms'), so every width and form gives the 32-column kernel's bits.
 # On a 2-core Intel Xeon (AVX-512), 2^23 elements, softmax / layer_norm /
-# rms_norm in ms, in the lanes against one row at a time (same block):
-#   1 column (block 1)   25 / 8.3 / 5.2    against 24 / 27 / 20
-#   3 (4)                27 / 7.2 / 5.9    against 39 / 20 / 15
-#   8 (8)                23 / 6.6 / 5.7    against 23 / 14 / 8.3
-#   16 (16)              25 / 6.9 / 5.8    against 25 / 16 / 6.0
-#   24 (32)              31 / 11 / 8.8     against 29 / 18 / 20
-#   32 (32)              28 / 9.7 / 7.9    against 21 / 5.5 / 3.7
-# (docs/tile/python.md has the whole table.)
+# rms_norm in ms, in the lanes against one row at a time (same block), one
+# row's element loops vectorized (docs/backends.md):
+#   1 column (block 1)   25 / 8.3 / 5.3    against 24 / 27 / 20
+#   3 (4)                27 / 7.2 / 6.2    against 39 / 21 / 15
+#   8 (8)                23 / 6.5 / 5.7    against 23 / 16 / 8.5-8.9
+#   14 (16)              27 / 7.9 / 6.5    against 32 / 14 / 7.7
+#   16 (16)              25 / 6.8-7.1 / 5.8  against 24-26 / 8.7-9.8 / 4.9-5.0
+#   24 (32)              29 / 11 / 8.9     against 29 / 14 / 5.3-5.6
+# so rms_norm takes rows from 16 columns one at a time, the others from 17
+# (softmax) and 32 (layer_norm). (docs/tile/python.md has the table as it
+# was before the element loops were vectorized.)
 _NARROW_ROW = 16  # rows of at most this many columns take a block of their own width
-_SOFTMAX_LANES = 16  # softmax's widest row in the lanes; the norms': _ROW_WIDTH - 1
+_SOFTMAX_LANES = 16  # softmax's widest row in the lanes; layer_norm's: _ROW_WIDTH - 1
+_RMS_NORM_LANES = 15  # rms_norm's
 _ROW_WIDTH = 32  # the reference kernels' block
 
 
@@ -152,10 +157,10 @@ def _row_copy_width(n, device):
 # is loaded once for the block's channels. On a 2-core Zen 4 (AVX-512), one
 # iteration at a time, 8x32x64x64 by 64x32x3x3 ran in 17 ms against 72 with
 # (32, 1); 1x3x224x224 by 32x3x3x3 3.1 against 5.2; 16x64x28x28 by
-# 128x64x3x3 61 against 131 (docs/tile/python.md). It runs in the SIMD
-# lanes: without LLVM's SLP vectorizer (docs/backends.md), which had packed
-# the unrolled block, one iteration at a time took 1.4-1.8x the lanes' time
-# on a 2-core Intel Xeon (AVX-512; 8x32x64x64: 77 against 54 ms).
+# 128x64x3x3 61 against 131 (docs/tile/python.md). One iteration at a time,
+# the block's element loops vectorized and its accumulators in registers
+# (docs/backends.md), 8x32x64x64 took 29-30 ms against 41-43 in the SIMD
+# lanes on a 2-core Intel Xeon (AVX-512).
 _CONV_BLOCK = (64, 4)
 
 
@@ -529,7 +534,7 @@ def conv2d(x, w, padding=0, out=None):
     if oh < 0 or ow < 0:
         raise ValueError(f"tack.tile.conv2d: a {kh}x{kw} filter is larger than the padded {h}x{wd} input")
     out = _output(out, [n, f, oh, ow], device, fn)
-    kernel = _kernel(fn, device, ("conv2d", padding), lambda: _core.tile_conv2d(padding, *_CONV_BLOCK), lanes=True)
+    kernel = _kernel(fn, device, ("conv2d", padding), lambda: _core.tile_conv2d(padding, *_CONV_BLOCK))
     (target,) = _staged([out], [x, w])
     _run(fn, kernel, [_View.of(x), _View.of(w)], [_View.of(target)])
     _unstage([out], [target])
@@ -613,7 +618,7 @@ def rms_norm(x, weight=None, eps=1e-5, axis=-1, out=None):
     g = _norm_vector(full((n,), 1.0, f32, device=device) if weight is None else weight, n, fn, "weight", device)
     out = _output(out, x.shape, device, fn)
     eps = float(np.float32(eps))
-    width, lanes = _row_block(n, device)
+    width, lanes = _row_block(n, device, _RMS_NORM_LANES)
     kernel = _kernel(fn, device, ("rms_norm", eps, width), lambda: _core.tile_rms_norm(eps, width), lanes=lanes)
     _along(fn, kernel, x, [g], [out], axis)
     return out
@@ -805,11 +810,11 @@ class _TopKTournament:
         x, values, positions = args
         fn, device = self.fn, self.device
         rank = _TOPK_RANK if self.k <= _TOPK_RANK_DOUBLED else 2 * _TOPK_RANK
-        # In the lanes: one row group at a time, its 16-entry network ran
-        # 2.2x slower without LLVM's SLP vectorizer (k = 32 over 1024x4096:
-        # 17 against 8 ms on a 2-core Intel Xeon, AVX-512), in the lanes as
-        # fast as it had been.
-        threshold = _kernel(fn, device, ("topk_threshold", rank), lambda: _core.tile_topk_threshold(rank), lanes=True)
+        # One row group at a time: with its element loops vectorized
+        # (docs/backends.md) Top-K at k = 32 over 1024x4096 took 15.7-15.9
+        # ms against 16.9-18.2 with the threshold in the SIMD lanes, over
+        # 64x65536 11.7-12.2 against 13.7-14.1 (2-core Intel Xeon, AVX-512).
+        threshold = _kernel(fn, device, ("topk_threshold", rank), lambda: _core.tile_topk_threshold(rank))
         t, count = empty((rows,), device=device), empty((rows,), i64, device=device)
         g = -(-self.k // rank)
         strides = -(-n // g)

@@ -274,6 +274,10 @@ struct For : Stmt {
     int var = -1;
     ExprPtr start, end, step;
     Block body;
+    // A loop over a tile's elements (the tile lowering's innermost element
+    // loops): the CPU backend vectorizes it before it unrolls it, where
+    // other constant-trip loops are unrolled first (docs/backends.md).
+    bool over_elements = false;
 };
 struct While : Stmt { TACK_IR_STMT(While) ExprPtr cond; Block body; };
 struct Break : Stmt { TACK_IR_STMT(Break) };

@@ -551,6 +551,28 @@ void Emitter::print_values(const Print& p, const std::vector<Value*>& args) {
     b_.CreateCall(callee, {b_.getInt32(static_cast<int>(p.args.size())), kinds, values});
 }
 
+namespace {
+
+// A loop over a tile's elements, hinted on its back edge `latch`: not
+// unrolled before the loop vectorizer runs (LLVM unrolls small constant
+// loops first, and without the SLP vectorizer the unrolled copies stay
+// scalar), and unrolled in full once vectorized, so that SROA then keeps
+// the tile's vectors in registers.
+void vectorize_first(llvm::Instruction* latch) {
+    auto& c = latch->getContext();
+    auto node = [&](std::initializer_list<llvm::Metadata*> ops) { return llvm::MDNode::get(c, ops); };
+    auto name = [&](const char* s) { return llvm::MDString::get(c, s); };
+    auto* unroll_full = node({name("llvm.loop.unroll.full")});
+    std::vector<llvm::Metadata*> props = {nullptr, node({name("llvm.loop.unroll.disable")}),
+                                          node({name("llvm.loop.vectorize.followup_vectorized"), unroll_full}),
+                                          node({name("llvm.loop.vectorize.followup_epilogue"), unroll_full})};
+    auto* loop = llvm::MDNode::getDistinct(c, props);
+    loop->replaceOperandWith(0, loop);
+    latch->setMetadata(llvm::LLVMContext::MD_loop, loop);
+}
+
+}  // namespace
+
 void Emitter::emit_for(const For& f) {
     if (in_lanes() && (varying(*f.start) || varying(*f.end) || varying(*f.step) ||
                        analysis::has_partial_exit(f.body, *labels_)))
@@ -579,7 +601,8 @@ void Emitter::emit_for(const For& f) {
     branch_if_open(latch);
     b_.SetInsertPoint(latch);
     b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64(), counter), b_.getInt64(1)), counter);
-    b_.CreateBr(head);
+    auto* back = b_.CreateBr(head);
+    if (f.over_elements && !in_lanes() && llvm::isa<llvm::Constant>(count)) vectorize_first(back);
     b_.SetInsertPoint(exit);
 }
 

@@ -465,6 +465,9 @@ void Emitter::for_each_element(const Shape& shape, const std::function<void(cons
     idx.push_back(v);
     for_range(v, i64(shape[d]), [&] { nest(d + 1); });
     idx.pop_back();
+    bool innermost = true;
+    for (int inner = d + 1; inner < shape.rank(); ++inner) innermost = innermost && shape[inner] == 1;
+    if (innermost) block_->back()->as<ir::For>()->over_elements = true;
   };
   nest(0);
 }

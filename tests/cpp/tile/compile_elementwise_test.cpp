@@ -10,12 +10,20 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <utility>
 
+#include "backends/registry.h"
+#ifdef TACK_WITH_LLVM
+#include "codegen/llvm/jit.h"
+#endif
+#include "ir/traverse.h"
 #include "tack/tile/capture.h"
+#include "tack/tile/lib.h"
 #include "tack/tile/compile.h"
 #include "tack/tile/oracle.h"
 #include "tack/tile/printer.h"  // parse
 #include "devices.h"
+#include "tile/lower/lower.h"
 
 namespace tack::tile {
 namespace {
@@ -150,6 +158,50 @@ constexpr const char* kLateRead = R"(kernel @late_read(%0: view<?x?xf32>, %1: vi
   }
 }
 )";
+
+#ifdef TACK_WITH_LLVM  // the CPU backend
+void clear_element_marks(ir::Block& block) {
+  for (auto& s : block) {
+    if (auto* f = s->as<ir::For>()) f->over_elements = false;
+    ir::for_each_child(*s, [](ir::ExprPtr&) {}, [](ir::Block& b) { clear_element_marks(b); });
+  }
+}
+
+// The CPU's optimized LLVM for `kernel` run one iteration at a time (unit
+// inner strides), as lowered and with its element loops unmarked.
+std::pair<std::string, std::string> cpu_code_marked_and_not(const Kernel& kernel, backends::Backend& cpu) {
+  lower::Lowered lowered = lower::lower(kernel, CompileOptions{}, LoweringTarget{});
+  for (auto& p : lowered.kernel->params) p.unit_inner_stride = true;
+  EXPECT_NE(ir::print(*lowered.kernel).find("# over elements"), std::string::npos) << ir::print(*lowered.kernel);
+  backends::CompileOptions one_at_a_time;
+  one_at_a_time.lanes = backends::CpuLanes::Never;
+  std::string marked = cpu.inspect("llvm", *lowered.kernel, one_at_a_time);
+  clear_element_marks(lowered.kernel->body);
+  return {marked, cpu.inspect("llvm", *lowered.kernel, one_at_a_time)};
+}
+
+// The CPU's pipeline has no SLP vectorizer (docs/backends.md), so a
+// constant-trip loop that LLVM unrolls before its loop vectorizer runs
+// stays scalar, and a tile's array that a loop still indexes stays in
+// memory. The lowering marks the innermost loops over a tile's elements;
+// the CPU backend has LLVM vectorize those first and unroll them after.
+TEST(TileCompileElementwise, ElementLoopsAreVectorizedThenUnrolledOnTheCpu) {
+  std::string why;
+  backends::Backend* cpu = backends::find_backend("cpu", &why);
+  if (!cpu) GTEST_SKIP() << "no cpu backend here: " << why;
+  // rms_norm's 32-column blocks: scalar when unrolled first.
+  auto [norm, norm_unmarked] = cpu_code_marked_and_not(lib::rms_norm(1e-5f, 32), *cpu);
+  EXPECT_NE(norm.find(" x float>"), std::string::npos) << "no vector of floats:\n" << norm;
+  EXPECT_EQ(norm_unmarked.find(" x float>"), std::string::npos) << "the unmarked loops were vectorized too";
+  // conv2d's 4x64 accumulator tile: in registers (no array left in memory)
+  // once the vectorized loops are unrolled, where they hold it (16 of
+  // AVX's registers or 4 of AVX-512's, not 64 of SSE's).
+  if (codegen::host_vector_bits() < 256) return;
+  auto [conv, conv_unmarked] = cpu_code_marked_and_not(lib::conv2d({1, 64, 4}), *cpu);
+  EXPECT_EQ(conv.find("alloca"), std::string::npos) << "a tile left in memory:\n" << conv;
+  EXPECT_NE(conv_unmarked.find("alloca"), std::string::npos) << "the unmarked tiles were in registers too";
+}
+#endif
 
 class TileChains : public ::testing::TestWithParam<std::string> {};
 
