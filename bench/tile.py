@@ -16,7 +16,10 @@ matmul is its BLAS on all cores; matmul runs twice, with the fixed
 long the first tuned call took (tuning, unless the winner is on disk); softmax and LayerNorm are NumPy expressions,
 and are also timed as hand-written C++ loops (bench/cpp/rows.cpp: OpenMP over rows, g++ -O3 -march=native,
 no -ffast-math, so the row sums stay in order as Tack's do), whose time is the last column, with Tack's time
-over it; Top-K is argpartition plus a sort of the k winners; sort is np.sort(kind="stable").
+over it; rms_norm is a NumPy expression; conv2d is the padded input's windows
+(sliding_window_view) contracted with the filters by np.tensordot (BLAS), checked against a float64
+product with the matmul's error bound; Top-K is argpartition plus a sort of the k winners; sort is
+np.sort(kind="stable").
 """
 
 import argparse
@@ -139,6 +142,47 @@ def bench_layer_norm(rows, cols, r):
         cpp_ms=ms(lambda: cpp_rows().layer_norm(x, g, b, np.float32(1e-5), by_cpp), 3.0))
 
 
+def bench_rms_norm(rows, cols, r):
+    x = (r.standard_normal((rows, cols)) * 3 + 5).astype(np.float32)
+    g = r.standard_normal(cols).astype(np.float32)
+    tx, tg, out = tack.array(x), tack.array(g), tack.empty((rows, cols))
+    T.rms_norm(tx, tg, out=out)
+    exact, bound = norm_bound(x, g, np.zeros(cols, np.float32), np.float64(np.float32(1e-5)), rms=True)
+    assert np.all(np.abs(out.numpy() - exact) <= bound), "rms_norm disagrees with NumPy"
+
+    def numpy_rms_norm():
+        return x / np.sqrt((x * x).mean(axis=1, keepdims=True) + np.float32(1e-5)) * g
+
+    row(f"rms_norm {rows}x{cols}", ms(lambda: T.rms_norm(tx, tg, out=out), 3.0), ms(numpy_rms_norm, 3.0))
+
+
+def bench_conv2d(x_shape, w_shape, padding, r):
+    """NumPy's counterpart: the padded input's windows
+    (sliding_window_view) contracted with the filters by tensordot (BLAS)."""
+    x = r.standard_normal(x_shape).astype(np.float32)
+    w = r.standard_normal(w_shape).astype(np.float32)
+    tx, tw = tack.array(x), tack.array(w)
+    out = T.conv2d(tx, tw, padding=padding)
+    f, c, kh, kw = w.shape
+
+    def numpy_conv2d():
+        padded = np.pad(x, ((0, 0), (0, 0), (padding, padding), (padding, padding)))
+        windows = np.lib.stride_tricks.sliding_window_view(padded, (kh, kw), axis=(2, 3))  # N C OH OW KH KW
+        return np.tensordot(windows, w, axes=([1, 4, 5], [1, 2, 3])).transpose(0, 3, 1, 2)
+
+    padded = np.pad(x, ((0, 0), (0, 0), (padding, padding), (padding, padding)))
+    windows = np.lib.stride_tricks.sliding_window_view(padded, (kh, kw), axis=(2, 3))
+    n, _, oh, ow = windows.shape[:4]
+    columns = windows.transpose(0, 2, 3, 1, 4, 5).reshape(n * oh * ow, c * kh * kw)
+    weights = w.reshape(f, c * kh * kw).T
+    exact = (columns.astype(np.float64) @ weights.astype(np.float64)).reshape(n, oh, ow, f).transpose(0, 3, 1, 2)
+    bound = product_bound(columns, weights, c * kh * kw).reshape(n, oh, ow, f).transpose(0, 3, 1, 2)
+    assert np.all(np.abs(out.numpy() - exact) <= bound), "conv2d disagrees with NumPy"
+    name = "conv2d " + "x".join(map(str, x_shape)) + " by " + "x".join(map(str, w_shape))
+    row(name, ms(lambda: T.conv2d(tx, tw, padding=padding, out=out), 5.0), ms(numpy_conv2d, 5.0),
+        2 * n * f * oh * ow * c * kh * kw)
+
+
 def numpy_topk(x, k):
     """NumPy's Top-K of each row: argpartition, then a stable sort of the k
     winners (values, positions)."""
@@ -180,6 +224,8 @@ def main():
         bench_matmul(100, 77, 33, r)
         bench_softmax(256, 256, r)
         bench_layer_norm(256, 256, r)
+        bench_rms_norm(256, 256, r)
+        bench_conv2d((1, 3, 32, 32), (8, 3, 3, 3), 1, r)
         bench_topk(64, 512, 8, r)
         bench_sort(16, 256, r)
         return
@@ -190,6 +236,10 @@ def main():
     bench_softmax(4096, 4096, r)
     bench_layer_norm(4096, 4096, r)
     bench_layer_norm(1 << 20, 8, r)  # narrow rows: one block of 8 columns a row, rows in the SIMD lanes (docs/tile/python.md)
+    bench_rms_norm(4096, 4096, r)
+    bench_conv2d((8, 32, 64, 64), (64, 32, 3, 3), 1, r)
+    bench_conv2d((1, 3, 224, 224), (32, 3, 3, 3), 1, r)
+    bench_conv2d((16, 64, 28, 28), (128, 64, 3, 3), 1, r)
     bench_topk(1024, 4096, 8, r)
     bench_topk(1024, 4096, 4, r)
     bench_topk(1024, 4096, 16, r)  # the 16-entry network
