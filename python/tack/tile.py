@@ -129,6 +129,24 @@ _GROUP_DEVICES = {"cuda", "hip"}
 _GROUP_LANES = 256
 
 
+def _rows_side_by_side(x, axis, device):
+    """Whether x's rows along `axis` lie side by side in memory on the CPU:
+    a step along `axis` is not one element, but a step along the innermost
+    other axis is (a transposed view's rows, or softmax(x, axis=0) of a
+    row-major x). Consecutive rows then run in the SIMD lanes, which read
+    one element of each of them as one vector, instead of one row at a time
+    striding through memory. On a 2-core Intel Xeon (AVX-512), axis 0 of a
+    row-major 4096x4096, ms one row at a time against in the lanes: scan
+    179 / 30, softmax 365 / 94, rms_norm 248 / 47, layer_norm 333 / 52
+    (along axis 1: 10 and 43 one row at a time, 37 and 104 in the lanes).
+    Gathers and scatters of columns stay as they are: their rows are the
+    indexed columns, side by side only where the indices are consecutive."""
+    if device != "cpu":
+        return False
+    others = [s for d, (n, s) in enumerate(zip(x.shape, _View.of(x).strides)) if d != axis and n > 1]
+    return abs(_View.of(x).strides[axis]) != 1 and bool(others) and abs(others[-1]) == 1
+
+
 def _row_block(n, device="cpu", widest_in_lanes=_ROW_WIDTH - 1):
     """(block width, in SIMD lanes) for a row kernel over rows of n columns
     on `device`, rows of at most `widest_in_lanes` columns in the lanes."""
@@ -569,6 +587,7 @@ def softmax(x, axis=-1, out=None):
     axis = _axis(axis, x.ndim, fn)
     out = _output(out, x.shape, device, fn)
     width, lanes = _row_block(x.shape[axis], device, _SOFTMAX_LANES)
+    lanes = lanes or _rows_side_by_side(x, axis, device)
     kernel = _kernel(fn, device, ("softmax", width), lambda: _core.tile_softmax(width), lanes=lanes)
     _along(fn, kernel, x, [], [out], axis)
     return out
@@ -600,6 +619,7 @@ def layer_norm(x, weight=None, bias=None, eps=1e-5, axis=-1, out=None):
     out = _output(out, x.shape, device, fn)
     eps = float(np.float32(eps))
     width, lanes = _row_block(n, device)
+    lanes = lanes or _rows_side_by_side(x, axis, device)
     kernel = _kernel(fn, device, ("layer_norm", eps, width), lambda: _core.tile_layer_norm(eps, width), lanes=lanes)
     _along(fn, kernel, x, [g, b], [out], axis)
     return out
@@ -619,6 +639,7 @@ def rms_norm(x, weight=None, eps=1e-5, axis=-1, out=None):
     out = _output(out, x.shape, device, fn)
     eps = float(np.float32(eps))
     width, lanes = _row_block(n, device, _RMS_NORM_LANES)
+    lanes = lanes or _rows_side_by_side(x, axis, device)
     kernel = _kernel(fn, device, ("rms_norm", eps, width), lambda: _core.tile_rms_norm(eps, width), lanes=lanes)
     _along(fn, kernel, x, [g], [out], axis)
     return out
@@ -636,7 +657,8 @@ def scan(x, axis=-1, exclusive=False, out=None):
     axis = _axis(axis, x.ndim, fn)
     out = _output(out, x.shape, device, fn)
     exclusive = bool(exclusive)
-    kernel = _kernel(fn, device, ("scan", exclusive), lambda: _core.tile_scan(exclusive))
+    kernel = _kernel(fn, device, ("scan", exclusive), lambda: _core.tile_scan(exclusive),
+                     lanes=_rows_side_by_side(x, axis, device))
     _along(fn, kernel, x, [], [out], axis)
     return out
 

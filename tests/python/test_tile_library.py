@@ -552,6 +552,37 @@ def test_narrow_rows_give_the_interpreters_bits(fn, cols):
     assert any(key[0][0] == fn and key[0][-1] == width and key[1] == lanes for key in T._compiled), (width, lanes)
 
 
+@pytest.mark.parametrize("fn", ["softmax", "layer_norm", "rms_norm", "scan"])
+def test_rows_side_by_side_run_in_the_lanes(fn, monkeypatch):
+    # Along axis 0 of a row-major array a row's elements are a row length
+    # apart and consecutive rows are neighbours: the rows run in the CPU's
+    # SIMD lanes (tile.py, _rows_side_by_side), with the bits of the same
+    # rows made contiguous and run one at a time (np.cumsum's for scan).
+    r = rng(71)
+    x = (r.standard_normal((45, 70)) * 3).astype(np.float32)
+    f = getattr(T, fn)
+    chosen = []
+    kernel = T._kernel
+
+    def recording(fn_, device, key, make, binding=None, lanes=None):
+        chosen.append(lanes)
+        return kernel(fn_, device, key, make, binding, lanes)
+
+    monkeypatch.setattr(T, "_kernel", recording)
+    got = f(tack.array(x), axis=0).numpy()
+    assert chosen == [True], chosen
+    f(tack.array(x), axis=1)
+    assert chosen[1] is False, chosen
+    if fn == "scan":
+        assert np.array_equal(bits(got), bits(np.cumsum(x, axis=0, dtype=np.float32)))
+    want = f(tack.array(np.ascontiguousarray(x.T)), axis=1).numpy().T
+    assert np.array_equal(bits(got), bits(want))
+    # A transposed view is the same case; its rows along axis 1 are apart.
+    view = f(tack.asarray(np.ascontiguousarray(x.T).T), axis=0).numpy()
+    assert np.array_equal(bits(view), bits(want))
+    assert T._rows_side_by_side(tack.asarray(x.T), 1, "cpu") and not T._rows_side_by_side(tack.asarray(x), 1, "cpu")
+
+
 def norm_bound(x, g, b, eps, rms):
     """Row by row, in float64: the mean's error dm <= (n + 1)u * mean|x|
     (n - 1 sums, a division); d = x - mean errs by dd <= dm + u|d|; the sum
