@@ -18,8 +18,8 @@
 #endif
 #include "ir/traverse.h"
 #include "tack/tile/capture.h"
-#include "tack/tile/lib.h"
 #include "tack/tile/compile.h"
+#include "tack/tile/lib.h"
 #include "tack/tile/oracle.h"
 #include "tack/tile/printer.h"  // parse
 #include "devices.h"
@@ -193,9 +193,9 @@ TEST(TileCompileElementwise, ElementLoopsAreVectorizedThenUnrolledOnTheCpu) {
   auto [norm, norm_unmarked] = cpu_code_marked_and_not(lib::rms_norm(1e-5f, 32), *cpu);
   EXPECT_NE(norm.find(" x float>"), std::string::npos) << "no vector of floats:\n" << norm;
   EXPECT_EQ(norm_unmarked.find(" x float>"), std::string::npos) << "the unmarked loops were vectorized too";
-  // conv2d's 4x64 accumulator tile: in registers (no array left in memory)
-  // once the vectorized loops are unrolled, where they hold it (16 of
-  // AVX's registers or 4 of AVX-512's, not 64 of SSE's).
+  // conv2d's 4x64 accumulator tile: no array left in memory once the
+  // vectorized loops are unrolled, with vectors of 256 bits or more (with
+  // SSE's 128-bit vectors, 64 of them, the array stayed).
   if (codegen::host_vector_bits() < 256) return;
   auto [conv, conv_unmarked] = cpu_code_marked_and_not(lib::conv2d({1, 64, 4}), *cpu);
   EXPECT_EQ(conv.find("alloca"), std::string::npos) << "a tile left in memory:\n" << conv;
