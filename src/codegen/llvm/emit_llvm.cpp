@@ -553,6 +553,12 @@ void Emitter::print_values(const Print& p, const std::vector<Value*>& args) {
 
 namespace {
 
+// The most iterations of a loop over a tile's elements that vectorize_first
+// hints: a longer loop is not unrolled before the vectorizer anyway, and
+// unrolled in full after it would make code in proportion to the tile (a
+// chain of 40 operations on tiles of 16384 elements took minutes to compile).
+constexpr int64_t kVectorizeFirstTrips = 256;
+
 // A loop over a tile's elements, hinted on its back edge `latch`: not
 // unrolled before the loop vectorizer runs (LLVM unrolls small constant
 // loops first, and without the SLP vectorizer the unrolled copies stay
@@ -602,7 +608,9 @@ void Emitter::emit_for(const For& f) {
     b_.SetInsertPoint(latch);
     b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64(), counter), b_.getInt64(1)), counter);
     auto* back = b_.CreateBr(head);
-    if (f.over_elements && !in_lanes() && llvm::isa<llvm::Constant>(count)) vectorize_first(back);
+    if (auto* trips = llvm::dyn_cast<llvm::ConstantInt>(count);
+        f.over_elements && !in_lanes() && trips && trips->getSExtValue() <= kVectorizeFirstTrips)
+        vectorize_first(back);
     b_.SetInsertPoint(exit);
 }
 
