@@ -240,6 +240,7 @@ def main():
     bench_conv2d((8, 32, 64, 64), (64, 32, 3, 3), 1, r)
     bench_conv2d((1, 3, 224, 224), (32, 3, 3, 3), 1, r)
     bench_conv2d((16, 64, 28, 28), (128, 64, 3, 3), 1, r)
+    bench_conv2d((4, 128, 14, 14), (256, 128, 3, 3), 1, r)
     bench_topk(1024, 4096, 8, r)
     bench_topk(1024, 4096, 4, r)
     bench_topk(1024, 4096, 16, r)  # the 16-entry network

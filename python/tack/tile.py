@@ -171,15 +171,29 @@ def _row_copy_width(n, device):
     return _GROUP_LANES if n > _ROW_COPY_WIDTH and device in _GROUP_DEVICES else _ROW_COPY_WIDTH
 
 
-# conv2d's blocks: (output columns, output channels). Each tap's input row
-# is loaded once for the block's channels. On a 2-core Zen 4 (AVX-512), one
-# iteration at a time, 8x32x64x64 by 64x32x3x3 ran in 17 ms against 72 with
-# (32, 1); 1x3x224x224 by 32x3x3x3 3.1 against 5.2; 16x64x28x28 by
-# 128x64x3x3 61 against 131 (docs/tile/python.md). One iteration at a time,
-# the block's element loops vectorized and its accumulators in registers
+# conv2d's blocks: (output columns, output channels), each tap's input row
+# loaded once for the block's channels. A block holds _CONV_OUTPUTS
+# outputs: as many columns as the output row has, rounded up to a power of
+# two from 16 to 64, by as many channels as fill the rest (no more than the
+# filters, rounded up). On a 2-core Zen 4 (AVX-512), one iteration at a
+# time, 8x32x64x64 by 64x32x3x3 ran in 17 ms with (64, 4) against 72 with
+# (32, 1) (docs/tile/python.md). One iteration at a time, the block's
+# element loops vectorized and its accumulators in registers
 # (docs/backends.md), 8x32x64x64 took 29-30 ms against 41-43 in the SIMD
-# lanes on a 2-core Intel Xeon (AVX-512).
-_CONV_BLOCK = (64, 4)
+# lanes on a 2-core Intel Xeon (AVX-512). On that host (ms), by block:
+#                                   (64, 4)   (32, 8)   (16, 16)
+#   8x32x64x64 by 64x32x3x3          28.4      28.0      32.2
+#   16x64x28x28 by 128x64x3x3        97-98     45-46     52
+#   4x128x14x14 by 256x128x3x3       49-50     23        12.5
+# (padding 1: output rows of 64, 28 and 14 columns).
+_CONV_OUTPUTS = 256
+
+
+def _conv_block(ow, f):
+    """(output columns, output channels) of conv2d's block for output rows
+    of ow columns and f filters."""
+    width = min(64, max(16, _power_of_two_at_least(ow)))
+    return width, min(_CONV_OUTPUTS // width, _power_of_two_at_least(f))
 
 
 def _kernel(fn, device, key, make, binding=None, lanes=None):
@@ -552,7 +566,8 @@ def conv2d(x, w, padding=0, out=None):
     if oh < 0 or ow < 0:
         raise ValueError(f"tack.tile.conv2d: a {kh}x{kw} filter is larger than the padded {h}x{wd} input")
     out = _output(out, [n, f, oh, ow], device, fn)
-    kernel = _kernel(fn, device, ("conv2d", padding), lambda: _core.tile_conv2d(padding, *_CONV_BLOCK))
+    block = _conv_block(ow, f)
+    kernel = _kernel(fn, device, ("conv2d", padding) + block, lambda: _core.tile_conv2d(padding, *block))
     (target,) = _staged([out], [x, w])
     _run(fn, kernel, [_View.of(x), _View.of(w)], [_View.of(target)])
     _unstage([out], [target])

@@ -456,22 +456,42 @@ def test_einsum_refuses_mismatched_extents_and_ellipsis():
 # conv2d
 
 
+# (x, w, the block tile.py picks: output columns by channels). Channel
+# counts that leave the last block part empty.
+CONV_SHAPES = [
+    ((2, 3, 11, 37), (5, 3, 3, 2), (64, 4)),
+    ((2, 4, 9, 29), (11, 4, 3, 3), (32, 8)),
+    ((1, 5, 16, 12), (20, 5, 2, 3), (16, 16)),
+    ((3, 2, 6, 6), (3, 2, 3, 3), (16, 4)),
+]
+
+
 @pytest.mark.parametrize("padding", [0, 1, 2])
-def test_conv2d_against_float64(padding):
-    r = rng(10 + padding)
-    x = r.standard_normal((2, 3, 11, 37)).astype(np.float32)
-    # 5 output channels: tack.tile's blocks of 4 leave one in the last.
-    w = r.standard_normal((5, 3, 3, 2)).astype(np.float32)
-    oh, ow = 11 + 2 * padding - 3 + 1, 37 + 2 * padding - 2 + 1
-    out = Guarded((2, 5, oh, ow))
+@pytest.mark.parametrize("x_shape,w_shape,block", CONV_SHAPES)
+def test_conv2d_against_float64(padding, x_shape, w_shape, block):
+    r = rng(10 + padding + x_shape[3])
+    x = r.standard_normal(x_shape).astype(np.float32)
+    w = r.standard_normal(w_shape).astype(np.float32)
+    (n, c, h, wd), (f, _, kh, kw) = x_shape, w_shape
+    oh, ow = h + 2 * padding - kh + 1, wd + 2 * padding - kw + 1
+    assert T._conv_block(ow, f) == block
+    out = Guarded((n, f, oh, ow))
     T.conv2d(tack.array(x), tack.array(w), padding=padding, out=out.array)
     got = out.value()
     xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (padding, padding), (padding, padding)))
-    windows = np.lib.stride_tricks.sliding_window_view(xp, (3, 2), axis=(2, 3))  # n c y x ky kx
+    windows = np.lib.stride_tricks.sliding_window_view(xp, (kh, kw), axis=(2, 3))  # n c y x ky kx
     exact = np.einsum("ncyxab,fcab->nfyx", windows, w.astype(np.float64))
     magnitude = np.einsum("ncyxab,fcab->nfyx", np.abs(windows), np.abs(w.astype(np.float64)))
-    terms = 3 * 3 * 2
+    terms = c * kh * kw
     assert np.all(np.abs(got - exact) <= (terms * U / (1 - terms * U) + terms * 2.0**-53) * magnitude)
+    # Every output adds its taps in one order whatever the block: a block
+    # of one channel by 32 columns gives the same bits.
+    from tack import _core
+
+    single = np.full((n, f, oh, ow), np.nan, np.float32)
+    _core.tile_compile(_core.tile_conv2d(padding, 32, 1), "cpu").launch(
+        [T._View.of(tack.asarray(x)).arg(), T._View.of(tack.asarray(w)).arg(), T._View.of(tack.asarray(single)).arg(True)])
+    assert np.array_equal(bits(got), bits(single))
 
 
 # ---------------------------------------------------------------------------
