@@ -36,7 +36,7 @@ states each kernel's order and what it means for rounding).
 """
 
 import itertools
-import operator
+import operator as _operator
 
 import numpy as np
 
@@ -337,7 +337,7 @@ def _integer(value, fn, what):
     anything else (2.5, "1", 1.0) raises TypeError rather than being
     truncated or parsed."""
     try:
-        return operator.index(value)
+        return _operator.index(value)
     except TypeError:
         raise TypeError(f"tack.tile.{fn}: {what} must be an integer, not {value!r} ({type(value).__name__})") from None
 
