@@ -18,7 +18,7 @@ and are also timed as hand-written C++ loops (bench/cpp/rows.cpp: OpenMP over ro
 no -ffast-math, so the row sums stay in order as Tack's do), whose time is the last column, with Tack's time
 over it; rms_norm is a NumPy expression; conv2d is the padded input's windows
 (sliding_window_view) contracted with the filters by np.tensordot (BLAS), checked against a float64
-product with the matmul's error bound; Top-K is argpartition plus a sort of the k winners; sort is
+sum with the error bound of its c*kh*kw products (the test's); Top-K is argpartition plus a sort of the k winners; sort is
 np.sort(kind="stable").
 """
 
@@ -38,7 +38,7 @@ import timing  # noqa: E402
 import tack  # noqa: E402
 import tack.tile as T  # noqa: E402
 from tack import _tile_tuning as tuning  # noqa: E402
-from test_tile_library import norm_bound, product_bound, softmax_bound, topk_oracle  # noqa: E402
+from test_tile_library import conv2d_bound, norm_bound, product_bound, softmax_bound, topk_oracle  # noqa: E402
 
 
 def ms(run, budget_s):
@@ -170,14 +170,9 @@ def bench_conv2d(x_shape, w_shape, padding, r):
         windows = np.lib.stride_tricks.sliding_window_view(padded, (kh, kw), axis=(2, 3))  # N C OH OW KH KW
         return np.tensordot(windows, w, axes=([1, 4, 5], [1, 2, 3])).transpose(0, 3, 1, 2)
 
-    padded = np.pad(x, ((0, 0), (0, 0), (padding, padding), (padding, padding)))
-    windows = np.lib.stride_tricks.sliding_window_view(padded, (kh, kw), axis=(2, 3))
-    n, _, oh, ow = windows.shape[:4]
-    columns = windows.transpose(0, 2, 3, 1, 4, 5).reshape(n * oh * ow, c * kh * kw)
-    weights = w.reshape(f, c * kh * kw).T
-    exact = (columns.astype(np.float64) @ weights.astype(np.float64)).reshape(n, oh, ow, f).transpose(0, 3, 1, 2)
-    bound = product_bound(columns, weights, c * kh * kw).reshape(n, oh, ow, f).transpose(0, 3, 1, 2)
+    exact, bound = conv2d_bound(x, w, padding)
     assert np.all(np.abs(out.numpy() - exact) <= bound), "conv2d disagrees with NumPy"
+    n, _, oh, ow = exact.shape
     name = "conv2d " + "x".join(map(str, x_shape)) + " by " + "x".join(map(str, w_shape))
     row(name, ms(lambda: T.conv2d(tx, tw, padding=padding, out=out), 5.0), ms(numpy_conv2d, 5.0),
         2 * n * f * oh * ow * c * kh * kw)

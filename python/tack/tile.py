@@ -143,8 +143,9 @@ def _rows_side_by_side(x, axis, device):
     indexed columns, side by side only where the indices are consecutive."""
     if device != "cpu":
         return False
-    others = [s for d, (n, s) in enumerate(zip(x.shape, _View.of(x).strides)) if d != axis and n > 1]
-    return abs(_View.of(x).strides[axis]) != 1 and bool(others) and abs(others[-1]) == 1
+    strides = _View.of(x).strides
+    others = [s for d, (n, s) in enumerate(zip(x.shape, strides)) if d != axis and n > 1]
+    return abs(strides[axis]) != 1 and bool(others) and abs(others[-1]) == 1
 
 
 def _row_block(n, device="cpu", widest_in_lanes=_ROW_WIDTH - 1):

@@ -466,6 +466,22 @@ CONV_SHAPES = [
 ]
 
 
+def conv2d_bound(x, w, padding):
+    """(exact, bound) in float64 for conv2d(x, w, padding): each output a sum
+    of c*kh*kw products in any order, |fl - exact| <= gamma_K * sum |x||w|
+    plus the float64 reference's own error (product_bound's)."""
+    _, c, kh, kw = w.shape
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (padding, padding), (padding, padding)))
+    windows = np.lib.stride_tricks.sliding_window_view(xp, (kh, kw), axis=(2, 3))  # n c y x ky kx
+    # optimize=True: the contraction through BLAS (the benchmark's shapes
+    # take seconds otherwise); any float64 order is within the bound's
+    # float64 term.
+    exact = np.einsum("ncyxab,fcab->nfyx", windows, w.astype(np.float64), optimize=True)
+    magnitude = np.einsum("ncyxab,fcab->nfyx", np.abs(windows), np.abs(w.astype(np.float64)), optimize=True)
+    terms = c * kh * kw
+    return exact, (terms * U / (1 - terms * U) + terms * 2.0**-53) * magnitude
+
+
 @pytest.mark.parametrize("padding", [0, 1, 2])
 @pytest.mark.parametrize("x_shape,w_shape,block", CONV_SHAPES)
 def test_conv2d_against_float64(padding, x_shape, w_shape, block):
@@ -478,12 +494,8 @@ def test_conv2d_against_float64(padding, x_shape, w_shape, block):
     out = Guarded((n, f, oh, ow))
     T.conv2d(tack.array(x), tack.array(w), padding=padding, out=out.array)
     got = out.value()
-    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (padding, padding), (padding, padding)))
-    windows = np.lib.stride_tricks.sliding_window_view(xp, (kh, kw), axis=(2, 3))  # n c y x ky kx
-    exact = np.einsum("ncyxab,fcab->nfyx", windows, w.astype(np.float64))
-    magnitude = np.einsum("ncyxab,fcab->nfyx", np.abs(windows), np.abs(w.astype(np.float64)))
-    terms = c * kh * kw
-    assert np.all(np.abs(got - exact) <= (terms * U / (1 - terms * U) + terms * 2.0**-53) * magnitude)
+    exact, bound = conv2d_bound(x, w, padding)
+    assert np.all(np.abs(got - exact) <= bound)
     # Every output adds its taps in one order whatever the block: a block
     # of one channel by 32 columns gives the same bits.
     from tack import _core
@@ -548,8 +560,8 @@ def test_narrow_rows_give_the_interpreters_bits(fn, cols):
     # rounded up to a power of two, consecutive rows in the CPU's SIMD lanes
     # (tile.py, _row_block), except rms_norm's of 16; layer_norm's rows of
     # 17 to 31 columns in one block of 32 in the lanes, softmax's and
-    # rms_norm's one row at a time; 32 one row at a time. No choice changes a bit of the 32-column kernel's result, which
-    # the interpreter gives.
+    # rms_norm's one row at a time; 32 one row at a time. No choice changes
+    # a bit of the 32-column kernel's result, which the interpreter gives.
     from tack import _core
 
     r = rng(33 + cols)
