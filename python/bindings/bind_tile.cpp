@@ -215,6 +215,13 @@ void bind_tile(nb::module_& m) {
               return lib::conv2d({.padding = padding, .width = width, .filters = filters});
           },
           nb::arg("padding"), nb::arg("width") = 32, nb::arg("filters") = 1);
+    m.def("tile_conv2d_columns",
+          [](int64_t padding, int64_t kh, int64_t kw, int64_t width) {
+              if (padding < 0 || kh < 1 || kw < 1 || width < 1)
+                  throw nb::value_error("tile_conv2d_columns: padding must be 0 or more, kh, kw and width positive");
+              return lib::conv2d_columns({.padding = padding, .kh = kh, .kw = kw, .width = width});
+          },
+          nb::arg("padding"), nb::arg("kh"), nb::arg("kw"), nb::arg("width") = 32);
     auto positive_width = [](const char* fn, int64_t width) {
         if (width < 1) throw nb::value_error((std::string(fn) + ": width must be positive").c_str());
         return width;

@@ -172,29 +172,42 @@ def _row_copy_width(n, device):
     return _GROUP_LANES if n > _ROW_COPY_WIDTH and device in _GROUP_DEVICES else _ROW_COPY_WIDTH
 
 
-# conv2d's blocks: (output columns, output channels), each tap's input row
-# loaded once for the block's channels. A block holds _CONV_OUTPUTS
-# outputs: as many columns as the output row has, rounded up to a power of
-# two from 16 to 64, by as many channels as fill the rest (no more than the
-# filters, rounded up). On a 2-core Zen 4 (AVX-512), one iteration at a
-# time, 8x32x64x64 by 64x32x3x3 ran in 17 ms with (64, 4) against 72 with
-# (32, 1) (docs/tile/python.md). One iteration at a time, the block's
-# element loops vectorized and its accumulators in registers
-# (docs/backends.md), 8x32x64x64 took 29-30 ms against 41-43 in the SIMD
-# lanes on a 2-core Intel Xeon (AVX-512). On that host (ms), by block:
-#                                   (64, 4)   (32, 8)   (16, 16)
-#   8x32x64x64 by 64x32x3x3          28.4      28.0      32.2
-#   16x64x28x28 by 128x64x3x3        97-98     45-46     52
-#   4x128x14x14 by 256x128x3x3       49-50     23        12.5
-# (padding 1: output rows of 64, 28 and 14 columns).
-_CONV_OUTPUTS = 256
+# conv2d runs one of two ways, with the same bits (lib/conv.h): where the
+# filters are at least _CONV_COLUMNS_FILTERS and each output sums at least
+# _CONV_COLUMNS_TERMS products, each image's windows are copied into a
+# matrix (conv2d_columns, im2col) that the filters multiply through the
+# tuned matmul; otherwise the direct kernel runs blocks of output columns
+# by output channels, each tap's input row loaded once for the block's
+# channels. On a 2-core Intel Xeon (AVX-512), padding 1, ms direct /
+# through the matrix product:
+#   8x32x64x64 by 64x32x3x3          19.2 / 13.5
+#   16x64x28x28 by 128x64x3x3        168 / 17.6
+#   4x128x14x14 by 256x128x3x3       37.5 / 3.6
+#   8x8x32x32 by 16x8x3x3            1.8 / 0.55
+#   1x3x224x224 by 32x3x3x3          1.5 / 2.1   (27 products)
+#   8x64x32x32 by 4x64x3x3           1.1 / 3.0   (4 filters)
+#   2x4x64x64 by 8x4x5x5             0.23 / 0.49 (8 filters)
+# The direct kernel's block, one iteration at a time: 4 channels (fewer
+# where there are fewer filters) by 64 columns, 32 where the output row has
+# at most 32. On that host (ms), by block (64, 4) / (32, 4) / (32, 8) /
+# (16, 16) / (16, 4):
+#   1x3x224x224 by 32x3x3x3          1.45 / 2.13 / 6.3 / 5.9 / 12.8
+#   8x64x32x32 by 4x64x3x3           1.29 / 1.00 / 5.9 / 10.7 / 5.7
+#   16x3x14x14 by 32x3x3x3           0.45 / 0.37 / 1.0 / 0.44 / 1.1
+_CONV_COLUMNS_FILTERS = 16
+_CONV_COLUMNS_TERMS = 64
 
 
 def _conv_block(ow, f):
-    """(output columns, output channels) of conv2d's block for output rows
-    of ow columns and f filters."""
-    width = min(64, max(16, _power_of_two_at_least(ow)))
-    return width, min(_CONV_OUTPUTS // width, _power_of_two_at_least(f))
+    """(output columns, output channels) of the direct conv2d kernel's block
+    for output rows of ow columns and f filters."""
+    return (32 if ow <= 32 else 64), min(4, _power_of_two_at_least(f))
+
+
+def _conv_by_columns(f, terms):
+    """Whether conv2d with f filters of `terms` products each runs through
+    the matrix product."""
+    return f >= _CONV_COLUMNS_FILTERS and terms >= _CONV_COLUMNS_TERMS
 
 
 def _kernel(fn, device, key, make, binding=None, lanes=None):
@@ -549,8 +562,17 @@ def conv2d(x, w, padding=0, out=None):
     f32 x (N, C, H, W) with filters w (F, C, KH, KW), stride 1, `padding`
     zeros on every side: out (N, F, H + 2p - KH + 1, W + 2p - KW + 1),
     out[n, f, y, x] = sum over c, ky, kx of x[n, c, y + ky - p, x + kx - p] *
-    w[f, c, ky, kx]. The C*KH*KW products are summed in f32 in an order the
-    reference kernel's reduce policy permits."""
+    w[f, c, ky, kx]. Each output adds its C*KH*KW products in the order
+    (c, ky, kx), each step a fused multiply-add rounded once to f32 (acc =
+    fma(w[f, c, ky, kx], x[...], acc) from acc = 0), as matmul does:
+    |out - exact| <= K*u/(1 - K*u) * sum |x||w|, K = C*KH*KW, u = 2**-24.
+
+    With 16 filters or more and K >= 64, each image's windows are copied
+    into a K x (OH*OW) matrix that the filters, F x K, multiply through
+    matmul (autotuned on the first call of a shape class); otherwise a
+    direct kernel runs. Both take the same steps: the same bits (but for
+    the sign of a zero: a sum that underflows to -0 can come out +0 through
+    the matrix product, whose padded steps add +0)."""
     fn = "conv2d"
     x, w = _array(x, fn, "x"), _array(w, fn, "w")
     device = _device(fn, x, w)
@@ -567,12 +589,68 @@ def conv2d(x, w, padding=0, out=None):
     if oh < 0 or ow < 0:
         raise ValueError(f"tack.tile.conv2d: a {kh}x{kw} filter is larger than the padded {h}x{wd} input")
     out = _output(out, [n, f, oh, ow], device, fn)
-    block = _conv_block(ow, f)
-    kernel = _kernel(fn, device, ("conv2d", padding) + block, lambda: _core.tile_conv2d(padding, *block))
+    if 0 in out.shape:
+        return out
     (target,) = _staged([out], [x, w])
-    _run(fn, kernel, [_View.of(x), _View.of(w)], [_View.of(target)])
+    if _conv_by_columns(f, c * kh * kw):
+        filters = _flattened(_View.of(w), 1) or _flattened(_View.of(_copy(w)), 1)
+        if _flattened(_View.of(target), 2) is None:
+            target = empty(out.shape, f32, device=device)
+        _conv2d_by_columns(_View.of(x), filters, _flattened(_View.of(target), 2), padding, (kh, kw, oh, ow), device)
+    else:
+        block = _conv_block(ow, f)
+        kernel = _kernel(fn, device, ("conv2d", padding) + block, lambda: _core.tile_conv2d(padding, *block))
+        _run(fn, kernel, [_View.of(x), _View.of(w)], [_View.of(target)])
     _unstage([out], [target])
     return out
+
+
+def _copy(a):
+    """A contiguous copy of `a` on its device."""
+    c = empty(a.shape, a.dtype, device=a.device)
+    copyto(c, a)
+    return c
+
+
+def _flattened(v, first):
+    """v with its axes from `first` on merged into one (row-major), or None
+    where their strides do not allow it."""
+    base, inner = None, 1
+    for extent, stride in zip(reversed(v.shape[first:]), reversed(v.strides[first:])):
+        if extent == 1:
+            continue
+        if base is None:
+            base = stride
+        elif stride != base * inner:
+            return None
+        inner *= extent
+    return _View(v.array, v.shape[:first] + [inner], v.strides[:first] + [1 if base is None else base], v.offset)
+
+
+def _conv2d_by_columns(vx, filters, images, padding, extents, device):
+    """conv2d as a matrix product per image: the image's windows copied into
+    a (C*KH*KW) x (OH*OW) matrix (conv2d_columns), then the filters, F x
+    (C*KH*KW), times it into the image's F x (OH*OW) outputs."""
+    fn = "conv2d"
+    kh, kw, oh, ow = extents
+    n, c = vx.shape[:2]
+    k, p = c * kh * kw, oh * ow
+    width = min(64, max(16, _power_of_two_at_least(ow)))
+    columns = _kernel(fn, device, ("conv2d_columns", padding, kh, kw, width),
+                      lambda: _core.tile_conv2d_columns(padding, kh, kw, width))
+    cols = empty((1, k, oh, ow), f32, device=device)
+    vcols, matrix = _View.of(cols), _View(cols, [k, p], [p, 1], 0)
+    tiles = _tile_tuning.matmul_tiles(filters.shape[0], k, p, device)
+    if _tile_tuning.packed(tiles):
+        product = _packed_matmul(tiles, device)
+    else:
+        product = _kernel("matmul", device, ("matmul",) + tiles, lambda: _core.tile_matmul(*tiles[:3]),
+                          _tile_tuning.binding(tiles))
+    for i in range(n):
+        image = _View(vx.array, [1] + vx.shape[1:], vx.strides, vx.offset + i * vx.strides[0])
+        _run(fn, columns, [image], [vcols])
+        out = _View(images.array, images.shape[1:], images.strides[1:], images.offset + i * images.strides[0])
+        _run(fn, product, [filters, matrix], [out])
 
 
 # ---------------------------------------------------------------------------

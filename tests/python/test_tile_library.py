@@ -458,12 +458,32 @@ def test_einsum_refuses_mismatched_extents_and_ellipsis():
 
 # (x, w, the block tile.py picks: output columns by channels). Channel
 # counts that leave the last block part empty.
+# (x shape, w shape, how conv2d runs them at every padding below: the direct
+# kernel's block, or "columns" through the matrix product).
 CONV_SHAPES = [
     ((2, 3, 11, 37), (5, 3, 3, 2), (64, 4)),
-    ((2, 4, 9, 29), (11, 4, 3, 3), (32, 8)),
-    ((1, 5, 16, 12), (20, 5, 2, 3), (16, 16)),
-    ((3, 2, 6, 6), (3, 2, 3, 3), (16, 4)),
+    ((2, 4, 9, 29), (11, 4, 3, 3), (32, 4)),
+    ((1, 5, 16, 12), (20, 5, 2, 3), (32, 4)),  # 20 filters of 30 products
+    ((3, 2, 6, 6), (3, 2, 3, 3), (32, 4)),  # a partly empty channel block
+    ((2, 3, 5, 40), (2, 3, 3, 3), (64, 2)),
+    ((2, 8, 7, 9), (16, 8, 3, 3), "columns"),
+    ((1, 20, 5, 70), (17, 20, 2, 2), "columns"),  # ragged matrix product tiles
 ]
+
+
+def fold_conv2d(x, w, padding):
+    """The documented steps: for each output, acc = fma(w[f, c, ky, kx],
+    x[n, c, y + ky - p, x + kx - p], acc) in f32 over taps in the order
+    (c, ky, kx), from acc = 0 (zeros in the padding)."""
+    (n, c, h, wd), (f, _, kh, kw) = x.shape, w.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (padding, padding), (padding, padding)))
+    oh, ow = h + 2 * padding - kh + 1, wd + 2 * padding - kw + 1
+    acc = np.zeros((n, f, oh, ow), np.float32)
+    for ci in range(c):
+        for ky in range(kh):
+            for kx in range(kw):
+                acc = fma32(w[None, :, ci, ky, kx, None, None], xp[:, None, ci, ky:ky + oh, kx:kx + ow], acc)
+    return acc
 
 
 def conv2d_bound(x, w, padding):
@@ -483,27 +503,58 @@ def conv2d_bound(x, w, padding):
 
 
 @pytest.mark.parametrize("padding", [0, 1, 2])
-@pytest.mark.parametrize("x_shape,w_shape,block", CONV_SHAPES)
-def test_conv2d_against_float64(padding, x_shape, w_shape, block):
+@pytest.mark.parametrize("x_shape,w_shape,path", CONV_SHAPES)
+def test_conv2d_is_the_fold_of_fused_steps(padding, x_shape, w_shape, path, monkeypatch):
     r = rng(10 + padding + x_shape[3])
     x = r.standard_normal(x_shape).astype(np.float32)
     w = r.standard_normal(w_shape).astype(np.float32)
     (n, c, h, wd), (f, _, kh, kw) = x_shape, w_shape
     oh, ow = h + 2 * padding - kh + 1, wd + 2 * padding - kw + 1
-    assert T._conv_block(ow, f) == block
+    by_columns = []
+    columns = T._conv2d_by_columns
+    monkeypatch.setattr(T, "_conv2d_by_columns", lambda *a: by_columns.append(1) or columns(*a))
     out = Guarded((n, f, oh, ow))
     T.conv2d(tack.array(x), tack.array(w), padding=padding, out=out.array)
+    assert bool(by_columns) == (path == "columns")
+    if path != "columns":
+        assert T._conv_block(ow, f) == path
     got = out.value()
+    assert np.array_equal(bits(got), bits(fold_conv2d(x, w, padding)))
     exact, bound = conv2d_bound(x, w, padding)
     assert np.all(np.abs(got - exact) <= bound)
-    # Every output adds its taps in one order whatever the block: a block
-    # of one channel by 32 columns gives the same bits.
+    # The direct kernel in a block of one channel by 32 columns: the same
+    # steps whatever the block and whichever way conv2d ran.
     from tack import _core
 
     single = np.full((n, f, oh, ow), np.nan, np.float32)
     _core.tile_compile(_core.tile_conv2d(padding, 32, 1), "cpu").launch(
         [T._View.of(tack.asarray(x)).arg(), T._View.of(tack.asarray(w)).arg(), T._View.of(tack.asarray(single)).arg(True)])
     assert np.array_equal(bits(got), bits(single))
+
+
+@pytest.mark.parametrize("w_shape,padding", [((3, 4, 3, 3), 1), ((16, 4, 5, 5), 2)])
+def test_conv2d_strided_filters_into_a_contiguous_output(w_shape, padding):
+    # Filters that are a strided view (the matrix product takes a copy) and
+    # an output written where it is, directly and through the product.
+    r = rng(13)
+    x = r.standard_normal((2, 4, 9, 9)).astype(np.float32)
+    w = r.standard_normal(w_shape).astype(np.float32)
+    tw, _ = strided(w)
+    want = fold_conv2d(x, w, padding)
+    out = tack.empty(want.shape)
+    assert T.conv2d(tack.array(x), tw, padding=padding, out=out) is out
+    assert np.array_equal(bits(out.numpy()), bits(want))
+
+
+def test_conv2d_into_its_own_input():
+    # 16 channels in, 16 filters, the same extent out: out=x is computed
+    # into a buffer (the matrix product reads every window) and copied.
+    r = rng(14)
+    x = r.standard_normal((1, 16, 6, 6)).astype(np.float32)
+    w = r.standard_normal((16, 16, 3, 3)).astype(np.float32)
+    tx = tack.array(x)
+    assert T.conv2d(tx, tack.array(w), padding=1, out=tx) is tx
+    assert np.array_equal(bits(tx.numpy()), bits(fold_conv2d(x, w, 1)))
 
 
 # ---------------------------------------------------------------------------
@@ -969,6 +1020,7 @@ def test_devices_run_every_function_as_the_cpu_does(device):
     b = r.standard_normal((23, 19)).astype(np.float32)
     w = r.standard_normal(77).astype(np.float32)
     idx = np.array([3, 0, 12, 5], np.int64)
+    images = r.standard_normal((2, 8, 7, 9)).astype(np.float32)
 
     def both(f, *arrays, **kw):
         cpu = f(*(tack.array(v) for v in arrays), **kw)
@@ -996,6 +1048,8 @@ def test_devices_run_every_function_as_the_cpu_does(device):
         (T.topk, (x, 40), {}),  # the 64-entry network
         (T.topk, (x, 80), {}),  # the tournament of merges
         (T.gather, (x, idx), {"axis": 0}),
+        (T.conv2d, (images, r.standard_normal((5, 8, 3, 3)).astype(np.float32)), {"padding": 1}),  # direct
+        (T.conv2d, (images, r.standard_normal((16, 8, 3, 3)).astype(np.float32)), {"padding": 1}),  # columns
     ]
     for f, args, kw in cases:
         arrays = [v for v in args if isinstance(v, np.ndarray) and v.dtype != np.int64]

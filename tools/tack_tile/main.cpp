@@ -63,6 +63,7 @@ const std::map<std::string, std::function<tile::Kernel()>>& library() {
       {"matmul", [] { return tile::lib::matmul(); }},
       {"einsum_matmul", [] { return tile::lib::einsum<2, 2, 2>("ij,jk->ik"); }},
       {"conv2d", [] { return tile::lib::conv2d(); }},
+      {"conv2d_columns", [] { return tile::lib::conv2d_columns(); }},  // conv2d through matmul (im2col)
       {"softmax", [] { return tile::lib::softmax(); }},
       {"layer_norm", [] { return tile::lib::layer_norm(); }},
       {"rms_norm", [] { return tile::lib::rms_norm(); }},

@@ -283,6 +283,7 @@ TEST_P(TileCompileLib, Conv2d) {
     expect_same(lib::conv2d({padding, 8}), {in({2, 4, h, w}), in({3, 4, kh, kw}), out(y)});
     // Blocks of two output channels over three: the last block half empty.
     expect_same(lib::conv2d({padding, 8, 2}), {in({2, 4, h, w}), in({3, 4, kh, kw}), out(y)});
+    expect_same(lib::conv2d_columns({padding, kh, kw, 8}), {in({2, 4, h, w}), out({2, 4 * kh * kw, y[2], y[3]})});
   }
 }
 

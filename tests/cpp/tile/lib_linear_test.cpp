@@ -1,6 +1,7 @@
 // Matmul, einsum and 2-D convolution against FP64 formulas written here.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cstring>
 
 #include <cmath>
@@ -135,6 +136,42 @@ TEST(TileLibConv2d, MatchesDirectSummationWithPaddingAndRaggedWidths) {
           }
     EXPECT_EQ(mismatch(y.values(), want, kTol, kTol), std::nullopt) << t.h << "x" << t.w << " k" << t.kh << " p" << t.pad;
     EXPECT_TRUE(y.margin_intact() && x.margin_intact());
+  }
+}
+
+// conv2d_columns copies each image's windows into a (C*KH*KW) x (OH*OW)
+// matrix; the filters, F x (C*KH*KW), times it by matmul take the direct
+// kernel's steps: fma after fma in the order (c, ky, kx), the same bits.
+TEST(TileLibConv2d, TheFiltersTimesTheWindowsMatrixGiveTheDirectKernelsBits) {
+  for (ConvCase t : {ConvCase{2, 3, 7, 9, 5, 3, 3, 1}, {1, 2, 9, 7, 3, 5, 5, 2}, {2, 4, 6, 10, 17, 2, 3, 0}}) {
+    const int64_t oh = t.h + 2 * t.pad - t.kh + 1, ow = t.w + 2 * t.pad - t.kw + 1, k = t.c * t.kh * t.kw, p = oh * ow;
+    GuardedTensor<float> x = uniform_tensor({t.n, t.c, t.h, t.w}, 11), w = uniform_tensor({t.f, t.c, t.kh, t.kw}, 12);
+    GuardedTensor<float> y = nan_tensor({t.n, t.f, oh, ow}), cols = nan_tensor({t.n, k, oh, ow});
+    interpret(lib::conv2d({t.pad, 8, 2}), {x.view(), w.view(), y.view()});
+    interpret(lib::conv2d_columns({t.pad, t.kh, t.kw, 8}), {x.view(), cols.view()});
+    EXPECT_TRUE(cols.margin_intact());
+    for (int64_t n = 0; n < t.n; ++n)
+      for (int64_t c = 0; c < t.c; ++c)
+        for (int64_t ky = 0; ky < t.kh; ++ky)
+          for (int64_t kx = 0; kx < t.kw; ++kx)
+            for (int64_t r = 0; r < oh; ++r)
+              for (int64_t q = 0; q < ow; ++q) {
+                const int64_t yy = r + ky - t.pad, xx = q + kx - t.pad;
+                const bool inside = yy >= 0 && yy < t.h && xx >= 0 && xx < t.w;
+                const float want = inside ? x[((n * t.c + c) * t.h + yy) * t.w + xx] : 0.0f;
+                const int64_t row = (c * t.kh + ky) * t.kw + kx;
+                ASSERT_EQ(cols[((n * k + row) * oh + r) * ow + q], want) << "image " << n << " row " << row;
+              }
+    GuardedTensor<float> filters({t.f, k}, 0.0f);
+    for (int64_t i = 0; i < filters.size(); ++i) filters[i] = w[i];
+    for (int64_t n = 0; n < t.n; ++n) {
+      GuardedTensor<float> windows({k, p}, 0.0f), product = nan_tensor({t.f, p});
+      for (int64_t i = 0; i < windows.size(); ++i) windows[i] = cols[n * k * p + i];
+      interpret(lib::matmul({4, 8, 4}), {filters.view(), windows.view(), product.view()});
+      for (int64_t i = 0; i < product.size(); ++i)
+        ASSERT_EQ(std::bit_cast<uint32_t>(product[i]), std::bit_cast<uint32_t>(y[n * t.f * p + i]))
+            << "image " << n << ", output " << i << " of " << t.f << "x" << p;
+    }
   }
 }
 
