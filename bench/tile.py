@@ -8,8 +8,9 @@ f32 data in the same process. Every result is checked first (against a
 float64 NumPy reference with the error bounds tests/python/test_tile_library.py
 derives, or exactly where the kernel's order is NumPy's) and only then
 timed: the median of a few runs, the first, compiling, call excluded (for
-matmul, whose NumPy counterpart is multi-threaded BLAS, Tack is timed first
-and checked after: see bench_matmul). The
+matmul and conv2d, whose NumPy counterparts and references are
+multi-threaded BLAS, Tack is timed first and checked after: see
+bench_matmul). The
 ratio is tack's time over NumPy's (above 1: NumPy is faster). NumPy's
 matmul is its BLAS on all cores; matmul runs twice, with the fixed
 16x16x16 tiles and with autotuned ones (docs/tile/python.md), and prints how
@@ -18,7 +19,8 @@ and are also timed as hand-written C++ loops (bench/cpp/rows.cpp: OpenMP over ro
 no -ffast-math, so the row sums stay in order as Tack's do), whose time is the last column, with Tack's time
 over it; rms_norm is a NumPy expression; conv2d is the padded input's windows
 (sliding_window_view) contracted with the filters by np.tensordot (BLAS), checked against a float64
-sum with the error bound of its c*kh*kw products (the test's); Top-K is argpartition plus a sort of the k winners; sort is
+sum with the error bound of its c*kh*kw products (the test's), each row followed by which way
+Tack ran it (direct or through the matrix product) and its first call's time; Top-K is argpartition plus a sort of the k winners; sort is
 np.sort(kind="stable").
 """
 
@@ -158,11 +160,17 @@ def bench_rms_norm(rows, cols, r):
 
 def bench_conv2d(x_shape, w_shape, padding, r):
     """NumPy's counterpart: the padded input's windows
-    (sliding_window_view) contracted with the filters by tensordot (BLAS)."""
+    (sliding_window_view) contracted with the filters by tensordot (BLAS).
+    As in bench_matmul, Tack runs (its first call, which may tune the
+    matrix product's tiles, included) before the case calls BLAS, and the
+    case ends with a pause."""
     x = r.standard_normal(x_shape).astype(np.float32)
     w = r.standard_normal(w_shape).astype(np.float32)
     tx, tw = tack.array(x), tack.array(w)
+    start = time.perf_counter()
     out = T.conv2d(tx, tw, padding=padding)
+    first_s = time.perf_counter() - start
+    tack_ms = ms(lambda: T.conv2d(tx, tw, padding=padding, out=out), 5.0)
     f, c, kh, kw = w.shape
 
     def numpy_conv2d():
@@ -174,8 +182,10 @@ def bench_conv2d(x_shape, w_shape, padding, r):
     assert np.all(np.abs(out.numpy() - exact) <= bound), "conv2d disagrees with NumPy"
     n, _, oh, ow = exact.shape
     name = "conv2d " + "x".join(map(str, x_shape)) + " by " + "x".join(map(str, w_shape))
-    row(name, ms(lambda: T.conv2d(tx, tw, padding=padding, out=out), 5.0), ms(numpy_conv2d, 5.0),
-        2 * n * f * oh * ow * c * kh * kw)
+    row(name, tack_ms, ms(numpy_conv2d, 5.0), 2 * n * f * oh * ow * c * kh * kw)
+    how = "through the matrix product" if T._conv_by_columns(f, c * kh * kw) else "direct"
+    print(f"#   {how}; first call: {first_s:.1f} s", flush=True)
+    time.sleep(_BLAS_PAUSE_S)
 
 
 def numpy_topk(x, k):
