@@ -907,6 +907,50 @@ def test_gather_like_take_with_out_of_range_zeros(axis):
     assert np.array_equal(bits(out.value()), bits(expected.astype(np.float32)))
 
 
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_gathers_along_the_inner_axis_copy_blocks_across_the_rows(order, monkeypatch):
+    # Along a matrix's inner axis gather's and scatter's rows are strided
+    # columns; on the CPU they run with the launch nest swapped, a block of
+    # every row at a time (tile.py, _across_rows). np.take and NumPy's fancy
+    # assignment are the oracles, in both forms.
+    r = rng(72)
+    a = np.asarray(r.standard_normal((21, 30)).astype(np.float32), order=order)
+    inner = 1 if order == "C" else 0
+    chosen = []
+    kernel = T._kernel
+
+    def recording(fn_, device, key, make, binding=None, lanes=None):
+        chosen.append("across" in key)
+        return kernel(fn_, device, key, make, binding, lanes)
+
+    monkeypatch.setattr(T, "_kernel", recording)
+    for axis in (0, 1):
+        n = a.shape[axis]
+        idx = np.array([5, 0, n - 1, n, 2, 17, -3, 9, 11], np.int64)
+        inside = (idx >= 0) & (idx < n)
+        shape = list(a.shape)
+        shape[axis] = len(idx)
+        gathered = np.full(shape, np.nan, np.float32, order=order)  # laid out as a
+        T.gather(tack.asarray(a), idx, axis=axis, out=tack.asarray(gathered))
+        got = gathered
+        want = np.take(a, np.where(inside, idx, 0), axis=axis)
+        want = np.where(inside.reshape([-1, 1] if axis == 0 else [1, -1]), want, 0)
+        assert np.array_equal(bits(got), bits(want)), axis
+        target = np.asarray(r.standard_normal(a.shape).astype(np.float32), order=order)
+        src = np.take(a, np.arange(len(idx)) % 3, axis=axis)
+        expected = target.copy()
+        for s_, i in enumerate(idx):
+            if 0 <= i < n:
+                if axis == 0:
+                    expected[i] = src[s_]
+                else:
+                    expected[:, i] = src[:, s_]
+        out = tack.asarray(target)
+        T.scatter(tack.asarray(np.asarray(src, order=order)), idx, out, axis=axis)
+        assert np.array_equal(bits(out.numpy()), bits(expected)), axis
+        assert chosen[-2:] == [axis == inner] * 2, (axis, chosen)
+
+
 def test_gather_1d():
     a = np.arange(10, dtype=np.float32)
     assert np.array_equal(T.gather(tack.array(a), tack.array(np.array([9, 2, 2], np.int64))).numpy(), [9, 2, 2])
