@@ -7,6 +7,8 @@ in f32, fma32 below, checked against the C library's fmaf; cumsum, stable
 sort, gathers). Outputs are NaN-filled views into larger arrays whose other
 elements hold a sentinel that must survive."""
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -435,6 +437,60 @@ def test_einsum_against_float64(spec, shapes):
     terms = int(np.prod([extent[c] for c in labels if c not in out_labels]))
     assert got.shape == exact.shape
     assert np.all(np.abs(got - exact) <= (terms * U / (1 - terms * U) + terms * 2.0**-53) * magnitude)
+
+
+def fold_einsum(spec, a, b):
+    """The documented steps of a two-operand contraction: for each output,
+    acc = fma(a[...], b[...], acc) in f32 from acc = 0 over the contracted
+    labels' points in row-major order, the labels in the order they first
+    appear in the spec."""
+    inputs, out = spec.split("->")
+    la, lb = inputs.split(",")
+    contracted = list(dict.fromkeys(c for c in la + lb if c not in out))
+    extent = {c: n for labels, x in ((la, a), (lb, b)) for c, n in zip(labels, x.shape)}
+
+    def aligned(x, labels, point):
+        rest = [c for c in labels if c not in point]
+        x = x[tuple(point.get(c, slice(None)) for c in labels)]
+        x = np.transpose(x, [rest.index(c) for c in out if c in rest])
+        return x.reshape([extent[c] if c in rest else 1 for c in out])
+
+    acc = np.zeros([extent[c] for c in out], np.float32)
+    for values in itertools.product(*(range(extent[c]) for c in contracted)):
+        point = dict(zip(contracted, values))
+        acc = fma32(aligned(a, la, point), aligned(b, lb, point), acc)
+    return acc
+
+
+# (spec, shapes, whether einsum runs it through matmul): batches of matrix
+# products of at least 2**15 multiply-adds go through matmul.
+EINSUM_FOLDS = [
+    ("ij,jk->ik", [(64, 40), (40, 48)], True),
+    ("bij,bjk->bik", [(3, 40, 30), (3, 30, 33)], True),
+    ("ij,kj->ik", [(50, 37), (45, 37)], True),
+    ("ji,jk->ki", [(40, 35), (40, 30)], True),
+    ("bhqd,bhkd->bhqk", [(2, 2, 33, 40), (2, 2, 31, 40)], True),
+    ("i,ij->j", [(300,), (300, 120)], True),
+    ("ij,j->i", [(120, 300), (300,)], True),
+    ("ij,ij->i", [(3, 40000), (3, 40000)], True),
+    ("ij,jk->ik", [(13, 7), (7, 5)], False),
+    ("ijk,jkl->il", [(5, 4, 3), (4, 3, 6)], False),  # two contracted labels
+    ("ij,ij->i", [(5, 9), (5, 9)], False),
+    ("bij,bjk->bik", [(2000, 4, 4), (2000, 4, 4)], False),  # small products
+]
+
+
+@pytest.mark.parametrize("spec,shapes,through_matmul", EINSUM_FOLDS)
+def test_einsum_contractions_are_the_fold_of_fused_steps(spec, shapes, through_matmul, monkeypatch):
+    r = rng(len(spec) + shapes[0][0])
+    a, b = (r.standard_normal(s).astype(np.float32) for s in shapes)
+    products = []
+    kernel = T._matmul_kernel
+    monkeypatch.setattr(T, "_matmul_kernel", lambda *args: products.append(args) or kernel(*args))
+    ta, _ = strided(a)  # any strides
+    got = T.einsum(spec, ta, tack.array(b)).numpy()
+    assert bool(products) == through_matmul
+    assert np.array_equal(bits(got), bits(fold_einsum(spec, a, b)))
 
 
 @pytest.mark.parametrize("spec", ["ij->ji", "ii->i"])
@@ -1098,9 +1154,12 @@ def test_devices_run_every_function_as_the_cpu_does(device):
     for f, args, kw in cases:
         arrays = [v for v in args if isinstance(v, np.ndarray) and v.dtype != np.int64]
         if f is T.einsum:
-            cpu = T.einsum(args[0], tack.array(a), tack.array(b)).numpy()
-            cl = T.einsum(args[0], tack.array(a, device=device), tack.array(b, device=device)).numpy()
-            assert identical(cl, cpu)
+            # The einsum kernel, and a product large enough for matmul.
+            for p, q in ((a, b), (r.standard_normal((64, 40)), r.standard_normal((40, 48)))):
+                p, q = p.astype(np.float32), q.astype(np.float32)
+                cpu = T.einsum(args[0], tack.array(p), tack.array(q)).numpy()
+                cl = T.einsum(args[0], tack.array(p, device=device), tack.array(q, device=device)).numpy()
+                assert identical(cl, cpu)
             continue
         if f is T.topk:
             pairs = both(lambda v: T.topk(v, args[1]), x)

@@ -108,8 +108,12 @@ inline Spec parse(std::string_view spec, size_t operands) {
   return s;
 }
 
-// Loops: one parallel region per output label, then one reduce region per
-// contracted label; the innermost body multiplies one element of each operand.
+// Loops: one parallel region per output label, then the contracted labels
+// in the order they first appear. One operand: one reduce region per
+// contracted label, summing its elements. Two operands: serial loops, one
+// per contracted label, the first outermost, whose body is one fused step
+// acc = fma(a, b, acc) from acc = 0 (an `mma` of 1x1 tiles): each output
+// is matmul's fold over the contracted points in row-major order.
 inline void body(std::string_view text, std::vector<Value*> in, Value* out) {
   Spec spec = parse(text, in.size());
   std::map<char, Index> extent;
@@ -149,9 +153,24 @@ inline void body(std::string_view text, std::vector<Value*> in, Value* out) {
     }
     return acc;
   };
+  auto fold = [&]() -> Tile<float> {
+    Tile<float> acc = full<float>({1, 1}, 0.0f);
+    std::function<void(size_t)> step = [&](size_t level) {
+      if (level == contracted.size()) {
+        acc = mma(reshape(element(in[0], spec.inputs[0]), {1, 1}), reshape(element(in[1], spec.inputs[1]), {1, 1}), acc);
+        return;
+      }
+      for (auto i : serial(extent.at(contracted[level]))) {
+        at.insert_or_assign(contracted[level], i);
+        step(level + 1);
+      }
+    };
+    step(0);
+    return reshape(acc, {});
+  };
   std::function<void(size_t)> spread = [&](size_t level) {
     if (level == spec.output.size()) {
-      Tile<float> value = contract(0);
+      Tile<float> value = in.size() == 2 && !contracted.empty() ? fold() : contract(0);
       std::vector<Coord> coords;
       for (char c : spec.output) coords.emplace_back(at.at(c));
       detail::store(detail::view(out, coords), value);
@@ -169,7 +188,8 @@ inline void body(std::string_view text, std::vector<Value*> in, Value* out) {
 
 // Einstein summation over one or two operands, e.g. "ij,jk->ik",
 // "bij,bjk->bik", "ij->ji", "ii->i" or "ij->". Every output element is a
-// parallel iteration; each contracted label is a reduce region.
+// parallel iteration; a contracted label is a reduce region of one
+// operand's sum, or a serial loop of two operands' fused steps (body).
 template <int RA, int RC>
 Kernel einsum(std::string spec) {
   return tile_kernel("einsum", [spec](TensorView<float, RA> A, TensorView<float, RC> C) {
