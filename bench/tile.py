@@ -21,7 +21,7 @@ over it; rms_norm is a NumPy expression; conv2d is the padded input's windows
 (sliding_window_view) contracted with the filters by np.tensordot (BLAS), checked against a float64
 sum with the error bound of its c*kh*kw products (the test's), each row followed by which way
 Tack ran it (direct or through the matrix product) and its first call's time; Top-K is argpartition plus a sort of the k winners; sort is
-np.sort(kind="stable").
+np.sort(kind="stable"); einsum is np.einsum(optimize=True).
 """
 
 import argparse
@@ -40,7 +40,7 @@ import timing  # noqa: E402
 import tack  # noqa: E402
 import tack.tile as T  # noqa: E402
 from tack import _tile_tuning as tuning  # noqa: E402
-from test_tile_library import conv2d_bound, norm_bound, product_bound, softmax_bound, topk_oracle  # noqa: E402
+from test_tile_library import U, conv2d_bound, norm_bound, product_bound, softmax_bound, topk_oracle  # noqa: E402
 
 
 def ms(run, budget_s):
@@ -188,6 +188,29 @@ def bench_conv2d(x_shape, w_shape, padding, r):
     time.sleep(_BLAS_PAUSE_S)
 
 
+def bench_einsum(spec, shapes, r):
+    """NumPy's counterpart: np.einsum(optimize=True), BLAS for these specs;
+    Tack timed first, as in bench_matmul."""
+    ops = [r.standard_normal(s).astype(np.float32) for s in shapes]
+    tops = [tack.array(o) for o in ops]
+    start = time.perf_counter()
+    out = T.einsum(spec, *tops)
+    first_s = time.perf_counter() - start
+    tack_ms = ms(lambda: T.einsum(spec, *tops, out=out), 5.0)
+    wide = [o.astype(np.float64) for o in ops]
+    exact = np.einsum(spec, *wide, optimize=True)
+    magnitude = np.einsum(spec, *[np.abs(w) for w in wide], optimize=True)
+    inputs, output = spec.split("->")
+    extent = {c: n for labels, o in zip(inputs.split(","), ops) for c, n in zip(labels, o.shape)}
+    terms = int(np.prod([n for c, n in extent.items() if c not in output]))
+    bound = (terms * U / (1 - terms * U) + terms * 2.0**-53) * magnitude
+    assert np.all(np.abs(out.numpy() - exact) <= bound), f"einsum {spec} disagrees with NumPy"
+    name = f"einsum {spec} " + " by ".join("x".join(map(str, s)) for s in shapes)
+    row(name, tack_ms, ms(lambda: np.einsum(spec, *ops, optimize=True), 5.0), 2 * int(np.prod(list(extent.values()))))
+    print(f"#   first call: {first_s:.1f} s", flush=True)
+    time.sleep(_BLAS_PAUSE_S)
+
+
 def numpy_topk(x, k):
     """NumPy's Top-K of each row: argpartition, then a stable sort of the k
     winners (values, positions)."""
@@ -231,6 +254,7 @@ def main():
         bench_layer_norm(256, 256, r)
         bench_rms_norm(256, 256, r)
         bench_conv2d((1, 3, 32, 32), (8, 3, 3, 3), 1, r)
+        bench_einsum("bij,bjk->bik", [(2, 64, 64), (2, 64, 64)], r)
         bench_topk(64, 512, 8, r)
         bench_sort(16, 256, r)
         return
@@ -246,6 +270,8 @@ def main():
     bench_conv2d((1, 3, 224, 224), (32, 3, 3, 3), 1, r)
     bench_conv2d((16, 64, 28, 28), (128, 64, 3, 3), 1, r)
     bench_conv2d((4, 128, 14, 14), (256, 128, 3, 3), 1, r)
+    bench_einsum("bij,bjk->bik", [(16, 256, 256), (16, 256, 256)], r)
+    bench_einsum("bhqd,bhkd->bhqk", [(4, 8, 256, 64), (4, 8, 256, 64)], r)
     bench_topk(1024, 4096, 8, r)
     bench_topk(1024, 4096, 4, r)
     bench_topk(1024, 4096, 16, r)  # the 16-entry network
