@@ -493,6 +493,15 @@ def test_einsum_contractions_are_the_fold_of_fused_steps(spec, shapes, through_m
     assert np.array_equal(bits(got), bits(fold_einsum(spec, a, b)))
 
 
+def test_einsum_products_of_empty_batches_and_empty_sums():
+    # No batch: nothing to compute; no contracted terms: zeros (np.einsum's).
+    got = T.einsum("bij,bjk->bik", tack.zeros((0, 64, 64)), tack.zeros((0, 64, 64)))
+    assert got.shape == (0, 64, 64)
+    ones = np.ones((300, 0), np.float32)
+    got = T.einsum("ij,jk->ik", tack.array(ones), tack.array(ones.T.copy())).numpy()
+    assert np.array_equal(bits(got), bits(np.einsum("ij,jk->ik", ones, ones.T)))
+
+
 @pytest.mark.parametrize("spec", ["ij->ji", "ii->i"])
 def test_einsum_permutations_are_exact(spec):
     x = rng(4).standard_normal((6, 6)).astype(np.float32)
@@ -590,15 +599,16 @@ def test_conv2d_is_the_fold_of_fused_steps(padding, x_shape, w_shape, path, monk
 
 @pytest.mark.parametrize("w_shape,padding", [((3, 4, 3, 3), 1), ((16, 4, 5, 5), 2)])
 def test_conv2d_strided_filters_into_a_contiguous_output(w_shape, padding):
-    # Filters that are a strided view (the matrix product takes a copy) and
-    # an output written where it is, directly and through the product.
+    # Images and filters that are strided views (the matrix product takes a
+    # copy of the filters) and an output written where it is, directly and
+    # through the product.
     r = rng(13)
     x = r.standard_normal((2, 4, 9, 9)).astype(np.float32)
     w = r.standard_normal(w_shape).astype(np.float32)
-    tw, _ = strided(w)
+    (tx, _), (tw, _) = strided(x), strided(w)
     want = fold_conv2d(x, w, padding)
     out = tack.empty(want.shape)
-    assert T.conv2d(tack.array(x), tw, padding=padding, out=out) is out
+    assert T.conv2d(tx, tw, padding=padding, out=out) is out
     assert np.array_equal(bits(out.numpy()), bits(want))
 
 
