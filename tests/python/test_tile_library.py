@@ -493,6 +493,35 @@ def test_einsum_contractions_are_the_fold_of_fused_steps(spec, shapes, through_m
     assert np.array_equal(bits(got), bits(fold_einsum(spec, a, b)))
 
 
+def test_einsum_products_in_any_label_order(monkeypatch):
+    # Random batches of matrix products: batch, row, column and contracted
+    # labels in random orders in each operand and the output, extents that
+    # put some through matmul and some through the einsum kernel, strided
+    # operands; each against the fold.
+    r = rng(74)
+    routed, calls = [], []
+    kernel = T._matmul_kernel
+    monkeypatch.setattr(T, "_matmul_kernel", lambda *args: calls.append(args) or kernel(*args))
+    for case in range(24):
+        batch = "bc"[: int(r.integers(0, 3))]
+        row, col = ("m" if r.integers(0, 4) else ""), ("n" if r.integers(0, 4) else "")
+        first = "".join(r.permutation(list(batch + row + "k")))
+        second = "".join(r.permutation(list(batch + col + "k")))
+        output = "".join(r.permutation(list(batch + row + col))) if batch + row + col else ""
+        if not output:
+            continue
+        extent = {"b": int(r.integers(1, 4)), "c": int(r.integers(1, 3)), "m": int(r.integers(1, 70)),
+                  "n": int(r.integers(1, 70)), "k": int(r.integers(1, 60))}
+        spec = f"{first},{second}->{output}"
+        a = r.standard_normal([extent[c] for c in first]).astype(np.float32)
+        b = r.standard_normal([extent[c] for c in second]).astype(np.float32)
+        calls.clear()
+        got = T.einsum(spec, strided(a)[0], strided(b)[0]).numpy()
+        routed.append(bool(calls))
+        assert np.array_equal(bits(got), bits(fold_einsum(spec, a, b))), (case, spec, extent)
+    assert 6 <= sum(routed) <= len(routed) - 6, routed
+
+
 def test_einsum_products_of_empty_batches_and_empty_sums():
     # No batch: nothing to compute; no contracted terms: zeros (np.einsum's).
     got = T.einsum("bij,bjk->bik", tack.zeros((0, 64, 64)), tack.zeros((0, 64, 64)))
