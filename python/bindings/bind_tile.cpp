@@ -216,12 +216,21 @@ void bind_tile(nb::module_& m) {
           },
           nb::arg("padding"), nb::arg("width") = 32, nb::arg("filters") = 1);
     m.def("tile_conv2d_columns",
-          [](int64_t padding, int64_t kh, int64_t kw, int64_t width) {
-              if (padding < 0 || kh < 1 || kw < 1 || width < 1)
-                  throw nb::value_error("tile_conv2d_columns: padding must be 0 or more, kh, kw and width positive");
-              return lib::conv2d_columns({.padding = padding, .kh = kh, .kw = kw, .width = width});
+          [](std::pair<int64_t, int64_t> kernel, std::pair<int64_t, int64_t> padding, std::pair<int64_t, int64_t> stride,
+             std::pair<int64_t, int64_t> dilation, int64_t width) {
+              if (kernel.first < 1 || kernel.second < 1 || padding.first < 0 || padding.second < 0 || stride.first < 1 ||
+                  stride.second < 1 || dilation.first < 1 || dilation.second < 1 || width < 1)
+                  throw nb::value_error("tile_conv2d_columns: padding must be 0 or more; kernel, stride, dilation and "
+                                        "width positive");
+              return lib::conv2d_columns({.kh = kernel.first, .kw = kernel.second, .pad_h = padding.first,
+                                          .pad_w = padding.second, .stride_h = stride.first, .stride_w = stride.second,
+                                          .dilation_h = dilation.first, .dilation_w = dilation.second, .width = width});
           },
-          nb::arg("padding"), nb::arg("kh"), nb::arg("kw"), nb::arg("width") = 32);
+          nb::arg("kernel"), nb::arg("padding") = std::pair<int64_t, int64_t>{0, 0},
+          nb::arg("stride") = std::pair<int64_t, int64_t>{1, 1}, nb::arg("dilation") = std::pair<int64_t, int64_t>{1, 1},
+          nb::arg("width") = 32,
+          "conv2d's windows as a matrix per image (im2col): kernel=(KH, KW), padding, stride and dilation as "
+          "(rows, columns).");
     auto positive_width = [](const char* fn, int64_t width) {
         if (width < 1) throw nb::value_error((std::string(fn) + ": width must be positive").c_str());
         return width;

@@ -670,52 +670,75 @@ def _einsum_products(inputs, output, views, vc, extent):
     return (m, extent[k], n), launches
 
 
-def conv2d(x, w, padding=0, out=None):
+def conv2d(x, w, padding=0, stride=1, dilation=1, out=None):
     """2-D convolution (cross-correlation, as in deep learning libraries) of
-    f32 x (N, C, H, W) with filters w (F, C, KH, KW), stride 1, `padding`
-    zeros on every side: out (N, F, H + 2p - KH + 1, W + 2p - KW + 1),
-    out[n, f, y, x] = sum over c, ky, kx of x[n, c, y + ky - p, x + kx - p] *
-    w[f, c, ky, kx]. Each output adds its C*KH*KW products in the order
-    (c, ky, kx), each step a fused multiply-add rounded once to f32 (acc =
+    f32 x (N, C, H, W) with filters w (F, C, KH, KW): out (N, F, OH, OW),
+    out[n, f, y, x] = sum over c, ky, kx of
+    x[n, c, y*sh + ky*dh - ph, x*sw + kx*dw - pw] * w[f, c, ky, kx], zeros
+    outside x, with OH = (H + 2*ph - dh*(KH - 1) - 1) // sh + 1 (OW alike).
+    `padding` (ph, pw), `stride` (sh, sw) and `dilation` (dh, dw) are each an
+    integer for both axes or a pair (rows, columns), as in PyTorch's
+    conv2d. Each output adds its C*KH*KW products in the order (c, ky, kx),
+    each step a fused multiply-add rounded once to f32 (acc =
     fma(w[f, c, ky, kx], x[...], acc) from acc = 0), as matmul does:
     |out - exact| <= K*u/(1 - K*u) * sum |x||w|, K = C*KH*KW, u = 2**-24.
 
-    With 16 filters or more and K >= 64, each image's windows are copied
-    into a K x (OH*OW) matrix that the filters, F x K, multiply through
-    matmul (autotuned on the first call of a shape class); otherwise a
-    direct kernel runs. Both take the same steps: the same bits (but for
-    the sign of a zero: a sum that underflows to -0 can come out +0 through
-    the matrix product, whose padded steps add +0)."""
+    With 16 filters or more and K >= 64, or a stride or dilation other than
+    1, or padding that differs between the axes, each image's windows are
+    copied into a K x (OH*OW) matrix that the filters, F x K, multiply
+    through matmul (autotuned on the first call of a shape class);
+    otherwise a direct kernel runs. Both take the same steps: the same bits
+    (but for the sign of a zero: a sum that underflows to -0 can come out
+    +0 through the matrix product, whose padded steps add +0)."""
     fn = "conv2d"
     x, w = _array(x, fn, "x"), _array(w, fn, "w")
     device = _device(fn, x, w)
-    padding = _integer(padding, fn, "padding")
+    padding = _pair(padding, fn, "padding", 0)
+    stride, dilation = _pair(stride, fn, "stride", 1), _pair(dilation, fn, "dilation", 1)
     if x.ndim != 4 or w.ndim != 4:
         raise ValueError(f"tack.tile.conv2d: takes x (N, C, H, W) and w (F, C, KH, KW), not {x.shape} and {w.shape}")
-    if padding < 0:
-        raise ValueError(f"tack.tile.conv2d: padding must be >= 0, not {padding}")
     n, c, h, wd = x.shape
     f, c2, kh, kw = w.shape
     if c != c2:
         raise ValueError(f"tack.tile.conv2d: x has {c} channels, w {c2}")
-    oh, ow = h + 2 * padding - kh + 1, wd + 2 * padding - kw + 1
-    if oh < 0 or ow < 0:
-        raise ValueError(f"tack.tile.conv2d: a {kh}x{kw} filter is larger than the padded {h}x{wd} input")
+    span_h, span_w = dilation[0] * (kh - 1) + 1, dilation[1] * (kw - 1) + 1
+    if kh == 0 or kw == 0 or h + 2 * padding[0] < span_h or wd + 2 * padding[1] < span_w:
+        raise ValueError(f"tack.tile.conv2d: a {kh}x{kw} filter (dilation {dilation[0]}x{dilation[1]}) is larger than "
+                         f"the padded {h}x{wd} input")
+    oh = (h + 2 * padding[0] - span_h) // stride[0] + 1
+    ow = (wd + 2 * padding[1] - span_w) // stride[1] + 1
     out = _output(out, [n, f, oh, ow], device, fn)
     if 0 in out.shape:
         return out
     (target,) = _staged([out], [x, w])
-    if _conv_by_columns(f, c * kh * kw):
+    uniform = padding[0] == padding[1] and stride == (1, 1) and dilation == (1, 1)
+    if not uniform or _conv_by_columns(f, c * kh * kw):
         filters = _flattened(_View.of(w), 1) or _flattened(_View.of(_copy(w)), 1)
         if _flattened(_View.of(target), 2) is None:
             target = empty(out.shape, f32, device=device)
-        _conv2d_by_columns(_View.of(x), filters, _flattened(_View.of(target), 2), padding, (kh, kw, oh, ow), device)
+        windows = {"kernel": (kh, kw), "padding": padding, "stride": stride, "dilation": dilation}
+        _conv2d_by_columns(_View.of(x), filters, _flattened(_View.of(target), 2), windows, (oh, ow), device)
     else:
         block = _conv_block(ow, f)
-        kernel = _kernel(fn, device, ("conv2d", padding) + block, lambda: _core.tile_conv2d(padding, *block))
+        p = padding[0]
+        kernel = _kernel(fn, device, ("conv2d", p) + block, lambda: _core.tile_conv2d(p, *block))
         _run(fn, kernel, [_View.of(x), _View.of(w)], [_View.of(target)])
     _unstage([out], [target])
     return out
+
+
+def _pair(value, fn, what, least):
+    """An integer or a pair of integers (rows, columns) as a pair, each at
+    least `least`."""
+    if isinstance(value, (tuple, list)):
+        if len(value) != 2:
+            raise ValueError(f"tack.tile.{fn}: {what} must be an integer or a pair of integers, not {value!r}")
+        pair = (_integer(value[0], fn, what), _integer(value[1], fn, what))
+    else:
+        pair = (_integer(value, fn, what),) * 2
+    if min(pair) < least:
+        raise ValueError(f"tack.tile.{fn}: {what} must be >= {least}, not {value!r}")
+    return pair
 
 
 def _copy(a):
@@ -740,17 +763,18 @@ def _flattened(v, first):
     return _View(v.array, v.shape[:first] + [inner], v.strides[:first] + [1 if base is None else base], v.offset)
 
 
-def _conv2d_by_columns(vx, filters, images, padding, extents, device):
+def _conv2d_by_columns(vx, filters, images, windows, extents, device):
     """conv2d as a matrix product per image: the image's windows copied into
-    a (C*KH*KW) x (OH*OW) matrix (conv2d_columns), then the filters, F x
-    (C*KH*KW), times it into the image's F x (OH*OW) outputs."""
+    a (C*KH*KW) x (OH*OW) matrix (conv2d_columns; `windows`: its kernel,
+    padding, stride and dilation), then the filters, F x (C*KH*KW), times it
+    into the image's F x (OH*OW) outputs."""
     fn = "conv2d"
-    kh, kw, oh, ow = extents
-    n, c = vx.shape[:2]
+    oh, ow = extents
+    (kh, kw), n, c = windows["kernel"], vx.shape[0], vx.shape[1]
     k, p = c * kh * kw, oh * ow
     width = min(64, max(16, _power_of_two_at_least(ow)))
-    columns = _kernel(fn, device, ("conv2d_columns", padding, kh, kw, width),
-                      lambda: _core.tile_conv2d_columns(padding, kh, kw, width))
+    key = ("conv2d_columns", width) + tuple(windows.values())
+    columns = _kernel(fn, device, key, lambda: _core.tile_conv2d_columns(width=width, **windows))
     cols = empty((1, k, oh, ow), f32, device=device)
     vcols, matrix = _View.of(cols), _View(cols, [k, p], [p, 1], 0)
     product = _matmul_kernel(filters.shape[0], k, p, device)

@@ -565,18 +565,21 @@ CONV_SHAPES = [
 ]
 
 
-def fold_conv2d(x, w, padding):
+def fold_conv2d(x, w, padding, stride=1, dilation=1):
     """The documented steps: for each output, acc = fma(w[f, c, ky, kx],
-    x[n, c, y + ky - p, x + kx - p], acc) in f32 over taps in the order
-    (c, ky, kx), from acc = 0 (zeros in the padding)."""
+    x[n, c, y*sh + ky*dh - ph, x*sw + kx*dw - pw], acc) in f32 over taps in
+    the order (c, ky, kx), from acc = 0 (zeros in the padding); padding,
+    stride and dilation an int or a pair (rows, columns)."""
+    (ph, pw), (sh, sw), (dh, dw) = (v if isinstance(v, tuple) else (v, v) for v in (padding, stride, dilation))
     (n, c, h, wd), (f, _, kh, kw) = x.shape, w.shape
-    xp = np.pad(x, ((0, 0), (0, 0), (padding, padding), (padding, padding)))
-    oh, ow = h + 2 * padding - kh + 1, wd + 2 * padding - kw + 1
+    xp = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
+    oh, ow = (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1, (wd + 2 * pw - dw * (kw - 1) - 1) // sw + 1
     acc = np.zeros((n, f, oh, ow), np.float32)
     for ci in range(c):
         for ky in range(kh):
             for kx in range(kw):
-                acc = fma32(w[None, :, ci, ky, kx, None, None], xp[:, None, ci, ky:ky + oh, kx:kx + ow], acc)
+                taps = xp[:, None, ci, ky * dh:ky * dh + (oh - 1) * sh + 1:sh, kx * dw:kx * dw + (ow - 1) * sw + 1:sw]
+                acc = fma32(w[None, :, ci, ky, kx, None, None], taps, acc)
     return acc
 
 
@@ -639,6 +642,53 @@ def test_conv2d_strided_filters_into_a_contiguous_output(w_shape, padding):
     out = tack.empty(want.shape)
     assert T.conv2d(tx, tw, padding=padding, out=out) is out
     assert np.array_equal(bits(out.numpy()), bits(want))
+
+
+# (x shape, w shape, padding, stride, dilation): every one through the
+# matrix product (strides, dilations and padding that differs between the
+# axes), with few filters and many.
+CONV_WINDOWS = [
+    ((2, 3, 11, 12), (4, 3, 3, 3), 1, 2, 1),
+    ((1, 4, 13, 9), (17, 4, 3, 2), 0, (2, 3), 1),
+    ((2, 2, 10, 11), (3, 2, 3, 3), 2, 1, 2),
+    ((1, 3, 12, 12), (5, 3, 2, 3), (1, 0), 1, (2, 1)),
+    ((1, 2, 9, 16), (2, 2, 3, 3), (0, 2), (3, 1), (1, 3)),
+    ((2, 5, 8, 8), (16, 5, 1, 1), 0, 2, 1),  # ResNet's downsampling 1x1
+]
+
+
+@pytest.mark.parametrize("x_shape,w_shape,padding,stride,dilation", CONV_WINDOWS)
+def test_conv2d_strides_and_dilations_are_the_fold(x_shape, w_shape, padding, stride, dilation):
+    r = rng(15 + x_shape[2])
+    x = r.standard_normal(x_shape).astype(np.float32)
+    w = r.standard_normal(w_shape).astype(np.float32)
+    want = fold_conv2d(x, w, padding, stride, dilation)
+    out = Guarded(want.shape)
+    T.conv2d(tack.array(x), tack.array(w), padding=padding, stride=stride, dilation=dilation, out=out.array)
+    assert np.array_equal(bits(out.value()), bits(want))
+    # PyTorch's extents: an input only as large as one dilated window.
+    (_, _, kh, kw) = w_shape
+    pair = [v if isinstance(v, tuple) else (v, v) for v in (padding, dilation)]
+    h, wd = (pair[1][0] * (kh - 1) + 1 - 2 * pair[0][0]), (pair[1][1] * (kw - 1) + 1 - 2 * pair[0][1])
+    if h > 0 and wd > 0:
+        small = r.standard_normal((1, x_shape[1], h, wd)).astype(np.float32)
+        got = T.conv2d(tack.array(small), tack.array(w), padding=padding, stride=stride, dilation=dilation).numpy()
+        assert got.shape[2:] == (1, 1)
+        assert np.array_equal(bits(got), bits(fold_conv2d(small, w, padding, stride, dilation)))
+
+
+def test_conv2d_refuses_bad_windows():
+    x, w = tack.zeros((1, 2, 5, 5)), tack.zeros((3, 2, 3, 3))
+    with pytest.raises(ValueError, match="stride must be >= 1, not 0"):
+        T.conv2d(x, w, stride=0)
+    with pytest.raises(ValueError, match=r"dilation must be >= 1, not \(1, 0\)"):
+        T.conv2d(x, w, dilation=(1, 0))
+    with pytest.raises(ValueError, match="padding must be an integer or a pair of integers"):
+        T.conv2d(x, w, padding=(1, 1, 1))
+    with pytest.raises(TypeError, match="stride must be an integer, not 1.5"):
+        T.conv2d(x, w, stride=(1.5, 1))
+    with pytest.raises(ValueError, match=r"a 3x3 filter \(dilation 3x3\) is larger than the padded 5x5 input"):
+        T.conv2d(x, w, dilation=3)
 
 
 def test_conv2d_into_its_own_input():
@@ -1189,6 +1239,8 @@ def test_devices_run_every_function_as_the_cpu_does(device):
         (T.gather, (x, idx), {"axis": 0}),
         (T.conv2d, (images, r.standard_normal((5, 8, 3, 3)).astype(np.float32)), {"padding": 1}),  # direct
         (T.conv2d, (images, r.standard_normal((16, 8, 3, 3)).astype(np.float32)), {"padding": 1}),  # columns
+        (T.conv2d, (images, r.standard_normal((5, 8, 3, 2)).astype(np.float32)),
+         {"padding": (1, 2), "stride": (2, 3), "dilation": (1, 2)}),  # windows one column at a time
     ]
     for f, args, kw in cases:
         arrays = [v for v in args if isinstance(v, np.ndarray) and v.dtype != np.int64]

@@ -283,7 +283,14 @@ TEST_P(TileCompileLib, Conv2d) {
     expect_same(lib::conv2d({padding, 8}), {in({2, 4, h, w}), in({3, 4, kh, kw}), out(y)});
     // Blocks of two output channels over three: the last block half empty.
     expect_same(lib::conv2d({padding, 8, 2}), {in({2, 4, h, w}), in({3, 4, kh, kw}), out(y)});
-    expect_same(lib::conv2d_columns({padding, kh, kw, 8}), {in({2, 4, h, w}), out({2, 4 * kh * kw, y[2], y[3]})});
+    expect_same(lib::conv2d_columns({.kh = kh, .kw = kw, .pad_h = padding, .pad_w = padding, .width = 8}),
+                {in({2, 4, h, w}), out({2, 4 * kh * kw, y[2], y[3]})});
+    // Strides and dilations: windows of every other row, columns one at a time.
+    expect_same(lib::conv2d_columns({.kh = kh, .kw = kw, .pad_h = padding, .pad_w = 1, .stride_h = 2, .stride_w = 3,
+                                     .dilation_h = 2, .dilation_w = 1, .width = 8}),
+                {in({2, 4, h, w}), out({2, 4 * kh * kw, (h + 2 * padding - 2 * (kh - 1) - 1) / 2 + 1, (w + 2 - kw) / 3 + 1})});
+    expect_same(lib::conv2d_columns({.kh = kh, .kw = kw, .pad_h = 0, .pad_w = padding, .dilation_w = 2, .width = 4}),
+                {in({2, 4, h, w}), out({2, 4 * kh * kw, h - kh + 1, w + 2 * padding - 2 * (kw - 1)})});
   }
 }
 

@@ -25,7 +25,7 @@ std::vector<std::pair<std::string, std::function<Kernel()>>> gallery() {
       {"einsum_batched", [] { return lib::einsum<3, 3, 3>("bij,bjk->bik"); }},
       {"einsum_diagonal", [] { return lib::einsum<2, 1>("ii->i"); }},
       {"conv2d", [] { return lib::conv2d({1, 32}); }},
-      {"conv2d_columns", [] { return lib::conv2d_columns({1, 3, 2, 16}); }},
+      {"conv2d_columns", [] { return lib::conv2d_columns({.kh = 3, .kw = 2, .pad_h = 1, .pad_w = 0, .stride_h = 2, .dilation_w = 2, .width = 16}); }},
       {"softmax", [] { return lib::softmax(); }},
       {"layer_norm", [] { return lib::layer_norm(); }},
       {"rms_norm", [] { return lib::rms_norm(1e-6f, 16); }},

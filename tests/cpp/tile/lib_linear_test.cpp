@@ -148,7 +148,7 @@ TEST(TileLibConv2d, TheFiltersTimesTheWindowsMatrixGiveTheDirectKernelsBits) {
     GuardedTensor<float> x = uniform_tensor({t.n, t.c, t.h, t.w}, 11), w = uniform_tensor({t.f, t.c, t.kh, t.kw}, 12);
     GuardedTensor<float> y = nan_tensor({t.n, t.f, oh, ow}), cols = nan_tensor({t.n, k, oh, ow});
     interpret(lib::conv2d({t.pad, 8, 2}), {x.view(), w.view(), y.view()});
-    interpret(lib::conv2d_columns({t.pad, t.kh, t.kw, 8}), {x.view(), cols.view()});
+    interpret(lib::conv2d_columns({.kh = t.kh, .kw = t.kw, .pad_h = t.pad, .pad_w = t.pad, .width = 8}), {x.view(), cols.view()});
     EXPECT_TRUE(cols.margin_intact());
     for (int64_t n = 0; n < t.n; ++n)
       for (int64_t c = 0; c < t.c; ++c)
@@ -172,6 +172,34 @@ TEST(TileLibConv2d, TheFiltersTimesTheWindowsMatrixGiveTheDirectKernelsBits) {
         ASSERT_EQ(std::bit_cast<uint32_t>(product[i]), std::bit_cast<uint32_t>(y[n * t.f * p + i]))
             << "image " << n << ", output " << i << " of " << t.f << "x" << p;
     }
+  }
+}
+
+// Windows with strides and dilations, per axis: each entry against the
+// formula, zeros in the padding.
+TEST(TileLibConv2d, WindowsWithStridesAndDilations) {
+  struct Case {
+    int64_t h, w, kh, kw, ph, pw, sh, sw, dh, dw;
+  };
+  for (Case t : {Case{9, 11, 3, 3, 1, 1, 2, 2, 1, 1}, {8, 13, 3, 2, 0, 2, 1, 3, 2, 1}, {7, 7, 2, 3, 2, 1, 3, 1, 1, 2}}) {
+    const int64_t n = 2, c = 3, k = c * t.kh * t.kw;
+    const int64_t oh = (t.h + 2 * t.ph - t.dh * (t.kh - 1) - 1) / t.sh + 1;
+    const int64_t ow = (t.w + 2 * t.pw - t.dw * (t.kw - 1) - 1) / t.sw + 1;
+    GuardedTensor<float> x = uniform_tensor({n, c, t.h, t.w}, 13), cols = nan_tensor({n, k, oh, ow});
+    interpret(lib::conv2d_columns({.kh = t.kh, .kw = t.kw, .pad_h = t.ph, .pad_w = t.pw, .stride_h = t.sh,
+                                   .stride_w = t.sw, .dilation_h = t.dh, .dilation_w = t.dw, .width = 4}),
+              {x.view(), cols.view()});
+    EXPECT_TRUE(cols.margin_intact());
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t row = 0; row < k; ++row)
+        for (int64_t r = 0; r < oh; ++r)
+          for (int64_t q = 0; q < ow; ++q) {
+            const int64_t ch = row / (t.kh * t.kw), ky = row % (t.kh * t.kw) / t.kw, kx = row % t.kw;
+            const int64_t yy = r * t.sh + ky * t.dh - t.ph, xx = q * t.sw + kx * t.dw - t.pw;
+            const bool inside = yy >= 0 && yy < t.h && xx >= 0 && xx < t.w;
+            ASSERT_EQ(cols[((i * k + row) * oh + r) * ow + q], inside ? x[((i * c + ch) * t.h + yy) * t.w + xx] : 0.0f)
+                << "image " << i << " row " << row << " at " << r << ", " << q;
+          }
   }
 }
 
