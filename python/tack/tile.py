@@ -701,8 +701,10 @@ def conv2d(x, w, padding=0, stride=1, dilation=1, out=None):
     f, c2, kh, kw = w.shape
     if c != c2:
         raise ValueError(f"tack.tile.conv2d: x has {c} channels, w {c2}")
+    if kh == 0 or kw == 0:
+        raise ValueError(f"tack.tile.conv2d: the filters are {kh}x{kw}: a window needs at least one tap")
     span_h, span_w = dilation[0] * (kh - 1) + 1, dilation[1] * (kw - 1) + 1
-    if kh == 0 or kw == 0 or h + 2 * padding[0] < span_h or wd + 2 * padding[1] < span_w:
+    if h + 2 * padding[0] < span_h or wd + 2 * padding[1] < span_w:
         raise ValueError(f"tack.tile.conv2d: a {kh}x{kw} filter (dilation {dilation[0]}x{dilation[1]}) is larger than "
                          f"the padded {h}x{wd} input")
     oh = (h + 2 * padding[0] - span_h) // stride[0] + 1

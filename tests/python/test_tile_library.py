@@ -689,6 +689,12 @@ def test_conv2d_refuses_bad_windows():
         T.conv2d(x, w, stride=(1.5, 1))
     with pytest.raises(ValueError, match=r"a 3x3 filter \(dilation 3x3\) is larger than the padded 5x5 input"):
         T.conv2d(x, w, dilation=3)
+    with pytest.raises(ValueError, match="the filters are 0x3: a window needs at least one tap"):
+        T.conv2d(x, tack.zeros((3, 2, 0, 3)))
+    # No channels: every output an empty sum, +0 (np.einsum's too).
+    out = tack.array(np.full((2, 4, 2, 2), np.nan, np.float32))
+    T.conv2d(tack.zeros((2, 0, 5, 5)), tack.zeros((4, 0, 3, 3)), stride=2, out=out)
+    assert np.array_equal(bits(out.numpy()), bits(np.zeros((2, 4, 2, 2), np.float32)))
 
 
 def test_conv2d_into_its_own_input():
