@@ -14,7 +14,13 @@ __all__: list[str]
 def matmul(a: Array, b: Array, out: Optional[Array] = None) -> Array: ...
 def einsum(spec: str, *operands: Array, out: Optional[Array] = None) -> Array: ...
 def conv2d(
-    x: Array, w: Array, padding: _IntPair = 0, stride: _IntPair = 1, dilation: _IntPair = 1, out: Optional[Array] = None
+    x: Array,
+    w: Array,
+    padding: _IntPair = 0,
+    stride: _IntPair = 1,
+    dilation: _IntPair = 1,
+    groups: int = 1,
+    out: Optional[Array] = None,
 ) -> Array: ...
 def softmax(x: Array, axis: int = -1, out: Optional[Array] = None) -> Array: ...
 def layer_norm(

@@ -565,11 +565,16 @@ CONV_SHAPES = [
 ]
 
 
-def fold_conv2d(x, w, padding, stride=1, dilation=1):
+def fold_conv2d(x, w, padding, stride=1, dilation=1, groups=1):
     """The documented steps: for each output, acc = fma(w[f, c, ky, kx],
     x[n, c, y*sh + ky*dh - ph, x*sw + kx*dw - pw], acc) in f32 over taps in
     the order (c, ky, kx), from acc = 0 (zeros in the padding); padding,
-    stride and dilation an int or a pair (rows, columns)."""
+    stride and dilation an int or a pair (rows, columns); with groups, each
+    group's filters over the group's channels."""
+    if groups > 1:
+        cg, fg = x.shape[1] // groups, w.shape[0] // groups
+        return np.concatenate([fold_conv2d(x[:, g * cg:(g + 1) * cg], w[g * fg:(g + 1) * fg], padding, stride, dilation)
+                               for g in range(groups)], axis=1)
     (ph, pw), (sh, sw), (dh, dw) = (v if isinstance(v, tuple) else (v, v) for v in (padding, stride, dilation))
     (n, c, h, wd), (f, _, kh, kw) = x.shape, w.shape
     xp = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
@@ -677,6 +682,29 @@ def test_conv2d_strides_and_dilations_are_the_fold(x_shape, w_shape, padding, st
         assert np.array_equal(bits(got), bits(fold_conv2d(small, w, padding, stride, dilation)))
 
 
+# (x shape, w shape, groups, padding, stride): depthwise (a group per
+# channel) and grouped, directly and through the matrix product.
+CONV_GROUPS = [
+    ((2, 6, 9, 10), (6, 1, 3, 3), 6, 1, 1),  # depthwise, direct
+    ((2, 6, 9, 10), (12, 1, 3, 3), 6, 1, 2),  # two filters per channel, strided
+    ((1, 8, 7, 9), (4, 4, 3, 3), 2, 0, 1),
+    ((1, 32, 6, 7), (32, 8, 3, 3), 4, 1, 1),  # 8 filters of 72 products per group: direct
+    ((2, 16, 6, 7), (64, 8, 3, 3), 2, 1, 1),  # 32 filters of 72 products per group: the product
+    ((1, 130, 5, 6), (130, 1, 2, 2), 130, 1, 1),  # more groups than the direct kernel's launches pay for
+]
+
+
+@pytest.mark.parametrize("x_shape,w_shape,groups,padding,stride", CONV_GROUPS)
+def test_conv2d_groups_are_the_fold(x_shape, w_shape, groups, padding, stride):
+    r = rng(16 + x_shape[1])
+    x = r.standard_normal(x_shape).astype(np.float32)
+    w = r.standard_normal(w_shape).astype(np.float32)
+    want = fold_conv2d(x, w, padding, stride, groups=groups)
+    out = Guarded(want.shape)
+    T.conv2d(tack.array(x), tack.array(w), padding=padding, stride=stride, groups=groups, out=out.array)
+    assert np.array_equal(bits(out.value()), bits(want))
+
+
 def test_conv2d_refuses_bad_windows():
     x, w = tack.zeros((1, 2, 5, 5)), tack.zeros((3, 2, 3, 3))
     with pytest.raises(ValueError, match="stride must be >= 1, not 0"):
@@ -691,6 +719,10 @@ def test_conv2d_refuses_bad_windows():
         T.conv2d(x, w, dilation=3)
     with pytest.raises(ValueError, match="the filters are 0x3: a window needs at least one tap"):
         T.conv2d(x, tack.zeros((3, 2, 0, 3)))
+    with pytest.raises(ValueError, match="groups=2 must be positive and divide the 2 channels and the 3 filters"):
+        T.conv2d(x, tack.zeros((3, 1, 3, 3)), groups=2)
+    with pytest.raises(ValueError, match="x has 2 channels, w 2 per group of 2"):
+        T.conv2d(x, tack.zeros((4, 2, 3, 3)), groups=2)
     # No channels: every output an empty sum, +0 (np.einsum's too).
     out = tack.array(np.full((2, 4, 2, 2), np.nan, np.float32))
     T.conv2d(tack.zeros((2, 0, 5, 5)), tack.zeros((4, 0, 3, 3)), stride=2, out=out)
@@ -1247,6 +1279,7 @@ def test_devices_run_every_function_as_the_cpu_does(device):
         (T.conv2d, (images, r.standard_normal((16, 8, 3, 3)).astype(np.float32)), {"padding": 1}),  # columns
         (T.conv2d, (images, r.standard_normal((5, 8, 3, 2)).astype(np.float32)),
          {"padding": (1, 2), "stride": (2, 3), "dilation": (1, 2)}),  # windows one column at a time
+        (T.conv2d, (images, r.standard_normal((8, 1, 3, 3)).astype(np.float32)), {"padding": 1, "groups": 8}),
     ]
     for f, args, kw in cases:
         arrays = [v for v in args if isinstance(v, np.ndarray) and v.dtype != np.int64]
