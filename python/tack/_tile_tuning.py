@@ -17,9 +17,8 @@ Why a bitwise check is the right one: every candidate's kernel adds the
 products of an output element over k in increasing order, each step a
 fused multiply-add rounded once (the k-tile pipeline runs in order and mma
 accumulates k in order inside a tile, in the interpreter and in the CPU
-lowering alike); ragged k tiles load zeros on both operands, and adding
-+0 changes no accumulator but a -0 (which only an underflow to zero makes;
-random data has none). So every candidate means the same f32
+lowering alike); ragged k tiles load -0 for A and +0 for B, and adding
+their product, -0, changes no accumulator (-0 included). So every candidate means the same f32
 sums, and one interpretation of the default kernel is the oracle for all of
 them (tests/python/test_tile_autotune.py checks that interpretations of
 different tiles agree).

@@ -489,8 +489,9 @@ def matmul(a, b, out=None):
     (K,) and a 1-D `b` a column (K,), dropped from the result as NumPy
     does. No batching (use einsum). Each element takes the products over k
     in increasing order in f32, each step a fused multiply-add rounded once
-    (acc = fma(a[i, k], b[k, j], acc)): |out - exact| <= K*u/(1 - K*u) *
-    sum_k |a||b|, u = 2**-24.
+    (acc = fma(a[i, k], b[k, j], acc) from acc = 0, k = 0 .. K-1: the
+    padding of ragged tiles adds -0, which changes no accumulator):
+    |out - exact| <= K*u/(1 - K*u) * sum_k |a||b|, u = 2**-24.
 
     On the CPU the tile sizes are autotuned on the first call of each shape
     class (extents rounded up to powers of two): a dozen candidates are
@@ -572,9 +573,7 @@ def einsum(spec, *operands, out=None):
     label; at most one other label of each operand's own, in the output;
     the rest batch labels) of at least 2**15 multiply-adds each, in at most
     1024 of them, each product runs through matmul (tuned on the first call
-    of its shape class): the same steps, the same bits (but for the sign of
-    a zero: a fold that underflows to -0 can come out +0 where matmul's k
-    tiles are ragged)."""
+    of its shape class): the same steps, the same bits."""
     fn = "einsum"
     if not 1 <= len(operands) <= 2:
         raise ValueError(f"tack.tile.einsum: takes one or two operands, not {len(operands)}")
@@ -698,9 +697,7 @@ def conv2d(x, w, padding=0, stride=1, dilation=1, groups=1, out=None):
     windows are copied into a C*KH*KW x (OH*OW) matrix whose rows of each
     group the group's filters, F/g x K, multiply through matmul (autotuned
     on the first call of a shape class); otherwise a direct kernel runs,
-    once per group. Both take the same steps: the same bits
-    (but for the sign of a zero: a sum that underflows to -0 can come out
-    +0 through the matrix product, whose padded steps add +0)."""
+    once per group. Both take the same steps: the same bits."""
     fn = "conv2d"
     x, w = _array(x, fn, "x"), _array(w, fn, "w")
     device = _device(fn, x, w)

@@ -395,6 +395,23 @@ def test_matmul_vectors_like_numpy():
     assert np.array_equal(bits(T.matmul(tack.array(w), tack.array(a)).numpy()), bits(fold_matmul(w[None, :], a)[0]))
 
 
+def test_products_that_underflow_keep_the_sign_of_zero():
+    # Every product -1e-60 rounds to -0: the fold is -0. Ragged k tiles add
+    # -0 * +0 (matmul.h), so matmul, and conv2d and einsum through it, keep
+    # it, with tuning on and off.
+    a = np.full((20, 5), -1e-30, np.float32)
+    b = np.full((5, 24), 1e-30, np.float32)
+    want = fold_matmul(a, b)
+    assert np.all(np.signbit(want)) and not np.any(want)
+    assert np.array_equal(bits(T.matmul(tack.array(a), tack.array(b)).numpy()), bits(want))
+    big_a, big_b = np.full((64, 37), -1e-30, np.float32), np.full((37, 48), 1e-30, np.float32)
+    got = T.einsum("ij,jk->ik", tack.array(big_a), tack.array(big_b)).numpy()
+    assert np.array_equal(bits(got), bits(fold_matmul(big_a, big_b)))
+    x, w = np.full((1, 9, 5, 6), -1e-30, np.float32), np.full((16, 9, 3, 3), 1e-30, np.float32)
+    got = T.conv2d(tack.array(x), tack.array(w)).numpy()
+    assert np.all(np.signbit(got)) and np.array_equal(bits(got), bits(fold_conv2d(x, w, 0)))
+
+
 def test_matmul_out_overlapping_an_input_is_buffered():
     r = rng(3)
     a = r.standard_normal((20, 20)).astype(np.float32)

@@ -25,13 +25,16 @@ namespace detail_matmul {
 
 // Block (bi, bj) of C: its K loop is a two-stage pipeline that loads the A
 // tile and `b_tile(k)`, B's tile for step k of block column bj, and then
-// accumulates them with mma.
+// accumulates them with mma. A's tile past K reads -0 (B's +0): each padded
+// step adds -0 * +0 = -0, which leaves every accumulator as it is, -0
+// included, so the result is the fold over K's steps alone whatever the
+// tile sizes.
 template <class BTile>
 void block(const MatmulTiles& t, const TensorView<float, 2>& A, const TensorView<float, 2>& C, const Index& bi,
            const Index& bj, const BTile& b_tile) {
   Tile<float> acc = full<float>({t.m, t.n}, 0.0f);
   for (auto k : pipeline(ceil_div(A.shape(1), t.k))) {
-    Tile<float> a = A[{span(bi * t.m, t.m), span(k * t.k, t.k)}];
+    Tile<float> a = A(span(bi * t.m, t.m), span(k * t.k, t.k)).load(-0.0f);
     Tile<float> b = b_tile(k);
     k.stage("mma");
     acc = mma(a, b, acc);
