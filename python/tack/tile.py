@@ -487,7 +487,9 @@ def _rows(views, axis, fn):
 def matmul(a, b, out=None):
     """a @ b for f32 matrices (M, K) @ (K, N) -> (M, N); a 1-D `a` is a row
     (K,) and a 1-D `b` a column (K,), dropped from the result as NumPy
-    does. No batching (use einsum). Each element takes the products over k
+    does. Leading axes are batches, broadcast as np.matmul broadcasts them:
+    (..., M, K) @ (..., K, N) -> (..., M, N), one product per batch index.
+    Each element takes the products over k
     in increasing order in f32, each step a fused multiply-add rounded once
     (acc = fma(a[i, k], b[k, j], acc) from acc = 0, k = 0 .. K-1: the
     padding of ragged tiles adds -0, which changes no accumulator):
@@ -505,27 +507,44 @@ def matmul(a, b, out=None):
     fn = "matmul"
     a, b = _array(a, fn, "a"), _array(b, fn, "b")
     device = _device(fn, a, b)
-    if not (1 <= a.ndim <= 2 and 1 <= b.ndim <= 2):
-        raise ValueError(f"tack.tile.matmul: takes 1-D or 2-D operands, not {a.ndim}-D and {b.ndim}-D (einsum batches)")
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError(f"tack.tile.matmul: takes operands of 1 dimension or more, not {a.ndim}-D and {b.ndim}-D")
     va, vb = _View.of(a), _View.of(b)
     if a.ndim == 1:
         va = va.with_axis(0)
     if b.ndim == 1:
         vb = vb.with_axis(1)
-    (m, k), (k2, n) = va.shape, vb.shape
+    (m, k), (k2, n) = va.shape[-2:], vb.shape[-2:]
     if k != k2:
         raise ValueError(f"tack.tile.matmul: shapes {a.shape} and {b.shape} do not align ({k} != {k2})")
-    shape = ([m] if a.ndim == 2 else []) + ([n] if b.ndim == 2 else [])
+    try:
+        batch = np.broadcast_shapes(tuple(va.shape[:-2]), tuple(vb.shape[:-2]))
+    except ValueError:
+        raise ValueError(f"tack.tile.matmul: the batch axes of {a.shape} and {b.shape} do not broadcast") from None
+    shape = list(batch) + ([m] if a.ndim >= 2 else []) + ([n] if b.ndim >= 2 else [])
     out = _output(out, shape, device, fn)
+    if 0 in out.shape:
+        return out
     (target,) = _staged([out], [a, b])
     vc = _View.of(target)
     if a.ndim == 1:
-        vc = vc.with_axis(0)
+        vc = vc.with_axis(len(batch))
     if b.ndim == 1:
-        vc = vc.with_axis(1)
-    _run(fn, _matmul_kernel(m, k, n, device), [va, vb], [vc])
+        vc = vc.with_axis(len(vc.shape))
+    kernel = _matmul_kernel(m, k, n, device)
+    for index in itertools.product(*(range(extent) for extent in batch)):
+        _run(fn, kernel, [_matrix_at(va, index), _matrix_at(vb, index)], [_matrix_at(vc, index)])
     _unstage([out], [target])
     return out
+
+
+def _matrix_at(v, index):
+    """The 2-D view of v's last two axes at the batch `index`, v's batch
+    axes aligned to its end and broadcast where their extent is 1."""
+    lead = len(v.shape) - 2
+    at = index[len(index) - lead:] if lead else ()
+    offset = v.offset + sum(i * s for i, s, extent in zip(at, v.strides, v.shape) if extent != 1)
+    return _View(v.array, v.shape[-2:], v.strides[-2:], offset)
 
 
 def _einsum_spec(spec, ranks):

@@ -395,6 +395,36 @@ def test_matmul_vectors_like_numpy():
     assert np.array_equal(bits(T.matmul(tack.array(w), tack.array(a)).numpy()), bits(fold_matmul(w[None, :], a)[0]))
 
 
+@pytest.mark.parametrize("a_shape,b_shape", [
+    ((3, 4, 5), (5, 6)), ((2, 1, 4, 5), (3, 5, 6)), ((5,), (2, 5, 6)), ((2, 3, 4, 5), (5,)), ((4, 5), (2, 5, 3)),
+    ((2, 40, 37), (2, 37, 48)),  # products large enough to tune
+    ((0, 4, 5), (5, 6)),
+])
+def test_matmul_batches_broadcast_as_numpy(a_shape, b_shape):
+    # np.matmul's shapes; each batch index's product the fold (fma32).
+    r = rng(sum(a_shape) + len(b_shape))
+    a = r.standard_normal(a_shape).astype(np.float32)
+    b = r.standard_normal(b_shape).astype(np.float32)
+    want_shape = np.matmul(a, b).shape
+    got = T.matmul(strided(a)[0], tack.array(b)).numpy()
+    assert got.shape == want_shape
+    a2, b2 = (a[None, :] if a.ndim == 1 else a), (b[:, None] if b.ndim == 1 else b)
+    batch = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
+    a2 = np.broadcast_to(a2, batch + a2.shape[-2:])
+    b2 = np.broadcast_to(b2, batch + b2.shape[-2:])
+    want = np.zeros(batch + (a2.shape[-2], b2.shape[-1]), np.float32)
+    for index in np.ndindex(*batch):
+        want[index] = fold_matmul(a2[index], b2[index])
+    assert np.array_equal(bits(got), bits(want.reshape(want_shape)))
+
+
+def test_matmul_refuses_batches_that_do_not_broadcast():
+    with pytest.raises(ValueError, match="batch axes of .* do not broadcast"):
+        T.matmul(tack.zeros((2, 3, 4)), tack.zeros((3, 4, 5)))
+    with pytest.raises(ValueError, match="1 dimension or more"):
+        T.matmul(tack.zeros(()), tack.zeros((3,)))
+
+
 def test_products_that_underflow_keep_the_sign_of_zero():
     # Every product -1e-60 rounds to -0: the fold is -0. Ragged k tiles add
     # -0 * +0 (matmul.h), so matmul, and conv2d and einsum through it, keep
