@@ -1137,6 +1137,19 @@ def test_gather_like_take_with_out_of_range_zeros(axis):
     assert np.array_equal(bits(out.value()), bits(expected.astype(np.float32)))
 
 
+def scattered(out, src, idx, axis):
+    """NumPy's out[idx] = src along `axis` of a copy of out, indices outside
+    the axis skipped."""
+    expected = out.copy()
+    for s, i in enumerate(idx):
+        if 0 <= i < out.shape[axis]:
+            if axis == 0:
+                expected[i] = src[s]
+            else:
+                expected[:, i] = src[:, s]
+    return expected
+
+
 @pytest.mark.parametrize("order", ["C", "F"])
 def test_gathers_along_the_inner_axis_copy_blocks_across_the_rows(order, monkeypatch):
     # Along a matrix's inner axis gather's and scatter's rows are strided
@@ -1168,13 +1181,7 @@ def test_gathers_along_the_inner_axis_copy_blocks_across_the_rows(order, monkeyp
         assert np.array_equal(bits(got), bits(want)), axis
         target = np.asarray(r.standard_normal(a.shape).astype(np.float32), order=order)
         src = np.take(a, np.arange(len(idx)) % 3, axis=axis)
-        expected = target.copy()
-        for s_, i in enumerate(idx):
-            if 0 <= i < n:
-                if axis == 0:
-                    expected[i] = src[s_]
-                else:
-                    expected[:, i] = src[:, s_]
+        expected = scattered(target, src, idx, axis)
         out = tack.asarray(target)
         T.scatter(tack.asarray(np.asarray(src, order=order)), idx, out, axis=axis)
         assert np.array_equal(bits(out.numpy()), bits(expected)), axis
@@ -1194,14 +1201,7 @@ def test_scatter_leaves_unnamed_elements(axis):
     shape = [10, 8]
     shape[axis] = len(idx)
     src = r.standard_normal(shape).astype(np.float32)
-    expected = out_np.copy()
-    n = out_np.shape[axis]
-    for s, i in enumerate(idx):
-        if 0 <= i < n:
-            if axis == 0:
-                expected[i] = src[s]
-            else:
-                expected[:, i] = src[:, s]
+    expected = scattered(out_np, src, idx, axis)
     out = tack.array(out_np)
     assert T.scatter(tack.array(src), idx, out, axis=axis) is out
     assert np.array_equal(bits(out.numpy()), bits(expected))
