@@ -209,7 +209,9 @@ def _row_copies(fn, views, device):
 # filters are at least _CONV_COLUMNS_FILTERS and each output sums at least
 # _CONV_COLUMNS_TERMS products, each image's windows are copied into a
 # matrix (conv2d_columns, im2col) that the filters multiply through the
-# tuned matmul; otherwise the direct kernel runs blocks of output columns
+# tuned matmul, as do strided or dilated windows and padding that differs
+# between the axes (the direct kernel has none of them); otherwise the
+# direct kernel runs blocks of output columns
 # by output channels, each tap's input row loaded once for the block's
 # channels. On a 2-core Intel Xeon (AVX-512), padding 1, ms direct /
 # through the matrix product:
