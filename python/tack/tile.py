@@ -590,11 +590,14 @@ def einsum(spec, *operands, out=None):
     unordered_tree policy permits. Either way |out - exact| <= K*u/(1 -
     K*u) * sum |products|, K the number of contracted terms.
 
-    Where the two operands are a batch of matrix products (one contracted
-    label; at most one other label of each operand's own, in the output;
-    the rest batch labels) of at least 2**15 multiply-adds each, in at most
-    1024 of them, each product runs through matmul (tuned on the first call
-    of its shape class): the same steps, the same bits."""
+    Where the two operands are a batch of matrix products (every label of
+    one operand in the other or in the output; the contracted labels one
+    axis in both operands' memory, as in "bsd,de->bse" or "ikl,kln->in";
+    each operand's own labels merged where their strides allow, looped
+    over otherwise, like the labels of both) of at least 2**15
+    multiply-adds each, in at most 1024 launches, each product runs through
+    matmul (tuned on the first call of its shape class): the same steps,
+    the same bits."""
     fn = "einsum"
     if not 1 <= len(operands) <= 2:
         raise ValueError(f"tack.tile.einsum: takes one or two operands, not {len(operands)}")
@@ -658,44 +661,76 @@ _EINSUM_PRODUCT_BATCHES = 1024
 
 def _einsum_products(inputs, output, views, vc, extent):
     """((m, k, n), [(a, b, out) 2-D views per launch]) where einsum's two
-    operands are a batch of matrix products: every label of one operand is
-    either in the other (one contracted label k, the rest batch labels
-    that are also in the output) or in the output (at most one row label m
-    in the first operand, one column label n in the second), no operand
-    repeats a label, and the products are large enough to pay (see above).
+    operands are a batch of matrix products: no operand repeats a label,
+    every label of one operand is either in the other or in the output,
+    and the products are large enough to pay (see above). The contracted
+    labels are k, merged into one axis (row-major in the order they first
+    appear, the einsum kernel's fold order) where both operands' strides
+    allow, and None otherwise; the first operand's own labels are the rows
+    m and the second's the columns n, merged in the output's order where
+    the strides allow, and otherwise all but the innermost looped over with
+    the labels in both operands and the output (one launch per index).
     Each output is then matmul's fold over k, the einsum kernel's steps:
     the same bits. None otherwise."""
     if len(inputs) != 2 or any(len(set(labels)) != len(labels) for labels in inputs):
         return None
     first, second = inputs
-    contracted = [c for c in first if c in second and c not in output]
-    batch = [c for c in output if c in first and c in second]
-    rows = [c for c in first if c not in second]
-    cols = [c for c in second if c not in first]
-    if len(contracted) != 1 or len(rows) > 1 or len(cols) > 1 or any(c not in output for c in rows + cols):
-        return None
-    (k,) = contracted
-    m, n = extent[rows[0]] if rows else 1, extent[cols[0]] if cols else 1
-    batches = 1
-    for c in batch:
-        batches *= extent[c]
-    if m * n * extent[k] < _EINSUM_PRODUCT_WORK or batches > _EINSUM_PRODUCT_BATCHES:
-        return None
-
-    def stride(view, labels, label):
-        return view.strides[labels.index(label)] if label is not None and label in labels else 0
-
+    if any(c not in output for c in first + second if (c in first) != (c in second)):
+        return None  # a label summed within one operand
     va, vb = views
+    contracted = [c for c in first if c in second and c not in output]
+    k_axis = _merged(contracted, extent, [(va, first), (vb, second)])
+    if not contracted or k_axis is None:
+        return None
+    looped = [c for c in output if c in first and c in second]
+    rows = [c for c in output if c in first and c not in second]
+    cols = [c for c in output if c in second and c not in first]
+    m_axis = _merged(rows, extent, [(va, first), (vc, output)])
+    if m_axis is None:
+        looped, rows = looped + rows[:-1], rows[-1:]
+        m_axis = _merged(rows, extent, [(va, first), (vc, output)])
+    n_axis = _merged(cols, extent, [(vb, second), (vc, output)])
+    if n_axis is None:
+        looped, cols = looped + cols[:-1], cols[-1:]
+        n_axis = _merged(cols, extent, [(vb, second), (vc, output)])
+    (m, (ma, mc)), (k, (ka, kb)), (n, (nb, nc)) = m_axis, k_axis, n_axis
+    batches = 1
+    for c in looped:
+        batches *= extent[c]
+    if m * n * k < _EINSUM_PRODUCT_WORK or batches > _EINSUM_PRODUCT_BATCHES:
+        return None
 
-    def matrix(view, labels, row, col, at):
-        offset = view.offset + sum(i * stride(view, labels, c) for c, i in zip(batch, at))
-        shape = [extent[row] if row else 1, extent[col] if col else 1]
-        return _View(view.array, shape, [stride(view, labels, row), stride(view, labels, col)], offset)
+    def matrix(view, labels, shape, strides, at):
+        offset = view.offset + sum(i * view.strides[labels.index(c)] for c, i in zip(looped, at) if c in labels)
+        return _View(view.array, shape, strides, offset)
 
-    row, col = (rows or [None])[0], (cols or [None])[0]
-    launches = [(matrix(va, first, row, k, at), matrix(vb, second, k, col, at), matrix(vc, output, row, col, at))
-                for at in itertools.product(*(range(extent[c]) for c in batch))]
-    return (m, extent[k], n), launches
+    launches = [(matrix(va, first, [m, k], [ma, ka], at), matrix(vb, second, [k, n], [kb, nb], at),
+                 matrix(vc, output, [m, n], [mc, nc], at))
+                for at in itertools.product(*(range(extent[c]) for c in looped))]
+    return (m, k, n), launches
+
+
+def _merged(labels, extent, views):
+    """(extent, [stride in each view]) of `labels` merged into one axis,
+    row-major in their order, where every (view, its labels) allows; None
+    where a view's strides do not. No labels: one element, stride 0."""
+    total = 1
+    for c in labels:
+        total *= extent[c]
+    strides = []
+    for view, names in views:
+        base, inner = None, 1
+        for c in reversed(labels):
+            if extent[c] == 1:
+                continue
+            stride = view.strides[names.index(c)]
+            if base is None:
+                base = stride
+            elif stride != base * inner:
+                return None
+            inner *= extent[c]
+        strides.append(0 if base is None else base)
+    return total, strides
 
 
 def conv2d(x, w, padding=0, stride=1, dilation=1, groups=1, out=None):

@@ -520,6 +520,8 @@ EINSUM_FOLDS = [
     ("i,ij->j", [(300,), (300, 120)], True),
     ("ij,j->i", [(120, 300), (300,)], True),
     ("ij,ij->i", [(3, 40000), (3, 40000)], True),
+    ("bsd,de->bse", [(2, 30, 40), (40, 33)], True),  # rows b, s merged into one axis
+    ("sbd,de->bse", [(30, 2, 40), (40, 33)], True),  # rows that do not merge: b looped
     ("ij,jk->ik", [(13, 7), (7, 5)], False),
     ("ijk,jkl->il", [(5, 4, 3), (4, 3, 6)], False),  # two contracted labels
     ("ij,ij->i", [(5, 9), (5, 9)], False),
@@ -540,33 +542,54 @@ def test_einsum_contractions_are_the_fold_of_fused_steps(spec, shapes, through_m
     assert np.array_equal(bits(got), bits(fold_einsum(spec, a, b)))
 
 
+@pytest.mark.parametrize("spec,a_shape,through_matmul", [
+    ("ikl,kln->in", (40, 6, 7), True),  # k, l one axis of 42 in both operands
+    ("ilk,kln->in", (40, 7, 6), False),  # in another order in the first: not one axis
+])
+def test_einsum_merges_contracted_labels_where_the_strides_allow(spec, a_shape, through_matmul, monkeypatch):
+    r = rng(75)
+    a = r.standard_normal(a_shape).astype(np.float32)
+    b = r.standard_normal((6, 7, 40)).astype(np.float32)
+    calls = []
+    kernel = T._matmul_kernel
+    monkeypatch.setattr(T, "_matmul_kernel", lambda *args: calls.append(args) or kernel(*args))
+    got = T.einsum(spec, tack.array(a), tack.array(b)).numpy()
+    assert [c[:3] for c in calls] == ([(40, 42, 40)] if through_matmul else [])
+    assert np.array_equal(bits(got), bits(fold_einsum(spec, a, b)))
+
+
 def test_einsum_products_in_any_label_order(monkeypatch):
     # Random batches of matrix products: batch, row, column and contracted
-    # labels in random orders in each operand and the output, extents that
-    # put some through matmul and some through the einsum kernel, strided
-    # operands; each against the fold.
+    # labels (up to two of each kind) in random orders in each operand and
+    # the output, extents that put some through matmul (merged axes, or
+    # looped ones where strides do not merge) and some through the einsum
+    # kernel, contiguous and strided operands; each against the fold.
     r = rng(74)
     routed, calls = [], []
     kernel = T._matmul_kernel
     monkeypatch.setattr(T, "_matmul_kernel", lambda *args: calls.append(args) or kernel(*args))
-    for case in range(24):
-        batch = "bc"[: int(r.integers(0, 3))]
-        row, col = ("m" if r.integers(0, 4) else ""), ("n" if r.integers(0, 4) else "")
-        first = "".join(r.permutation(list(batch + row + "k")))
-        second = "".join(r.permutation(list(batch + col + "k")))
-        output = "".join(r.permutation(list(batch + row + col))) if batch + row + col else ""
-        if not output:
-            continue
-        extent = {"b": int(r.integers(1, 4)), "c": int(r.integers(1, 3)), "m": int(r.integers(1, 70)),
-                  "n": int(r.integers(1, 70)), "k": int(r.integers(1, 60))}
+    for case in range(30):
+        batch, rows, cols, contracted = "", "", "", ""
+        while not (batch + rows + cols) or max(map(len, (batch + rows + contracted, batch + cols + contracted,
+                                                        batch + rows + cols))) > 4:  # ranks up to 4
+            batch, rows, cols = ("", "b", "bc")[r.integers(0, 3)], ("", "m", "mp")[r.integers(0, 3)], \
+                ("", "n", "nq")[r.integers(0, 3)]
+            contracted = ("k", "kl")[r.integers(0, 2)]
+        first = "".join(r.permutation(list(batch + rows + contracted)))
+        second = "".join(r.permutation(list(batch + cols + contracted)))
+        output = "".join(r.permutation(list(batch + rows + cols)))
+        extent = {c: int(r.integers(1, 3)) for c in "bc"}
+        extent.update({c: int(r.integers(24, 64)) for c in "mnk"})
+        extent.update({c: int(r.integers(1, 4)) for c in "pql"})
         spec = f"{first},{second}->{output}"
         a = r.standard_normal([extent[c] for c in first]).astype(np.float32)
         b = r.standard_normal([extent[c] for c in second]).astype(np.float32)
         calls.clear()
-        got = T.einsum(spec, strided(a)[0], strided(b)[0]).numpy()
+        operands = (strided(a)[0], strided(b)[0]) if case % 2 else (tack.array(a), tack.array(b))
+        got = T.einsum(spec, *operands).numpy()
         routed.append(bool(calls))
         assert np.array_equal(bits(got), bits(fold_einsum(spec, a, b))), (case, spec, extent)
-    assert 6 <= sum(routed) <= len(routed) - 6, routed
+    assert 5 <= sum(routed) <= len(routed) - 5, routed
 
 
 def test_einsum_products_of_empty_batches_and_empty_sums():
