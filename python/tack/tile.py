@@ -715,22 +715,15 @@ def _merged(labels, extent, views):
     """(extent, [stride in each view]) of `labels` merged into one axis,
     row-major in their order, where every (view, its labels) allows; None
     where a view's strides do not. No labels: one element, stride 0."""
-    total = 1
-    for c in labels:
-        total *= extent[c]
-    strides = []
+    extents, strides = [extent[c] for c in labels], []
     for view, names in views:
-        base, inner = None, 1
-        for c in reversed(labels):
-            if extent[c] == 1:
-                continue
-            stride = view.strides[names.index(c)]
-            if base is None:
-                base = stride
-            elif stride != base * inner:
-                return None
-            inner *= extent[c]
-        strides.append(0 if base is None else base)
+        axis = _merged_axis(extents, [view.strides[names.index(c)] for c in labels])
+        if axis is None:
+            return None
+        strides.append(0 if axis[1] is None else axis[1])
+    total = 1
+    for n in extents:
+        total *= n
     return total, strides
 
 
@@ -787,10 +780,12 @@ def conv2d(x, w, padding=0, stride=1, dilation=1, groups=1, out=None):
     uniform = padding[0] == padding[1] and stride == (1, 1) and dilation == (1, 1)
     if not uniform or groups > _CONV_DIRECT_GROUPS or _conv_by_columns(fg, cg * kh * kw):
         filters = _flattened(_View.of(w), 1) or _flattened(_View.of(_copy(w)), 1)
-        if _flattened(_View.of(target), 2) is None:
+        images = _flattened(_View.of(target), 2)
+        if images is None:
             target = empty(out.shape, f32, device=device)
+            images = _flattened(_View.of(target), 2)
         windows = {"kernel": (kh, kw), "padding": padding, "stride": stride, "dilation": dilation}
-        _conv2d_by_columns(_View.of(x), filters, _flattened(_View.of(target), 2), windows, groups, (oh, ow), device)
+        _conv2d_by_columns(_View.of(x), filters, images, windows, groups, (oh, ow), device)
     else:
         block = _conv_block(ow, fg)
         p = padding[0]
@@ -830,11 +825,12 @@ def _copy(a):
     return c
 
 
-def _flattened(v, first):
-    """v with its axes from `first` on merged into one (row-major), or None
-    where their strides do not allow it."""
+def _merged_axis(extents, strides):
+    """(extent, stride) of axes merged into one, row-major in their order,
+    or None where their strides do not allow it; no axis of more than one
+    element: stride None."""
     base, inner = None, 1
-    for extent, stride in zip(reversed(v.shape[first:]), reversed(v.strides[first:])):
+    for extent, stride in zip(reversed(extents), reversed(strides)):
         if extent == 1:
             continue
         if base is None:
@@ -842,7 +838,20 @@ def _flattened(v, first):
         elif stride != base * inner:
             return None
         inner *= extent
-    return _View(v.array, v.shape[:first] + [inner], v.strides[:first] + [1 if base is None else base], v.offset)
+    total = 1
+    for extent in extents:
+        total *= extent
+    return total, base
+
+
+def _flattened(v, first):
+    """v with its axes from `first` on merged into one (row-major), or None
+    where their strides do not allow it."""
+    axis = _merged_axis(v.shape[first:], v.strides[first:])
+    if axis is None:
+        return None
+    extent, stride = axis
+    return _View(v.array, v.shape[:first] + [extent], v.strides[:first] + [1 if stride is None else stride], v.offset)
 
 
 def _conv2d_by_columns(vx, filters, images, windows, groups, extents, device):
@@ -860,30 +869,32 @@ def _conv2d_by_columns(vx, filters, images, windows, groups, extents, device):
     key = ("conv2d_columns", width) + tuple(windows.values())
     columns = _kernel(fn, device, key, lambda: _core.tile_conv2d_columns(width=width, **windows))
     cols = empty((1, k, oh, ow), f32, device=device)
-    vcols = _View.of(cols)
     if groups > 1 and fg < _CONV_COLUMNS_FILTERS:
         # Few filters a group (depthwise): every group's product in one
         # launch of the einsum kernel, whose fold takes matmul's steps.
         spec, ranks = "gfk,gkp->gfp", [3, 3, 3]
         product = _kernel(fn, device, ("einsum", spec, tuple(ranks)), lambda: _core.tile_einsum(spec, ranks))
-        weights = _View(filters.array, [groups, fg, kg], [fg * filters.strides[0], filters.strides[0],
-                                                          filters.strides[1]], filters.offset)
+        weights = _by_group(filters, groups)
         matrices = _View(cols, [groups, kg, p], [kg * p, p, 1], 0)
-        for i in range(n):
-            image = _View(vx.array, [1] + vx.shape[1:], vx.strides, vx.offset + i * vx.strides[0])
-            _run(fn, columns, [image], [vcols])
-            out = _View(images.array, [groups, fg, p], [fg * images.strides[1], images.strides[1], images.strides[2]],
-                        images.offset + i * images.strides[0])
-            _run(fn, product, [weights, matrices], [out])
-        return
-    matrices = [_View(cols, [kg, p], [p, 1], g * kg * p) for g in range(groups)]
-    product = _matmul_kernel(fg, kg, p, device)
+
+        def multiply(out):
+            _run(fn, product, [weights, matrices], [_by_group(out, groups)])
+    else:
+        product = _matmul_kernel(fg, kg, p, device)
+
+        def multiply(out):
+            for g in range(groups):
+                _run(fn, product, [_group(filters, 0, g, fg), _View(cols, [kg, p], [p, 1], g * kg * p)],
+                     [_group(out, 0, g, fg)])
     for i in range(n):
-        image = _View(vx.array, [1] + vx.shape[1:], vx.strides, vx.offset + i * vx.strides[0])
-        _run(fn, columns, [image], [vcols])
-        out = _View(images.array, images.shape[1:], images.strides[1:], images.offset + i * images.strides[0])
-        for g, matrix in enumerate(matrices):
-            _run(fn, product, [_group(filters, 0, g, fg), matrix], [_group(out, 0, g, fg)])
+        _run(fn, columns, [_group(vx, 0, i, 1)], [_View.of(cols)])
+        multiply(_matrix_at(images, (i,)))
+
+
+def _by_group(v, groups):
+    """A 2-D view (rows, columns) as (groups, rows / groups, columns)."""
+    size = v.shape[0] // groups
+    return _View(v.array, [groups, size, v.shape[1]], [size * v.strides[0]] + v.strides, v.offset)
 
 
 # ---------------------------------------------------------------------------
