@@ -196,17 +196,21 @@ void bind_tile(nb::module_& m) {
           "compiled in workgroups.");
 
     m.def("tile_matmul",
-          [](int64_t tm, int64_t tn, int64_t tk, int64_t panel_lanes) {
+          [](int64_t tm, int64_t tn, int64_t tk, int64_t panel_lanes, bool batched, bool shared_b) {
               if (panel_lanes < 0) throw nb::value_error("tile_matmul: panel_lanes must be 0 (B unpacked) or positive");
-              return lib::matmul({tm, tn, tk, panel_lanes});
+              if (shared_b && !(batched && panel_lanes > 0))
+                  throw nb::value_error("tile_matmul: shared_b is for a batch of products on packed panels");
+              lib::MatmulTiles tiles{tm, tn, tk, panel_lanes};
+              return batched ? lib::batched_matmul(tiles, shared_b) : lib::matmul(tiles);
           },
-          nb::arg("tile_m"), nb::arg("tile_n"), nb::arg("tile_k"), nb::arg("panel_lanes") = 0);
+          nb::arg("tile_m"), nb::arg("tile_n"), nb::arg("tile_k"), nb::arg("panel_lanes") = 0, nb::arg("batched") = false,
+          nb::arg("shared_b") = false);
     m.def("tile_pack_panels",
-          [](int64_t tn, int64_t lanes) {
+          [](int64_t tn, int64_t lanes, bool batched) {
               if (tn < 1 || lanes < 1) throw nb::value_error("tile_pack_panels: tile_n and lanes must be positive");
-              return lib::pack_panels(tn, lanes);
+              return batched ? lib::batched_pack_panels(tn, lanes) : lib::pack_panels(tn, lanes);
           },
-          nb::arg("tile_n"), nb::arg("lanes"));
+          nb::arg("tile_n"), nb::arg("lanes"), nb::arg("batched") = false);
     m.def("tile_einsum", &einsum, nb::arg("spec"), nb::arg("ranks"));
     m.def("tile_conv2d",
           [](int64_t padding, int64_t width, int64_t filters) {

@@ -261,16 +261,20 @@ def launch_tile(tiles):
     return tiles[5] if len(tiles) > 5 else 0
 
 
-def binding(tiles):
+def binding(tiles, batched=False):
     """How a candidate's launch nest binds to the launch, as tile_compile's
     keyword arguments (docs/tile/compile.md, "Binding"): unpacked, its two
     levels (block rows, block columns) swapped for rows in the lanes;
     packed (block rows, panel, lane), the panel level split by the launch
-    tile, its outer part outermost."""
+    tile, its outer part outermost. A batch of products (`batched`: the
+    batch a level before those) keeps its batch level outermost."""
+    first = 1 if batched else 0
+    outer = list(range(first))
     if rows_in_lanes(tiles):
-        return {"nest_order": [1, 0]}
+        return {"nest_order": outer + [first + 1, first]}
     if launch_tile(tiles):
-        return {"nest_split": [0, launch_tile(tiles)], "nest_order": [1, 0, 2, 3]}
+        return {"nest_split": [0] * (first + 1) + [launch_tile(tiles)],
+                "nest_order": outer + [first + 1, first, first + 2, first + 3]}
     return {}
 
 
@@ -292,30 +296,49 @@ class PackedMatmul:
     takes what the unpacked kernel's does. Bp is kept for the next launch
     of the same shape where it has at most _KEPT_PANEL_BYTES (packing
     writes every element of it, the padding's zeros included); launches
-    of one PackedMatmul run one at a time."""
+    of one PackedMatmul run one at a time.
 
-    def __init__(self, tiles, device):
-        self.tn, self.lanes, self.device = tiles[1], lanes(device), device
+    `batched`: a batch of products in one launch (lib::batched_matmul;
+    launch() takes 3-D views, the batch first): each product's B packed
+    into its own panels, (batch * G) x K x tn x L, or, where B's batch
+    stride is 0, one B's panels that every product reads (shared_b)."""
+
+    def __init__(self, tiles, device, batched=False):
+        self.tiles, self.tn, self.lanes, self.device, self.batched = tiles, tiles[1], lanes(device), device, batched
         # One element at a time: in lanes its loads would gather (measured
         # 2x slower at 2048^2 on AVX2).
-        self.pack = _core.tile_compile(_core.tile_pack_panels(self.tn, self.lanes), device, simd_lanes=False)
-        self.matmul = _core.tile_compile(_core.tile_matmul(*tiles[:3], panel_lanes=self.lanes), device,
-                                         **binding(tiles))
+        self.pack = _core.tile_compile(_core.tile_pack_panels(self.tn, self.lanes, batched=batched), device,
+                                       simd_lanes=False)
+        self.matmul = self._product(shared_b=False)
+        self._shared = None  # the batched product over one shared B, compiled on first use
         self._kept = None  # the last launch's Bp, where small enough
         self._one_at_a_time = threading.Lock()
+
+    def _product(self, shared_b):
+        kernel = _core.tile_matmul(*self.tiles[:3], panel_lanes=self.lanes, batched=self.batched, shared_b=shared_b)
+        return _core.tile_compile(kernel, self.device, **binding(self.tiles, self.batched))
 
     def launch(self, args):
         from ._arrays import empty
 
         a, b, c = args
-        k, n = b[1]
+        k, n = b[1][-2:]
         g = -(-n // (self.tn * self.lanes))
-        shape = (g, k, self.tn, self.lanes)
+        panels, matmul = g, self.matmul
+        if self.batched:
+            products = b[1][0]
+            if products > 1 and b[2][0] == 0:  # one B for every product
+                b = (b[0], [1] + b[1][1:]) + tuple(b[2:])
+                if self._shared is None:
+                    self._shared = self._product(shared_b=True)
+                products, matmul = 1, self._shared
+            panels *= products
+        shape = (panels, k, self.tn, self.lanes)
         with self._one_at_a_time:
             bp = self._kept if self._kept is not None and self._kept.shape == shape else empty(shape, device=self.device)
             packed = (bp, list(shape), [k * self.tn * self.lanes, self.tn * self.lanes, self.lanes, 1], 0)
             self.pack.launch([b, packed + (True,)])
-            self.matmul.launch([a, packed + (False,), c])
+            matmul.launch([a, packed + (False,), c])
             self._kept = bp if 4 * bp.size <= _KEPT_PANEL_BYTES else None
 
 

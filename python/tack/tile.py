@@ -274,29 +274,71 @@ def _kernel(fn, device, key, make, binding=None, lanes=None):
     return k
 
 
-def _packed_matmul(tiles, device):
+def _packed_matmul(tiles, device, batched=False):
     """The matmul of a tuned candidate that packs B first
     (_tile_tuning.PackedMatmul), once per configuration and device."""
-    full_key = (("matmul",) + tuple(tiles), "f32", device)
+    full_key = (("matmul",) + tuple(tiles) + (batched,), "f32", device)
     k = _compiled.get(full_key)
     if k is None:
         try:
-            k = _tile_tuning.PackedMatmul(tiles, device)
+            k = _tile_tuning.PackedMatmul(tiles, device, batched)
         except RuntimeError as e:
             raise ValueError(f"tack.tile.matmul: {e}") from None
         _compiled[full_key] = k
     return k
 
 
-def _matmul_kernel(m, k, n, device):
-    """matmul's kernel for an (m, k) @ (k, n) product on `device`: the
-    tiles tuned for its shape class (the first call of a class tunes them
-    on the CPU), packing B where the winner does."""
+def _matmul_kernel(m, k, n, device, batched=False):
+    """matmul's kernel for an (m, k) @ (k, n) product on `device`, or with
+    `batched` for a batch of them in one launch (3-D views, the batch
+    first): the tiles tuned for its shape class (the first call of a class
+    tunes them on the CPU), packing B where the winner does."""
     tiles = _tile_tuning.matmul_tiles(m, k, n, device)
     if _tile_tuning.packed(tiles):
-        return _packed_matmul(tiles, device)
-    return _kernel("matmul", device, ("matmul",) + tiles, lambda: _core.tile_matmul(*tiles[:3]),
-                   _tile_tuning.binding(tiles))
+        return _packed_matmul(tiles, device, batched)
+    return _kernel("matmul", device, ("matmul",) + tiles + (batched,),
+                   lambda: _core.tile_matmul(*tiles[:3], batched=batched), _tile_tuning.binding(tiles, batched))
+
+
+def _multiply(fn, m, k, n, launches, device):
+    """Runs matrix products (m, k) @ (k, n): `launches` as _batches makes
+    them, a launch of one product through matmul's kernel, of more through
+    its batched kernel."""
+    for va, vb, vc in launches:
+        if va.shape[0] == 1:
+            _run(fn, _matmul_kernel(m, k, n, device), [_matrix_at(va, (0,)), _matrix_at(vb, (0,))],
+                 [_matrix_at(vc, (0,))])
+        else:
+            _run(fn, _matmul_kernel(m, k, n, device, batched=True), [va, vb], [vc])
+
+
+def _batch_split(extents, strides):
+    """How many of the batch axes `extents` (outermost first) are looped
+    over: those before the first from which every operand's strides
+    (`strides`, one list per operand) merge the rest into one axis."""
+    first = 0
+    while first < len(extents) - 1 and any(_merged_axis(extents[first:], s[first:]) is None for s in strides):
+        first += 1
+    return first
+
+
+def _batches(extents, operands):
+    """A batch of matrix products as launches: `operands` are (the 2-D view
+    of its matrix at batch index 0, its strides along the batch axes
+    `extents`: 0 where it is broadcast or lacks the axis); each launch is a
+    3-D view per operand, the batch first, with the batch axes from
+    _batch_split's merged into that first axis and one launch per index of
+    those before."""
+    first = _batch_split(extents, [s for _, s in operands])
+    launches = []
+    for at in itertools.product(*(range(e) for e in extents[:first])):
+        views = []
+        for v, s in operands:
+            count, stride = _merged_axis(extents[first:], s[first:])
+            offset = v.offset + sum(i * step for i, step in zip(at, s))
+            views.append(_View(v.array, [count] + v.shape, [stride or 0] + v.strides, offset))
+        launches.append(views)
+    return launches
 
 
 def _cache_size():
@@ -533,11 +575,30 @@ def matmul(a, b, out=None):
         vc = vc.with_axis(len(batch))
     if b.ndim == 1:
         vc = vc.with_axis(len(vc.shape))
-    kernel = _matmul_kernel(m, k, n, device)
-    for index in itertools.product(*(range(extent) for extent in batch)):
-        _run(fn, kernel, [_matrix_at(va, index), _matrix_at(vb, index)], [_matrix_at(vc, index)])
+    extents = list(batch)
+    strides = [_batch_strides(v, len(extents)) for v in (va, vb, vc)]
+    rows = [_merged_axis(extents + [m], s + [v.strides[-2]]) for v, s in ((va, strides[0]), (vc, strides[2]))]
+    if not any(strides[1]) and None not in rows:
+        # One B for every product and rows that merge: one product of all
+        # the rows.
+        (rows_a, step_a), (_, step_c) = rows
+        wide = [_View(v.array, [rows_a, v.shape[-1]], [step or 0, v.strides[-1]], v.offset)
+                for v, step in ((va, step_a), (vc, step_c))]
+        _run(fn, _matmul_kernel(rows_a, k, n, device), [wide[0], _matrix_at(vb, ())], [wide[1]])
+    else:
+        _multiply(fn, m, k, n, _batches(extents, [(_matrix_at(v, ()), s) for v, s in zip((va, vb, vc), strides)]),
+                  device)
     _unstage([out], [target])
     return out
+
+
+def _batch_strides(v, count):
+    """v's strides along the last `count` batch axes of a broadcast (v's
+    batch axes aligned to its end, before its last two): 0 where v lacks
+    the axis or has extent 1 there."""
+    lead = len(v.shape) - 2
+    own = [0 if extent == 1 else stride for extent, stride in zip(v.shape[:lead], v.strides[:lead])]
+    return [0] * (count - lead) + own
 
 
 def _matrix_at(v, index):
@@ -594,10 +655,11 @@ def einsum(spec, *operands, out=None):
     one operand in the other or in the output; the contracted labels one
     axis in both operands' memory, as in "bsd,de->bse" or "ikl,kln->in";
     each operand's own labels merged where their strides allow, looped
-    over otherwise, like the labels of both) of at least 2**15
-    multiply-adds each, in at most 1024 launches, each product runs through
-    matmul (tuned on the first call of its shape class): the same steps,
-    the same bits."""
+    over otherwise, like the labels of both) whose shape class matmul tunes
+    (on the CPU; elsewhere products of at least 2**15 multiply-adds) or of
+    at least 2**24 multiply-adds each, in at most 1024 launches, the
+    products run through matmul, a batch of them in one launch where the
+    batch labels' strides merge: the same steps, the same bits."""
     fn = "einsum"
     if not 1 <= len(operands) <= 2:
         raise ValueError(f"tack.tile.einsum: takes one or two operands, not {len(operands)}")
@@ -632,12 +694,10 @@ def einsum(spec, *operands, out=None):
     ranks = [len(v.shape) for v in views] + [len(vc.shape)]
     if any(not 1 <= r <= 4 for r in ranks):
         raise ValueError(f"tack.tile.einsum: operand and output ranks must be 1 to 4, here {ranks}")
-    products = _einsum_products(inputs, output, views, vc, extent)
+    products = _einsum_products(inputs, output, views, vc, extent, device)
     if products is not None:
         (m, k, n), launches = products
-        kernel = _matmul_kernel(m, k, n, device)
-        for va, vb, vo in launches:
-            _run(fn, kernel, [va, vb], [vo])
+        _multiply(fn, m, k, n, launches, device)
     else:
         text = ",".join(inputs) + "->" + output
         kernel = _kernel(fn, device, ("einsum", text, tuple(ranks)), lambda: _core.tile_einsum(text, ranks))
@@ -647,21 +707,30 @@ def einsum(spec, *operands, out=None):
 
 
 # einsum runs through matmul where its two operands' labels are a batch of
-# matrix products (_einsum_products) of at least _EINSUM_PRODUCT_WORK
-# multiply-adds each, in at most _EINSUM_PRODUCT_BATCHES launches. On a
-# 2-core Intel Xeon (AVX-512), ms, the einsum kernel / through matmul
-# (NumPy's einsum, optimize=True):
+# matrix products (_einsum_products) in at most _EINSUM_PRODUCT_LAUNCHES
+# launches, each product of at least _EINSUM_PRODUCT_WORK multiply-adds or
+# with tiles tuned for its shape class: below that, matmul's fixed 16x16x16
+# tiles fill few of the CPU's SIMD lanes, and the einsum kernel (its lanes
+# consecutive outputs of a row) is faster. On a 2-core Intel Xeon (AVX-512), ms, the
+# einsum kernel / through matmul (NumPy's einsum, optimize=True):
 #   ij,jk->ik 1024x1024 by 1024x1024          115 / 12.3 (8.4)
 #   bij,bjk->bik 16x256x256 by 16x256x256     10.2 / 5.0 (3.4)
 #   ij,kj->ik 1024x512 by 1024x512            74 / 6.3 (4.2)
 #   bhqd,bhkd->bhqk 4x8x256x64 by 4x8x256x64  17.3 / 4.2 (2.4)
 #   bsd,de->bse 32x128x512 by 512x512         60.4 / 10.7 (8.7)
-_EINSUM_PRODUCT_WORK = 1 << 15
-_EINSUM_PRODUCT_BATCHES = 1024
+# (through matmul one launch per product; a batch in one launch of the
+# batched kernel: bij 2.99, bhqd 2.38), and bij,bjk->bik with the fixed
+# tiles (batched kernel), tuned tiles marked *:
+#   16x64x64x64 0.15 / 0.43     16x128x128x64 0.53 / 1.46
+#   16x96x96x96 0.43 / 0.34*    16x128x128x128 1.08 / 0.55*
+#   4x512x512x32 1.33 / 2.94    4x256x256x256 2.50 / 1.20 (0.79*)
+_EINSUM_PRODUCT_WORK = {"cpu": 1 << 24}
+_EINSUM_PRODUCT_WORK_ELSEWHERE = 1 << 15  # not measured on GPUs
+_EINSUM_PRODUCT_LAUNCHES = 1024
 
 
-def _einsum_products(inputs, output, views, vc, extent):
-    """((m, k, n), [(a, b, out) 2-D views per launch]) where einsum's two
+def _einsum_products(inputs, output, views, vc, extent, device):
+    """((m, k, n), the launches as _batches makes them) where einsum's two
     operands are a batch of matrix products: no operand repeats a label,
     every label of one operand is either in the other or in the output,
     and the products are large enough to pay (see above). The contracted
@@ -669,8 +738,10 @@ def _einsum_products(inputs, output, views, vc, extent):
     appear, the einsum kernel's fold order) where both operands' strides
     allow, and None otherwise; the first operand's own labels are the rows
     m and the second's the columns n, merged in the output's order where
-    the strides allow, and otherwise all but the innermost looped over with
-    the labels in both operands and the output (one launch per index).
+    the strides allow, and otherwise all but the innermost made batch
+    labels, like the labels in both operands and the output (the batch:
+    one launch of matmul's batched kernel, or one per index of the batch
+    labels whose strides do not merge).
     Each output is then matmul's fold over k, the einsum kernel's steps:
     the same bits. None otherwise."""
     if len(inputs) != 2 or any(len(set(labels)) != len(labels) for labels in inputs):
@@ -695,20 +766,20 @@ def _einsum_products(inputs, output, views, vc, extent):
         looped, cols = looped + cols[:-1], cols[-1:]
         n_axis = _merged(cols, extent, [(vb, second), (vc, output)])
     (m, (ma, mc)), (k, (ka, kb)), (n, (nb, nc)) = m_axis, k_axis, n_axis
-    batches = 1
-    for c in looped:
-        batches *= extent[c]
-    if m * n * k < _EINSUM_PRODUCT_WORK or batches > _EINSUM_PRODUCT_BATCHES:
+    if (m * n * k < _EINSUM_PRODUCT_WORK.get(device, _EINSUM_PRODUCT_WORK_ELSEWHERE) and
+            _tile_tuning.matmul_tiles(m, k, n, device) == _tile_tuning.DEFAULT):
         return None
-
-    def matrix(view, labels, shape, strides, at):
-        offset = view.offset + sum(i * view.strides[labels.index(c)] for c, i in zip(looped, at) if c in labels)
-        return _View(view.array, shape, strides, offset)
-
-    launches = [(matrix(va, first, [m, k], [ma, ka], at), matrix(vb, second, [k, n], [kb, nb], at),
-                 matrix(vc, output, [m, n], [mc, nc], at))
-                for at in itertools.product(*(range(extent[c]) for c in looped))]
-    return (m, k, n), launches
+    extents = [extent[c] for c in looped]
+    operands = [(_View(view.array, shape, strides, view.offset),
+                 [view.strides[labels.index(c)] if c in labels else 0 for c in looped])
+                for view, labels, shape, strides in ((va, first, [m, k], [ma, ka]), (vb, second, [k, n], [kb, nb]),
+                                                     (vc, output, [m, n], [mc, nc]))]
+    launches = 1
+    for count in extents[:_batch_split(extents, [s for _, s in operands])]:
+        launches *= count
+    if launches > _EINSUM_PRODUCT_LAUNCHES:
+        return None
+    return (m, k, n), _batches(extents, operands)
 
 
 def _merged(labels, extent, views):

@@ -14,6 +14,7 @@ import pytest
 
 import tack
 import tack.tile as T
+from tack import _tile_tuning
 from float_bits import identical, ulp_distance
 
 U = 2.0**-24
@@ -418,6 +419,53 @@ def test_matmul_batches_broadcast_as_numpy(a_shape, b_shape):
     assert np.array_equal(bits(got), bits(want.reshape(want_shape)))
 
 
+def _batch_of(x, order):
+    """x (a batch of matrices) as a tack view whose batch axes lie in memory
+    in `order` (a permutation of them): strides that need not merge."""
+    lead = x.ndim - 2
+    stored = np.ascontiguousarray(x.transpose(tuple(order) + (lead, lead + 1)))
+    return tack.asarray(stored.transpose(tuple(np.argsort(order)) + (lead, lead + 1)))
+
+
+@pytest.mark.parametrize("tiles", [(16, 16, 16), (16, 8, 16, 1), (16, 16, 8, 0, 1), (16, 8, 16, 1, 0, 4)],
+                         ids=["unpacked", "packed", "rows_in_lanes", "launch_tiled"])
+@pytest.mark.parametrize("a_shape,a_order,b_shape,b_order,launches", [
+    ((5, 37, 29), (0,), (5, 29, 43), (0,), [(37, 29, 43, True)]),  # a batch: one launch
+    ((5, 37, 29), (0,), (29, 43), (), [(185, 29, 43, False)]),  # one B, rows merged: one product
+    ((5, 37, 29), (0,), (1, 29, 43), (0,), [(185, 29, 43, False)]),
+    ((2, 3, 37, 29), (0, 1), (2, 3, 29, 43), (0, 1), [(37, 29, 43, True)]),  # (2, 3) merged
+    ((2, 3, 37, 29), (0, 1), (3, 29, 43), (0,), [(37, 29, 43, True)] * 2),  # B broadcast over 2: not one axis
+    ((2, 3, 37, 29), (1, 0), (29, 43), (), [(37, 29, 43, True)] * 2),  # unmerged: a launch per index of the first
+    ((4, 37, 29), (0,), (4, 29, 1), (0,), [(37, 29, 1, True)]),
+    ((3, 1, 37, 29), (0, 1), (1, 4, 29, 43), (0, 1), [(37, 29, 43, True)] * 3),  # each broadcast over one axis
+])
+def test_matmul_batches_run_in_one_launch(tiles, a_shape, a_order, b_shape, b_order, launches, monkeypatch):
+    # Batch axes whose strides merge run as one launch of matmul's batched
+    # kernel (a shared B, stride 0, packed once when packed); a shared B
+    # whose rows merge with the batch runs as one product; axes that do not
+    # merge are looped over. Every product is the fold, for every form of
+    # the kernel (tiles forced through the tuner's family).
+    monkeypatch.setattr(_tile_tuning, "FAMILY", (tiles,))
+    monkeypatch.setattr(_tile_tuning, "_MIN_VOLUME", 1)
+    r = rng(sum(a_shape) + 3 * sum(b_shape))
+    a = r.standard_normal(a_shape).astype(np.float32)
+    b = r.standard_normal(b_shape).astype(np.float32)
+    calls = []
+    kernel = T._matmul_kernel
+    monkeypatch.setattr(T, "_matmul_kernel",
+                        lambda *args, **kw: calls.append(args[:3] + (kw.get("batched", False),)) or kernel(*args, **kw))
+    ta = _batch_of(a, a_order)
+    tb = _batch_of(b, b_order) if b.ndim > 2 else tack.array(b)
+    got = T.matmul(ta, tb).numpy()
+    assert calls == launches
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a2, b2 = np.broadcast_to(a, batch + a.shape[-2:]), np.broadcast_to(b, batch + b.shape[-2:])
+    want = np.zeros(batch + (a.shape[-2], b.shape[-1]), np.float32)
+    for index in np.ndindex(*batch):
+        want[index] = fold_matmul(a2[index], b2[index])
+    assert np.array_equal(bits(got), bits(want))
+
+
 def test_matmul_refuses_batches_that_do_not_broadcast():
     with pytest.raises(ValueError, match="batch axes of .* do not broadcast"):
         T.matmul(tack.zeros((2, 3, 4)), tack.zeros((3, 4, 5)))
@@ -486,6 +534,13 @@ def test_einsum_against_float64(spec, shapes):
     assert np.all(np.abs(got - exact) <= (terms * U / (1 - terms * U) + terms * 2.0**-53) * magnitude)
 
 
+def small_products_through_matmul(monkeypatch):
+    """einsum's products of 2**15 multiply-adds or more through matmul on
+    the CPU as elsewhere (by default, products of classes the tuner leaves
+    untuned take the einsum kernel below 2**24)."""
+    monkeypatch.setattr(T, "_EINSUM_PRODUCT_WORK", {})
+
+
 def fold_einsum(spec, a, b):
     """The documented steps of a two-operand contraction: for each output,
     acc = fma(a[...], b[...], acc) in f32 from acc = 0 over the contracted
@@ -535,7 +590,8 @@ def test_einsum_contractions_are_the_fold_of_fused_steps(spec, shapes, through_m
     a, b = (r.standard_normal(s).astype(np.float32) for s in shapes)
     products = []
     kernel = T._matmul_kernel
-    monkeypatch.setattr(T, "_matmul_kernel", lambda *args: products.append(args) or kernel(*args))
+    monkeypatch.setattr(T, "_matmul_kernel", lambda *args, **kw: products.append(args) or kernel(*args, **kw))
+    small_products_through_matmul(monkeypatch)
     ta, _ = strided(a)  # any strides
     got = T.einsum(spec, ta, tack.array(b)).numpy()
     assert bool(products) == through_matmul
@@ -552,10 +608,31 @@ def test_einsum_merges_contracted_labels_where_the_strides_allow(spec, a_shape, 
     b = r.standard_normal((6, 7, 40)).astype(np.float32)
     calls = []
     kernel = T._matmul_kernel
-    monkeypatch.setattr(T, "_matmul_kernel", lambda *args: calls.append(args) or kernel(*args))
+    monkeypatch.setattr(T, "_matmul_kernel", lambda *args, **kw: calls.append(args) or kernel(*args, **kw))
+    small_products_through_matmul(monkeypatch)
     got = T.einsum(spec, tack.array(a), tack.array(b)).numpy()
     assert [c[:3] for c in calls] == ([(40, 42, 40)] if through_matmul else [])
     assert np.array_equal(bits(got), bits(fold_einsum(spec, a, b)))
+
+
+@pytest.mark.parametrize("tuned", [False, True])
+def test_einsum_takes_matmul_where_its_tiles_are_tuned(tuned, monkeypatch):
+    # Products of 64^3 by default: their class is not tuned and the fixed
+    # tiles would be slower than the einsum kernel, which runs them. With
+    # tuned tiles (the tuner's threshold lowered, its family one packed
+    # candidate) the batch runs through matmul's batched kernel in one launch.
+    if tuned:
+        monkeypatch.setattr(_tile_tuning, "FAMILY", ((16, 8, 16, 1),))
+        monkeypatch.setattr(_tile_tuning, "_MIN_VOLUME", 1)
+    r = rng(76)
+    a, b = (r.standard_normal((6, 64, 64)).astype(np.float32) for _ in range(2))
+    calls = []
+    kernel = T._matmul_kernel
+    monkeypatch.setattr(T, "_matmul_kernel",
+                        lambda *args, **kw: calls.append(args[:3] + (kw.get("batched", False),)) or kernel(*args, **kw))
+    got = T.einsum("bij,bjk->bik", tack.array(a), tack.array(b)).numpy()
+    assert calls == ([(64, 64, 64, True)] if tuned else [])
+    assert np.array_equal(bits(got), bits(fold_einsum("bij,bjk->bik", a, b)))
 
 
 def test_einsum_products_in_any_label_order(monkeypatch):
@@ -567,7 +644,8 @@ def test_einsum_products_in_any_label_order(monkeypatch):
     r = rng(74)
     routed, calls = [], []
     kernel = T._matmul_kernel
-    monkeypatch.setattr(T, "_matmul_kernel", lambda *args: calls.append(args) or kernel(*args))
+    monkeypatch.setattr(T, "_matmul_kernel", lambda *args, **kw: calls.append(args) or kernel(*args, **kw))
+    small_products_through_matmul(monkeypatch)
     for case in range(30):
         batch, rows, cols, contracted = "", "", "", ""
         while not (batch + rows + cols) or max(map(len, (batch + rows + contracted, batch + cols + contracted,
@@ -1332,6 +1410,7 @@ def test_devices_run_every_function_as_the_cpu_does(device):
     per_lane = device not in T._GROUP_DEVICES
     cases = [
         (T.matmul, (a, b), {}),
+        (T.matmul, (images[:, :3, :5], r.standard_normal((2, 1, 9, 6)).astype(np.float32)), {}),  # a batch
         (T.einsum, ("ij,jk->ik", a, b), {}),
     ] + [
         (T.layer_norm, (x, w, w), {}),
@@ -1354,7 +1433,9 @@ def test_devices_run_every_function_as_the_cpu_does(device):
     for f, args, kw in cases:
         arrays = [v for v in args if isinstance(v, np.ndarray) and v.dtype != np.int64]
         if f is T.einsum:
-            # The einsum kernel, and a product large enough for matmul.
+            # The einsum kernel, and a product that the GPU runs through
+            # matmul (the CPU, below its threshold, in the einsum kernel:
+            # the same fold).
             for p, q in ((a, b), (r.standard_normal((64, 40)), r.standard_normal((40, 48)))):
                 p, q = p.astype(np.float32), q.astype(np.float32)
                 cpu = T.einsum(args[0], tack.array(p), tack.array(q)).numpy()

@@ -61,6 +61,7 @@ namespace {
 const std::map<std::string, std::function<tile::Kernel()>>& library() {
   static const std::map<std::string, std::function<tile::Kernel()>> kernels = {
       {"matmul", [] { return tile::lib::matmul(); }},
+      {"batched_matmul", [] { return tile::lib::batched_matmul(); }},
       {"einsum_matmul", [] { return tile::lib::einsum<2, 2, 2>("ij,jk->ik"); }},
       {"conv2d", [] { return tile::lib::conv2d(); }},
       {"conv2d_columns", [] { return tile::lib::conv2d_columns(); }},  // conv2d through matmul (im2col)
@@ -156,7 +157,10 @@ int main(int argc, char** argv) {
         std::cerr << "tack-tile: no library kernel named '" << lib << "' (--lib list names them)\n";
         return 2;
       }
-      kernel = matmul_tiles && lib == "matmul" ? tile::lib::matmul(*matmul_tiles) : it->second();
+      kernel = !matmul_tiles                ? it->second()
+               : lib == "matmul"          ? tile::lib::matmul(*matmul_tiles)
+               : lib == "batched_matmul" ? tile::lib::batched_matmul(*matmul_tiles)
+                                          : it->second();
     } else {
       std::ifstream in(file);
       if (!in) {

@@ -269,6 +269,32 @@ TEST_P(TileCompileLib, MatmulOnPanelPackedB) {
       }
 }
 
+TEST_P(TileCompileLib, BatchedMatmul) {
+  // A batch of products in one launch, its B unpacked and packed (a shared
+  // packed B: one product's panels), on both CPU bindings.
+  constexpr int64_t lanes = 4;
+  for (lib::MatmulTiles tiles : {lib::MatmulTiles{8, 8, 8}, lib::MatmulTiles{4, 8, 2, lanes}})
+    for (bool simd : {true, false}) {
+      if (!simd && !on_cpu()) continue;
+      CompileOptions options;
+      options.simd_lanes = simd;
+      for (auto [batch, m, k, n] : {std::array<int64_t, 4>{3, 17, 7, 65}, {2, 33, 16, 7}, {1, 5, 3, 9}}) {
+        if (tiles.panel_lanes == 0) {
+          expect_same(lib::batched_matmul(tiles), {in({batch, m, k}), in({batch, k, n}), out({batch, m, n})}, 7, {},
+                      options);
+          continue;
+        }
+        const int64_t g = (n + tiles.n * lanes - 1) / (tiles.n * lanes);
+        expect_same(lib::batched_pack_panels(tiles.n, lanes), {in({batch, k, n}), out({batch * g, k, tiles.n, lanes})},
+                    7, {}, options);
+        for (int64_t shared : {batch, int64_t(1)})
+          expect_same(lib::batched_matmul(tiles, shared == 1 && batch > 1),
+                      {in({batch, m, k}), in({shared * g, k, tiles.n, lanes}), out({batch, m, n})},
+                      7, {}, options);
+      }
+    }
+}
+
 TEST_P(TileCompileLib, Einsum) {
   expect_same(lib::einsum<2, 2, 2>("ij,jk->ik"), {in({7, 5}), in({5, 9}), out({7, 9})});
   expect_same(lib::einsum<3, 3, 3>("bij,bjk->bik"), {in({3, 4, 5}), in({3, 5, 2}), out({3, 4, 2})});

@@ -21,6 +21,9 @@ std::vector<std::pair<std::string, std::function<Kernel()>>> gallery() {
   return {
       {"matmul", [] { return lib::matmul(); }},
       {"matmul_8x4x2", [] { return lib::matmul({8, 4, 2}); }},
+      {"batched_matmul", [] { return lib::batched_matmul({8, 4, 2}); }},
+      {"batched_matmul_packed", [] { return lib::batched_matmul({8, 4, 2, 4}); }},
+      {"batched_pack_panels", [] { return lib::batched_pack_panels(4, 4); }},
       {"einsum_matmul", [] { return lib::einsum<2, 2, 2>("ij,jk->ik"); }},
       {"einsum_batched", [] { return lib::einsum<3, 3, 3>("bij,bjk->bik"); }},
       {"einsum_diagonal", [] { return lib::einsum<2, 1>("ii->i"); }},

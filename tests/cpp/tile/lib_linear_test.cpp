@@ -49,6 +49,45 @@ TEST(TileLibMatmul, ZeroTripLoops) {
   EXPECT_TRUE(c0.margin_intact());
 }
 
+// Product b of a batch: its own matmul's bits, interpreted (the oracle's
+// per-product kernel is the tested unbatched one). A shared operand comes
+// with a batch stride of 0; a shared packed B as one product's panels
+// (batched_matmul's shared_b).
+TEST(TileLibMatmul, ABatchGivesEachProductsMatmulBits) {
+  constexpr int64_t batch = 3, m = 17, k = 13, n = 21, lanes = 4;
+  for (lib::MatmulTiles tiles : {lib::MatmulTiles{8, 8, 4}, lib::MatmulTiles{8, 4, 4, lanes}})
+    for (bool shared_a : {false, true})
+      for (bool shared_b : {false, true}) {
+        GuardedTensor<float> a = uniform_tensor({shared_a ? 1 : batch, m, k}, 1);
+        GuardedTensor<float> b = uniform_tensor({shared_b ? 1 : batch, k, n}, 2);
+        GuardedTensor<float> c = nan_tensor({batch, m, n});
+        HostTensor av = a.view(), bv = b.view();
+        av.shape = Shape{batch, m, k};
+        if (shared_a) av.strides[0] = 0;
+        if (tiles.panel_lanes > 0) {
+          const int64_t g = (n + tiles.n * lanes - 1) / (tiles.n * lanes);
+          GuardedTensor<float> bp = nan_tensor({b.shape()[0] * g, k, tiles.n, lanes});
+          interpret(lib::batched_pack_panels(tiles.n, lanes), {bv, bp.view()});
+          interpret(lib::batched_matmul(tiles, shared_b), {av, bp.view(), c.view()});
+        } else {
+          bv.shape = Shape{batch, k, n};
+          if (shared_b) bv.strides[0] = 0;
+          interpret(lib::batched_matmul(tiles), {av, bv, c.view()});
+        }
+        for (int64_t p = 0; p < batch; ++p) {
+          GuardedTensor<float> ap({m, k}, 0.0f), bp({k, n}, 0.0f), cp = nan_tensor({m, n});
+          for (int64_t i = 0; i < m * k; ++i) ap[i] = a[(shared_a ? 0 : p) * m * k + i];
+          for (int64_t i = 0; i < k * n; ++i) bp[i] = b[(shared_b ? 0 : p) * k * n + i];
+          interpret(lib::matmul({tiles.m, tiles.n, tiles.k}), {ap.view(), bp.view(), cp.view()});
+          for (int64_t i = 0; i < m * n; ++i)
+            ASSERT_EQ(std::bit_cast<uint32_t>(c[p * m * n + i]), std::bit_cast<uint32_t>(cp[i]))
+                << "tiles " << tiles.m << "x" << tiles.n << "x" << tiles.k << " lanes " << tiles.panel_lanes
+                << ", product " << p << ", element " << i << (shared_a ? ", A shared" : "") << (shared_b ? ", B shared" : "");
+        }
+        EXPECT_TRUE(a.margin_intact() && b.margin_intact() && c.margin_intact());
+      }
+}
+
 TEST(TileLibEinsum, ContractionsTransposesAndDiagonals) {
   GuardedTensor<float> a = uniform_tensor({17, 61}, 3), b = uniform_tensor({61, 7}, 4);
   {

@@ -23,24 +23,26 @@ struct MatmulTiles {
 
 namespace detail_matmul {
 
-// Block (bi, bj) of C: its K loop is a two-stage pipeline that loads the A
-// tile and `b_tile(k)`, B's tile for step k of block column bj, and then
-// accumulates them with mma. A's tile past K reads -0 (B's +0): each padded
-// step adds -0 * +0 = -0, which leaves every accumulator as it is, -0
-// included, so the result is the fold over K's steps alone whatever the
-// tile sizes.
-template <class BTile>
-void block(const MatmulTiles& t, const TensorView<float, 2>& A, const TensorView<float, 2>& C, const Index& bi,
-           const Index& bj, const BTile& b_tile) {
+// Block (bi, bj) of C: its K loop is a two-stage pipeline that loads A's
+// tile `a_tile(k)` and B's `b_tile(k)` for step k and then accumulates
+// them with mma, and `c_block` stores the result. A's tile past K reads -0
+// (B's +0): each padded step adds -0 * +0 = -0, which leaves every
+// accumulator as it is, -0 included, so the result is the fold over K's
+// steps alone whatever the tile sizes.
+template <class ATile, class BTile, class CBlock>
+void block(const MatmulTiles& t, const Index& K, const ATile& a_tile, const BTile& b_tile, const CBlock& c_block) {
   Tile<float> acc = full<float>({t.m, t.n}, 0.0f);
-  for (auto k : pipeline(ceil_div(A.shape(1), t.k))) {
-    Tile<float> a = A(span(bi * t.m, t.m), span(k * t.k, t.k)).load(-0.0f);
+  for (auto k : pipeline(ceil_div(K, t.k))) {
+    Tile<float> a = a_tile(k);
     Tile<float> b = b_tile(k);
     k.stage("mma");
     acc = mma(a, b, acc);
   }
-  C(span(bi * t.m, t.m), span(bj * t.n, t.n)).store(acc);
+  c_block().store(acc);
 }
+
+// The panels' count G = ceil(ceil(N / n) / L) of a packed B with N columns.
+inline Index panels(const MatmulTiles& t, const Index& N) { return ceil_div(ceil_div(N, t.n), t.panel_lanes); }
 
 }  // namespace detail_matmul
 
@@ -57,16 +59,55 @@ inline Kernel matmul(MatmulTiles t = {}) {
       for (auto bi : parallel(ceil_div(C.shape(0), t.m), exec::block))
         for (auto g : parallel(Bp.shape(0), exec::block))
           for (auto l : parallel(t.panel_lanes, exec::block))
-            detail_matmul::block(t, A, C, bi, g * t.panel_lanes + l, [&](const Index& k) -> Tile<float> {
-              return Bp[{g, span(k * t.k, t.k), span(0, t.n), l}];
-            });
+            detail_matmul::block(
+                t, A.shape(1), [&](const Index& k) { return A(span(bi * t.m, t.m), span(k * t.k, t.k)).load(-0.0f); },
+                [&](const Index& k) -> Tile<float> { return Bp[{g, span(k * t.k, t.k), span(0, t.n), l}]; },
+                [&] { return C(span(bi * t.m, t.m), span((g * t.panel_lanes + l) * t.n, t.n)); });
     });
   return tile_kernel("matmul", [t](TensorView<float, 2> A, TensorView<float, 2> B, TensorView<float, 2> C) {
     for (auto bi : parallel(ceil_div(C.shape(0), t.m), exec::block))
       for (auto bj : parallel(ceil_div(C.shape(1), t.n), exec::block))
-        detail_matmul::block(t, A, C, bi, bj, [&](const Index& k) -> Tile<float> {
-          return B[{span(k * t.k, t.k), span(bj * t.n, t.n)}];
-        });
+        detail_matmul::block(
+            t, A.shape(1), [&](const Index& k) { return A(span(bi * t.m, t.m), span(k * t.k, t.k)).load(-0.0f); },
+            [&](const Index& k) -> Tile<float> { return B[{span(k * t.k, t.k), span(bj * t.n, t.n)}]; },
+            [&] { return C(span(bi * t.m, t.m), span(bj * t.n, t.n)); });
+  });
+}
+
+// A batch of products C[b] = A[b] @ B[b] for A: batch x M x K, B: batch x K
+// x N, C: batch x M x N, in one launch: the batch is the outermost parallel
+// level, each product's blocks matmul's. A batch stride of 0 broadcasts an
+// operand. With panel_lanes the second parameter is the products' B packed
+// by batched_pack_panels, (batch * G) x K x n x L with product b's panel g
+// at b * G + g (G = ceil(ceil(N / n) / L)), or with `shared_b` one B that
+// every product reads, G x K x n x L.
+inline Kernel batched_matmul(MatmulTiles t = {}, bool shared_b = false) {
+  if (t.panel_lanes > 0)
+    return tile_kernel("batched_matmul", [t, shared_b](TensorView<float, 3> A, TensorView<float, 4> Bp,
+                                                       TensorView<float, 3> C) {
+      for (auto b : parallel(C.shape(0), exec::block))
+        for (auto bi : parallel(ceil_div(C.shape(1), t.m), exec::block)) {
+          Index panels = detail_matmul::panels(t, C.shape(2));
+          for (auto g : parallel(panels, exec::block))
+            for (auto l : parallel(t.panel_lanes, exec::block)) {
+              Index panel = shared_b ? Index(g) : b * panels + g;
+              detail_matmul::block(
+                  t, A.shape(2),
+                  [&](const Index& k) { return A(b, span(bi * t.m, t.m), span(k * t.k, t.k)).load(-0.0f); },
+                  [&](const Index& k) -> Tile<float> { return Bp[{panel, span(k * t.k, t.k), span(0, t.n), l}]; },
+                  [&] { return C(b, span(bi * t.m, t.m), span((g * t.panel_lanes + l) * t.n, t.n)); });
+            }
+        }
+    });
+  return tile_kernel("batched_matmul", [t](TensorView<float, 3> A, TensorView<float, 3> B, TensorView<float, 3> C) {
+    for (auto b : parallel(C.shape(0), exec::block))
+      for (auto bi : parallel(ceil_div(C.shape(1), t.m), exec::block))
+        for (auto bj : parallel(ceil_div(C.shape(2), t.n), exec::block))
+          detail_matmul::block(
+              t, A.shape(2),
+              [&](const Index& k) { return A(b, span(bi * t.m, t.m), span(k * t.k, t.k)).load(-0.0f); },
+              [&](const Index& k) -> Tile<float> { return B[{b, span(k * t.k, t.k), span(bj * t.n, t.n)}]; },
+              [&] { return C(b, span(bi * t.m, t.m), span(bj * t.n, t.n)); });
   });
 }
 
@@ -80,6 +121,25 @@ inline Kernel pack_panels(int64_t n, int64_t lanes) {
         for (auto l : parallel(lanes, exec::block)) {
           Tile<float> row = B[{k, span((g * lanes + l) * n, n)}];
           Bp(g, k, span(0, n), l).store(row);
+        }
+      }
+    }
+  });
+}
+
+// pack_panels for each product of a batch: Bp[b * G + g, k, j, l] =
+// B[b, k, (g * L + l) * n + j] for B: batch x K x N and Bp: (batch * G) x K
+// x n x L (batched_matmul's panel_lanes operand; G = ceil(ceil(N / n) / L)).
+inline Kernel batched_pack_panels(int64_t n, int64_t lanes) {
+  return tile_kernel("batched_pack_panels", [n, lanes](TensorView<float, 3> B, TensorView<float, 4> Bp) {
+    for (auto b : parallel(B.shape(0), exec::block)) {
+      Index panels = ceil_div(ceil_div(B.shape(2), n), lanes);
+      for (auto g : parallel(panels, exec::block)) {
+        for (auto k : parallel(B.shape(1), exec::block)) {
+          for (auto l : parallel(lanes, exec::block)) {
+            Tile<float> row = B[{b, k, span((g * lanes + l) * n, n)}];
+            Bp(b * panels + g, k, span(0, n), l).store(row);
+          }
         }
       }
     }
