@@ -353,7 +353,37 @@ def matmul_tiles(m, k, n, device, *, candidates=None, min_volume=None, compile_c
     arguments are for tests: a restricted candidate set, a lower tuning
     threshold, and `compile_candidate(tiles)` in place of compiling
     _core.tile_matmul(*tiles) (to inject a wrong candidate)."""
-    if device != "cpu" or not enabled() or 0 in (m, k, n):
+    plain = candidates is None and min_volume is None and compile_candidate is None
+    if plain:
+        # A shape seen before, under the same family, threshold and switch:
+        # one lookup of a small key (the family's hash alone, recomputed
+        # for every lookup of a key that holds it, costs a few microseconds).
+        seen = _by_shape.get((m, k, n, device))
+        if (seen is not None and seen[0] is FAMILY and seen[1] is _winners and seen[2] == _MIN_VOLUME and
+                (seen[3] is None or seen[3] == enabled())):
+            return seen[4]
+    on = enabled()
+    tiles = _tiles(m, k, n, device, on, candidates, min_volume, compile_candidate)
+    if plain:
+        if len(_by_shape) >= _BY_SHAPE_LIMIT:
+            _by_shape.clear()
+        klass = shape_class(m, k, n)
+        tuned = device == "cpu" and 0 not in (m, k, n) and klass[0] * klass[1] * klass[2] >= _MIN_VOLUME
+        _by_shape[(m, k, n, device)] = (FAMILY, _winners, _MIN_VOLUME, on if tuned else None, tiles)
+    return tiles
+
+
+# matmul_tiles' answers by shape: (m, k, n, device) -> (the family, the
+# winners' table, the threshold, whether tuning was on or None where that
+# does not matter, the tiles), an answer good while the first two are the
+# same objects and the rest equal; forgotten all at once when it holds
+# _BY_SHAPE_LIMIT shapes.
+_by_shape: dict[object, tuple] = {}
+_BY_SHAPE_LIMIT = 4096
+
+
+def _tiles(m, k, n, device, on, candidates, min_volume, compile_candidate):
+    if device != "cpu" or not on or 0 in (m, k, n):
         return DEFAULT
     klass = shape_class(m, k, n)
     if klass[0] * klass[1] * klass[2] < (_MIN_VOLUME if min_volume is None else min_volume):

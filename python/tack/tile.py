@@ -294,10 +294,19 @@ def _matmul_kernel(m, k, n, device, batched=False):
     first): the tiles tuned for its shape class (the first call of a class
     tunes them on the CPU), packing B where the winner does."""
     tiles = _tile_tuning.matmul_tiles(m, k, n, device)
-    if _tile_tuning.packed(tiles):
-        return _packed_matmul(tiles, device, batched)
-    return _kernel("matmul", device, ("matmul",) + tiles + (batched,),
-                   lambda: _core.tile_matmul(*tiles[:3], batched=batched), _tile_tuning.binding(tiles, batched))
+    kernel = _matmul_kernels.get((tiles, batched, device))
+    if kernel is None:
+        if _tile_tuning.packed(tiles):
+            kernel = _packed_matmul(tiles, device, batched)
+        else:
+            kernel = _kernel("matmul", device, ("matmul",) + tiles + (batched,),
+                             lambda: _core.tile_matmul(*tiles[:3], batched=batched),
+                             _tile_tuning.binding(tiles, batched))
+        _matmul_kernels[(tiles, batched, device)] = kernel
+    return kernel
+
+
+_matmul_kernels = {}  # (tiles, batched, device) -> what _matmul_kernel returns
 
 
 def _multiply(fn, m, k, n, launches, device):
@@ -359,11 +368,10 @@ class _View:
     @staticmethod
     def of(a):
         size = a.dtype.itemsize
-        strides = []
+        strides = [s // size for s in a.strides]
         for s in a.strides:
             if s % size:
                 raise ValueError(f"tack.tile: {a!r} has a byte stride {s} that is not a whole number of elements")
-            strides.append(s // size)
         return _View(a, a.shape, strides, 0)
 
     def moved(self, axis, to):
@@ -484,12 +492,40 @@ def _staged(outs, ins):
     as NumPy's copyto does: a view whose elements share memory gets them in
     copyto's order, not in the kernel's parallel writes' order, which is
     none)."""
+    spans = [_byte_span(a) for a in ins + outs]
     targets = []
     for i, o in enumerate(outs):
-        others = ins + outs[:i] + outs[i + 1:]
-        clash = _View.of(o).may_overlap_itself() or any(_overlap(_View.of(o), _View.of(a)) for a in others)
+        mine = spans[len(ins) + i]
+        clash = mine is not None and (_may_overlap_itself(o) or any(
+            other is not None and mine[0] < other[1] and other[0] < mine[1]
+            for j, other in enumerate(spans) if j != len(ins) + i))
         targets.append(empty(o.shape, o.dtype, device=o.device) if clash else o)
     return targets
+
+
+def _byte_span(a):
+    """[lo, hi) host addresses an array's elements can touch; None when it
+    is empty (_View.byte_span of the whole array)."""
+    lo = hi = a.ptr
+    for n, s in zip(a.shape, a.strides):
+        if n == 0:
+            return None
+        if s < 0:
+            lo += (n - 1) * s
+        else:
+            hi += (n - 1) * s
+    return lo, hi + a.dtype.itemsize
+
+
+def _may_overlap_itself(a):
+    """_View.may_overlap_itself of the whole array; a row-major one at once."""
+    step = a.dtype.itemsize
+    for n, s in zip(reversed(a.shape), reversed(a.strides)):
+        if n != 1:
+            if s != step:
+                return _View.of(a).may_overlap_itself()
+            step *= n
+    return False
 
 
 def _unstage(outs, targets):
@@ -562,7 +598,7 @@ def matmul(a, b, out=None):
     if k != k2:
         raise ValueError(f"tack.tile.matmul: shapes {a.shape} and {b.shape} do not align ({k} != {k2})")
     try:
-        batch = np.broadcast_shapes(tuple(va.shape[:-2]), tuple(vb.shape[:-2]))
+        batch = () if a.ndim <= 2 and b.ndim <= 2 else np.broadcast_shapes(tuple(va.shape[:-2]), tuple(vb.shape[:-2]))
     except ValueError:
         raise ValueError(f"tack.tile.matmul: the batch axes of {a.shape} and {b.shape} do not broadcast") from None
     shape = list(batch) + ([m] if a.ndim >= 2 else []) + ([n] if b.ndim >= 2 else [])
@@ -575,6 +611,10 @@ def matmul(a, b, out=None):
         vc = vc.with_axis(len(batch))
     if b.ndim == 1:
         vc = vc.with_axis(len(vc.shape))
+    if not batch:
+        _run(fn, _matmul_kernel(m, k, n, device), [va, vb], [vc])
+        _unstage([out], [target])
+        return out
     extents = list(batch)
     strides = [_batch_strides(v, len(extents)) for v in (va, vb, vc)]
     rows = [_merged_axis(extents + [m], s + [v.strides[-2]]) for v, s in ((va, strides[0]), (vc, strides[2]))]
