@@ -311,14 +311,32 @@ _matmul_kernels = {}  # (tiles, batched, device) -> what _matmul_kernel returns
 
 def _multiply(fn, m, k, n, launches, device):
     """Runs matrix products (m, k) @ (k, n): `launches` as _batches makes
-    them, a launch of one product through matmul's kernel, of more through
-    its batched kernel."""
+    them, a launch of one product with _product_kernel's 2-D kernel, of
+    more with its batched one."""
     for va, vb, vc in launches:
         if va.shape[0] == 1:
-            _run(fn, _matmul_kernel(m, k, n, device), [_matrix_at(va, (0,)), _matrix_at(vb, (0,))],
+            _run(fn, _product_kernel(fn, m, k, n, device), [_matrix_at(va, (0,)), _matrix_at(vb, (0,))],
                  [_matrix_at(vc, (0,))])
         else:
-            _run(fn, _matmul_kernel(m, k, n, device, batched=True), [va, vb], [vc])
+            _run(fn, _product_kernel(fn, m, k, n, device, batched=True), [va, vb], [vc])
+
+
+def _product_kernel(fn, m, k, n, device, batched=False):
+    """The kernel of an (m, k) @ (k, n) product of `fn`, or with `batched`
+    of a batch of them (3-D views, the batch first): the einsum kernel's
+    fold where _by_the_fold says, matmul's kernel otherwise. The same
+    steps, the same bits."""
+    if _by_the_fold(fn, m, k, n, device):
+        return _fold_kernel(device, 3 if batched else 2)
+    return _matmul_kernel(m, k, n, device, batched=batched)
+
+
+def _fold_kernel(device, rank):
+    """The einsum kernel of a matrix product (rank 2) or a batch of them
+    (rank 3): matmul's fold, one output per parallel iteration."""
+    spec = "ij,jk->ik" if rank == 2 else "bij,bjk->bik"
+    ranks = [rank] * 3
+    return _kernel("einsum", device, ("einsum", spec, tuple(ranks)), lambda: _core.tile_einsum(spec, ranks))
 
 
 def _batch_split(extents, strides):
@@ -581,9 +599,13 @@ def matmul(a, b, out=None):
     and the fastest correct one is kept in this process and in Tack's cache
     folder; tuned shapes first copy B into a packed layout (one pass over
     B), from which the SIMD lanes load its tiles as vectors.
-    TACK_TILE_AUTOTUNE=0 keeps the fixed 16x16x16 tiles, unpacked. The
-    result is the same bits either way (every candidate takes the same steps
-    in the same order)."""
+    TACK_TILE_AUTOTUNE=0 keeps the fixed 16x16x16 tiles, unpacked. A
+    product whose class is not tuned (below 128**3 multiply-adds, or tuning
+    off) with fewer than 2**24 multiply-adds runs in the einsum kernel
+    instead, one output per SIMD lane, faster there than the fixed tiles. A
+    batch whose axes' strides merge runs in one launch. The result is the
+    same bits every way (every kernel takes the same steps in the same
+    order)."""
     fn = "matmul"
     a, b = _array(a, fn, "a"), _array(b, fn, "b")
     device = _device(fn, a, b)
@@ -612,7 +634,7 @@ def matmul(a, b, out=None):
     if b.ndim == 1:
         vc = vc.with_axis(len(vc.shape))
     if not batch:
-        _run(fn, _matmul_kernel(m, k, n, device), [va, vb], [vc])
+        _run(fn, _product_kernel(fn, m, k, n, device), [va, vb], [vc])
         _unstage([out], [target])
         return out
     extents = list(batch)
@@ -622,9 +644,9 @@ def matmul(a, b, out=None):
         # One B for every product and rows that merge: one product of all
         # the rows.
         (rows_a, step_a), (_, step_c) = rows
-        wide = [_View(v.array, [rows_a, v.shape[-1]], [step or 0, v.strides[-1]], v.offset)
+        wide = [_View(v.array, [1, rows_a, v.shape[-1]], [0, step or 0, v.strides[-1]], v.offset)
                 for v, step in ((va, step_a), (vc, step_c))]
-        _run(fn, _matmul_kernel(rows_a, k, n, device), [wide[0], _matrix_at(vb, ())], [wide[1]])
+        _multiply(fn, rows_a, k, n, [(wide[0], _matrix_at(vb, ()).with_axis(0), wide[1])], device)
     else:
         _multiply(fn, m, k, n, _batches(extents, [(_matrix_at(v, ()), s) for v, s in zip((va, vb, vc), strides)]),
                   device)
@@ -748,25 +770,38 @@ def einsum(spec, *operands, out=None):
 
 # einsum runs through matmul where its two operands' labels are a batch of
 # matrix products (_einsum_products) in at most _EINSUM_PRODUCT_LAUNCHES
-# launches, each product of at least _EINSUM_PRODUCT_WORK multiply-adds or
-# with tiles tuned for its shape class: below that, matmul's fixed 16x16x16
-# tiles fill few of the CPU's SIMD lanes, and the einsum kernel (its lanes
-# consecutive outputs of a row) is faster. On a 2-core Intel Xeon (AVX-512), ms, the
-# einsum kernel / through matmul (NumPy's einsum, optimize=True):
+# launches. On a 2-core Intel Xeon (AVX-512), ms, the einsum kernel /
+# through matmul (NumPy's einsum, optimize=True):
 #   ij,jk->ik 1024x1024 by 1024x1024          115 / 12.3 (8.4)
 #   bij,bjk->bik 16x256x256 by 16x256x256     10.2 / 5.0 (3.4)
 #   ij,kj->ik 1024x512 by 1024x512            74 / 6.3 (4.2)
 #   bhqd,bhkd->bhqk 4x8x256x64 by 4x8x256x64  17.3 / 4.2 (2.4)
 #   bsd,de->bse 32x128x512 by 512x512         60.4 / 10.7 (8.7)
 # (through matmul one launch per product; a batch in one launch of the
-# batched kernel: bij 2.99, bhqd 2.38), and bij,bjk->bik with the fixed
-# tiles (batched kernel), tuned tiles marked *:
-#   16x64x64x64 0.15 / 0.43     16x128x128x64 0.53 / 1.46
-#   16x96x96x96 0.43 / 0.34*    16x128x128x128 1.08 / 0.55*
-#   4x512x512x32 1.33 / 2.94    4x256x256x256 2.50 / 1.20 (0.79*)
-_EINSUM_PRODUCT_WORK = {"cpu": 1 << 24}
-_EINSUM_PRODUCT_WORK_ELSEWHERE = 1 << 15  # not measured on GPUs
+# batched kernel: bij 2.99, bhqd 2.38).
 _EINSUM_PRODUCT_LAUNCHES = 1024
+
+# A product takes the einsum kernel's fold (the same steps as matmul's)
+# instead of matmul's kernel where its shape class has no tuned tiles and it
+# has fewer multiply-adds than _FOLD_WORK says for the device (einsum's
+# products elsewhere: _FOLD_WORK_ELSEWHERE; matmul's always matmul's
+# kernel there). Below that, matmul's fixed 16x16x16 tiles fill few of the
+# CPU's SIMD lanes and the einsum kernel, its lanes consecutive outputs of
+# a row, is faster. On the 2-core Intel Xeon (AVX-512), ms, the einsum
+# kernel / matmul's (tuned tiles marked *): bij,bjk->bik 16x64x64x64 0.15 /
+# 0.43, 16x128x128x64 0.53 / 1.46, 16x96x96x96 0.43 / 0.34*,
+# 16x128x128x128 1.08 / 0.55*, 4x512x512x32 1.33 / 2.94 (0.61*),
+# 4x256x256x256 2.50 / 1.20 (0.79*); ij,jk->ik 64^3 0.042 / 0.070,
+# 64x256x64 0.075 / 0.183, 16x1024x16 0.048 / 0.068.
+_FOLD_WORK = {"cpu": 1 << 24}
+_FOLD_WORK_ELSEWHERE = {"einsum": 1 << 15, "matmul": 0}  # not measured on GPUs
+
+
+def _by_the_fold(fn, m, k, n, device):
+    """Whether an (m, k) @ (k, n) product of `fn` (einsum or matmul) runs in
+    the einsum kernel rather than matmul's (above)."""
+    least = _FOLD_WORK.get(device, _FOLD_WORK_ELSEWHERE[fn])
+    return m * k * n < least and _tile_tuning.matmul_tiles(m, k, n, device) == _tile_tuning.DEFAULT
 
 
 def _einsum_products(inputs, output, views, vc, extent, device):
@@ -806,8 +841,7 @@ def _einsum_products(inputs, output, views, vc, extent, device):
         looped, cols = looped + cols[:-1], cols[-1:]
         n_axis = _merged(cols, extent, [(vb, second), (vc, output)])
     (m, (ma, mc)), (k, (ka, kb)), (n, (nb, nc)) = m_axis, k_axis, n_axis
-    if (m * n * k < _EINSUM_PRODUCT_WORK.get(device, _EINSUM_PRODUCT_WORK_ELSEWHERE) and
-            _tile_tuning.matmul_tiles(m, k, n, device) == _tile_tuning.DEFAULT):
+    if _by_the_fold("einsum", m, k, n, device):
         return None
     extents = [extent[c] for c in looped]
     operands = [(_View(view.array, shape, strides, view.offset),

@@ -454,6 +454,7 @@ def test_matmul_batches_run_in_one_launch(tiles, a_shape, a_order, b_shape, b_or
     kernel = T._matmul_kernel
     monkeypatch.setattr(T, "_matmul_kernel",
                         lambda *args, **kw: calls.append(args[:3] + (kw.get("batched", False),)) or kernel(*args, **kw))
+    small_products_through_matmul(monkeypatch)
     ta = _batch_of(a, a_order)
     tb = _batch_of(b, b_order) if b.ndim > 2 else tack.array(b)
     got = T.matmul(ta, tb).numpy()
@@ -473,10 +474,13 @@ def test_matmul_refuses_batches_that_do_not_broadcast():
         T.matmul(tack.zeros(()), tack.zeros((3,)))
 
 
-def test_products_that_underflow_keep_the_sign_of_zero():
+@pytest.mark.parametrize("through_matmul", [False, True])
+def test_products_that_underflow_keep_the_sign_of_zero(through_matmul, monkeypatch):
     # Every product -1e-60 rounds to -0: the fold is -0. Ragged k tiles add
     # -0 * +0 (matmul.h), so matmul, and conv2d and einsum through it, keep
-    # it, with tuning on and off.
+    # it; so does the einsum kernel that small products take by default.
+    if through_matmul:
+        small_products_through_matmul(monkeypatch)
     a = np.full((20, 5), -1e-30, np.float32)
     b = np.full((5, 24), 1e-30, np.float32)
     want = fold_matmul(a, b)
@@ -488,6 +492,27 @@ def test_products_that_underflow_keep_the_sign_of_zero():
     x, w = np.full((1, 9, 5, 6), -1e-30, np.float32), np.full((16, 9, 3, 3), 1e-30, np.float32)
     got = T.conv2d(tack.array(x), tack.array(w)).numpy()
     assert np.all(np.signbit(got)) and np.array_equal(bits(got), bits(fold_conv2d(x, w, 0)))
+
+
+@pytest.mark.parametrize("fold_work", [None, 1000])
+def test_small_untuned_products_take_the_einsum_kernels_fold(fold_work, monkeypatch):
+    # Products whose class the tuner leaves untuned, below _FOLD_WORK, run
+    # in the einsum kernel (a 2-D product and a batch); with the threshold
+    # lowered below them, in matmul's kernel. The same bits either way.
+    if fold_work is not None:
+        monkeypatch.setattr(T, "_FOLD_WORK", {"cpu": fold_work})
+    r = rng(77)
+    a = r.standard_normal((4, 37, 29)).astype(np.float32)
+    b = r.standard_normal((4, 29, 43)).astype(np.float32)
+    calls = []
+    kernel = T._matmul_kernel
+    monkeypatch.setattr(T, "_matmul_kernel", lambda *args, **kw: calls.append(kw.get("batched", False)) or kernel(*args, **kw))
+    got2 = T.matmul(tack.array(a[0]), tack.array(b[0])).numpy()
+    got3 = T.matmul(tack.array(a), tack.array(b)).numpy()
+    assert calls == ([] if fold_work is None else [False, True])
+    assert np.array_equal(bits(got2), bits(fold_matmul(a[0], b[0])))
+    for i in range(4):
+        assert np.array_equal(bits(got3[i]), bits(fold_matmul(a[i], b[i])))
 
 
 def test_matmul_out_overlapping_an_input_is_buffered():
@@ -535,10 +560,11 @@ def test_einsum_against_float64(spec, shapes):
 
 
 def small_products_through_matmul(monkeypatch):
-    """einsum's products of 2**15 multiply-adds or more through matmul on
-    the CPU as elsewhere (by default, products of classes the tuner leaves
-    untuned take the einsum kernel below 2**24)."""
-    monkeypatch.setattr(T, "_EINSUM_PRODUCT_WORK", {})
+    """Products through matmul's kernel on the CPU as elsewhere: einsum's
+    from 2**15 multiply-adds, matmul's always (by default, products of
+    classes the tuner leaves untuned take the einsum kernel's fold below
+    2**24)."""
+    monkeypatch.setattr(T, "_FOLD_WORK", {})
 
 
 def fold_einsum(spec, a, b):
