@@ -36,6 +36,7 @@ states each kernel's order and what it means for rounding).
 """
 
 import itertools
+import math as _math
 import operator as _operator
 
 import numpy as np
@@ -826,12 +827,15 @@ def _einsum_products(inputs, output, views, vc, extent, device):
         return None  # a label summed within one operand
     va, vb = views
     contracted = [c for c in first if c in second and c not in output]
-    k_axis = _merged(contracted, extent, [(va, first), (vb, second)])
-    if not contracted or k_axis is None:
-        return None
     looped = [c for c in output if c in first and c in second]
     rows = [c for c in output if c in first and c not in second]
     cols = [c for c in output if c in second and c not in first]
+    if not contracted or _by_the_fold("einsum", *(_math.prod(extent[c] for c in labels)
+                                                  for labels in (rows, contracted, cols)), device):
+        return None  # (products of rows looped over would be smaller still)
+    k_axis = _merged(contracted, extent, [(va, first), (vb, second)])
+    if k_axis is None:
+        return None
     m_axis = _merged(rows, extent, [(va, first), (vc, output)])
     if m_axis is None:
         looped, rows = looped + rows[:-1], rows[-1:]
