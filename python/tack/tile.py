@@ -784,9 +784,9 @@ _EINSUM_PRODUCT_LAUNCHES = 1024
 
 # A product takes the einsum kernel's fold (the same steps as matmul's)
 # instead of matmul's kernel where its shape class has no tuned tiles and it
-# has fewer multiply-adds than _FOLD_WORK says for the device (einsum's
-# products elsewhere: _FOLD_WORK_ELSEWHERE; matmul's always matmul's
-# kernel there). Below that, matmul's fixed 16x16x16 tiles fill few of the
+# has fewer multiply-adds than _FOLD_WORK says for the device (matmul's,
+# einsum's and conv2d's products alike; other devices: _FOLD_WORK_ELSEWHERE,
+# where matmul's and conv2d's always take matmul's kernel). Below that, matmul's fixed 16x16x16 tiles fill few of the
 # CPU's SIMD lanes and the einsum kernel, its lanes consecutive outputs of
 # a row, is faster. On the 2-core Intel Xeon (AVX-512), ms, the einsum
 # kernel / matmul's (tuned tiles marked *): bij,bjk->bik 16x64x64x64 0.15 /
@@ -795,13 +795,13 @@ _EINSUM_PRODUCT_LAUNCHES = 1024
 # 4x256x256x256 2.50 / 1.20 (0.79*); ij,jk->ik 64^3 0.042 / 0.070,
 # 64x256x64 0.075 / 0.183, 16x1024x16 0.048 / 0.068.
 _FOLD_WORK = {"cpu": 1 << 24}
-_FOLD_WORK_ELSEWHERE = {"einsum": 1 << 15, "matmul": 0}  # not measured on GPUs
+_FOLD_WORK_ELSEWHERE = {"einsum": 1 << 15}  # not measured on GPUs; matmul's and conv2d's: none
 
 
 def _by_the_fold(fn, m, k, n, device):
     """Whether an (m, k) @ (k, n) product of `fn` (einsum or matmul) runs in
     the einsum kernel rather than matmul's (above)."""
-    least = _FOLD_WORK.get(device, _FOLD_WORK_ELSEWHERE[fn])
+    least = _FOLD_WORK.get(device, _FOLD_WORK_ELSEWHERE.get(fn, 0))
     return m * k * n < least and _tile_tuning.matmul_tiles(m, k, n, device) == _tile_tuning.DEFAULT
 
 
@@ -1008,7 +1008,7 @@ def _conv2d_by_columns(vx, filters, images, windows, groups, extents, device):
     a (C*KH*KW) x (OH*OW) matrix (conv2d_columns; `windows`: its kernel,
     padding, stride and dilation), then each group's filters, F/g x
     (C/g*KH*KW), times the group's rows of it into the image's outputs of
-    the group, F/g x (OH*OW)."""
+    the group, F/g x (OH*OW): the groups a batch of products (_multiply)."""
     fn = "conv2d"
     oh, ow = extents
     (kh, kw), n, c = windows["kernel"], vx.shape[0], vx.shape[1]
@@ -1018,23 +1018,18 @@ def _conv2d_by_columns(vx, filters, images, windows, groups, extents, device):
     key = ("conv2d_columns", width) + tuple(windows.values())
     columns = _kernel(fn, device, key, lambda: _core.tile_conv2d_columns(width=width, **windows))
     cols = empty((1, k, oh, ow), f32, device=device)
+    weights, matrices = _by_group(filters, groups), _View(cols, [groups, kg, p], [kg * p, p, 1], 0)
     if groups > 1 and fg < _CONV_COLUMNS_FILTERS:
         # Few filters a group (depthwise): every group's product in one
         # launch of the einsum kernel, whose fold takes matmul's steps.
-        spec, ranks = "gfk,gkp->gfp", [3, 3, 3]
-        product = _kernel(fn, device, ("einsum", spec, tuple(ranks)), lambda: _core.tile_einsum(spec, ranks))
-        weights = _by_group(filters, groups)
-        matrices = _View(cols, [groups, kg, p], [kg * p, p, 1], 0)
+        product = _fold_kernel(device, 3)
 
         def multiply(out):
             _run(fn, product, [weights, matrices], [_by_group(out, groups)])
     else:
-        product = _matmul_kernel(fg, kg, p, device)
-
+        # The groups a batch of products: one launch.
         def multiply(out):
-            for g in range(groups):
-                _run(fn, product, [_group(filters, 0, g, fg), _View(cols, [kg, p], [p, 1], g * kg * p)],
-                     [_group(out, 0, g, fg)])
+            _multiply(fn, fg, kg, p, [(weights, matrices, _by_group(out, groups))], device)
     for i in range(n):
         _run(fn, columns, [_group(vx, 0, i, 1)], [_View.of(cols)])
         multiply(_matrix_at(images, (i,)))

@@ -879,6 +879,26 @@ def test_conv2d_groups_are_the_fold(x_shape, w_shape, groups, padding, stride):
     assert np.array_equal(bits(out.value()), bits(want))
 
 
+@pytest.mark.parametrize("through_matmul", [False, True])
+def test_conv2d_groups_are_one_batch_of_products(through_matmul, monkeypatch):
+    # 4 groups of 16 filters: each image's groups are one batch of products,
+    # one launch of matmul's batched kernel (the threshold lowered) or of the
+    # einsum kernel's fold (by default: the class is not tuned). The fold's
+    # bits either way.
+    if through_matmul:
+        small_products_through_matmul(monkeypatch)
+    r = rng(17)
+    x = r.standard_normal((2, 64, 9, 9)).astype(np.float32)
+    w = r.standard_normal((64, 16, 3, 3)).astype(np.float32)
+    calls = []
+    kernel = T._matmul_kernel
+    monkeypatch.setattr(T, "_matmul_kernel",
+                        lambda *args, **kw: calls.append(args[:3] + (kw.get("batched", False),)) or kernel(*args, **kw))
+    got = T.conv2d(tack.array(x), tack.array(w), padding=1, groups=4).numpy()
+    assert calls == ([(16, 144, 81, True)] * 2 if through_matmul else [])
+    assert np.array_equal(bits(got), bits(fold_conv2d(x, w, 1, groups=4)))
+
+
 def test_conv2d_refuses_bad_windows():
     x, w = tack.zeros((1, 2, 5, 5)), tack.zeros((3, 2, 3, 3))
     with pytest.raises(ValueError, match="stride must be >= 1, not 0"):
