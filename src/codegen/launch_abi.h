@@ -21,7 +21,8 @@ struct LaunchRefusal {
     int64_t dim = 0;                // StepNotPositive: the dimension, and its step
     int64_t step = 0;
     int64_t ndims = 0;              // TooManyIterations: each dimension's trip count,
-    uint64_t counts[kMaxDims][2]{};  // low and high 64 bits
+    uint64_t counts[kMaxDims][2]{};  // low and high 64 bits; a CPU launch that
+                                     // runs (reason None): each count's low bits
     // PartialGroup: the launch's count in counts[0][0] (ndims 1) and the
     // group size in `step`. GroupTooLarge: the group size in `step` and the
     // device's largest group in counts[0][0].

@@ -22,6 +22,12 @@
 // iterations (Mandelbrot rows) balance, and a long launch stays divided
 // into chunks of milliseconds, between which the calling thread can notice
 // an interrupt.
+//
+// Chunks are whole quanta (the SPMD body's group of lanes). A launch of
+// several dimensions whose innermost rows are not whole groups has its
+// chunks cut from the rows padded to whole groups: counted over the bare
+// iterations, a chunk of 16 could start two lanes before a row's end and
+// run both rows' pieces one iteration at a time.
 
 namespace tack::runtime {
 
@@ -33,11 +39,14 @@ constexpr auto kShrinkAbove = std::chrono::milliseconds(16);
 constexpr auto kPollEvery = std::chrono::milliseconds(10);
 
 struct Launch {
-    int64_t n;
+    int64_t n;  // the chunks' space: the iterations, or the padded rows'
     ChunkFn fn;
     void* ctx;
     int64_t max_grain;
     int64_t quantum;  // every grain is a multiple of it
+    // Where rows are padded: a row's iterations and its padded length (a
+    // multiple of quantum); 0: no padding, the chunks are iterations.
+    int64_t row = 0, padded_row = 0;
     std::atomic<int64_t> next{0};
     std::atomic<int64_t> grain;
     std::atomic<bool> stopped{false};
@@ -62,7 +71,15 @@ void work(Launch& l, const StopCheck* stop) {
             l.threads.fetch_add(1, std::memory_order_relaxed);
         }
         auto t0 = Clock::now();
-        l.fn(l.ctx, begin, end);
+        if (l.padded_row) {
+            // The padded rows' [begin, end) as iterations: a position's row,
+            // and its offset in the row where it is not in the padding.
+            auto iteration = [&](int64_t p) { return p / l.padded_row * l.row + std::min(p % l.padded_row, l.row); };
+            const int64_t first = iteration(begin), last = iteration(end);
+            if (first < last) l.fn(l.ctx, first, last);
+        } else {
+            l.fn(l.ctx, begin, end);
+        }
         auto t1 = Clock::now();
         if (t1 - t0 < kGrowBelow && g < l.max_grain)
             l.grain.compare_exchange_weak(g, std::min(g * 2, l.max_grain), std::memory_order_relaxed);
@@ -119,7 +136,7 @@ void set_worker_count(int n) {
 
 int last_launch_threads() { return last_threads.load(std::memory_order_relaxed); }
 
-bool parallel_for(int64_t n, ChunkFn fn, void* ctx, const StopCheck* stop, int64_t quantum) {
+bool parallel_for(int64_t n, ChunkFn fn, void* ctx, const StopCheck* stop, int64_t quantum, int64_t row) {
     if (n <= 0) return true;
     // A handful of iterations runs as one chunk on the calling thread:
     // handing them to a worker costs a wake-up, and on busy shared cores a
@@ -140,13 +157,18 @@ bool parallel_for(int64_t n, ChunkFn fn, void* ctx, const StopCheck* stop, int64
     l.n = n;
     l.fn = fn;
     l.ctx = ctx;
+    if (quantum > 1 && row > quantum && row % quantum != 0 && n % row == 0) {
+        l.row = row;
+        l.padded_row = (row + quantum - 1) / quantum * quantum;
+        l.n = n / row * l.padded_row;
+    }
     // At least four chunks per worker balance the load; the first chunks are
     // small so a long launch measures itself early. Grains are whole quanta,
     // and doubling or halving (to no less than one quantum) keeps them so.
     l.quantum = std::max<int64_t>(1, quantum);
     auto whole = [&](int64_t g) { return (std::max<int64_t>(1, g) + l.quantum - 1) / l.quantum * l.quantum; };
-    l.max_grain = whole(n / (int64_t{threads} * 4));
-    l.grain = whole(n / (int64_t{threads} * 256));
+    l.max_grain = whole(l.n / (int64_t{threads} * 4));
+    l.grain = whole(l.n / (int64_t{threads} * 256));
     // An arena whose slots other launches hold runs `run` on one of its
     // threads while the caller waits: only the caller may poll `stop`
     // (Python's signal check needs the caller's thread state).

@@ -18,10 +18,15 @@ struct StopCheck {
 // suffices. Every chunk but the last is a multiple of `quantum` iterations,
 // so every chunk starts at a multiple of it (the CPU's SPMD code passes its
 // lanes: a chunk then starts on a whole group wherever the rows are whole
-// groups, and no group is cut in two). Returns after every chunk that
-// started has finished: true when all of [0, n) ran, false when `stop`
-// ended the launch early.
-bool parallel_for(int64_t n, ChunkFn fn, void* ctx, const StopCheck* stop = nullptr, int64_t quantum = 1);
+// groups, and no group is cut in two). With `row` (the iterations of the
+// innermost dimension of a launch of several, where that is more than a
+// quantum and not a multiple of it) chunks start at a multiple of `quantum`
+// from the start of a row instead, or at a row's start: the chunks are cut
+// from the rows each padded to a whole number of quanta, the padding run by
+// no one. Returns after every chunk that started has finished: true when
+// all of [0, n) ran, false when `stop` ended the launch early.
+bool parallel_for(int64_t n, ChunkFn fn, void* ctx, const StopCheck* stop = nullptr, int64_t quantum = 1,
+                  int64_t row = 0);
 
 // Threads a launch runs on (the calling thread and its helpers): every core
 // the process may use unless set_worker_count chose another number.

@@ -176,7 +176,9 @@ public:
             Chunks chunks{code.body, argv};
             runtime::Caller* caller = request.caller;
             runtime::StopCheck stop{[](void* c) { return static_cast<runtime::Caller*>(c)->interrupted(); }, caller};
-            if (!runtime::parallel_for(count, run_chunk, &chunks, caller ? &stop : nullptr, cpu.lanes))
+            // Chunks start on a row's whole groups: the rows' length from count().
+            const int64_t row = out.refusal.ndims > 1 ? int64_t(out.refusal.counts[out.refusal.ndims - 1][0]) : 0;
+            if (!runtime::parallel_for(count, run_chunk, &chunks, caller ? &stop : nullptr, cpu.lanes, row))
                 throw runtime::Interrupted();
         }
         if (code.result) {

@@ -68,6 +68,11 @@ void Emitter::emit_count(const std::string& name) {
     }
     refuse(codegen::LaunchRefusal::TooManyIterations);
     b_.SetInsertPoint(fine);
+    // A launch that runs: each dimension's trip count (it fits 64 bits), for
+    // the runtime's chunks (the innermost is the rows' length).
+    b_.CreateStore(b_.getInt64(static_cast<int64_t>(counts.size())), word(3));
+    for (size_t d = 0; d < counts.size(); ++d)
+        b_.CreateStore(b_.CreateTrunc(counts[d], i64()), word(4 + 2 * static_cast<int64_t>(d)));
     b_.CreateRet(b_.CreateSelect(empty, b_.getInt64(0), b_.CreateTrunc(total, i64())));
     end_function();
 }

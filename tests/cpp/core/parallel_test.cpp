@@ -89,6 +89,44 @@ TEST_F(ThreadCount, ChunksAreWholeQuanta) {
     }
 }
 
+// Chunks of rows: with `row`, every chunk starts at a row's start or a
+// multiple of the quantum from it, so no whole group of a row is cut in
+// two, and every index still runs once.
+struct Rows {
+    int64_t quantum = 1, row = 0;
+    std::atomic<int> cut{0}, slow{0}, chunks{0};
+    std::vector<std::atomic<int>> hits;
+    Rows(int64_t q, int64_t row, int64_t n) : quantum(q), row(row), hits(static_cast<size_t>(n)) {}
+};
+
+void row_chunk(void* ctx, int64_t begin, int64_t end) {
+    auto& r = *static_cast<Rows*>(ctx);
+    r.chunks.fetch_add(1);
+    const int64_t whole = r.row / r.quantum * r.quantum;  // a row's groups end here
+    for (int64_t edge : {begin, end}) {
+        const int64_t at = edge % r.row;
+        if (at % r.quantum != 0 && at < whole) r.cut.fetch_add(1);
+    }
+    for (int64_t i = begin; i < end; ++i) r.hits[static_cast<size_t>(i)].fetch_add(1);
+    if (r.slow.fetch_add(1) < 4) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+}
+
+TEST_F(ThreadCount, ChunksStartOnARowsWholeGroups) {
+    for (int threads : {1, 2, 3}) {
+        set_worker_count(threads);
+        for (int64_t row : {int64_t{98}, int64_t{17}, int64_t{1000}, int64_t{33}})
+            for (int64_t rows : {int64_t{1}, int64_t{4}, int64_t{37}, int64_t{1000}}) {
+                const int64_t n = row * rows;
+                Rows r(16, row, n);
+                EXPECT_TRUE(parallel_for(n, row_chunk, &r, nullptr, 16, row));
+                EXPECT_EQ(r.cut.load(), 0) << threads << " threads, rows of " << row << ", " << rows << " rows";
+                for (int64_t i = 0; i < n; ++i)
+                    ASSERT_EQ(r.hits[static_cast<size_t>(i)].load(), 1) << threads << " " << row << " " << i;
+                if (n >= 64 * 16 && threads > 1) EXPECT_GT(r.chunks.load(), 1);  // still divided
+            }
+    }
+}
+
 TEST_F(ThreadCount, FewerThanOneThreadIsRefused) {
     EXPECT_THROW(set_worker_count(0), std::invalid_argument);
     EXPECT_THROW(set_worker_count(-3), std::invalid_argument);
