@@ -423,16 +423,8 @@ class _View:
 
     def byte_span(self):
         """[lo, hi) host addresses its elements can touch; None when empty."""
-        if 0 in self.shape:
-            return None
-        lo = hi = self.offset
-        for n, s in zip(self.shape, self.strides):
-            if s < 0:
-                lo += (n - 1) * s
-            else:
-                hi += (n - 1) * s
         size = self.array.dtype.itemsize
-        return (self.array.ptr + lo * size, self.array.ptr + (hi + 1) * size)
+        return _span(self.array.ptr + self.offset * size, self.shape, [s * size for s in self.strides], size)
 
 
 def _overlap(a, b):
@@ -523,17 +515,22 @@ def _staged(outs, ins):
 
 
 def _byte_span(a):
-    """[lo, hi) host addresses an array's elements can touch; None when it
-    is empty (_View.byte_span of the whole array)."""
-    lo = hi = a.ptr
-    for n, s in zip(a.shape, a.strides):
+    """_View.byte_span of a whole array."""
+    return _span(a.ptr, a.shape, a.strides, a.dtype.itemsize)
+
+
+def _span(first, shape, byte_strides, size):
+    """[lo, hi) addresses of the elements of `size` bytes at `first` plus
+    the strides' multiples; None when there are none."""
+    lo = hi = first
+    for n, s in zip(shape, byte_strides):
         if n == 0:
             return None
         if s < 0:
             lo += (n - 1) * s
         else:
             hi += (n - 1) * s
-    return lo, hi + a.dtype.itemsize
+    return lo, hi + size
 
 
 def _may_overlap_itself(a):
@@ -786,9 +783,9 @@ _EINSUM_PRODUCT_LAUNCHES = 1024
 # instead of matmul's kernel where its shape class has no tuned tiles and it
 # has fewer multiply-adds than _FOLD_WORK says for the device (matmul's,
 # einsum's and conv2d's products alike; other devices: _FOLD_WORK_ELSEWHERE,
-# where matmul's and conv2d's always take matmul's kernel). Below that, matmul's fixed 16x16x16 tiles fill few of the
-# CPU's SIMD lanes and the einsum kernel, its lanes consecutive outputs of
-# a row, is faster. On the 2-core Intel Xeon (AVX-512), ms, the einsum
+# where matmul's and conv2d's always take matmul's kernel). Below that,
+# matmul's fixed 16x16x16 tiles fill few of the CPU's SIMD lanes and the
+# einsum kernel, its lanes consecutive outputs of a row, is faster. On the 2-core Intel Xeon (AVX-512), ms, the einsum
 # kernel / matmul's (tuned tiles marked *): bij,bjk->bik 16x64x64x64 0.15 /
 # 0.43, 16x128x128x64 0.53 / 1.46, 16x96x96x96 0.43 / 0.34*,
 # 16x128x128x128 1.08 / 0.55*, 4x512x512x32 1.33 / 2.94 (0.61*),
@@ -799,8 +796,8 @@ _FOLD_WORK_ELSEWHERE = {"einsum": 1 << 15}  # not measured on GPUs; matmul's and
 
 
 def _by_the_fold(fn, m, k, n, device):
-    """Whether an (m, k) @ (k, n) product of `fn` (einsum or matmul) runs in
-    the einsum kernel rather than matmul's (above)."""
+    """Whether an (m, k) @ (k, n) product of `fn` (matmul, einsum or conv2d)
+    runs in the einsum kernel rather than matmul's (above)."""
     least = _FOLD_WORK.get(device, _FOLD_WORK_ELSEWHERE.get(fn, 0))
     return m * k * n < least and _tile_tuning.matmul_tiles(m, k, n, device) == _tile_tuning.DEFAULT
 
