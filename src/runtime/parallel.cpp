@@ -157,10 +157,14 @@ bool parallel_for(int64_t n, ChunkFn fn, void* ctx, const StopCheck* stop, int64
     l.n = n;
     l.fn = fn;
     l.ctx = ctx;
-    if (quantum > 1 && row > quantum && row % quantum != 0 && n % row == 0) {
+    // (Every count below 2^63: rows within a quantum of it, and padded rows
+    // that would pass it, keep the bare iterations.)
+    const bool pad = quantum > 1 && row > quantum && row % quantum != 0 && row <= INT64_MAX - quantum && n % row == 0;
+    const int64_t padded_row = pad ? (row / quantum + 1) * quantum : 0;
+    if (pad && n / row <= INT64_MAX / padded_row) {
         l.row = row;
-        l.padded_row = (row + quantum - 1) / quantum * quantum;
-        l.n = n / row * l.padded_row;
+        l.padded_row = padded_row;
+        l.n = n / row * padded_row;
     }
     // At least four chunks per worker balance the load; the first chunks are
     // small so a long launch measures itself early. Grains are whole quanta,

@@ -127,6 +127,24 @@ TEST_F(ThreadCount, ChunksStartOnARowsWholeGroups) {
     }
 }
 
+// Rows so many that padding them would pass 2^63 - 1 iterations: the
+// chunks are then counted over the bare iterations, and the launch runs
+// (here until the stop check ends it after its first chunks).
+void first_chunks(void* ctx, int64_t begin, int64_t end) {
+    auto& ran = *static_cast<std::atomic<int64_t>*>(ctx);
+    if (begin == 0 && end > 0) ran.fetch_add(1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(11));
+}
+
+TEST_F(ThreadCount, RowsTooManyToPadStillRun) {
+    set_worker_count(1);
+    const int64_t row = 17, n = INT64_MAX / row * row;
+    std::atomic<int64_t> ran{0};
+    StopCheck stop{[](void*) { return true; }, nullptr};
+    EXPECT_FALSE(parallel_for(n, first_chunks, &ran, &stop, 16, row));
+    EXPECT_EQ(ran.load(), 1);
+}
+
 TEST_F(ThreadCount, FewerThanOneThreadIsRefused) {
     EXPECT_THROW(set_worker_count(0), std::invalid_argument);
     EXPECT_THROW(set_worker_count(-3), std::invalid_argument);
