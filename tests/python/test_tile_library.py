@@ -450,10 +450,7 @@ def test_matmul_batches_run_in_one_launch(tiles, a_shape, a_order, b_shape, b_or
     r = rng(sum(a_shape) + 3 * sum(b_shape))
     a = r.standard_normal(a_shape).astype(np.float32)
     b = r.standard_normal(b_shape).astype(np.float32)
-    calls = []
-    kernel = T._matmul_kernel
-    monkeypatch.setattr(T, "_matmul_kernel",
-                        lambda *args, **kw: calls.append(args[:3] + (kw.get("batched", False),)) or kernel(*args, **kw))
+    calls = matmul_kernel_calls(monkeypatch)
     small_products_through_matmul(monkeypatch)
     ta = _batch_of(a, a_order)
     tb = _batch_of(b, b_order) if b.ndim > 2 else tack.array(b)
@@ -504,12 +501,10 @@ def test_small_untuned_products_take_the_einsum_kernels_fold(fold_work, monkeypa
     r = rng(77)
     a = r.standard_normal((4, 37, 29)).astype(np.float32)
     b = r.standard_normal((4, 29, 43)).astype(np.float32)
-    calls = []
-    kernel = T._matmul_kernel
-    monkeypatch.setattr(T, "_matmul_kernel", lambda *args, **kw: calls.append(kw.get("batched", False)) or kernel(*args, **kw))
+    calls = matmul_kernel_calls(monkeypatch)
     got2 = T.matmul(tack.array(a[0]), tack.array(b[0])).numpy()
     got3 = T.matmul(tack.array(a), tack.array(b)).numpy()
-    assert calls == ([] if fold_work is None else [False, True])
+    assert [c[3] for c in calls] == ([] if fold_work is None else [False, True])
     assert np.array_equal(bits(got2), bits(fold_matmul(a[0], b[0])))
     for i in range(4):
         assert np.array_equal(bits(got3[i]), bits(fold_matmul(a[i], b[i])))
@@ -557,6 +552,20 @@ def test_einsum_against_float64(spec, shapes):
     terms = int(np.prod([extent[c] for c in labels if c not in out_labels]))
     assert got.shape == exact.shape
     assert np.all(np.abs(got - exact) <= (terms * U / (1 - terms * U) + terms * 2.0**-53) * magnitude)
+
+
+def matmul_kernel_calls(monkeypatch):
+    """A list that records each product tack.tile runs through matmul's
+    kernel as (m, k, n, batched)."""
+    calls = []
+    kernel = T._matmul_kernel
+
+    def recording(m, k, n, device, batched=False):
+        calls.append((m, k, n, batched))
+        return kernel(m, k, n, device, batched=batched)
+
+    monkeypatch.setattr(T, "_matmul_kernel", recording)
+    return calls
 
 
 def small_products_through_matmul(monkeypatch):
@@ -614,9 +623,7 @@ EINSUM_FOLDS = [
 def test_einsum_contractions_are_the_fold_of_fused_steps(spec, shapes, through_matmul, monkeypatch):
     r = rng(len(spec) + shapes[0][0])
     a, b = (r.standard_normal(s).astype(np.float32) for s in shapes)
-    products = []
-    kernel = T._matmul_kernel
-    monkeypatch.setattr(T, "_matmul_kernel", lambda *args, **kw: products.append(args) or kernel(*args, **kw))
+    products = matmul_kernel_calls(monkeypatch)
     small_products_through_matmul(monkeypatch)
     ta, _ = strided(a)  # any strides
     got = T.einsum(spec, ta, tack.array(b)).numpy()
@@ -632,9 +639,7 @@ def test_einsum_merges_contracted_labels_where_the_strides_allow(spec, a_shape, 
     r = rng(75)
     a = r.standard_normal(a_shape).astype(np.float32)
     b = r.standard_normal((6, 7, 40)).astype(np.float32)
-    calls = []
-    kernel = T._matmul_kernel
-    monkeypatch.setattr(T, "_matmul_kernel", lambda *args, **kw: calls.append(args) or kernel(*args, **kw))
+    calls = matmul_kernel_calls(monkeypatch)
     small_products_through_matmul(monkeypatch)
     got = T.einsum(spec, tack.array(a), tack.array(b)).numpy()
     assert [c[:3] for c in calls] == ([(40, 42, 40)] if through_matmul else [])
@@ -652,10 +657,7 @@ def test_einsum_takes_matmul_where_its_tiles_are_tuned(tuned, monkeypatch):
         monkeypatch.setattr(_tile_tuning, "_MIN_VOLUME", 1)
     r = rng(76)
     a, b = (r.standard_normal((6, 64, 64)).astype(np.float32) for _ in range(2))
-    calls = []
-    kernel = T._matmul_kernel
-    monkeypatch.setattr(T, "_matmul_kernel",
-                        lambda *args, **kw: calls.append(args[:3] + (kw.get("batched", False),)) or kernel(*args, **kw))
+    calls = matmul_kernel_calls(monkeypatch)
     got = T.einsum("bij,bjk->bik", tack.array(a), tack.array(b)).numpy()
     assert calls == ([(64, 64, 64, True)] if tuned else [])
     assert np.array_equal(bits(got), bits(fold_einsum("bij,bjk->bik", a, b)))
@@ -668,9 +670,7 @@ def test_einsum_products_in_any_label_order(monkeypatch):
     # looped ones where strides do not merge) and some through the einsum
     # kernel, contiguous and strided operands; each against the fold.
     r = rng(74)
-    routed, calls = [], []
-    kernel = T._matmul_kernel
-    monkeypatch.setattr(T, "_matmul_kernel", lambda *args, **kw: calls.append(args) or kernel(*args, **kw))
+    routed, calls = [], matmul_kernel_calls(monkeypatch)
     small_products_through_matmul(monkeypatch)
     for case in range(30):
         batch, rows, cols, contracted = "", "", "", ""
@@ -890,10 +890,7 @@ def test_conv2d_groups_are_one_batch_of_products(through_matmul, monkeypatch):
     r = rng(17)
     x = r.standard_normal((2, 64, 9, 9)).astype(np.float32)
     w = r.standard_normal((64, 16, 3, 3)).astype(np.float32)
-    calls = []
-    kernel = T._matmul_kernel
-    monkeypatch.setattr(T, "_matmul_kernel",
-                        lambda *args, **kw: calls.append(args[:3] + (kw.get("batched", False),)) or kernel(*args, **kw))
+    calls = matmul_kernel_calls(monkeypatch)
     got = T.conv2d(tack.array(x), tack.array(w), padding=1, groups=4).numpy()
     assert calls == ([(16, 144, 81, True)] * 2 if through_matmul else [])
     assert np.array_equal(bits(got), bits(fold_conv2d(x, w, 1, groups=4)))
