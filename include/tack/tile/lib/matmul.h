@@ -24,25 +24,28 @@ struct MatmulTiles {
 namespace detail_matmul {
 
 // Block (bi, bj) of C: its K loop is a two-stage pipeline that loads A's
-// tile `a_tile(k)` and B's `b_tile(k)` for step k and then accumulates
-// them with mma, and `c_block` stores the result. A's tile past K reads -0
-// (B's +0): each padded step adds -0 * +0 = -0, which leaves every
-// accumulator as it is, -0 included, so the result is the fold over K's
-// steps alone whatever the tile sizes.
-template <class ATile, class BTile, class CBlock>
-void block(const MatmulTiles& t, const Index& K, const ATile& a_tile, const BTile& b_tile, const CBlock& c_block) {
+// tile and `b_tile(k)`, B's for step k, and then accumulates them with mma;
+// then the block is stored. `A` and `C` address the product's matrices by
+// (row, column): the views themselves, or a batch's product through them.
+// A's tile past K reads -0 (B's +0): each padded step adds -0 * +0 = -0,
+// which leaves every accumulator as it is, -0 included, so the result is
+// the fold over K's steps alone whatever the tile sizes.
+template <class AView, class BTile, class CView>
+void block(const MatmulTiles& t, const Index& K, const AView& A, const CView& C, const Index& bi, const Index& bj,
+           const BTile& b_tile) {
   Tile<float> acc = full<float>({t.m, t.n}, 0.0f);
   for (auto k : pipeline(ceil_div(K, t.k))) {
-    Tile<float> a = a_tile(k);
+    Tile<float> a = A(span(bi * t.m, t.m), span(k * t.k, t.k)).load(-0.0f);
     Tile<float> b = b_tile(k);
     k.stage("mma");
     acc = mma(a, b, acc);
   }
-  c_block().store(acc);
+  C(span(bi * t.m, t.m), span(bj * t.n, t.n)).store(acc);
 }
 
-// The panels' count G = ceil(ceil(N / n) / L) of a packed B with N columns.
-inline Index panels(const MatmulTiles& t, const Index& N) { return ceil_div(ceil_div(N, t.n), t.panel_lanes); }
+// The panels' count G = ceil(ceil(N / n) / L) of a B with N columns packed
+// in panels of L block columns of n.
+inline Index panels(const Index& N, int64_t n, int64_t lanes) { return ceil_div(ceil_div(N, n), lanes); }
 
 }  // namespace detail_matmul
 
@@ -59,18 +62,16 @@ inline Kernel matmul(MatmulTiles t = {}) {
       for (auto bi : parallel(ceil_div(C.shape(0), t.m), exec::block))
         for (auto g : parallel(Bp.shape(0), exec::block))
           for (auto l : parallel(t.panel_lanes, exec::block))
-            detail_matmul::block(
-                t, A.shape(1), [&](const Index& k) { return A(span(bi * t.m, t.m), span(k * t.k, t.k)).load(-0.0f); },
-                [&](const Index& k) -> Tile<float> { return Bp[{g, span(k * t.k, t.k), span(0, t.n), l}]; },
-                [&] { return C(span(bi * t.m, t.m), span((g * t.panel_lanes + l) * t.n, t.n)); });
+            detail_matmul::block(t, A.shape(1), A, C, bi, g * t.panel_lanes + l, [&](const Index& k) -> Tile<float> {
+              return Bp[{g, span(k * t.k, t.k), span(0, t.n), l}];
+            });
     });
   return tile_kernel("matmul", [t](TensorView<float, 2> A, TensorView<float, 2> B, TensorView<float, 2> C) {
     for (auto bi : parallel(ceil_div(C.shape(0), t.m), exec::block))
       for (auto bj : parallel(ceil_div(C.shape(1), t.n), exec::block))
-        detail_matmul::block(
-            t, A.shape(1), [&](const Index& k) { return A(span(bi * t.m, t.m), span(k * t.k, t.k)).load(-0.0f); },
-            [&](const Index& k) -> Tile<float> { return B[{span(k * t.k, t.k), span(bj * t.n, t.n)}]; },
-            [&] { return C(span(bi * t.m, t.m), span(bj * t.n, t.n)); });
+        detail_matmul::block(t, A.shape(1), A, C, bi, bj, [&](const Index& k) -> Tile<float> {
+          return B[{span(k * t.k, t.k), span(bj * t.n, t.n)}];
+        });
   });
 }
 
@@ -87,15 +88,14 @@ inline Kernel batched_matmul(MatmulTiles t = {}, bool shared_b = false) {
                                                        TensorView<float, 3> C) {
       for (auto b : parallel(C.shape(0), exec::block))
         for (auto bi : parallel(ceil_div(C.shape(1), t.m), exec::block)) {
-          Index panels = detail_matmul::panels(t, C.shape(2));
+          Index panels = detail_matmul::panels(C.shape(2), t.n, t.panel_lanes);
           for (auto g : parallel(panels, exec::block))
             for (auto l : parallel(t.panel_lanes, exec::block)) {
               Index panel = shared_b ? Index(g) : b * panels + g;
               detail_matmul::block(
-                  t, A.shape(2),
-                  [&](const Index& k) { return A(b, span(bi * t.m, t.m), span(k * t.k, t.k)).load(-0.0f); },
-                  [&](const Index& k) -> Tile<float> { return Bp[{panel, span(k * t.k, t.k), span(0, t.n), l}]; },
-                  [&] { return C(b, span(bi * t.m, t.m), span((g * t.panel_lanes + l) * t.n, t.n)); });
+                  t, A.shape(2), [&](const Coord& i, const Coord& j) { return A(b, i, j); },
+                  [&](const Coord& i, const Coord& j) { return C(b, i, j); }, bi, g * t.panel_lanes + l,
+                  [&](const Index& k) -> Tile<float> { return Bp[{panel, span(k * t.k, t.k), span(0, t.n), l}]; });
             }
         }
     });
@@ -104,10 +104,9 @@ inline Kernel batched_matmul(MatmulTiles t = {}, bool shared_b = false) {
       for (auto bi : parallel(ceil_div(C.shape(1), t.m), exec::block))
         for (auto bj : parallel(ceil_div(C.shape(2), t.n), exec::block))
           detail_matmul::block(
-              t, A.shape(2),
-              [&](const Index& k) { return A(b, span(bi * t.m, t.m), span(k * t.k, t.k)).load(-0.0f); },
-              [&](const Index& k) -> Tile<float> { return B[{b, span(k * t.k, t.k), span(bj * t.n, t.n)}]; },
-              [&] { return C(b, span(bi * t.m, t.m), span(bj * t.n, t.n)); });
+              t, A.shape(2), [&](const Coord& i, const Coord& j) { return A(b, i, j); },
+              [&](const Coord& i, const Coord& j) { return C(b, i, j); }, bi, bj,
+              [&](const Index& k) -> Tile<float> { return B[{b, span(k * t.k, t.k), span(bj * t.n, t.n)}]; });
   });
 }
 
@@ -133,7 +132,7 @@ inline Kernel pack_panels(int64_t n, int64_t lanes) {
 inline Kernel batched_pack_panels(int64_t n, int64_t lanes) {
   return tile_kernel("batched_pack_panels", [n, lanes](TensorView<float, 3> B, TensorView<float, 4> Bp) {
     for (auto b : parallel(B.shape(0), exec::block)) {
-      Index panels = ceil_div(ceil_div(B.shape(2), n), lanes);
+      Index panels = detail_matmul::panels(B.shape(2), n, lanes);
       for (auto g : parallel(panels, exec::block)) {
         for (auto k : parallel(B.shape(1), exec::block)) {
           for (auto l : parallel(lanes, exec::block)) {
