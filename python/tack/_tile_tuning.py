@@ -357,37 +357,42 @@ def matmul_tiles(m, k, n, device, *, candidates=None, min_volume=None, compile_c
     if plain:
         # A shape seen before, under the same family, threshold and switch:
         # one lookup of a small key (the family's hash alone, recomputed
-        # for every lookup of a key that holds it, costs a few microseconds).
+        # for every lookup of a key that holds it, costs a few microseconds;
+        # the switch is read only where it matters).
         seen = _by_shape.get((m, k, n, device))
         if (seen is not None and seen[0] is FAMILY and seen[1] is _winners and seen[2] == _MIN_VOLUME and
                 (seen[3] is None or seen[3] == enabled())):
             return seen[4]
     on = enabled()
-    tiles = _tiles(m, k, n, device, on, candidates, min_volume, compile_candidate)
+    tunable = _tunable(m, k, n, device, _MIN_VOLUME if min_volume is None else min_volume)
+    tiles = _tiles(m, k, n, device, candidates, compile_candidate) if on and tunable else DEFAULT
     if plain:
         if len(_by_shape) >= _BY_SHAPE_LIMIT:
             _by_shape.clear()
-        klass = shape_class(m, k, n)
-        tuned = device == "cpu" and 0 not in (m, k, n) and klass[0] * klass[1] * klass[2] >= _MIN_VOLUME
-        _by_shape[(m, k, n, device)] = (FAMILY, _winners, _MIN_VOLUME, on if tuned else None, tiles)
+        _by_shape[(m, k, n, device)] = (FAMILY, _winners, _MIN_VOLUME, on if tunable else None, tiles)
     return tiles
 
 
 # matmul_tiles' answers by shape: (m, k, n, device) -> (the family, the
-# winners' table, the threshold, whether tuning was on or None where that
-# does not matter, the tiles), an answer good while the first two are the
-# same objects and the rest equal; forgotten all at once when it holds
+# winners' table, the threshold, whether tuning was on (None where the
+# shape is never tuned), the tiles), an answer good while the first two are
+# the same objects and the rest equal; forgotten all at once when it holds
 # _BY_SHAPE_LIMIT shapes.
 _by_shape: dict[object, tuple] = {}
 _BY_SHAPE_LIMIT = 4096
 
 
-def _tiles(m, k, n, device, on, candidates, min_volume, compile_candidate):
-    if device != "cpu" or not on or 0 in (m, k, n):
-        return DEFAULT
+def _tunable(m, k, n, device, min_volume):
+    """Whether tuning (where it is on) tunes this shape's class: on the CPU,
+    non-empty, of at least `min_volume` multiply-adds."""
     klass = shape_class(m, k, n)
-    if klass[0] * klass[1] * klass[2] < (_MIN_VOLUME if min_volume is None else min_volume):
-        return DEFAULT
+    return device == "cpu" and 0 not in (m, k, n) and klass[0] * klass[1] * klass[2] >= min_volume
+
+
+def _tiles(m, k, n, device, candidates, compile_candidate):
+    """The tuned tiles of a tunable shape's class (tuning it first where no
+    winner is known)."""
+    klass = shape_class(m, k, n)
     # Every call after a class's first: one lookup, without ranking the
     # family again (which costs more than a small product).
     quick = (device, klass, FAMILY if candidates is None else tuple(candidates))
