@@ -79,6 +79,16 @@ TEST(TileLibMatmul, ABatchGivesEachProductsMatmulBits) {
           for (int64_t i = 0; i < m * k; ++i) ap[i] = a[(shared_a ? 0 : p) * m * k + i];
           for (int64_t i = 0; i < k * n; ++i) bp[i] = b[(shared_b ? 0 : p) * k * n + i];
           interpret(lib::matmul({tiles.m, tiles.n, tiles.k}), {ap.view(), bp.view(), cp.view()});
+          std::vector<double> want(size_t(m * n));
+          std::vector<float> got(size_t(m * n));
+          for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < n; ++j) {
+              for (int64_t q = 0; q < k; ++q) want[size_t(i * n + j)] += double(ap[i * k + q]) * double(bp[q * n + j]);
+              got[size_t(i * n + j)] = c[p * m * n + i * n + j];
+            }
+          // The FP64 product, independent of the kernels, and the
+          // unbatched kernel's bits.
+          EXPECT_EQ(mismatch(got, want, kTol, kTol), std::nullopt) << "product " << p;
           for (int64_t i = 0; i < m * n; ++i)
             ASSERT_EQ(std::bit_cast<uint32_t>(c[p * m * n + i]), std::bit_cast<uint32_t>(cp[i]))
                 << "tiles " << tiles.m << "x" << tiles.n << "x" << tiles.k << " lanes " << tiles.panel_lanes
