@@ -6,7 +6,15 @@ unless TACK_CACHE_DIR says otherwise), and NumPy's argpartition plus a
 stable sort of the k winners. Results are checked against the oracle of
 tests/python/test_tile_library.py before timing.
 
+With --routes, each k on rows of several widths through both of topk's
+routes, the reference kernel's network and the (prefiltered) tournament,
+forced by tack.tile's thresholds, with NumPy's time beside them: the
+measurements behind _TOPK_NETWORK and _TOPK_WIDE_ROWS (tile.py). The
+calls alternate between the routes; each time is the median of 9. The
+network's first call, which compiles it, is not timed.
+
     PYTHONPATH=python python bench/tile_topk.py [K ...]
+    PYTHONPATH=python python bench/tile_topk.py --routes [K ...]
 """
 
 import os
@@ -27,8 +35,41 @@ from test_tile_library import topk_oracle  # noqa: E402
 from tile import numpy_topk  # noqa: E402  (bench/tile.py)
 
 
+ROUTE_SHAPES = [(16384, 100), (8192, 128), (8192, 200), (8192, 256), (8192, 512), (1024, 1000), (4096, 1024)]
+
+
+def routes(ks):
+    """Network / tournament / NumPy ms for each k and shape."""
+    print("| k | rows x cols | network ms | tournament ms | NumPy ms |\n|---:|---|---:|---:|---:|")
+    default = (T._TOPK_NETWORK, T._TOPK_NETWORK_ONLY)
+    for k in ks:
+        for rows, cols in ROUTE_SHAPES:
+            x = np.random.default_rng(0).standard_normal((rows, cols)).astype(np.float32)
+            tx = tack.array(x)
+            want_v, want_i = topk_oracle(x, k)
+            v, i = tack.empty((rows, k)), tack.empty((rows, k), dtype=tack.i64)
+            samples = {"network": [], "tournament": []}
+            for _ in range(10):
+                for route in samples:
+                    # Every k up to 64 through its network, or through the tournament.
+                    T._TOPK_NETWORK, T._TOPK_NETWORK_ONLY = (64, 64) if route == "network" else (0, 0)
+                    start = time.perf_counter()
+                    T.topk(tx, k, out=(v, i))
+                    samples[route].append(time.perf_counter() - start)
+                    assert np.array_equal(i.numpy(), want_i) and np.array_equal(v.numpy(), want_v), (k, route)
+            T._TOPK_NETWORK, T._TOPK_NETWORK_ONLY = default
+            # The first call of each route is left out (it may compile).
+            ms = {route: sorted(t[1:])[4] * 1e3 for route, t in samples.items()}
+            numpy_ms = timing.median_ms(lambda: numpy_topk(x, k), repeats=9, budget_s=5, warmup=0)
+            print(f"| {k} | {rows}x{cols} | {ms['network']:.1f} | {ms['tournament']:.1f} | {numpy_ms:.1f} |", flush=True)
+
+
 def main():
-    ks = [int(a) for a in sys.argv[1:]] or [8, 9, 16, 17, 32, 33, 64, 65, 256, 1000]
+    args = sys.argv[1:]
+    if args[:1] == ["--routes"]:
+        routes([int(a) for a in args[1:]] or [17, 32, 33, 64])
+        return
+    ks = [int(a) for a in args] or [8, 9, 16, 17, 32, 33, 64, 65, 256, 1000]
     x = np.random.default_rng(0).standard_normal((1024, 4096)).astype(np.float32)
     tx = tack.array(x)
 

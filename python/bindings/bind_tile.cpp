@@ -247,8 +247,6 @@ void bind_tile(nb::module_& m) {
     m.def("tile_rms_norm",
           [positive_width](float eps, int64_t width) { return lib::rms_norm(eps, positive_width("tile_rms_norm", width)); },
           nb::arg("eps"), nb::arg("width") = 32);
-    // Top-K up to this k sorts blocks by bitonic networks (lib::topk).
-    m.attr("TILE_TOPK_NETWORK") = lib::kTopKNetwork;
     m.def("tile_topk", [](int64_t k, int64_t width) { return lib::topk(k, tile::ReductionPolicy::unordered_tree, width); },
           nb::arg("k"), nb::arg("width") = 0);
     m.def("tile_sort", [] { return lib::sort(); });

@@ -1157,9 +1157,16 @@ _MERGE_BLOCK = 32
 # takes about 1.6 s against 0.4; sort keeps sort_runs, which compiles in a
 # tenth of a second.
 _BITONIC_RUN = 32
-# Top-K up to this k runs the reference kernel (its bitonic networks,
-# lib::kTopKNetwork); above, _TopKTournament.
-_TOPK_NETWORK = _core.TILE_TOPK_NETWORK
+# Top-K up to this k runs the reference kernel (its bitonic networks of 1
+# to 32 entries); above, _TopKTournament. The reference kernel also has a
+# 64-entry network (lib::kTopKNetwork), which tack.tile does not use: its
+# first call compiles for 8-10 s, and against the prefiltered tournament
+# it ran up to 20 % faster on rows of 100 to 128 columns, about equal at
+# 200 to 512, and 2-3x slower from 1000 (`bench/tile_topk.py --routes`, 2-core
+# Xeon with AVX-512, network / tournament / NumPy in ms at k = 64:
+# 16384x100 44 / 52 / 38, 8192x128 19 / 24 / 20, 8192x256 33 / 34 / 36,
+# 8192x512 73 / 72 / 50, 1024x1000 21 / 8 / 12, 4096x1024 68 / 35 / 36).
+_TOPK_NETWORK = 32
 
 # The tournament prefilters rows whose padded width is at least this many
 # times its `keep` (_TopKTournament); narrower rows leave too many entries
@@ -1170,17 +1177,17 @@ _TOPK_PREFILTER = 4
 # networks; above, up to _TOPK_NETWORK, rows whose padded width is at least
 # _TOPK_WIDE_ROWS times the tournament's `keep` run the prefiltered
 # tournament instead, which there is faster and compiles once for every k
-# (the 32- and 64-entry networks take 4 and 8 s to compile). On a 2-core
-# Zen 4 (AVX-512), tournament / network / NumPy in ms:
-#   1024x4096  k = 17 15 / 24 / 21, k = 32 15 / 24 / 22, k = 64 16 / 45 / 23
-#   64x65536   k = 17 11 / 23 / 19, k = 32 12 / 23 / 19, k = 64 12 / 46 / 19
-#   2048x2048  k = 17 15 / 21 / 23, k = 32 13 / 20 / 24, k = 64 19 / 43 / 27
-#   4096x1024  k = 17 21 / 24 / 26, k = 32 19 / 25 / 28, k = 64 39 / 45 / 30
-#   8192x512   k = 17 42 / 25 / 32, k = 32 42 / 25 / 34, k = 64 70 / 47 / 38
-#   4096x256   k = 17  8 /  6 /  7, k = 32  7 /  6 /  9, k = 64 14 / 13 /  9
-# and up to k = 16 the networks take 6 ms at 1024x4096 against 18.
+# (the 32-entry network takes 2.5-4 s to compile). Network / tournament /
+# NumPy in ms at k = 17 and 32 on a 2-core Xeon with AVX-512
+# (`bench/tile_topk.py --routes`; docs/tile/python.md has the table):
+# 16384x100 24-36 / 32-42 / 25-29, 8192x128 12-13 / 16-18 / 13-15,
+# 8192x200 20-27 / 20-24 / 28-31, 8192x256 24-25 / 19-20 / 30-33,
+# 8192x512 51-61 / 37-45 / 47-51, 1024x1000 12-15 / 5-6 / 6-7. Rows of
+# 129 to 255 columns pad to 256 and take the tournament, where the network
+# can be faster (16384x160 at k = 17: 29 against 33). An earlier Zen 4
+# (AVX-512) had the crossing at 32 times: at 8192x512 42 / 25 / 32 there.
 _TOPK_NETWORK_ONLY = 16
-_TOPK_WIDE_ROWS = 32
+_TOPK_WIDE_ROWS = 8
 # The prefilter's threshold: the least over k / rank column groups of each
 # group's rank-th largest maximum of runs of up to _TOPK_RUN elements
 # (lib::topk_threshold), the runs shorter where a group would have fewer
@@ -1268,8 +1275,8 @@ class _MergeSort:
 
 
 class _TopKTournament:
-    """Top-K for k above the reference kernel's networks (lib::kTopKNetwork),
-    and from k = _TOPK_NETWORK_ONLY + 1 on wide rows (topk): the row's runs
+    """Top-K for k above the networks tack.tile runs (_TOPK_NETWORK), and
+    from k = _TOPK_NETWORK_ONLY + 1 on wide rows (topk): the row's runs
     of _BITONIC_RUN sorted descending by a bitonic network and merged in
     pairs, each merge keeping its first `keep` entries (a
     power of two, at least k and the run), then topk_first takes the first
@@ -1371,8 +1378,8 @@ def topk(x, k, axis=-1, out=None):
     array, largest first, and their i64 positions. NaN ranks above +inf,
     -0 equals +0, equal values come by lower position. A row shorter than k
     ends with (-inf, 2**63 - 1) entries. `out` is a (values, positions)
-    pair. Up to k = 64 by the reference kernel's bitonic networks, above
-    (and from k = 17 on rows of at least 32 times the power of two at or
+    pair. Up to k = 32 by the reference kernel's bitonic networks, above
+    (and from k = 17 on rows of at least 8 times the power of two at or
     above k) by a tournament of sorted runs merged in pairs, on wide rows
     only the entries that a threshold keeps (docs/tile/python.md)."""
     fn = "topk"
