@@ -398,6 +398,14 @@ class _View:
         order.insert(to % len(order), order.pop(axis))
         return _View(self.array, [self.shape[d] for d in order], [self.strides[d] for d in order], self.offset)
 
+    def broadcast(self, shape):
+        """The view with each axis of extent 1 that `shape` widens read again
+        and again (stride 0)."""
+        if shape == self.shape:
+            return self
+        strides = [0 if n != m else s for n, m, s in zip(shape, self.shape, self.strides)]
+        return _View(self.array, shape, strides, self.offset)
+
     def with_axis(self, at, extent=1, stride=0):
         shape, strides = list(self.shape), list(self.strides)
         shape.insert(at, extent)
@@ -670,10 +678,47 @@ def _matrix_at(v, index):
     return _View(v.array, v.shape[-2:], v.strides[-2:], offset)
 
 
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _einsum_ellipsis(spec, ranks):
+    """spec with each "..." replaced by letters of its own, as NumPy reads an
+    ellipsis: the axes of an operand that its letters do not name, aligned
+    from the right across the operands (where they broadcast as any label
+    does, einsum below); an implicit output is the ellipsis's axes, then
+    the labels that appear once, sorted; an explicit output without "..."
+    is refused where an ellipsis stands for any axis."""
+    if "." not in spec:
+        return spec
+    inputs, arrow, output = spec.partition("->")
+    terms = inputs.split(",")
+    for t in terms + ([output] if arrow else []):
+        if t.replace("...", "", 1).count("."):
+            raise ValueError(f"tack.tile.einsum: '{spec}' has a '.' that is not one ellipsis ('...') of a term")
+    if len(terms) != len(ranks):
+        raise ValueError(f"tack.tile.einsum: '{spec}' names {len(terms)} operands, {len(ranks)} were given")
+    covered = []
+    for t, rank in zip(terms, ranks):
+        n = rank - len(t.replace("...", "")) if "..." in t else 0
+        if n < 0:
+            raise ValueError(f"tack.tile.einsum: '{t}' names more axes than an operand of rank {rank} has")
+        covered.append(n)
+    fresh = [c for c in _LETTERS if c not in spec][: max(covered)]
+    if len(fresh) < max(covered):
+        raise ValueError(f"tack.tile.einsum: '{spec}' leaves too few letters for its ellipsis")
+    terms = [t.replace("...", "".join(fresh[len(fresh) - n:])) for t, n in zip(terms, covered)]
+    if not arrow:
+        labels = "".join(terms)
+        output = "".join(fresh) + "".join(sorted(c for c in set(labels) if labels.count(c) == 1 and c not in fresh))
+    elif "..." in output:
+        output = output.replace("...", "".join(fresh))
+    elif fresh:
+        raise ValueError(f"tack.tile.einsum: '{spec}': the output has no '...' to keep the axes an ellipsis stands for")
+    return ",".join(terms) + "->" + output
+
+
 def _einsum_spec(spec, ranks):
-    spec = spec.replace(" ", "")
-    if "." in spec:
-        raise ValueError("tack.tile.einsum: ellipsis ('...') is not supported")
+    spec = _einsum_ellipsis(spec.replace(" ", ""), ranks)
     if "->" in spec:
         inputs, output = spec.split("->")
     else:
@@ -700,7 +745,12 @@ def einsum(spec, *operands, out=None):
     """Einstein summation over one or two f32 operands, e.g. "ij,jk->ik",
     "bij,bjk->bik", "ij->ji", "ii->i", "ij->" or implicit "ij,jk" (the
     output: labels that appear once, sorted). Operands have rank 1 to 4 (a
-    0-d operand alone in "->"), the output rank 0 to 4; no ellipsis.
+    0-d operand alone in "->"), the output rank 0 to 4, counting the axes
+    an ellipsis stands for. As in NumPy, "..." stands for an operand's axes
+    that its letters do not name ("...ij,jk->...ik"), aligned from the
+    right across the operands (an implicit output puts them first), and an
+    axis of extent 1 broadcasts against its label's extent in the other
+    operand.
 
     Two operands with contracted labels: each output is matmul's fold,
     acc = fma(a[...], b[...], acc) in f32 from acc = 0 over the contracted
@@ -726,10 +776,18 @@ def einsum(spec, *operands, out=None):
     arrays = [_array(x, fn, f"operand {i}") for i, x in enumerate(operands)]
     device = _device(fn, *arrays)
     inputs, output = _einsum_spec(spec, [a.ndim for a in arrays])
+    # A label's extent is its axes' (equal within an operand); an axis of
+    # extent 1 broadcasts to the other operand's, as in NumPy.
     extent = {}
     for labels, a in zip(inputs, arrays):
+        own = {}
         for c, n in zip(labels, a.shape):
-            if extent.setdefault(c, n) != n:
+            if own.setdefault(c, n) != n:
+                raise ValueError(f"tack.tile.einsum: label '{c}' has extents {own[c]} and {n} in one operand")
+        for c, n in own.items():
+            if extent.get(c, 1) == 1:
+                extent[c] = n
+            elif n not in (1, extent[c]):
                 raise ValueError(f"tack.tile.einsum: label '{c}' has extents {extent[c]} and {n}")
     # A scalar result runs as a one-element vector: a unit label on an
     # operand of rank below 4 and on the output. Where every operand has
@@ -743,12 +801,13 @@ def einsum(spec, *operands, out=None):
         return einsum(inputs[0][0] + "->", partial, out=out)
     out = _output(out, [extent[c] for c in output], device, fn)
     (target,) = _staged([out], arrays)
-    views = [_View.of(a) for a in arrays]
+    views = [_View.of(a).broadcast([extent[c] for c in labels]) for labels, a in zip(inputs, arrays)]
     vc = _View.of(target)
     if not output:
-        unit = next(c for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in spec)
+        unit = next(c for c in _LETTERS if c not in "".join(inputs))
         inputs[room[0]] += unit
         output = unit
+        extent[unit] = 1
         views[room[0]] = views[room[0]].with_axis(len(views[room[0]].shape))
         vc = vc.with_axis(0)
     ranks = [len(v.shape) for v in views] + [len(vc.shape)]

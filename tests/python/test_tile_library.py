@@ -534,6 +534,10 @@ def test_matmul_out_overlapping_an_input_is_buffered():
         ("ijkl->", [(3, 4, 5, 6)]),
         ("ijkl,ijkl->", [(2, 3, 4, 5), (2, 3, 4, 5)]),
         ("ijkl,kl->", [(2, 3, 4, 5), (4, 5)]),
+        # Scalar results of two operands of lower rank (the unit axis too).
+        ("i,i", [(300,)] * 2),
+        ("ij,ij->", [(40, 50)] * 2),
+        ("ij,jk->", [(30, 40), (40, 50)]),
     ],
 )
 def test_einsum_against_float64(spec, shapes):
@@ -712,12 +716,76 @@ def test_einsum_permutations_are_exact(spec):
     assert np.array_equal(bits(T.einsum(spec, tx).numpy()), bits(np.einsum(spec, x)))
 
 
-def test_einsum_refuses_mismatched_extents_and_ellipsis():
+# (spec, operand shapes, the spec with each ellipsis written out, whether
+# matmul's kernel runs it where small products take it): the axes an
+# ellipsis stands for, aligned from the right, and axes of extent 1
+# broadcast (np.einsum's reading).
+EINSUM_BROADCASTS = [
+    ("...ij,jk->...ik", [(2, 3, 4), (4, 5)], "xij,jk->xik", False),
+    ("...ij,...jk", [(2, 1, 3, 4), (5, 4, 6)], "xyij,yjk->xyik", False),
+    ("ij,jk->ik", [(2, 1), (3, 4)], "ij,jk->ik", False),  # a contracted label broadcast
+    ("...i,...i", [(2, 1, 3), (4, 3)], "xyi,yi->xy", False),
+    ("ki...,k...->i...", [(3, 2, 4), (3, 4)], "kix,kx->ix", False),
+    ("i,i", [(1,), (300,)], "i,i->", False),
+    ("bij,bjk->bik", [(1, 64, 64), (6, 64, 64)], "bij,bjk->bik", True),  # one A for every product
+    ("ij,jk->ik", [(256, 256), (1, 256)], "ij,jk->ik", True),  # B's rows all one row
+    ("ij,ij->ij", [(1, 3), (2, 3)], "ij,ij->ij", False),  # no sum: one rounding
+    ("...,...->...", [(4, 1), (5,)], "xy,y->xy", False),
+    ("...ij->...ji", [(2, 3, 4)], "xij->xji", False),
+    ("i...i", [(3, 2, 3)], "ixi->x", False),
+]
+
+
+@pytest.mark.parametrize("spec,shapes,written,routed", EINSUM_BROADCASTS)
+def test_einsum_ellipsis_and_broadcasts_as_numpy(spec, shapes, written, routed, monkeypatch):
+    # Oracles: a contraction of two operands is the fold of fused steps
+    # over the operands NumPy broadcasts to the written-out spec's extents;
+    # a product without a sum, a permutation or a diagonal NumPy's own f32
+    # result, bit for bit; shapes np.einsum's. Each spec by default and
+    # with small products through matmul's kernel (its operands' views
+    # then read a broadcast axis at stride 0).
+    r = rng(len(spec) + len(shapes[0]))
+    ops = [r.standard_normal(s).astype(np.float32) for s in shapes]
+    inputs, output = written.split("->")
+    terms = inputs.split(",")
+    if len(ops) == 2 and set(inputs) - set(output) - {","}:
+        extent = {}
+        for labels, o in zip(terms, ops):
+            for c, n in zip(labels, o.shape[len(o.shape) - len(labels):]):
+                extent[c] = max(extent.get(c, 1), n)
+        full = [np.broadcast_to(o.reshape(o.shape[len(o.shape) - len(t):]), [extent[c] for c in t])
+                for t, o in zip(terms, ops)]
+        want = fold_einsum(written, *full)
+    else:
+        want = np.einsum(spec, *ops)
+    assert want.shape == np.einsum(spec, *ops).shape
+    calls = matmul_kernel_calls(monkeypatch)
+    for small_through_matmul in (False, True):
+        if small_through_matmul:
+            small_products_through_matmul(monkeypatch)
+        calls.clear()
+        got = T.einsum(spec, *[tack.array(o) for o in ops]).numpy()
+        assert got.shape == want.shape and np.array_equal(bits(got), bits(want)), small_through_matmul
+        if small_through_matmul:
+            assert bool(calls) == routed
+
+
+def test_einsum_refuses_mismatched_extents_and_bad_ellipses():
     a = tack.zeros((3, 4))
     with pytest.raises(ValueError, match="label 'j' has extents 4 and 5"):
         T.einsum("ij,jk->ik", a, tack.zeros((5, 2)))
-    with pytest.raises(ValueError, match="ellipsis"):
+    with pytest.raises(ValueError, match="label 'i' has extents 1 and 3 in one operand"):
+        T.einsum("ii->i", tack.zeros((1, 3)))
+    with pytest.raises(ValueError, match=r"'\.\.\.j->j': the output has no '\.\.\.'"):
         T.einsum("...j->j", a)
+    with pytest.raises(ValueError, match="not one ellipsis"):
+        T.einsum("i.j", a)
+    with pytest.raises(ValueError, match="not one ellipsis"):
+        T.einsum("...i...", a)
+    with pytest.raises(ValueError, match="'...ijk' names more axes than an operand of rank 2 has"):
+        T.einsum("...ijk", a)
+    with pytest.raises(ValueError, match="operand and output ranks must be 1 to 4"):
+        T.einsum("...ij,jk->...ik", tack.zeros((2, 2, 2, 3, 4)), tack.zeros((4, 5)))
 
 
 # ---------------------------------------------------------------------------
