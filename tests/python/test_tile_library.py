@@ -1574,6 +1574,13 @@ def test_devices_run_every_function_as_the_cpu_does(device):
         for cpu, cl in both(lambda v: T.topk(v, k), wide):
             assert identical(cl, cpu), k
         assert T._TopKTournament.prefiltered == before + 2, k
+    # einsum's ellipsis and broadcast axes (operand views at stride 0), in
+    # the einsum kernel and through matmul.
+    for spec, shapes in (("...ij,jk->...ik", [(2, 3, 4), (4, 5)]), ("ij,jk->ik", [(7, 1), (3, 6)]),
+                         ("bij,bjk->bik", [(1, 64, 40), (3, 40, 48)])):
+        operands = [r.standard_normal(s).astype(np.float32) for s in shapes]
+        for cpu, cl in both(lambda *v: T.einsum(spec, *v), *operands):
+            assert identical(cl, cpu), spec
 
 
 
