@@ -289,7 +289,9 @@ def set_default_device(name: str) -> None:
     """Selects the device new arrays are created on (unless `device=` says
     otherwise) and kernels without array arguments run on. TACK_DEVICE sets
     it at import. A device that cannot start raises RuntimeError naming what
-    is missing."""
+    is missing; "cpu" is always taken (its arrays are host memory, which a
+    build without LLVM has too; a kernel launched there names the missing
+    backend)."""
     _core.set_default_device(str(name))
 
 
