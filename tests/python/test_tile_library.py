@@ -1585,6 +1585,62 @@ def test_devices_run_every_function_as_the_cpu_does(device):
 
 
 @pytest.mark.parametrize("device", GPU_DEVICES)
+def test_devices_meet_oracles_that_need_no_cpu_backend(device):
+    # The functions on the device against oracles independent of Tack's
+    # CPU backend (which a build without LLVM, as on a GPU machine, lacks):
+    # the fold of fused steps for the products (the same kernels' order
+    # on every device), NumPy for sorts, Top-K, copies and the cumulative
+    # sum, float64 bounds for softmax and the norms.
+    r = rng(64)
+
+    def on(v):
+        return tack.array(v, device=device)
+
+    def f32(*shape):
+        return r.standard_normal(shape).astype(np.float32)
+
+    a, b = f32(37, 23), f32(23, 19)
+    assert identical(T.matmul(on(a), on(b)).numpy(), fold_matmul(a, b))
+    big_a, big_b = f32(70, 130), f32(130, 90)  # ragged tiles, through matmul's kernel on every device
+    assert identical(T.matmul(on(big_a), on(big_b)).numpy(), fold_matmul(big_a, big_b))
+    batch_a, batch_b = f32(3, 20, 17), f32(3, 17, 12)
+    got = T.matmul(on(batch_a), on(batch_b)).numpy()
+    assert all(identical(got[i], fold_matmul(batch_a[i], batch_b[i])) for i in range(3))
+    for spec, p, q in (("ij,jk->ik", a, b), ("bij,bkj->bik", batch_a, f32(3, 12, 17)), ("...ij,jk", f32(2, 3, 4), f32(4, 5))):
+        written = spec if "..." not in spec else "xij,jk->xik"
+        assert identical(T.einsum(spec, on(p), on(q)).numpy(), fold_einsum(written, p, q)), spec
+    images = f32(2, 8, 7, 9)
+    for w, kw in ((f32(5, 8, 3, 3), {"padding": 1}), (f32(16, 8, 3, 3), {"padding": 1}),
+                  (f32(5, 8, 3, 2), {"padding": (1, 2), "stride": (2, 3), "dilation": (1, 2)}),
+                  (f32(8, 1, 3, 3), {"padding": 1, "groups": 8})):
+        assert identical(T.conv2d(on(images), on(w), **kw).numpy(), fold_conv2d(images, w, **kw)), w.shape
+    x = tricky_rows(13, 77, 65)
+    order = np.argsort(x, axis=1, kind="stable")
+    assert np.array_equal(T.argsort(on(x)).numpy(), order)
+    assert identical(T.sort(on(x)).numpy(), np.take_along_axis(x, order, axis=1))
+    for k, rows in ((5, x), (20, x), (80, x), (40, tricky_rows(5, 2100, 66))):  # networks; the tournament, prefiltered
+        v, i = T.topk(on(rows), k)
+        want_v, want_i = topk_oracle(rows, k)
+        assert np.array_equal(i.numpy(), want_i) and identical(v.numpy(), want_v), k
+    y = f32(13, 77)
+    assert np.array_equal(T.scan(on(y)).numpy(), np.cumsum(y, axis=1, dtype=np.float32))
+    idx = np.array([3, 0, 12, 5, -1, 13], np.int64)
+    inside = (idx >= 0) & (idx < 13)
+    assert identical(T.gather(on(y), idx, axis=0).numpy(), np.where(inside[:, None], y[np.where(inside, idx, 0)], 0))
+    out = on(np.zeros((13, 77), np.float32))
+    T.scatter(on(y[:4]), idx[:4], out, axis=0)
+    assert identical(out.numpy(), scattered(np.zeros((13, 77), np.float32), y[:4], idx[:4], 0))
+    wide = (f32(6, 300) * 4)
+    exact, bound = softmax_bound(wide, 1)
+    assert np.all(np.abs(T.softmax(on(wide)).numpy() - exact) <= bound)
+    g, beta = f32(300), f32(300)
+    exact, bound = norm_bound(wide, g, beta, np.float64(np.float32(1e-5)), rms=False)
+    assert np.all(np.abs(T.layer_norm(on(wide), on(g), on(beta)).numpy() - exact) <= bound)
+    exact, bound = norm_bound(wide, g, None, np.float64(np.float32(1e-6)), rms=True)
+    assert np.all(np.abs(T.rms_norm(on(wide), on(g), eps=1e-6).numpy() - exact) <= bound)
+
+
+@pytest.mark.parametrize("device", GPU_DEVICES)
 def test_a_gpu_runs_a_row_kernel_in_a_group_per_row(device, monkeypatch):
     # On CUDA and HIP rows of more than 32 columns run softmax and the norms
     # in one workgroup per row, in blocks of its 256 lanes whose sums and
