@@ -523,6 +523,19 @@ void bind_array(nb::module_& m) {
             "The address of the first element: the device address of an array on 'cuda' or 'hip' (what "
             "__cuda_array_interface__ and DLPack give), otherwise host memory (on 'opencl', the host copy, "
             "after the queued launches that write it).")
+        .def_prop_ro(
+            "_address",
+            [](const Array& a) -> uint64_t {
+                // ptr's address, with nothing moved and the array's device
+                // copy left as it is (ptr makes it current and, on CUDA and
+                // HIP, shared): on OpenCL the host copy's address, where no
+                // other storage's bytes lie.
+                if (backends::Backend* backend = addressable_backend(a))
+                    return backend->device_address(*a.storage()) + static_cast<uint64_t>(a.byte_offset());
+                return reinterpret_cast<uintptr_t>(a.address());
+            },
+            "Where the first element lies, for tests of overlap between arrays of one device: ptr's address "
+            "without its effects.")
         .def("__len__", [](const Array& a) {
             if (a.ndim() == 0) throw nb::type_error("len() of a 0-d array");
             return a.shape()[0];

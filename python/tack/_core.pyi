@@ -126,6 +126,12 @@ class Array:
         The address of the first element: the device address of an array on 'cuda' or 'hip' (what __cuda_array_interface__ and DLPack give), otherwise host memory (on 'opencl', the host copy, after the queued launches that write it).
         """
 
+    @property
+    def _address(self) -> int:
+        """
+        Where the first element lies, for tests of overlap between arrays of one device: ptr's address without its effects.
+        """
+
     def __len__(self) -> int: ...
 
     def __getitem__(self, arg: object, /) -> object: ...

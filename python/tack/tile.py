@@ -144,9 +144,9 @@ def _rows_side_by_side(x, axis, device):
     indexed columns, side by side only where the indices are consecutive."""
     if device != "cpu":
         return False
-    strides = _View.of(x).strides
+    size, strides = x.dtype.itemsize, x.strides  # in bytes
     others = [s for d, (n, s) in enumerate(zip(x.shape, strides)) if d != axis and n > 1]
-    return abs(strides[axis]) != 1 and bool(others) and abs(others[-1]) == 1
+    return abs(strides[axis]) != size and bool(others) and abs(others[-1]) == size
 
 
 def _row_block(n, device="cpu", widest_in_lanes=_ROW_WIDTH - 1):
@@ -430,9 +430,9 @@ class _View:
         return False
 
     def byte_span(self):
-        """[lo, hi) host addresses its elements can touch; None when empty."""
+        """[lo, hi) addresses its elements can touch (the array's device's: Array._address); None when empty."""
         size = self.array.dtype.itemsize
-        return _span(self.array.ptr + self.offset * size, self.shape, [s * size for s in self.strides], size)
+        return _span(self.array._address + self.offset * size, self.shape, [s * size for s in self.strides], size)
 
 
 def _overlap(a, b):
@@ -524,7 +524,7 @@ def _staged(outs, ins):
 
 def _byte_span(a):
     """_View.byte_span of a whole array."""
-    return _span(a.ptr, a.shape, a.strides, a.dtype.itemsize)
+    return _span(a._address, a.shape, a.strides, a.dtype.itemsize)
 
 
 def _span(first, shape, byte_strides, size):
@@ -562,10 +562,13 @@ def _rows(views, axis, fn):
     """Runs of 2-D (rows, axis) views, one per launch: `axis` moved last in
     every view, the other axes merged into one where all views' strides
     allow and looped over otherwise. Yields lists of 2-D views."""
-    moved = [v.moved(axis, -1) for v in views]
-    lead = len(moved[0].shape) - 1
+    lead = len(views[0].shape) - 1
+    moved = views if axis == lead else [v.moved(axis, -1) for v in views]
     if lead == 0:
         yield [_View(v.array, [1, v.shape[0]], [0, v.strides[0]], v.offset) for v in moved]
+        return
+    if lead == 1:  # one run: the views themselves
+        yield moved
         return
 
     # Merge leading axes from the innermost outwards while every view allows.

@@ -181,6 +181,13 @@ public:
         (void)storage;
         no_sharing();
     }
+    // The device address of `storage`'s copy, as share() gives it, with
+    // nothing moved and the copy left unshared: where an array lies, for
+    // tests of overlap.
+    virtual uint64_t device_address(const runtime::Storage& storage) const {
+        (void)storage;
+        no_sharing();
+    }
     // The handle of the stream that carries this backend's launches and
     // copies in call order.
     virtual uint64_t stream() { no_sharing(); }

@@ -46,6 +46,7 @@ CASES = [
     "hip_names_rocm_memory",
     "cuda_textures_are_texture_objects",
     "ptr_is_the_device_address",
+    "tile_calls_leave_their_arrays_unshared",
 ]
 
 
@@ -160,6 +161,25 @@ def case_ptr_is_the_device_address(tack, fake):
     # On the CPU it is the host memory NumPy's view starts at.
     c = tack.array(np.arange(4, dtype=np.int64))
     assert c.ptr == c.numpy().ctypes.data
+
+
+def case_tile_calls_leave_their_arrays_unshared(tack, fake):
+    # tack.tile tests where its arrays lie (outputs that overlap inputs) by
+    # Array._address, ptr's device address without ptr's effect: the arrays
+    # stay Tack's own, their NumPy views writable copies, where ptr would
+    # have shared them (an exported array's views are read-only snapshots).
+    import tack.tile as T
+
+    exported = tack.array(np.ones(8, np.float32), device="cuda")
+    assert exported._address == exported.__cuda_array_interface__["data"][0]
+    assert not exported.numpy().flags.writeable
+    x = tack.array(np.ones((4, 8), np.float32), device="cuda")
+    out = tack.empty((4, 8), device="cuda")
+    assert x[1:]._address == x._address + 8 * 4
+    launches = fake.tack_fake_launch_count()
+    T.softmax(x, out=out)
+    assert fake.tack_fake_launch_count() > launches  # it ran on the device
+    assert x.numpy().flags.writeable and out.numpy().flags.writeable
 
 
 def case_imports_the_cuda_array_interface(tack, fake):

@@ -297,6 +297,9 @@ public:
     SharedMemory shared_memory() const override { return {device_.dlpack_device(), 0}; }
     uint64_t share(runtime::Storage& storage) override {
         storage.device->share(storage.data, storage.bytes);
+        return device_address(storage);
+    }
+    uint64_t device_address(const runtime::Storage& storage) const override {
         return *static_cast<const MemoryCopy&>(*storage.device).memory().address();
     }
     uint64_t stream() override { return device_.stream_handle(Queue::Ordered); }
