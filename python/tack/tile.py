@@ -35,6 +35,7 @@ Reductions follow the reference library's policies (docs/tile/python.md
 states each kernel's order and what it means for rounding).
 """
 
+import functools as _functools
 import itertools
 import math as _math
 import operator as _operator
@@ -386,12 +387,9 @@ class _View:
 
     @staticmethod
     def of(a):
+        # A Tack array's strides are whole elements (Array.strides gives them in bytes).
         size = a.dtype.itemsize
-        strides = [s // size for s in a.strides]
-        for s in a.strides:
-            if s % size:
-                raise ValueError(f"tack.tile: {a!r} has a byte stride {s} that is not a whole number of elements")
-        return _View(a, a.shape, strides, 0)
+        return _View(a, a.shape, [s // size for s in a.strides], 0)
 
     def moved(self, axis, to):
         order = list(range(len(self.shape)))
@@ -721,6 +719,16 @@ def _einsum_ellipsis(spec, ranks):
 
 
 def _einsum_spec(spec, ranks):
+    """(input label strings, output labels) of a spec for operands of these
+    ranks, checked; parsed once per spec and ranks."""
+    if not isinstance(spec, str):
+        raise TypeError(f"tack.tile.einsum: the spec must be a string, not {type(spec).__name__}")
+    inputs, output = _einsum_parsed(spec, tuple(ranks))
+    return list(inputs), output
+
+
+@_functools.lru_cache(maxsize=256)
+def _einsum_parsed(spec, ranks):
     spec = _einsum_ellipsis(spec.replace(" ", ""), ranks)
     if "->" in spec:
         inputs, output = spec.split("->")
@@ -741,7 +749,7 @@ def _einsum_spec(spec, ranks):
     for c in output:
         if not any(c in labels for labels in inputs):
             raise ValueError(f"tack.tile.einsum: output label '{c}' names no operand axis")
-    return inputs, output
+    return tuple(inputs), output
 
 
 def einsum(spec, *operands, out=None):

@@ -786,6 +786,8 @@ def test_einsum_refuses_mismatched_extents_and_bad_ellipses():
         T.einsum("...ijk", a)
     with pytest.raises(ValueError, match="operand and output ranks must be 1 to 4"):
         T.einsum("...ij,jk->...ik", tack.zeros((2, 2, 2, 3, 4)), tack.zeros((4, 5)))
+    with pytest.raises(TypeError, match="the spec must be a string, not list"):
+        T.einsum(["ij"], a)
 
 
 # ---------------------------------------------------------------------------
