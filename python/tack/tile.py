@@ -1535,7 +1535,10 @@ def scatter(src, indices, out, axis=0):
         raise ValueError(
             f"tack.tile.scatter: src {src.shape} with {idx.shape[0]} indices does not fit out {out.shape} along axis {axis}"
         )
-    named = idx.numpy()
+    # The indices as the caller gave them where they are on the host (a
+    # device's copy read back would wait for its queued work).
+    named = idx.numpy() if isinstance(indices, Array) and indices.device != "cpu" else \
+        np.asarray(indices.numpy() if isinstance(indices, Array) else indices).astype(np.int64, copy=False)
     named = named[(named >= 0) & (named < out.shape[axis_s])]
     if len(np.unique(named)) != len(named):
         raise ValueError("tack.tile.scatter: the indices name one position twice")
