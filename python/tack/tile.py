@@ -522,6 +522,9 @@ def _staged(outs, ins):
 
 def _byte_span(a):
     """_View.byte_span of a whole array."""
+    if a.is_contiguous:  # row-major: its elements one after another
+        first, n = a._address, a.size * a.dtype.itemsize
+        return (first, first + n) if n else None
     return _span(a._address, a.shape, a.strides, a.dtype.itemsize)
 
 
@@ -541,6 +544,8 @@ def _span(first, shape, byte_strides, size):
 
 def _may_overlap_itself(a):
     """_View.may_overlap_itself of the whole array; a row-major one at once."""
+    if a.is_contiguous:
+        return False
     step = a.dtype.itemsize
     for n, s in zip(reversed(a.shape), reversed(a.strides)):
         if n != 1:
