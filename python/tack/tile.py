@@ -445,13 +445,19 @@ def _array(x, fn, what, dtype=f32):
     return a
 
 
+def _index_values(x):
+    """Indices as NumPy holds them: a tack.Array's values (read back from
+    its device), anything else as np.asarray reads it."""
+    return np.asarray(x.numpy() if isinstance(x, Array) else x)
+
+
 def _indices(x, fn, device):
     """Indices as a 1-D i64 array: an i64 tack.Array as it is, other
     integers converted (a copy on `device`, the data's)."""
     if isinstance(x, Array) and x.dtype == i64:
         a = x
     else:
-        n = np.asarray(x.numpy() if isinstance(x, Array) else x)
+        n = _index_values(x)
         if n.dtype.kind not in "iu":
             raise TypeError(f"tack.tile.{fn}: indices must be integers, not {n.dtype}")
         a = array(np.ascontiguousarray(n, dtype=np.int64), device=device)
@@ -701,8 +707,6 @@ def _einsum_ellipsis(spec, ranks):
     for t in terms + ([output] if arrow else []):
         if t.replace("...", "", 1).count("."):
             raise ValueError(f"tack.tile.einsum: '{spec}' has a '.' that is not one ellipsis ('...') of a term")
-    if len(terms) != len(ranks):
-        raise ValueError(f"tack.tile.einsum: '{spec}' names {len(terms)} operands, {len(ranks)} were given")
     covered = []
     for t, rank in zip(terms, ranks):
         n = rank - len(t.replace("...", "")) if "..." in t else 0
@@ -714,8 +718,7 @@ def _einsum_ellipsis(spec, ranks):
         raise ValueError(f"tack.tile.einsum: '{spec}' leaves too few letters for its ellipsis")
     terms = [t.replace("...", "".join(fresh[len(fresh) - n:])) for t, n in zip(terms, covered)]
     if not arrow:
-        labels = "".join(terms)
-        output = "".join(fresh) + "".join(sorted(c for c in set(labels) if labels.count(c) == 1 and c not in fresh))
+        output = "".join(fresh) + "".join(c for c in _labels_once("".join(terms)) if c not in fresh)
     elif "..." in output:
         output = output.replace("...", "".join(fresh))
     elif fresh:
@@ -732,18 +735,24 @@ def _einsum_spec(spec, ranks):
     return list(inputs), output
 
 
+def _labels_once(labels):
+    """The labels that appear once, sorted: an implicit output's."""
+    return "".join(sorted(c for c in set(labels) if labels.count(c) == 1))
+
+
 @_functools.lru_cache(maxsize=256)
 def _einsum_parsed(spec, ranks):
-    spec = _einsum_ellipsis(spec.replace(" ", ""), ranks)
+    spec = spec.replace(" ", "")
+    named = spec.partition("->")[0].count(",") + 1
+    if named != len(ranks):
+        raise ValueError(f"tack.tile.einsum: '{spec}' names {named} operands, {len(ranks)} were given")
+    spec = _einsum_ellipsis(spec, ranks)
     if "->" in spec:
         inputs, output = spec.split("->")
     else:
         inputs = spec
-        labels = inputs.replace(",", "")
-        output = "".join(sorted(c for c in set(labels) if labels.count(c) == 1))
+        output = _labels_once(inputs.replace(",", ""))
     inputs = inputs.split(",")
-    if len(inputs) != len(ranks):
-        raise ValueError(f"tack.tile.einsum: '{spec}' names {len(inputs)} operands, {len(ranks)} were given")
     for labels, rank in zip(inputs, ranks):
         if len(labels) != rank:
             raise ValueError(f"tack.tile.einsum: '{labels}' names {len(labels)} axes of an operand of rank {rank}")
@@ -1540,10 +1549,9 @@ def scatter(src, indices, out, axis=0):
         raise ValueError(
             f"tack.tile.scatter: src {src.shape} with {idx.shape[0]} indices does not fit out {out.shape} along axis {axis}"
         )
-    # The indices as the caller gave them where they are on the host (a
-    # device's copy read back would wait for its queued work).
-    named = idx.numpy() if isinstance(indices, Array) and indices.device != "cpu" else \
-        np.asarray(indices.numpy() if isinstance(indices, Array) else indices).astype(np.int64, copy=False)
+    # The indices as the caller gave them (given on the host, not read back
+    # from idx's device copy, which would wait for the device's queued work).
+    named = _index_values(indices)
     named = named[(named >= 0) & (named < out.shape[axis_s])]
     if len(np.unique(named)) != len(named):
         raise ValueError("tack.tile.scatter: the indices name one position twice")
