@@ -62,18 +62,27 @@ nb::object element(const Array& a, const char* p) {
 
 nb::object numpy_view(nb::handle self, bool for_writing = false);
 
+// An integer index: a Python int or anything with __index__ (NumPy's
+// integers); a bool is a mask in NumPy, which arrays do not take.
+bool is_integer_index(nb::handle h) { return PyIndex_Check(h.ptr()) && !PyBool_Check(h.ptr()); }
+
 int64_t checked_index(nb::handle h, int64_t extent, int dim) {
-    if (!PyLong_Check(h.ptr())) throw nb::type_error("array indices must be integers or slices");
-    int64_t i = nb::cast<int64_t>(h);
-    if (i < 0) i += extent;
+    if (!is_integer_index(h))
+        throw nb::type_error(("array indices must be integers, slices, ... or None, not " +
+                              nb::cast<std::string>(nb::type_name(h.type())))
+                                 .c_str());
+    int64_t given = nb::cast<int64_t>(nb::steal(PyNumber_Index(h.ptr())));
+    int64_t i = given < 0 ? given + extent : given;
     if (i < 0 || i >= extent)
-        throw nb::index_error(("index " + std::to_string(nb::cast<int64_t>(h)) + " is out of bounds for dimension " +
+        throw nb::index_error(("index " + std::to_string(given) + " is out of bounds for dimension " +
                                std::to_string(dim) + " with extent " + std::to_string(extent))
                                   .c_str());
     return i;
 }
 
-// a[i, j] reads one element; a[2:5], m[1:3, :] and m[1] give views.
+// a[i, j] reads one element; slices (any step), integers, ... and None give
+// views as NumPy's basic indexing does: a[2:5], m[1:3, ::-1], m[1], a[..., 0],
+// a[:, None].
 nb::object getitem(nb::handle self, nb::handle key) {
     const Array& a = nb::cast<const Array&>(self);
     std::vector<nb::handle> parts;
@@ -83,11 +92,15 @@ nb::object getitem(nb::handle self, nb::handle key) {
     } else {
         parts.push_back(key);
     }
-    if (static_cast<int>(parts.size()) > a.ndim())
-        throw nb::index_error(("too many indices for " + a.describe()).c_str());
-    bool all_ints = static_cast<int>(parts.size()) == a.ndim();
-    for (auto p : parts) all_ints = all_ints && PyLong_Check(p.ptr());
-    if (all_ints) {
+    int named = 0, ellipses = 0, integers = 0;
+    for (auto p : parts) {
+        if (p.ptr() == Py_Ellipsis) ++ellipses;
+        else if (!p.is_none()) ++named;
+        if (is_integer_index(p)) ++integers;
+    }
+    if (ellipses > 1) throw nb::index_error("an index can only have a single ellipsis ('...')");
+    if (named > a.ndim()) throw nb::index_error(("too many indices for " + a.describe()).c_str());
+    if (integers == a.ndim() && static_cast<int>(parts.size()) == a.ndim()) {
         int64_t off = 0;
         for (int d = 0; d < a.ndim(); ++d) off += checked_index(parts[d], a.shape()[d], d) * a.strides()[d];
         if (a.element().shape.empty()) {
@@ -105,26 +118,34 @@ nb::object getitem(nb::handle self, nb::handle key) {
         Array one(a.storage(), a.byte_offset() + off * size_of(a.dtype()), a.dtype(), {}, {}, a.element());
         return numpy_view(nb::cast(one.scalars())).attr("copy")();
     }
-    std::vector<int64_t> starts(a.ndim(), 0), stops = a.shape();
-    std::vector<int> drop;
-    for (size_t d = 0; d < parts.size(); ++d) {
-        nb::handle p = parts[d];
-        if (PySlice_Check(p.ptr())) {
+    std::vector<Array::Range> ranges;
+    std::vector<int> drop;      // dimensions of `a` an integer selects
+    std::vector<int> new_axes;  // positions in the view, ascending
+    int d = 0, out = 0;
+    auto whole = [&] {
+        ranges.push_back({0, 1, a.shape()[d]});
+        ++d, ++out;
+    };
+    for (auto p : parts) {
+        if (p.ptr() == Py_Ellipsis) {
+            for (int k = named; k < a.ndim(); ++k) whole();
+        } else if (p.is_none()) {
+            new_axes.push_back(out++);
+        } else if (PySlice_Check(p.ptr())) {
             Py_ssize_t start, stop, step;
             if (PySlice_Unpack(p.ptr(), &start, &stop, &step) < 0) throw nb::python_error();
-            if (step != 1) throw nb::value_error("array views take slices with step 1");
-            PySlice_AdjustIndices(a.shape()[d], &start, &stop, step);
-            starts[d] = start;
-            stops[d] = std::max<int64_t>(start, stop);
+            Py_ssize_t extent = PySlice_AdjustIndices(a.shape()[d], &start, &stop, step);
+            ranges.push_back({start, step, extent});
+            ++d, ++out;
         } else {
-            int64_t i = checked_index(p, a.shape()[d], static_cast<int>(d));
-            starts[d] = i;
-            stops[d] = i + 1;
-            drop.push_back(static_cast<int>(d));
+            ranges.push_back({checked_index(p, a.shape()[d], d), 1, 1});
+            drop.push_back(d++);
         }
     }
-    Array view = a.slice(starts, stops);
+    while (d < a.ndim()) whole();
+    Array view = a.slice(ranges);
     for (auto it = drop.rbegin(); it != drop.rend(); ++it) view = view.select(*it, 0);
+    for (int at : new_axes) view = view.new_axis(at);
     return nb::cast(std::move(view));
 }
 
@@ -540,7 +561,7 @@ void bind_array(nb::module_& m) {
             if (a.ndim() == 0) throw nb::type_error("len() of a 0-d array");
             return a.shape()[0];
         })
-        .def("__getitem__", &getitem)
+        .def("__getitem__", &getitem, nb::arg("key").none())
         .def("__setitem__", [](const Array&, nb::handle, nb::handle) {
             throw nb::type_error("host code may not write array elements; use a kernel, fill() or tack.copyto()");
         })

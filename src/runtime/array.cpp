@@ -222,14 +222,17 @@ Array Array::reshape(std::vector<int64_t> shape) const {
     return Array(storage_, offset_, dtype_, std::move(shape), std::move(st), element_);
 }
 
-Array Array::slice(const std::vector<int64_t>& starts, const std::vector<int64_t>& stops) const {
-    std::vector<int64_t> shape = shape_;
+Array Array::slice(const std::vector<Range>& ranges) const {
+    std::vector<int64_t> shape = shape_, strides = strides_;
     int64_t off = offset_;
     for (size_t d = 0; d < shape_.size(); ++d) {
-        shape[d] = stops[d] - starts[d];
-        off += starts[d] * strides_[d] * size_of(dtype_);
+        const Range& r = ranges[d];
+        shape[d] = r.extent;
+        strides[d] = strides_[d] * r.step;
+        // An empty range addresses nothing; its start may lie outside the axis.
+        if (r.extent > 0) off += r.start * strides_[d] * size_of(dtype_);
     }
-    return Array(storage_, off, dtype_, std::move(shape), strides_, element_);
+    return Array(storage_, off, dtype_, std::move(shape), std::move(strides), element_);
 }
 
 Array Array::select(int dim, int64_t index) const {
@@ -241,6 +244,13 @@ Array Array::select(int dim, int64_t index) const {
     }
     return Array(storage_, offset_ + index * strides_[dim] * size_of(dtype_), dtype_, std::move(shape),
                  std::move(strides), element_);
+}
+
+Array Array::new_axis(int dim) const {
+    std::vector<int64_t> shape = shape_, strides = strides_;
+    shape.insert(shape.begin() + dim, 1);
+    strides.insert(strides.begin() + dim, 0);
+    return Array(storage_, offset_, dtype_, std::move(shape), std::move(strides), element_);
 }
 
 namespace {

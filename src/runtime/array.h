@@ -111,8 +111,14 @@ public:
 
     // Views.
     Array reshape(std::vector<int64_t> shape) const;  // requires contiguity
-    Array slice(const std::vector<int64_t>& starts, const std::vector<int64_t>& stops) const;
-    Array select(int dim, int64_t index) const;       // drops one dimension
+    // One dimension of a slice: `extent` elements from index `start`, `step`
+    // apart (a negative step walks backwards).
+    struct Range {
+        int64_t start, step, extent;
+    };
+    Array slice(const std::vector<Range>& ranges) const;  // one range per dimension
+    Array select(int dim, int64_t index) const;           // drops one dimension
+    Array new_axis(int dim) const;                        // an extent-1 dimension before `dim`
 
     // Sets every element to `value` (converted to the dtype as a cast would).
     void fill_int(int64_t value);

@@ -1,0 +1,115 @@
+"""Host indexing of tack arrays: NumPy's basic indexing (integers, slices of
+any step, ``...`` and ``None``) gives views that share storage. NumPy indexing
+the same data is the oracle for every view's shape and elements, and for
+where a kernel's writes through a view land; each case runs on every backend."""
+
+import random
+
+import numpy as np
+import pytest
+import tack
+
+
+def random_key(rng, shape):
+    """A basic index for `shape`: integers (negative too, Python's or NumPy's),
+    slices with any step, at most one ``...``, and ``None``s."""
+    parts = []
+    for extent in shape:
+        kind = rng.choice(["int", "slice", "slice", "full"]) if extent else rng.choice(["slice", "full"])
+        if kind == "int":
+            i = rng.randrange(-extent, extent)
+            parts.append(np.int64(i) if rng.random() < 0.3 else i)
+        elif kind == "slice":
+            bound = lambda: rng.choice([None, rng.randrange(-extent - 2, extent + 3)])
+            parts.append(slice(bound(), bound(), rng.choice([None, 1, 2, 3, -1, -2, -3])))
+        else:
+            parts.append(slice(None))
+    if parts and rng.random() < 0.4:
+        # Replace a run of trailing or leading full dimensions by `...`.
+        lo = rng.randrange(len(parts) + 1)
+        hi = rng.randrange(lo, len(parts) + 1)
+        parts[lo:hi] = [Ellipsis]
+    elif rng.random() < 0.3:
+        # Trailing dimensions may go unnamed.
+        parts = parts[: rng.randrange(len(parts) + 1)]
+    for _ in range(rng.choice([0, 0, 1, 2])):
+        parts.insert(rng.randrange(len(parts) + 1), None)
+    return tuple(parts) if len(parts) != 1 or rng.random() < 0.5 else parts[0]
+
+
+SHAPES = [(7,), (4, 5), (3, 4, 5), (2, 3, 2, 4), (0, 3), (5, 1)]
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=[str(s) for s in SHAPES])
+def test_views_match_numpys_basic_indexing(backend, shape):
+    rng = random.Random(hash(shape) & 0xFFFF)
+    data = np.arange(int(np.prod(shape)), dtype=np.int32).reshape(shape)
+    a = tack.array(data)
+    for _ in range(60):
+        key = random_key(rng, shape)
+        want = data[key]
+        got = a[key]
+        if isinstance(got, tack.Array):
+            assert got.shape == want.shape, key
+            np.testing.assert_array_equal(got.numpy(), want, err_msg=repr(key))
+        else:
+            assert want.shape == () and got == want, key
+
+
+def test_views_of_views_compose_as_numpys(backend):
+    data = np.arange(6 * 8, dtype=np.float64).reshape(6, 8)
+    a = tack.array(data)
+    v = a[::-1, 1::3][1:, ::-2]
+    np.testing.assert_array_equal(v.numpy(), data[::-1, 1::3][1:, ::-2])
+    assert a[..., 3].shape == (6,) and a[2, ...].shape == (8,) and a[...].shape == (6, 8)
+    np.testing.assert_array_equal(a[None, ..., None].numpy(), data[None, ..., None])
+
+
+@tack.kernel
+def doubled_into(src, dst):
+    for i, j in tack.ndindex(src.shape[0], src.shape[1]):
+        dst[i, j] = src[i, j] * 2
+
+
+def test_kernels_read_and_write_through_stepped_views(backend):
+    data = np.arange(9 * 10, dtype=np.float32).reshape(9, 10)
+    src = tack.array(data)
+    dst_data = np.full((9, 10), -1.0, dtype=np.float32)
+    dst = tack.array(dst_data)
+    doubled_into(src[::-2, 1::3], dst[::2, ::-4])
+    dst_data[::2, ::-4] = data[::-2, 1::3] * 2
+    np.testing.assert_array_equal(dst.numpy(), dst_data)
+
+
+def test_stepped_views_of_vector_elements(backend):
+    for layout in ("aos", "soa"):
+        data = np.arange(6 * 3, dtype=np.float32).reshape(6, 3)
+        a = tack.array(data, dtype=tack.vec3f, layout=layout)
+        v = a[::-2]
+        assert v.shape == (3,)
+        np.testing.assert_array_equal(v.numpy(), data[::-2])
+        np.testing.assert_array_equal(a[-1], data[-1])
+        np.testing.assert_array_equal(a[None, 1::2].numpy(), data[None, 1::2])
+
+
+def test_indices_numpy_refuses_or_arrays_do_not_take():
+    a = tack.zeros((3, 4), tack.f32)
+    with pytest.raises(IndexError, match="single ellipsis"):
+        a[..., 0, ...]
+    with pytest.raises(IndexError, match="too many indices"):
+        a[0, 1, 2]
+    with pytest.raises(IndexError, match="too many indices"):
+        a[..., 0, 1, 2]
+    with pytest.raises(IndexError, match="out of bounds for dimension 1"):
+        a[:, 4]
+    with pytest.raises(IndexError, match="index -4 is out of bounds for dimension 0"):
+        a[-4]
+    with pytest.raises(ValueError, match="slice step cannot be zero"):
+        a[::0]
+    with pytest.raises(TypeError, match="not float"):
+        a[1.0]
+    # NumPy reads a bool as a mask, which arrays do not take.
+    with pytest.raises(TypeError, match="not bool"):
+        a[True]
+    with pytest.raises(TypeError, match="not list"):
+        a[[0, 1]]
