@@ -1,5 +1,5 @@
 """tack.tile.topk across k at 1024x4096 f32 against NumPy on the CPU: the
-bitonic networks (k <= 16 on these rows) and the prefiltered tournament of
+bitonic networks (k <= 4 on these rows) and the prefiltered tournament of
 merges above (docs/tile/python.md). Each row: Tack's time (median of a few calls, the
 first excluded), its first call (the compile, in a fresh cache folder
 unless TACK_CACHE_DIR says otherwise), and NumPy's argpartition plus a

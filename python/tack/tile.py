@@ -1259,31 +1259,65 @@ _TOPK_PREFILTER = 4
 
 # Up to k = _TOPK_NETWORK_ONLY Top-K always runs the reference kernel's
 # networks; above, up to _TOPK_NETWORK, rows whose padded width is at least
-# _TOPK_WIDE_ROWS times the tournament's `keep` run the prefiltered
-# tournament instead, which there is faster and compiles once for every k
-# (the 32-entry network takes 2.5-4 s to compile). Network / tournament /
-# NumPy in ms at k = 17 and 32 on a 2-core Xeon with AVX-512
-# (`bench/tile_topk.py --routes`; docs/tile/python.md has the table):
-# 16384x100 24-36 / 32-42 / 25-29, 8192x128 12-13 / 16-18 / 13-15,
-# 8192x200 20-27 / 20-24 / 28-31, 8192x256 24-25 / 19-20 / 30-33,
-# 8192x512 51-61 / 37-45 / 47-51, 1024x1000 12-15 / 5-6 / 6-7. Rows of
-# 129 to 255 columns pad to 256 and take the tournament, where the network
-# can be faster (16384x160 at k = 17: 29 against 33). An earlier Zen 4
-# (AVX-512) had the crossing at 32 times: at 8192x512 42 / 25 / 32 there.
-_TOPK_NETWORK_ONLY = 16
-_TOPK_WIDE_ROWS = 8
-# The prefilter's threshold: the least over k / rank column groups of each
-# group's rank-th largest maximum of runs of up to _TOPK_RUN elements
-# (lib::topk_threshold), the runs shorter where a group would have fewer
-# than 4 * rank of them; rank _TOPK_RANK, twice that above k =
-# _TOPK_RANK_DOUBLED. A larger rank brings t closer to the row's k-th
-# value (fewer groups, each its rank-th largest), for work in proportion
-# to it. At 1024x4096 on a 2-core Zen 4 (one core busy), rank 16 / 32 in
-# ms: k = 128 45 / 50, k = 256 75 / 77, k = 512 151 / 78, k = 1000 256
-# (the counts too high: whole rows) / 167.
+# some multiple of the tournament's `keep` (_TOPK_WIDE_ROWS: up to k, the
+# multiple) run the prefiltered tournament instead, which there is faster
+# and compiles once for every k (the 32-entry network takes 2.5-4 s to
+# compile). Network / tournament in ms on a 2-core AMD EPYC with AVX-512
+# (`bench/tile_topk.py --routes`; docs/tile/python.md has the tables): at
+# k = 4 2048x2048 to 64x65536 10 / 14-16; at k = 6 and 8 2048x2048 14-15 /
+# 11-15, 1024x4096 16-21 / 14-15, 64x65536 17-21 / 13; at k = 12 and 16
+# 8192x512 28 / 30-36, 4096x1024 20-21 / 13, 2048x2048 21-26 / 10-15,
+# 1024x4096 21-24 / 9-12, 64x65536 21 / 7-9; at k = 17 to 32 (a 2-core
+# Xeon with AVX-512) 16384x100 24-36 / 32-42, 8192x128 12-13 / 16-18,
+# 8192x256 24-25 / 19-20, 8192x512 51-61 / 37-45, 1024x1000 12-15 / 5-6.
+# Rows of 129 to 255 columns pad to 256 and take the tournament from k =
+# 17, where the network can be faster (16384x160 at k = 17: 29 against 33).
+_TOPK_NETWORK_ONLY = 4
+_TOPK_WIDE_ROWS = ((8, 64), (16, 32), (32, 8))
+# The prefilter's threshold: the least over G = ceil(k / rank) column
+# groups of each group's rank-th largest maximum of runs of up to
+# _TOPK_RUN elements (lib::topk_threshold), the runs shorter where a group
+# would have fewer than 4 * rank of them. A larger rank brings t closer to
+# the row's k-th value (fewer, larger groups), but the kernel computes 16
+# groups side by side in SIMD lanes, so few groups leave lanes idle. Up to
+# k = _TOPK_RANK_DOUBLED the rank is the power of two at or above k /
+# _TOPK_GROUPS (at most _TOPK_RANK; k / (_TOPK_GROUPS / 2) on rows
+# padded to fewer than _TOPK_GROUPS_WIDE_ROWS columns, where the
+# threshold's pass is short against the merges of what it keeps), above
+# it 2 * _TOPK_RANK. Total ms at ranks 1 / 2 / 4 on a 2-core AMD EPYC with
+# AVX-512: 1024x4096 at k = 5 8.0 / 9.7 / 12.0, k = 8 12.3 / 12.6 / 15.4;
+# 64x65536 at k = 6 9.1 / 11.4 / 14.0. At ranks 2 / 4 / 8 / 16: 1024x4096
+# at k = 16 9.3 / 9.4 / 15.0 / 23.6, k = 32 11.1 / 9.3 / 11.2 / 15.2, k =
+# 64 18.4 / 17.5 / 12.9 / 15.3; 64x65536 at k = 16 7.3 / 8.8 / 13.4 /
+# 24.3; 4096x1024 at k = 16 15.9 / 12.7 / 17.2 / 25.0, k = 32 27.1 / 26.0
+# / 18.3 / 22.5; 8192x512 at k = 32 46.8 / 49.1 / 29.7 / 34.9. At rank 16 for every k up to 256 (a 2-core Zen 4, one
+# core busy) 1024x4096 at k = 128 took 45 ms against 50 at rank 32, k =
+# 512 151 against 78, k = 1000 256 (the counts too high: whole rows)
+# against 167.
 _TOPK_RANK = 16
 _TOPK_RANK_DOUBLED = 256
+_TOPK_GROUPS = 8
+_TOPK_GROUPS_WIDE_ROWS = 2048
 _TOPK_RUN = 8
+
+
+def _topk_takes_tournament(k, n):
+    """Whether Top-K of k over rows of n columns runs _TopKTournament
+    rather than the reference kernel's network (topk)."""
+    if k > _TOPK_NETWORK:
+        return True
+    if k <= _TOPK_NETWORK_ONLY:
+        return False
+    times = next(times for up_to, times in _TOPK_WIDE_ROWS if k <= up_to)
+    return _power_of_two_at_least(n, _BITONIC_RUN) >= times * _power_of_two_at_least(k, _BITONIC_RUN)
+
+
+def _topk_rank(k, padded):
+    """The prefilter's rank for k over rows padded to `padded` columns."""
+    if k > _TOPK_RANK_DOUBLED:
+        return 2 * _TOPK_RANK
+    groups = _TOPK_GROUPS if padded >= _TOPK_GROUPS_WIDE_ROWS else _TOPK_GROUPS // 2
+    return min(_TOPK_RANK, _power_of_two_at_least(-(-k // groups)))
 
 
 def _rows_arg(a, rows, used, width, writes):
@@ -1360,7 +1394,7 @@ class _MergeSort:
 
 class _TopKTournament:
     """Top-K for k above the networks tack.tile runs (_TOPK_NETWORK), and
-    from k = _TOPK_NETWORK_ONLY + 1 on wide rows (topk): the row's runs
+    from k = _TOPK_NETWORK_ONLY + 1 on wide rows (_topk_takes_tournament): the row's runs
     of _BITONIC_RUN sorted descending by a bitonic network and merged in
     pairs, each merge keeping its first `keep` entries (a
     power of two, at least k and the run), then topk_first takes the first
@@ -1370,8 +1404,8 @@ class _TopKTournament:
 
     Rows of at least _TOPK_PREFILTER * keep columns (padded) are first
     prefiltered (lib/topk.h, topk_threshold): each row's threshold t, the
-    least over k / rank column groups of each group's rank-th largest run
-    maximum, leaves at least k entries at or above it and every one of the
+    least over k / rank column groups (_topk_rank) of each group's rank-th
+    largest run maximum, leaves at least k entries at or above it and every one of the
     row's first k among them. When the most such
     entries in any row fit a width W (a power of two, at least `keep`) below
     the padded row, topk_compact copies them (order kept, so ties still go
@@ -1401,7 +1435,7 @@ class _TopKTournament:
         whether it did."""
         x, values, positions = args
         fn, device = self.fn, self.device
-        rank = _TOPK_RANK if self.k <= _TOPK_RANK_DOUBLED else 2 * _TOPK_RANK
+        rank = _topk_rank(self.k, _power_of_two_at_least(n, _BITONIC_RUN))
         # One row group at a time: with its element loops vectorized
         # (docs/backends.md) Top-K at k = 32 over 1024x4096 took 15.7-15.9
         # ms against 16.9-18.2 with the threshold in the SIMD lanes, over
@@ -1463,9 +1497,10 @@ def topk(x, k, axis=-1, out=None):
     -0 equals +0, equal values come by lower position. A row shorter than k
     ends with (-inf, 2**63 - 1) entries. `out` is a (values, positions)
     pair. Up to k = 32 by the reference kernel's bitonic networks, above
-    (and from k = 17 on rows of at least 8 times the power of two at or
-    above k) by a tournament of sorted runs merged in pairs, on wide rows
-    only the entries that a threshold keeps (docs/tile/python.md)."""
+    (and on wide rows from k = 5: rows of more than 1024 columns up to k =
+    8, more than 512 up to 16, more than 128 from 17) by a tournament of
+    sorted runs merged in pairs, on wide rows only the entries that a
+    threshold keeps (docs/tile/python.md)."""
     fn = "topk"
     x = _array(x, fn, "x")
     device = _device(fn, x)
@@ -1480,8 +1515,7 @@ def topk(x, k, axis=-1, out=None):
     values, positions = (None, None) if out is None else out
     values = _output(values, shape, device, fn, "out[0]")
     positions = _output(positions, shape, device, fn, "out[1]", dtype=i64)
-    if k > _TOPK_NETWORK or (k > _TOPK_NETWORK_ONLY and _power_of_two_at_least(x.shape[axis], _BITONIC_RUN)
-                             >= _TOPK_WIDE_ROWS * _power_of_two_at_least(k, _BITONIC_RUN)):
+    if _topk_takes_tournament(k, x.shape[axis]):
         _along(fn, _TopKTournament(fn, device, k), x, [], [values, positions], axis)
     elif k > 0:
         # One kernel per network: the kernel of n = the power of two at or

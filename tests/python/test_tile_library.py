@@ -1266,16 +1266,24 @@ def test_topk_with_ties_nan_and_short_rows(rows, cols, k):
 # in order, before the merges. Distinct values, sorted rows both ways,
 # rows of ties, NaN and infinities take it; rows of one value leave every
 # entry at the threshold and run the tournament on the whole row instead,
-# and rows narrower than 4 times the tournament's `keep` never try. From
-# k = 17 to 64 rows of at least 32 times `keep` (padded) take it too, the
-# narrower ones the reference kernel's networks.
+# and rows narrower than 4 times the tournament's `keep` never try. Rows
+# of more than 1024 columns take it from k = 5, of more than 512 from k =
+# 9, of more than 128 from k = 17; the narrower ones, and k up to 4, the
+# reference kernel's networks. The threshold's rank (tile.py, _topk_rank)
+# is 1 here at k = 5 to 8, 2 at k = 9 to 16 on rows of 2048 and more, 4
+# at k = 20 (4096 columns) and k = 12 (1024), 8 at k = 64 (2048), 16 at
+# k = 40 (1000) and 65 to 130, 32 at k = 300.
 @pytest.mark.parametrize("kind,rows,cols,k,prefiltered", [
     ("normal", 5, 3000, 70, True), ("normal", 3, 5000, 300, True), ("normal", 2, 1100, 100, True),
     ("ascending", 3, 2000, 65, True), ("descending", 3, 2000, 65, True), ("tricky", 3, 4999, 130, True),
     ("nan", 3, 2500, 80, True), ("-inf", 2, 2000, 90, True), ("equal", 3, 2000, 100, False),
     ("normal", 2, 250, 65, False), ("normal", 3, 4096, 20, True), ("descending", 2, 2048, 64, True),
     ("normal", 3, 1000, 40, True), ("normal", 3, 200, 20, True), ("normal", 3, 100, 20, False),
-    ("strided", 3, 3000, 100, True)])
+    ("strided", 3, 3000, 100, True), ("normal", 3, 2048, 12, True), ("ascending", 2, 3000, 9, True),
+    ("descending", 2, 5000, 16, True), ("nan", 3, 3000, 10, True), ("tricky", 2, 4096, 15, True),
+    ("normal", 3, 1024, 12, True), ("equal", 2, 2048, 16, False), ("normal", 2, 500, 16, False),
+    ("normal", 2, 4096, 8, True), ("descending", 2, 2100, 5, True), ("tricky", 3, 3000, 7, True),
+    ("normal", 2, 4096, 4, False), ("normal", 3, 1024, 6, False)])
 def test_topk_prefilter_keeps_the_first_k(kind, rows, cols, k, prefiltered):
     r = rng(cols + k)
     x = r.standard_normal((rows, cols)).astype(np.float32)
