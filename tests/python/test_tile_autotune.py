@@ -373,6 +373,40 @@ def test_the_first_launchs_compile_is_not_timed():
     assert report["8x8x8"] < 100, report
 
 
+class _Scripted:
+    """A real candidate whose n-th launch first sleeps sleeps[n] seconds (the
+    last entry for every launch after)."""
+
+    def __init__(self, tiles, sleeps):
+        self.kernel, self.sleeps, self.launches = _tile_tuning._compile(tiles), sleeps, 0
+
+    def launch(self, args):
+        import time
+
+        time.sleep(self.sleeps[min(self.launches, len(self.sleeps) - 1)])
+        self.launches += 1
+        self.kernel.launch(args)
+
+
+def test_only_candidates_near_the_fastest_first_run_are_timed_again():
+    # Launches 0 to 2 compile and check (the ragged shape, the class's, the
+    # ragged again), 3 is the first timed run. 8x8x8's first run, disturbed,
+    # is within _RETIMED of the fastest (16x16x16's), so it runs again and
+    # wins; 32x32x16's is over 3x the fastest and runs no more.
+    scripts = {(8, 8, 8): [0, 0, 0, 0.1, 0.01], (16, 16, 16): [0, 0, 0, 0.09], (32, 32, 16): [0, 0, 0, 0.3]}
+    made = {}
+
+    def compile_candidate(tiles):
+        made[tiles] = _Scripted(tiles, scripts[tiles])
+        return made[tiles]
+
+    winner, report = _tile_tuning.tune((64, 64, 64), tuple(scripts), compile_candidate)
+    assert winner == (8, 8, 8), report
+    assert made[(32, 32, 16)].launches == 4, report
+    assert made[(8, 8, 8)].launches >= 3 + _tile_tuning._RUNS and made[(16, 16, 16)].launches >= 3 + _tile_tuning._RUNS
+    assert report["32x32x16"] > 250 and report["8x8x8"] < 50, report
+
+
 def test_a_candidate_that_fails_to_run_never_wins():
     class Raises:
         def launch(self, args):
