@@ -149,6 +149,37 @@ nb::object getitem(nb::handle self, nb::handle key) {
     return nb::cast(std::move(view));
 }
 
+// NumPy's transpose: a.transpose() reverses the dimensions; a.transpose(1,
+// 0, 2) and a.transpose((1, 0, 2)) permute them (negative axes count from
+// the end).
+Array transpose(const Array& a, nb::args given) {
+    nb::handle listed = given.size() == 1 && !is_integer_index(given[0]) && !given[0].is_none() ? given[0] : given;
+    std::vector<int> axes;
+    if (given.size() == 0 || (given.size() == 1 && given[0].is_none())) {
+        for (int d = a.ndim(); d-- > 0;) axes.push_back(d);
+    } else {
+        if (static_cast<int>(nb::len(listed)) != a.ndim())
+            throw nb::value_error(("transpose(): axes don't match " + a.describe()).c_str());
+        for (auto h : listed) {
+            if (!is_integer_index(h))
+                throw nb::type_error(("transpose() takes integer axes, not " +
+                                      nb::cast<std::string>(nb::type_name(h.type())))
+                                         .c_str());
+            int64_t d = nb::cast<int64_t>(nb::steal(PyNumber_Index(h.ptr())));
+            if (d < -a.ndim() || d >= a.ndim())
+                throw nb::value_error(("transpose(): axis " + std::to_string(d) + " is out of bounds for " +
+                                       a.describe())
+                                          .c_str());
+            axes.push_back(static_cast<int>(d < 0 ? d + a.ndim() : d));
+        }
+    }
+    try {
+        return a.transpose(axes);
+    } catch (const std::invalid_argument& e) {
+        throw nb::value_error(("transpose(): axes don't match " + a.describe()).c_str());
+    }
+}
+
 bool is_number(nb::handle v) {
     PyObject* o = v.ptr();
     return PyLong_Check(o) || PyFloat_Check(o) || is_numpy_scalar(o);
@@ -576,6 +607,11 @@ void bind_array(nb::module_& m) {
                 throw nb::value_error(e.what());
             }
         })
+        .def("transpose", &transpose,
+             "A view with the dimensions permuted as NumPy's transpose does: reversed without arguments, "
+             "else dimension d of the view is axes[d] (given as one sequence or as arguments).")
+        .def_prop_ro("T", [](const Array& a) { return transpose(a, nb::args()); },
+                     "The view with the dimensions reversed (transpose()).")
         .def("fill", &fill, nb::arg("value"), "Sets every element to value.")
         .def("numpy", [](nb::handle self) { return numpy_view(self, false); },
              "A NumPy array viewing the same memory (no copy); vector and matrix elements add their own "

@@ -140,6 +140,15 @@ class Array:
 
     def reshape(self, *args) -> Array: ...
 
+    def transpose(self, *args) -> Array:
+        """
+        A view with the dimensions permuted as NumPy's transpose does: reversed without arguments, else dimension d of the view is axes[d] (given as one sequence or as arguments).
+        """
+
+    @property
+    def T(self) -> Array:
+        """The view with the dimensions reversed (transpose())."""
+
     def fill(self, value: object) -> None:
         """Sets every element to value."""
 

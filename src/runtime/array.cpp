@@ -253,6 +253,19 @@ Array Array::new_axis(int dim) const {
     return Array(storage_, offset_, dtype_, std::move(shape), std::move(strides), element_);
 }
 
+Array Array::transpose(const std::vector<int>& axes) const {
+    std::vector<int64_t> shape, strides;
+    std::vector<bool> seen(shape_.size(), false);
+    if (axes.size() != shape_.size()) throw std::invalid_argument("transpose: axes don't match the array");
+    for (int d : axes) {
+        if (d < 0 || d >= ndim() || seen[d]) throw std::invalid_argument("transpose: axes don't match the array");
+        seen[d] = true;
+        shape.push_back(shape_[d]);
+        strides.push_back(strides_[d]);
+    }
+    return Array(storage_, offset_, dtype_, std::move(shape), std::move(strides), element_);
+}
+
 namespace {
 
 template <typename T>

@@ -119,6 +119,7 @@ public:
     Array slice(const std::vector<Range>& ranges) const;  // one range per dimension
     Array select(int dim, int64_t index) const;           // drops one dimension
     Array new_axis(int dim) const;                        // an extent-1 dimension before `dim`
+    Array transpose(const std::vector<int>& axes) const;  // dimension d of the view is axes[d]
 
     // Sets every element to `value` (converted to the dtype as a cast would).
     void fill_int(int64_t value);

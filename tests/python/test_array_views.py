@@ -1,7 +1,8 @@
-"""Host indexing of tack arrays: NumPy's basic indexing (integers, slices of
-any step, ``...`` and ``None``) gives views that share storage. NumPy indexing
-the same data is the oracle for every view's shape and elements, and for
-where a kernel's writes through a view land; each case runs on every backend."""
+"""Host views of tack arrays: NumPy's basic indexing (integers, slices of any
+step, ``...`` and ``None``) and transposes give views that share storage.
+NumPy doing the same to the same data is the oracle for every view's shape,
+strides and elements, and for where a kernel's writes through a view land;
+each case runs on every backend."""
 
 import random
 
@@ -90,6 +91,54 @@ def test_stepped_views_of_vector_elements(backend):
         np.testing.assert_array_equal(v.numpy(), data[::-2])
         np.testing.assert_array_equal(a[-1], data[-1])
         np.testing.assert_array_equal(a[None, 1::2].numpy(), data[None, 1::2])
+
+
+@pytest.mark.parametrize("shape", [(5,), (3, 4), (2, 3, 4), (2, 1, 3, 2)], ids=str)
+def test_transposes_match_numpys(backend, shape):
+    data = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
+    a = tack.array(data)
+    rng = random.Random(len(shape))
+    perms = [None, tuple(range(len(shape)))[::-1]] + [tuple(rng.sample(range(len(shape)), len(shape))) for _ in range(4)]
+    for axes in perms:
+        for view, want in ((a.transpose(axes), data.transpose(axes)),
+                           (a.transpose() if axes is None else a.transpose(*axes), data.transpose(axes)),
+                           (a.transpose([d - len(shape) for d in axes]) if axes else a.T, data.transpose(axes))):
+            assert view.shape == want.shape and view.strides == want.strides, axes
+            np.testing.assert_array_equal(view.numpy(), want)
+    np.testing.assert_array_equal(a.T[..., ::-1].numpy(), data.T[..., ::-1])
+
+
+def test_kernels_and_tile_functions_take_transposed_views(backend):
+    import tack.tile as T
+    from test_tile_library import bits, fold_matmul
+
+    r = np.random.default_rng(5)
+    a, b = r.standard_normal((7, 5)).astype(np.float32), r.standard_normal((6, 5)).astype(np.float32)
+    ta, tb = tack.array(a), tack.array(b)
+    dst = tack.zeros((5, 7), tack.f32)
+    doubled_into(ta.T, dst)
+    np.testing.assert_array_equal(dst.numpy(), a.T * 2)
+    np.testing.assert_array_equal(bits(T.matmul(ta, tb.T).numpy()), bits(fold_matmul(a, b.T)))
+    np.testing.assert_array_equal(bits(T.matmul(tb[::-1].T.T, ta.T).numpy()), bits(fold_matmul(b[::-1], a.T)))
+
+
+def test_transposes_of_vector_elements_permute_the_grid_only(backend):
+    data = np.arange(2 * 3 * 2, dtype=np.float32).reshape(2, 3, 2)
+    for layout in ("aos", "soa"):
+        a = tack.array(data, dtype=tack.vec2f, layout=layout)
+        assert a.T.shape == (3, 2) and a.T.element_shape == (2,)
+        np.testing.assert_array_equal(a.T.numpy(), data.transpose(1, 0, 2))
+
+
+def test_transpose_refuses_what_numpy_refuses():
+    a = tack.zeros((2, 3, 4), tack.f32)
+    for bad in ((0, 0, 1), (0, 1), (0, 1, 2, 3)):
+        with pytest.raises(ValueError, match="axes don't match"):
+            a.transpose(bad)
+    with pytest.raises(ValueError, match="axis 3 is out of bounds"):
+        a.transpose(0, 1, 3)
+    with pytest.raises(TypeError, match="integer axes, not float"):
+        a.transpose(0.0, 1, 2)
 
 
 def test_indices_numpy_refuses_or_arrays_do_not_take():
