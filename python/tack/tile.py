@@ -490,6 +490,18 @@ def _axis(axis, ndim, fn):
     return axis % ndim
 
 
+def _one_axis_for_none(x, axis, fn):
+    """(x, axis), where axis None means x's elements in row-major order as
+    one dimension, as NumPy's sort, argsort and cumsum read it (a copy
+    where x is not contiguous)."""
+    if axis is not None:
+        return x, axis
+    x = _array(x, fn, "x")
+    if not x.is_contiguous:
+        x = x.copy()
+    return x.reshape(-1), 0
+
+
 def _output(out, shape, device, fn, what="out", dtype=f32):
     """`out` checked against `shape`, or a new array."""
     if out is None:
@@ -1211,8 +1223,10 @@ def rms_norm(x, weight=None, eps=1e-5, axis=-1, out=None):
 def scan(x, axis=-1, exclusive=False, out=None):
     """Cumulative sum along `axis` of an f32 array (np.cumsum), added left
     to right in f32: bit for bit np.cumsum(x, axis, dtype=np.float32).
-    exclusive=True starts each row at 0 and leaves out the element itself."""
+    exclusive=True starts each row at 0 and leaves out the element itself.
+    axis=None runs over the elements in row-major order (a 1-D result)."""
     fn = "scan"
+    x, axis = _one_axis_for_none(x, axis, fn)
     x = _array(x, fn, "x")
     device = _device(fn, x)
     if x.ndim == 0:
@@ -1466,6 +1480,7 @@ class _TopKTournament:
 
 
 def _sort(fn, x, axis, values, positions):
+    x, axis = _one_axis_for_none(x, axis, fn)
     x = _array(x, fn, "x")
     device = _device(fn, x)
     if x.ndim == 0:
@@ -1481,13 +1496,15 @@ def sort(x, axis=-1, out=None):
     """x sorted along `axis` in increasing order (f32): NaN last, -0 equal to
     +0, equal values in their original order (a stable sort, as
     np.sort(kind="stable")). A merge sort in passes: runs of 32 sorted by
-    rank, then pairs of runs merged by merge path, O(n log n) per row."""
+    rank, then pairs of runs merged by merge path, O(n log n) per row.
+    axis=None sorts the elements in row-major order (a 1-D result)."""
     return _sort("sort", x, axis, out, None)[0]
 
 
 def argsort(x, axis=-1, out=None):
     """The i64 positions that sort x along `axis`, under sort's order
-    (np.argsort(kind="stable"))."""
+    (np.argsort(kind="stable")); with axis=None, positions in x's elements
+    in row-major order."""
     return _sort("argsort", x, axis, None, out)[1]
 
 

@@ -1181,6 +1181,24 @@ def test_scan_is_cumsum_bit_for_bit(shape, axis):
     assert np.array_equal(out.value(), np.cumsum(x, axis=axis, dtype=np.float32))
 
 
+def test_axis_none_runs_over_the_elements_in_row_major_order():
+    # np.sort, np.argsort and np.cumsum read axis=None as the flattened
+    # array, a transposed or stepped view in its own (logical) order.
+    x = tricky_rows(6, 45, 52).reshape(3, 2, 45)
+    finite = np.nan_to_num(x, nan=1.5, posinf=2.5, neginf=-2.5)
+    views = (lambda a: a, lambda a: a.transpose(2, 0, 1), lambda a: a[:, ::-1, 1::3])
+    for view in views:
+        v, t = view(x), view(tack.array(x))
+        order = np.argsort(v, axis=None, kind="stable")
+        assert np.array_equal(T.argsort(t, axis=None).numpy(), order)
+        assert np.array_equal(bits(T.sort(t, axis=None).numpy()), bits(v.reshape(-1)[order]))
+        want = np.cumsum(view(finite), axis=None, dtype=np.float32)
+        assert np.array_equal(T.scan(view(tack.array(finite)), axis=None).numpy(), want)
+    positions = Guarded((270,), np.int64)
+    T.argsort(tack.array(x), axis=None, out=positions.array)
+    assert np.array_equal(positions.value(), np.argsort(x, axis=None, kind="stable"))
+
+
 def test_exclusive_scan():
     x = rng(41).standard_normal((4, 65)).astype(np.float32)
     got = T.scan(tack.array(x), exclusive=True).numpy()
