@@ -71,10 +71,13 @@ int64_t checked_index(nb::handle h, int64_t extent, int dim) {
         throw nb::type_error(("array indices must be integers, slices, ... or None, not " +
                               nb::cast<std::string>(nb::type_name(h.type())))
                                  .c_str());
-    int64_t given = nb::cast<int64_t>(nb::steal(PyNumber_Index(h.ptr())));
+    nb::object index = nb::steal(PyNumber_Index(h.ptr()));
+    if (!index.is_valid()) throw nb::python_error();
+    int overflow = 0;
+    long long given = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
     int64_t i = given < 0 ? given + extent : given;
-    if (i < 0 || i >= extent)
-        throw nb::index_error(("index " + std::to_string(given) + " is out of bounds for dimension " +
+    if (overflow || i < 0 || i >= extent)
+        throw nb::index_error(("index " + nb::cast<std::string>(nb::str(index)) + " is out of bounds for dimension " +
                                std::to_string(dim) + " with extent " + std::to_string(extent))
                                   .c_str());
     return i;
@@ -165,10 +168,13 @@ Array transpose(const Array& a, nb::args given) {
                 throw nb::type_error(("transpose() takes integer axes, not " +
                                       nb::cast<std::string>(nb::type_name(h.type())))
                                          .c_str());
-            int64_t d = nb::cast<int64_t>(nb::steal(PyNumber_Index(h.ptr())));
-            if (d < -a.ndim() || d >= a.ndim())
-                throw nb::value_error(("transpose(): axis " + std::to_string(d) + " is out of bounds for " +
-                                       a.describe())
+            nb::object index = nb::steal(PyNumber_Index(h.ptr()));
+            if (!index.is_valid()) throw nb::python_error();
+            int overflow = 0;
+            long long d = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+            if (overflow || d < -a.ndim() || d >= a.ndim())
+                throw nb::value_error(("transpose(): axis " + nb::cast<std::string>(nb::str(index)) +
+                                       " is out of bounds for " + a.describe())
                                           .c_str());
             axes.push_back(static_cast<int>(d < 0 ? d + a.ndim() : d));
         }

@@ -533,9 +533,9 @@ def tune(klass, candidates, compile_candidate, shape=None):
     def settle(group):
         """More runs for the candidates of `group` whose first run came within
         _RETIMED of the fastest first run among them."""
-        fastest = min((runs[t][1][0] for t in group if t in runs), default=None)
+        quickest = min((runs[t][1][0] for t in group if t in runs), default=None)
         for tiles in group:
-            if tiles not in runs or runs[tiles][1][0] > _RETIMED * fastest:
+            if tiles not in runs or runs[tiles][1][0] > _RETIMED * quickest:
                 continue
             kernel, times = runs[tiles]
             while (len(times) < _RUNS or sum(times) < _MIN_TIMED_S) and sum(times) < _BUDGET_S:

@@ -1304,10 +1304,10 @@ _TOPK_WIDE_ROWS = ((8, 64), (16, 32), (32, 8))
 # at k = 16 9.3 / 9.4 / 15.0 / 23.6, k = 32 11.1 / 9.3 / 11.2 / 15.2, k =
 # 64 18.4 / 17.5 / 12.9 / 15.3; 64x65536 at k = 16 7.3 / 8.8 / 13.4 /
 # 24.3; 4096x1024 at k = 16 15.9 / 12.7 / 17.2 / 25.0, k = 32 27.1 / 26.0
-# / 18.3 / 22.5; 8192x512 at k = 32 46.8 / 49.1 / 29.7 / 34.9. At rank 16 for every k up to 256 (a 2-core Zen 4, one
-# core busy) 1024x4096 at k = 128 took 45 ms against 50 at rank 32, k =
-# 512 151 against 78, k = 1000 256 (the counts too high: whole rows)
-# against 167.
+# / 18.3 / 22.5; 8192x512 at k = 32 46.8 / 49.1 / 29.7 / 34.9. At rank 16
+# for every k up to 256 (a 2-core Zen 4, one core busy) 1024x4096 at k =
+# 128 took 45 ms against 50 at rank 32, k = 512 151 against 78, k = 1000
+# 256 (the counts too high: whole rows) against 167.
 _TOPK_RANK = 16
 _TOPK_RANK_DOUBLED = 256
 _TOPK_GROUPS = 8
@@ -1408,9 +1408,9 @@ class _MergeSort:
 
 class _TopKTournament:
     """Top-K for k above the networks tack.tile runs (_TOPK_NETWORK), and
-    from k = _TOPK_NETWORK_ONLY + 1 on wide rows (_topk_takes_tournament): the row's runs
-    of _BITONIC_RUN sorted descending by a bitonic network and merged in
-    pairs, each merge keeping its first `keep` entries (a
+    from k = _TOPK_NETWORK_ONLY + 1 on wide rows (_topk_takes_tournament):
+    the row's runs of _BITONIC_RUN sorted descending by a bitonic network
+    and merged in pairs, each merge keeping its first `keep` entries (a
     power of two, at least k and the run), then topk_first takes the first
     k of the last run, padding's positions the sentinel's (lib/topk.h).
     O(n log keep) per row, with tiles of _BITONIC_RUN elements, where the
@@ -1419,8 +1419,8 @@ class _TopKTournament:
     Rows of at least _TOPK_PREFILTER * keep columns (padded) are first
     prefiltered (lib/topk.h, topk_threshold): each row's threshold t, the
     least over k / rank column groups (_topk_rank) of each group's rank-th
-    largest run maximum, leaves at least k entries at or above it and every one of the
-    row's first k among them. When the most such
+    largest run maximum, leaves at least k entries at or above it and
+    every one of the row's first k among them. When the most such
     entries in any row fit a width W (a power of two, at least `keep`) below
     the padded row, topk_compact copies them (order kept, so ties still go
     to the lower column) into rows of W, the tournament runs on those, and

@@ -137,6 +137,8 @@ def test_transpose_refuses_what_numpy_refuses():
             a.transpose(bad)
     with pytest.raises(ValueError, match="axis 3 is out of bounds"):
         a.transpose(0, 1, 3)
+    with pytest.raises(ValueError, match="is out of bounds"):
+        a.transpose(2**70, 0, 1)
     with pytest.raises(TypeError, match="integer axes, not float"):
         a.transpose(0.0, 1, 2)
 
@@ -153,6 +155,8 @@ def test_indices_numpy_refuses_or_arrays_do_not_take():
         a[:, 4]
     with pytest.raises(IndexError, match="index -4 is out of bounds for dimension 0"):
         a[-4]
+    with pytest.raises(IndexError, match="index 1180591620717411303424 is out of bounds"):
+        a[2**70]
     with pytest.raises(ValueError, match="slice step cannot be zero"):
         a[::0]
     with pytest.raises(TypeError, match="not float"):
