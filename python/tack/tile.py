@@ -1279,7 +1279,7 @@ _TOPK_PREFILTER = 4
 # compile). Network / tournament in ms on a 2-core AMD EPYC with AVX-512
 # (`bench/tile_topk.py --routes`; docs/tile/python.md has the tables): at
 # k = 4 2048x2048 to 64x65536 10 / 14-16; at k = 6 and 8 2048x2048 14-15 /
-# 11-15, 1024x4096 16-21 / 14-15, 64x65536 17-21 / 13; at k = 12 and 16
+# 11-15, 1024x4096 16-21 / 9-15, 64x65536 17-21 / 9-13; at k = 12 and 16
 # 8192x512 28 / 30-36, 4096x1024 20-21 / 13, 2048x2048 21-26 / 10-15,
 # 1024x4096 21-24 / 9-12, 64x65536 21 / 7-9; at k = 17 to 32 (a 2-core
 # Xeon with AVX-512) 16384x100 24-36 / 32-42, 8192x128 12-13 / 16-18,
