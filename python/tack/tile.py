@@ -1288,6 +1288,15 @@ _TOPK_PREFILTER = 4
 # 17, where the network can be faster (16384x160 at k = 17: 29 against 33).
 _TOPK_NETWORK_ONLY = 4
 _TOPK_WIDE_ROWS = ((8, 64), (16, 32), (32, 8))
+# ... except that fewer rows than a group of the CPU's SIMD lanes run the
+# network one row at a time (the launch's partial group), where the
+# tournament's runs spread over the lanes: from k = 2, rows of at least
+# _TOPK_LONG_ROW columns take it. Network / tournament in ms at k = 2 and
+# 4: 1x1048576 9.0 / 5.3 and 14.1 / 4.2, 4x65536 2.3 / 1.4 and 3.5 / 1.1,
+# 16x65536 2.3 / 5.2 and 3.7 / 4.2; at k = 1 the network stays the faster
+# (1x1048576 6.0 / 8.4).
+_TOPK_FEW_ROWS = 16
+_TOPK_LONG_ROW = 16384
 # The prefilter's threshold: the least over G = ceil(k / rank) column
 # groups of each group's rank-th largest maximum of runs of up to
 # _TOPK_RUN elements (lib::topk_threshold), the runs shorter where a group
@@ -1315,13 +1324,13 @@ _TOPK_GROUPS_WIDE_ROWS = 2048
 _TOPK_RUN = 8
 
 
-def _topk_takes_tournament(k, n):
-    """Whether Top-K of k over rows of n columns runs _TopKTournament
-    rather than the reference kernel's network (topk)."""
+def _topk_takes_tournament(k, n, rows):
+    """Whether Top-K of k over `rows` rows of n columns runs
+    _TopKTournament rather than the reference kernel's network (topk)."""
     if k > _TOPK_NETWORK:
         return True
     if k <= _TOPK_NETWORK_ONLY:
-        return False
+        return 2 <= k and rows < _TOPK_FEW_ROWS and n >= _TOPK_LONG_ROW
     times = next(times for up_to, times in _TOPK_WIDE_ROWS if k <= up_to)
     return _power_of_two_at_least(n, _BITONIC_RUN) >= times * _power_of_two_at_least(k, _BITONIC_RUN)
 
@@ -1408,7 +1417,8 @@ class _MergeSort:
 
 class _TopKTournament:
     """Top-K for k above the networks tack.tile runs (_TOPK_NETWORK), and
-    from k = _TOPK_NETWORK_ONLY + 1 on wide rows (_topk_takes_tournament):
+    from k = _TOPK_NETWORK_ONLY + 1 on wide rows, from k = 2 on few long
+    rows (_topk_takes_tournament):
     the row's runs of _BITONIC_RUN sorted descending by a bitonic network
     and merged in pairs, each merge keeping its first `keep` entries (a
     power of two, at least k and the run), then topk_first takes the first
@@ -1515,9 +1525,10 @@ def topk(x, k, axis=-1, out=None):
     ends with (-inf, 2**63 - 1) entries. `out` is a (values, positions)
     pair. Up to k = 32 by the reference kernel's bitonic networks, above
     (and on wide rows from k = 5: rows of more than 1024 columns up to k =
-    8, more than 512 up to 16, more than 128 from 17) by a tournament of
-    sorted runs merged in pairs, on wide rows only the entries that a
-    threshold keeps (docs/tile/python.md)."""
+    8, more than 512 up to 16, more than 128 from 17; and from k = 2 for
+    fewer than 16 rows of 16384 columns or more) by a tournament of sorted
+    runs merged in pairs, on wide rows only the entries that a threshold
+    keeps (docs/tile/python.md)."""
     fn = "topk"
     x = _array(x, fn, "x")
     device = _device(fn, x)
@@ -1532,7 +1543,7 @@ def topk(x, k, axis=-1, out=None):
     values, positions = (None, None) if out is None else out
     values = _output(values, shape, device, fn, "out[0]")
     positions = _output(positions, shape, device, fn, "out[1]", dtype=i64)
-    if _topk_takes_tournament(k, x.shape[axis]):
+    if _topk_takes_tournament(k, x.shape[axis], x.size // max(1, x.shape[axis])):
         _along(fn, _TopKTournament(fn, device, k), x, [], [values, positions], axis)
     elif k > 0:
         # One kernel per network: the kernel of n = the power of two at or

@@ -1287,7 +1287,8 @@ def test_topk_with_ties_nan_and_short_rows(rows, cols, k):
 # and rows narrower than 4 times the tournament's `keep` never try. Rows
 # of more than 1024 columns take it from k = 5, of more than 512 from k =
 # 9, of more than 128 from k = 17; the narrower ones, and k up to 4, the
-# reference kernel's networks. The threshold's rank (tile.py, _topk_rank)
+# reference kernel's networks, except fewer than 16 rows of 16384 columns
+# or more from k = 2. The threshold's rank (tile.py, _topk_rank)
 # is 1 here at k = 5 to 8, 2 at k = 9 to 16 on rows of 2048 and more, 4
 # at k = 20 (4096 columns) and k = 12 (1024), 8 at k = 64 (2048), 16 at
 # k = 40 (1000) and 65 to 130, 32 at k = 300.
@@ -1301,7 +1302,8 @@ def test_topk_with_ties_nan_and_short_rows(rows, cols, k):
     ("descending", 2, 5000, 16, True), ("nan", 3, 3000, 10, True), ("tricky", 2, 4096, 15, True),
     ("normal", 3, 1024, 12, True), ("equal", 2, 2048, 16, False), ("normal", 2, 500, 16, False),
     ("normal", 2, 4096, 8, True), ("descending", 2, 2100, 5, True), ("tricky", 3, 3000, 7, True),
-    ("normal", 2, 4096, 4, False), ("normal", 3, 1024, 6, False)])
+    ("normal", 2, 4096, 4, False), ("normal", 3, 1024, 6, False), ("normal", 1, 20000, 3, True),
+    ("tricky", 4, 16384, 2, True), ("normal", 16, 16384, 4, False), ("normal", 3, 20000, 1, False)])
 def test_topk_prefilter_keeps_the_first_k(kind, rows, cols, k, prefiltered):
     r = rng(cols + k)
     x = r.standard_normal((rows, cols)).astype(np.float32)
@@ -1354,6 +1356,17 @@ def test_topk_along_axis_0_and_argpartition_agreement():
         top = np.argpartition(-x[:, c], 10)[:10]
         assert set(i.numpy()[:, c]) == set(top)
         assert np.array_equal(v.numpy()[:, c], np.sort(x[top, c])[::-1])
+
+
+def test_topk_of_a_long_vector():
+    # One row: k = 1 by the network, k = 2 to 4 by the tournament (a single
+    # row would run the network in one lane), above as for any wide row.
+    x = rng(62).standard_normal(100_000).astype(np.float32)
+    x[::997] = np.nan
+    for k in (1, 3, 4, 8, 40):
+        v, i = T.topk(tack.array(x), k)
+        want_v, want_i = topk_oracle(x[None], k)
+        assert np.array_equal(i.numpy(), want_i[0]) and np.array_equal(bits(v.numpy()), bits(want_v[0])), k
 
 
 def test_topk_k_zero():
