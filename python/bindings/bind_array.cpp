@@ -6,6 +6,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <cstring>
+#include <optional>
 
 #include "bindings.h"
 #include "runtime/parallel.h"
@@ -66,21 +67,28 @@ nb::object numpy_view(nb::handle self, bool for_writing = false);
 // integers); a bool is a mask in NumPy, which arrays do not take.
 bool is_integer_index(nb::handle h) { return PyIndex_Check(h.ptr()) && !PyBool_Check(h.ptr()); }
 
-int64_t checked_index(nb::handle h, int64_t extent, int dim) {
-    if (!is_integer_index(h))
-        throw nb::type_error(("array indices must be integers, slices, ... or None, not " +
-                              nb::cast<std::string>(nb::type_name(h.type())))
-                                 .c_str());
+// The position that the integer `h` names along `extent` elements, a
+// negative one counting from the end; none where it lies outside them (past
+// 64 bits too). Anything but an integer raises TypeError, `what` followed by
+// its type's name.
+std::optional<int64_t> position_in(nb::handle h, int64_t extent, const char* what) {
+    if (!is_integer_index(h)) throw nb::type_error((what + nb::cast<std::string>(nb::type_name(h.type()))).c_str());
     nb::object index = nb::steal(PyNumber_Index(h.ptr()));
     if (!index.is_valid()) throw nb::python_error();
     int overflow = 0;
     long long given = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
     int64_t i = given < 0 ? given + extent : given;
-    if (overflow || i < 0 || i >= extent)
-        throw nb::index_error(("index " + nb::cast<std::string>(nb::str(index)) + " is out of bounds for dimension " +
+    if (overflow || i < 0 || i >= extent) return std::nullopt;
+    return i;
+}
+
+int64_t checked_index(nb::handle h, int64_t extent, int dim) {
+    auto i = position_in(h, extent, "array indices must be integers, slices, ... or None, not ");
+    if (!i)
+        throw nb::index_error(("index " + nb::cast<std::string>(nb::str(h)) + " is out of bounds for dimension " +
                                std::to_string(dim) + " with extent " + std::to_string(extent))
                                   .c_str());
-    return i;
+    return *i;
 }
 
 // a[i, j] reads one element; slices (any step), integers, ... and None give
@@ -164,19 +172,12 @@ Array transpose(const Array& a, nb::args given) {
         if (static_cast<int>(nb::len(listed)) != a.ndim())
             throw nb::value_error(("transpose(): axes don't match " + a.describe()).c_str());
         for (auto h : listed) {
-            if (!is_integer_index(h))
-                throw nb::type_error(("transpose() takes integer axes, not " +
-                                      nb::cast<std::string>(nb::type_name(h.type())))
-                                         .c_str());
-            nb::object index = nb::steal(PyNumber_Index(h.ptr()));
-            if (!index.is_valid()) throw nb::python_error();
-            int overflow = 0;
-            long long d = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
-            if (overflow || d < -a.ndim() || d >= a.ndim())
-                throw nb::value_error(("transpose(): axis " + nb::cast<std::string>(nb::str(index)) +
+            auto d = position_in(h, a.ndim(), "transpose() takes integer axes, not ");
+            if (!d)
+                throw nb::value_error(("transpose(): axis " + nb::cast<std::string>(nb::str(h)) +
                                        " is out of bounds for " + a.describe())
                                           .c_str());
-            axes.push_back(static_cast<int>(d < 0 ? d + a.ndim() : d));
+            axes.push_back(static_cast<int>(*d));
         }
     }
     try {
