@@ -41,7 +41,7 @@ ROUTE_SHAPES = [(16384, 100), (8192, 128), (8192, 200), (8192, 256), (8192, 512)
 def routes(ks):
     """Network / tournament / NumPy ms for each k and shape."""
     print("| k | rows x cols | network ms | tournament ms | NumPy ms |\n|---:|---|---:|---:|---:|")
-    default = (T._TOPK_NETWORK, T._TOPK_NETWORK_ONLY)
+    default = (T._TOPK_NETWORK, T._TOPK_NETWORK_ONLY, T._TOPK_FEW_ROWS)
     for k in ks:
         for rows, cols in ROUTE_SHAPES:
             x = np.random.default_rng(0).standard_normal((rows, cols)).astype(np.float32)
@@ -51,13 +51,14 @@ def routes(ks):
             samples = {"network": [], "tournament": []}
             for _ in range(10):
                 for route in samples:
-                    # Every k up to 64 through its network, or through the tournament.
-                    T._TOPK_NETWORK, T._TOPK_NETWORK_ONLY = (64, 64) if route == "network" else (0, 0)
+                    # Every k up to 64 through its network (few long rows too), or
+                    # through the tournament.
+                    T._TOPK_NETWORK, T._TOPK_NETWORK_ONLY, T._TOPK_FEW_ROWS = (64, 64, 0) if route == "network" else (0, 0, 0)
                     start = time.perf_counter()
                     T.topk(tx, k, out=(v, i))
                     samples[route].append(time.perf_counter() - start)
                     assert np.array_equal(i.numpy(), want_i) and np.array_equal(v.numpy(), want_v), (k, route)
-            T._TOPK_NETWORK, T._TOPK_NETWORK_ONLY = default
+            T._TOPK_NETWORK, T._TOPK_NETWORK_ONLY, T._TOPK_FEW_ROWS = default
             # The first call of each route is left out (it may compile).
             ms = {route: sorted(t[1:])[4] * 1e3 for route, t in samples.items()}
             numpy_ms = timing.median_ms(lambda: numpy_topk(x, k), repeats=9, budget_s=5, warmup=0)

@@ -490,13 +490,12 @@ def _axis(axis, ndim, fn):
     return axis % ndim
 
 
-def _one_axis_for_none(x, axis, fn):
-    """(x, axis), where axis None means x's elements in row-major order as
-    one dimension, as NumPy's sort, argsort and cumsum read it (a copy
-    where x is not contiguous)."""
+def _one_axis_for_none(x, axis):
+    """(x, axis), where axis None means the tack array x's elements in
+    row-major order as one dimension, as NumPy's sort, argsort and cumsum
+    read it (a copy where x is not contiguous)."""
     if axis is not None:
         return x, axis
-    x = _array(x, fn, "x")
     if not x.is_contiguous:
         x = x.copy()
     return x.reshape(-1), 0
@@ -1226,8 +1225,7 @@ def scan(x, axis=-1, exclusive=False, out=None):
     exclusive=True starts each row at 0 and leaves out the element itself.
     axis=None runs over the elements in row-major order (a 1-D result)."""
     fn = "scan"
-    x, axis = _one_axis_for_none(x, axis, fn)
-    x = _array(x, fn, "x")
+    x, axis = _one_axis_for_none(_array(x, fn, "x"), axis)
     device = _device(fn, x)
     if x.ndim == 0:
         raise ValueError("tack.tile.scan: takes an array of at least one dimension")
@@ -1449,17 +1447,18 @@ class _TopKTournament:
     def launch(self, args):
         x, values, positions = args
         rows, n = x[1]
-        if _power_of_two_at_least(n, _BITONIC_RUN) >= _TOPK_PREFILTER * self.keep and self._prefiltered(args, rows, n):
+        padded = _power_of_two_at_least(n, _BITONIC_RUN)
+        if padded >= _TOPK_PREFILTER * self.keep and self._prefiltered(args, rows, n, padded):
             return
         s, p = self.passes.launch([x, None, None])
         self.first.launch([x, s, p, values, positions])
 
-    def _prefiltered(self, args, rows, n):
-        """Runs the prefiltered tournament where the counts allow; returns
-        whether it did."""
+    def _prefiltered(self, args, rows, n, padded):
+        """Runs the prefiltered tournament over rows of n columns, `padded`
+        for the merges, where the counts allow; returns whether it did."""
         x, values, positions = args
         fn, device = self.fn, self.device
-        rank = _topk_rank(self.k, _power_of_two_at_least(n, _BITONIC_RUN))
+        rank = _topk_rank(self.k, padded)
         # One row group at a time: with its element loops vectorized
         # (docs/backends.md) Top-K at k = 32 over 1024x4096 took 15.7-15.9
         # ms against 16.9-18.2 with the threshold in the SIMD lanes, over
@@ -1473,7 +1472,7 @@ class _TopKTournament:
         groups = (empty((1,), device=device), [-(-strides // run), run, g], [0, 0, 0], 0, False)
         threshold.launch([x, groups, (t, [rows], [1], 0, True), (count, [rows], [1], 0, True)])
         width = _power_of_two_at_least(int(count.numpy().max()), self.keep)
-        if width >= _power_of_two_at_least(n, _BITONIC_RUN):
+        if width >= padded:
             return False
         compact = _kernel(fn, device, ("topk_compact",), _core.tile_topk_compact)
         cv, cp = empty((rows, width), device=device), empty((rows, width), i64, device=device)
@@ -1490,8 +1489,7 @@ class _TopKTournament:
 
 
 def _sort(fn, x, axis, values, positions):
-    x, axis = _one_axis_for_none(x, axis, fn)
-    x = _array(x, fn, "x")
+    x, axis = _one_axis_for_none(_array(x, fn, "x"), axis)
     device = _device(fn, x)
     if x.ndim == 0:
         raise ValueError(f"tack.tile.{fn}: takes an array of at least one dimension")

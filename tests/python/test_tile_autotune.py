@@ -345,37 +345,11 @@ def test_a_wrong_candidate_never_wins():
     assert tiles == (32, 32, 16)
 
 
-class _Delayed:
-    """A real candidate whose launches sleep: `first` seconds on the first,
-    `each` on every one (standing in for the code the CPU compiles at the
-    first launch of a stride pattern, and for a slower kernel)."""
-
-    def __init__(self, tiles, first, each):
-        self.kernel, self.first, self.each = _tile_tuning._compile(tiles), first, each
-
-    def launch(self, args):
-        import time
-
-        time.sleep(self.first + self.each)
-        self.first = 0.0
-        self.kernel.launch(args)
-
-
-def test_the_first_launchs_compile_is_not_timed():
-    # At a class no larger than the check shape, the first run on the timed
-    # arguments is also the correctness check; its time includes compiling
-    # for their strides, so the timing starts after it.
-    def compile_candidate(tiles):
-        return _Delayed(tiles, 0.3, 0.0) if tiles == (8, 8, 8) else _Delayed(tiles, 0.0, 0.02)
-
-    winner, report = _tile_tuning.tune((64, 64, 64), ((16, 16, 16), (8, 8, 8)), compile_candidate)
-    assert winner == (8, 8, 8), report
-    assert report["8x8x8"] < 100, report
-
-
 class _Scripted:
     """A real candidate whose n-th launch first sleeps sleeps[n] seconds (the
-    last entry for every launch after)."""
+    last entry for every launch after): a long first sleep stands in for the
+    code the CPU compiles at the first launch of a stride pattern, longer
+    ones for a slower kernel."""
 
     def __init__(self, tiles, sleeps):
         self.kernel, self.sleeps, self.launches = _tile_tuning._compile(tiles), sleeps, 0
@@ -386,6 +360,18 @@ class _Scripted:
         time.sleep(self.sleeps[min(self.launches, len(self.sleeps) - 1)])
         self.launches += 1
         self.kernel.launch(args)
+
+
+def test_the_first_launchs_compile_is_not_timed():
+    # At a class no larger than the check shape, the first run on the timed
+    # arguments is also the correctness check; its time includes compiling
+    # for their strides, so the timing starts after it.
+    def compile_candidate(tiles):
+        return _Scripted(tiles, [0.3, 0.0]) if tiles == (8, 8, 8) else _Scripted(tiles, [0.02])
+
+    winner, report = _tile_tuning.tune((64, 64, 64), ((16, 16, 16), (8, 8, 8)), compile_candidate)
+    assert winner == (8, 8, 8), report
+    assert report["8x8x8"] < 100, report
 
 
 def test_only_candidates_near_the_fastest_first_run_are_timed_again():
