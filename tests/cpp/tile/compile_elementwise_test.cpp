@@ -201,6 +201,34 @@ TEST(TileCompileElementwise, ElementLoopsAreVectorizedThenUnrolledOnTheCpu) {
   EXPECT_EQ(conv.find("alloca"), std::string::npos) << "a tile left in memory:\n" << conv;
   EXPECT_NE(conv_unmarked.find("alloca"), std::string::npos) << "the unmarked tiles were in registers too";
 }
+
+// How many blocks of LLVM text are named from `prefix` (for.head, for.body:
+// one of each per loop that has one).
+int count_blocks(const std::string& llvm, const std::string& prefix) {
+  int n = 0;
+  for (size_t at = llvm.find("\n" + prefix); at != std::string::npos; at = llvm.find("\n" + prefix, at + 1)) ++n;
+  return n;
+}
+
+// A marked loop over a tile's elements tests its count at its bottom
+// alone (LLVM's rotated form, which spares LoopRotate hundreds of loops in
+// a tile kernel); an unmarked one tests at its top, as Python kernels'.
+TEST(TileCompileElementwise, ElementLoopsTestAtTheirBottom) {
+  std::string why;
+  backends::Backend* cpu = backends::find_backend("cpu", &why);
+  if (!cpu) GTEST_SKIP() << "no cpu backend here: " << why;
+  lower::Lowered lowered = lower::lower(lib::rms_norm(1e-5f, 32), CompileOptions{}, LoweringTarget{});
+  backends::CompileOptions one_at_a_time;
+  one_at_a_time.lanes = backends::CpuLanes::Never;
+  std::string marked = cpu->inspect("llvm-unoptimized", *lowered.kernel, one_at_a_time);
+  clear_element_marks(lowered.kernel->body);
+  std::string unmarked = cpu->inspect("llvm-unoptimized", *lowered.kernel, one_at_a_time);
+  int loops = count_blocks(marked, "for.body");
+  EXPECT_GT(loops, 0) << marked;
+  EXPECT_EQ(count_blocks(unmarked, "for.body"), loops);
+  EXPECT_EQ(count_blocks(unmarked, "for.head"), loops) << unmarked;
+  EXPECT_LT(count_blocks(marked, "for.head"), loops) << marked;
+}
 #endif
 
 class TileChains : public ::testing::TestWithParam<std::string> {};
