@@ -39,7 +39,8 @@ class CpuExecutable final : public Executable {
 public:
     CpuExecutable(codegen::CompiledCpuKernel code, int64_t lanes) : code(std::move(code)), lanes(lanes) {}
     std::string serialize() const override {
-        // The entry names, the lanes, then the relocatable object.
+        // The entry names, the lanes, then the relocatable objects (the
+        // scalar program's empty where it is in the first).
         if (code.object.empty()) return {};
         support::ByteWriter out;
         out.str(code.entry_names.count);
@@ -47,6 +48,7 @@ public:
         out.str(code.entry_names.result);
         out.u32(static_cast<uint32_t>(lanes));
         out.str(code.object);
+        out.str(code.scalar_object);
         return out.take();
     }
     codegen::CompiledCpuKernel code;
@@ -78,10 +80,19 @@ public:
         auto ctx = std::make_unique<llvm::LLVMContext>();
         codegen::EntryNames names;
         codegen::LanePlan chosen;
-        auto m = codegen::emit_llvm(typed, *ctx, options.symbol_prefix, emit_options(typed, options), &names,
-                                    &out.debug_accesses, &chosen);
+        codegen::EmitOptions emit = emit_options(typed, options);
+        // With lanes, the scalar program that runs what does not fill a
+        // group compiles beside the lanes body, in a context of its own.
+        std::unique_ptr<llvm::LLVMContext> scalar_ctx;
+        codegen::ScalarBodyModule scalar;
+        if (emit.lanes > 1) {
+            scalar_ctx = std::make_unique<llvm::LLVMContext>();
+            scalar.context = scalar_ctx.get();
+        }
+        auto m = codegen::emit_llvm(typed, *ctx, options.symbol_prefix, emit, &names, &out.debug_accesses, &chosen,
+                                    scalar_ctx ? &scalar : nullptr);
         out.code = std::make_unique<CpuExecutable>(
-            codegen::jit_compile(std::move(m), std::move(ctx), names, host_symbols(), false), chosen.lanes);
+            codegen::jit_compile(std::move(m), std::move(ctx), names, host_symbols(), false, &scalar), chosen.lanes);
         return out;
     }
 
@@ -93,11 +104,12 @@ public:
         names.result = in.str();
         int64_t lanes = in.u32();
         std::string object = in.str();
+        std::string scalar_object = in.str();
         if (!in.complete() || lanes < 1 || lanes > 64) {
             *error = "malformed CPU code";
             return nullptr;
         }
-        auto code = codegen::load_object(std::move(object), names, host_symbols(), error);
+        auto code = codegen::load_object(std::move(object), std::move(scalar_object), names, host_symbols(), error);
         if (!code) return nullptr;
         return std::make_unique<CpuExecutable>(std::move(*code), lanes);
     }

@@ -991,40 +991,47 @@ namespace {
 
 std::unique_ptr<llvm::Module> emit_module(const Kernel& k, llvm::LLVMContext& ctx, const std::string& symbol_prefix,
                                           const EmitOptions& options, EntryNames* names,
-                                          std::vector<DebugAccess>* debug_accesses, LaneWork* work) {
+                                          std::vector<DebugAccess>* debug_accesses, LaneWork* work,
+                                          ScalarBodyModule* apart) {
     auto m = std::make_unique<llvm::Module>(symbol_prefix, ctx);
     names->count = symbol_prefix + ".count";
     names->body = symbol_prefix + ".body";
     names->result = k.result ? symbol_prefix + ".result" : "";
     std::vector<DebugAccess> accesses;
-    auto run = [&](auto&& emit_entry) {
-        Emitter e(k, ctx, *m, symbol_prefix, options.debug, &accesses);
+    auto run = [&](llvm::LLVMContext& c, llvm::Module& into, auto&& emit_entry) {
+        Emitter e(k, c, into, symbol_prefix, options.debug, &accesses);
         e.set_noalias(options.noalias);
         e.set_races(options.races);
         emit_entry(e);
     };
-    run([&](Emitter& e) { e.emit_count(names->count); });
+    run(ctx, *m, [&](Emitter& e) { e.emit_count(names->count); });
     analysis::Uniformity labels;
     std::string scalar_body;
     if (options.lanes > 1) {
         labels = analysis::simd_lane_labels(k);
-        // The scalar program runs what does not fill a group.
+        // The scalar program runs what does not fill a group: in this
+        // module, or in a module of its own that compiles beside it.
         scalar_body = symbol_prefix + ".body.scalar";
-        run([&](Emitter& e) { e.emit_body(scalar_body); });
+        llvm::Module* into = m.get();
+        if (apart) {
+            apart->module = std::make_unique<llvm::Module>(scalar_body, *apart->context);
+            into = apart->module.get();
+        }
+        run(apart ? *apart->context : ctx, *into, [&](Emitter& e) { e.emit_body(scalar_body); });
         // Called once per chunk or row at most for fewer iterations than a
         // group: one copy, not inlined, optimized for size (no loop
         // vectorizing or unrolling to compile for so few iterations).
-        llvm::Function* scalar = m->getFunction(scalar_body);
-        scalar->setLinkage(llvm::GlobalValue::InternalLinkage);
+        llvm::Function* scalar = into->getFunction(scalar_body);
+        if (!apart) scalar->setLinkage(llvm::GlobalValue::InternalLinkage);
         scalar->addFnAttr(llvm::Attribute::NoInline);
         scalar->addFnAttr(llvm::Attribute::OptimizeForSize);
     }
-    run([&](Emitter& e) {
+    run(ctx, *m, [&](Emitter& e) {
         if (options.lanes > 1) e.set_lanes(options.lanes, options.straight_groups, &labels, scalar_body);
         e.emit_body(names->body);
         *work = e.lane_work();
     });
-    if (k.result) run([&](Emitter& e) { e.emit_result(names->result); });
+    if (k.result) run(ctx, *m, [&](Emitter& e) { e.emit_result(names->result); });
     if (debug_accesses) *debug_accesses = std::move(accesses);
     return m;
 }
@@ -1033,13 +1040,14 @@ std::unique_ptr<llvm::Module> emit_module(const Kernel& k, llvm::LLVMContext& ct
 
 std::unique_ptr<llvm::Module> emit_llvm(const Kernel& k, llvm::LLVMContext& ctx, const std::string& symbol_prefix,
                                         const EmitOptions& options, EntryNames* names,
-                                        std::vector<DebugAccess>* debug_accesses, LanePlan* chosen) {
+                                        std::vector<DebugAccess>* debug_accesses, LanePlan* chosen,
+                                        ScalarBodyModule* apart) {
     // The CPU has no workgroups (the driver refuses such kernels before
     // this; a direct caller is refused the same way).
     analysis::require_no_workgroups(k, "the CPU backend", analysis::kWithoutWorkgroupsHint);
     if (options.races && options.lanes > 1) syntax::internal_error(kEmitPass, "race checks need the scalar program");
     LaneWork work;
-    auto m = emit_module(k, ctx, symbol_prefix, options, names, debug_accesses, &work);
+    auto m = emit_module(k, ctx, symbol_prefix, options, names, debug_accesses, &work, apart);
     if (chosen) chosen->lanes = options.lanes;
     if (options.lanes == 1 || options.always_lanes) return m;
     // What the lanes do is known once their body is emitted; where it is
@@ -1047,9 +1055,10 @@ std::unique_ptr<llvm::Module> emit_llvm(const Kernel& k, llvm::LLVMContext& ctx,
     auto why = why_lanes_do_not_pay(work, options.lanes);
     if (!why) return m;
     if (chosen) *chosen = LanePlan{1, *why};
+    if (apart) apart->module.reset();
     EmitOptions scalar = options;
     scalar.lanes = 1;
-    return emit_module(k, ctx, symbol_prefix, scalar, names, debug_accesses, &work);
+    return emit_module(k, ctx, symbol_prefix, scalar, names, debug_accesses, &work, nullptr);
 }
 
 }  // namespace tack::codegen

@@ -61,6 +61,18 @@ struct LanePlan {
 };
 LanePlan plan_lanes(const ir::Kernel& k, int vector_bits);
 
+// With lanes, the scalar program that runs what does not fill a group of
+// lanes is a function of the module (internal), or, where the caller gives
+// a ScalarBodyModule, the one function of a module of its own in that
+// context, which the module's lanes body calls by name: the two then
+// optimize and compile side by side (jit_compile), the scalar program
+// being about as large as the lanes body. `module` stays empty where the
+// body is the scalar program.
+struct ScalarBodyModule {
+    llvm::LLVMContext* context = nullptr;
+    std::unique_ptr<llvm::Module> module;
+};
+
 // `symbol_prefix` must be unique within the JIT; user names never reach
 // symbol names, so any identifier is safe. With lanes, the body is the
 // scalar program where the lanes would not pay (unless always_lanes);
@@ -69,6 +81,6 @@ LanePlan plan_lanes(const ir::Kernel& k, int vector_bits);
 std::unique_ptr<llvm::Module> emit_llvm(const ir::Kernel& k, llvm::LLVMContext& ctx, const std::string& symbol_prefix,
                                         const EmitOptions& options, EntryNames* names,
                                         std::vector<DebugAccess>* debug_accesses = nullptr,
-                                        LanePlan* chosen = nullptr);
+                                        LanePlan* chosen = nullptr, ScalarBodyModule* apart = nullptr);
 
 }  // namespace tack::codegen

@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <stdexcept>
+#include <thread>
 
 #include "codegen/llvm/lower_gathers.h"
 #include "codegen/llvm/widen_masks.h"
@@ -62,23 +63,50 @@ public:
 struct Jit {
     std::unique_ptr<llvm::orc::LLJIT> lljit;
     std::optional<llvm::orc::JITTargetMachineBuilder> jtmb;
-    std::mutex mutex;
+    std::mutex mutex;  // the JIT's linking
     uint64_t next_dylib = 0;  // names each object's private JITDylib
     bool host_defined = false;  // the driver's host symbols, defined at the first link
 
-    // Made on first use: a process that only links cached objects never
-    // needs LLVM's code generator.
-    llvm::TargetMachine& target_machine() {
-        if (!tm) {
-            auto made = jtmb->createTargetMachine();
-            if (!made) syntax::internal_error(kPass, "no target machine: " + to_string(made.takeError()));
-            tm = std::move(*made);
+    // A target machine for one compile at a time: modules of separate
+    // contexts optimize and compile on separate threads, each with a
+    // machine of its own. Made on first use (a process that only links
+    // cached objects never needs LLVM's code generator) and kept for the
+    // next compile.
+    std::unique_ptr<llvm::TargetMachine> borrow_target_machine() {
+        {
+            std::lock_guard<std::mutex> lock(idle_mutex);
+            if (!idle.empty()) {
+                auto tm = std::move(idle.back());
+                idle.pop_back();
+                return tm;
+            }
         }
-        return *tm;
+        auto made = jtmb->createTargetMachine();
+        if (!made) syntax::internal_error(kPass, "no target machine: " + to_string(made.takeError()));
+        return std::move(*made);
+    }
+    void return_target_machine(std::unique_ptr<llvm::TargetMachine> tm) {
+        std::lock_guard<std::mutex> lock(idle_mutex);
+        idle.push_back(std::move(tm));
     }
 
 private:
-    std::unique_ptr<llvm::TargetMachine> tm;
+    std::mutex idle_mutex;
+    std::vector<std::unique_ptr<llvm::TargetMachine>> idle;
+};
+
+// A target machine borrowed for one scope.
+class BorrowedTargetMachine {
+public:
+    explicit BorrowedTargetMachine(Jit& j) : j_(j), tm_(j.borrow_target_machine()) {}
+    ~BorrowedTargetMachine() { j_.return_target_machine(std::move(tm_)); }
+    BorrowedTargetMachine(const BorrowedTargetMachine&) = delete;
+    BorrowedTargetMachine& operator=(const BorrowedTargetMachine&) = delete;
+    llvm::TargetMachine& operator*() { return *tm_; }
+
+private:
+    Jit& j_;
+    std::unique_ptr<llvm::TargetMachine> tm_;
 };
 
 // Code for the CPU named instead of the host. Its features are listed in
@@ -237,8 +265,8 @@ const std::string& target_description() {
 std::string optimize_and_print(llvm::Module& m) {
     Jit& j = jit();
     {
-        std::lock_guard<std::mutex> lock(j.mutex);
-        optimize(m, j.target_machine());
+        BorrowedTargetMachine tm(j);
+        optimize(m, *tm);
     }
     std::string s;
     llvm::raw_string_ostream os(s);
@@ -246,30 +274,60 @@ std::string optimize_and_print(llvm::Module& m) {
     return os.str();
 }
 
+namespace {
+
+// Optimizes and compiles one module (in a context no other thread uses).
+std::string compile_module(Jit& j, llvm::Module& m, std::string* ir) {
+    BorrowedTargetMachine tm(j);
+    optimize(m, *tm);
+    if (ir) {
+        llvm::raw_string_ostream os(*ir);
+        m.print(os, nullptr);
+    }
+    return emit_object(m, *tm);
+}
+
+}  // namespace
+
 CompiledCpuKernel jit_compile(std::unique_ptr<llvm::Module> m, std::unique_ptr<llvm::LLVMContext> ctx,
-                              const EntryNames& names, const HostSymbols& host, bool keep_ir) {
+                              const EntryNames& names, const HostSymbols& host, bool keep_ir,
+                              ScalarBodyModule* scalar) {
     Jit& j = jit();
-    std::string object, ir;
-    {
-        std::lock_guard<std::mutex> lock(j.mutex);
-        optimize(*m, j.target_machine());
-        if (keep_ir) {
-            llvm::raw_string_ostream os(ir);
-            m->print(os, nullptr);
+    std::string object, ir, scalar_object, scalar_ir;
+    std::unique_ptr<llvm::LLVMContext> scalar_ctx;
+    if (scalar && scalar->module) {
+        // The scalar program on a thread of its own, beside the lanes body.
+        std::exception_ptr failed;
+        std::thread beside([&] {
+            try {
+                scalar_object = compile_module(j, *scalar->module, keep_ir ? &scalar_ir : nullptr);
+            } catch (...) {
+                failed = std::current_exception();
+            }
+            scalar->module.reset();
+        });
+        try {
+            object = compile_module(j, *m, keep_ir ? &ir : nullptr);
+        } catch (...) {
+            beside.join();
+            throw;
         }
-        object = emit_object(*m, j.target_machine());
+        beside.join();
+        if (failed) std::rethrow_exception(failed);
+    } else {
+        object = compile_module(j, *m, keep_ir ? &ir : nullptr);
     }
     m.reset();
     ctx.reset();
     std::string error;
-    auto out = load_object(std::move(object), names, host, &error);
+    auto out = load_object(std::move(object), std::move(scalar_object), names, host, &error);
     if (!out) syntax::internal_error(kPass, "cannot link a freshly compiled kernel: " + error);
-    out->optimized_ir = std::move(ir);
+    out->optimized_ir = std::move(ir) + scalar_ir;
     return std::move(*out);
 }
 
-std::optional<CompiledCpuKernel> load_object(std::string object, const EntryNames& names, const HostSymbols& host,
-                                             std::string* error) {
+std::optional<CompiledCpuKernel> load_object(std::string object, std::string scalar_object, const EntryNames& names,
+                                             const HostSymbols& host, std::string* error) {
     Jit& j = jit();
     std::lock_guard<std::mutex> lock(j.mutex);
     if (!j.host_defined) {
@@ -296,6 +354,11 @@ std::optional<CompiledCpuKernel> load_object(std::string object, const EntryName
     };
     auto buffer = llvm::MemoryBuffer::getMemBufferCopy(object, "tack-kernel-object");
     if (auto err = j.lljit->addObjectFile(jd, std::move(buffer))) return fail(std::move(err));
+    if (!scalar_object.empty()) {
+        // The lanes body's scalar program, which it calls by name.
+        auto scalar = llvm::MemoryBuffer::getMemBufferCopy(scalar_object, "tack-kernel-scalar-object");
+        if (auto err = j.lljit->addObjectFile(jd, std::move(scalar))) return fail(std::move(err));
+    }
 
     CompiledCpuKernel out;
     void* entries[3] = {};
@@ -312,6 +375,7 @@ std::optional<CompiledCpuKernel> load_object(std::string object, const EntryName
     out.body = reinterpret_cast<BodyFn>(entries[1]);
     out.result = reinterpret_cast<ResultFn>(entries[2]);
     out.object = std::move(object);
+    out.scalar_object = std::move(scalar_object);
     out.entry_names = names;
     // The dylib owns the code; releasing it removes the code from the JIT.
     auto* held = new llvm::orc::JITDylibSP(&jd);

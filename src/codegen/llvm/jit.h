@@ -4,11 +4,16 @@
 // fast-math) and compiled to a relocatable object in memory, which the JIT
 // then links. The object bytes are kept so the disk cache can store them and
 // a later process can link them without LLVM's optimizer or code generator.
+// Each compile borrows a target machine of its own, so modules of separate
+// contexts optimize and compile at once on separate threads (two kernels'
+// compiles, or a variant's two modules); only linking takes the JIT's lock.
 //
-// Each object is linked into a JITDylib of its own. An object's symbol names
-// are fixed when it is compiled, possibly by another process, so two loads
-// of one cached object (two kernels from one cache entry, or one kernel
-// created twice) would collide in a shared symbol table. The private dylib
+// A variant's objects (its module's, and its lanes body's scalar program's
+// where that compiled apart) are linked into a JITDylib of their own. An
+// object's symbol names are fixed when it is compiled, possibly by another
+// process, so two loads of one cached object (two kernels from one cache
+// entry, or one kernel created twice) would collide in a shared symbol
+// table. The private dylib
 // links to the main one for the C library and the runtime's helpers, and
 // releasing the variant removes the dylib, so code never outlives the JIT
 // that linked it.
@@ -37,6 +42,7 @@ struct CompiledCpuKernel {
     std::optional<DType> result_type;  // the kernel's return type; set by the runtime
     std::string optimized_ir;  // kept only when asked for
     std::string object;        // the relocatable object the code was linked from
+    std::string scalar_object; // the lanes body's scalar program, where compiled apart (or empty)
     EntryNames entry_names;    // its entry points' symbol names
     std::shared_ptr<void> owner;  // releases the code
 };
@@ -71,15 +77,20 @@ struct HostSymbol {
 };
 using HostSymbols = std::vector<HostSymbol>;
 
-// Optimizes and compiles `m`. `keep_ir` keeps the optimized IR text.
+// Optimizes and compiles `m`, and the lanes body's scalar program where
+// emit_llvm put it in a module of its own (`scalar`, in its own context: it
+// optimizes and compiles on a second thread meanwhile, and is released).
+// `keep_ir` keeps the optimized IR text.
 CompiledCpuKernel jit_compile(std::unique_ptr<llvm::Module> m, std::unique_ptr<llvm::LLVMContext> ctx,
-                              const EntryNames& names, const HostSymbols& host, bool keep_ir);
+                              const EntryNames& names, const HostSymbols& host, bool keep_ir,
+                              ScalarBodyModule* scalar = nullptr);
 
-// Links an object made by jit_compile, in this process or another, and looks
-// up its entry points. Returns nothing and sets `error` when the object
-// cannot be linked; the caller then compiles afresh.
-std::optional<CompiledCpuKernel> load_object(std::string object, const EntryNames& names, const HostSymbols& host,
-                                             std::string* error);
+// Links objects made by jit_compile (the scalar program's may be empty), in
+// this process or another, and looks up their entry points. Returns nothing
+// and sets `error` when the objects cannot be linked; the caller then
+// compiles afresh.
+std::optional<CompiledCpuKernel> load_object(std::string object, std::string scalar_object, const EntryNames& names,
+                                             const HostSymbols& host, std::string* error);
 
 // Optimizes `m` in place as jit_compile would and prints it.
 std::string optimize_and_print(llvm::Module& m);

@@ -139,6 +139,42 @@ const char* kHistogram =
     "    for i in range(len(keys)):\n"
     "        tack.atomic_add(counts, keys[i], 1)\n";
 
+// Given a ScalarBodyModule, the scalar program that runs what does not fill
+// a group is that module's one function, external, and the lanes module
+// only declares it (jit_compile compiles the two on two threads); where the
+// lanes do not pay, the one module is the scalar program and the other
+// stays empty.
+TEST(CpuLanes, TheScalarProgramCanBeAModuleOfItsOwn) {
+    auto k = typed_kernel(kCopy, {array_of(DType::F32), array_of(DType::F32)});
+    llvm::LLVMContext ctx, scalar_ctx;
+    codegen::EntryNames names;
+    codegen::EmitOptions options;
+    options.lanes = 16;
+    codegen::ScalarBodyModule apart;
+    apart.context = &scalar_ctx;
+    auto m = codegen::emit_llvm(*k, ctx, "k", options, &names, nullptr, nullptr, &apart);
+    ASSERT_TRUE(apart.module);
+    llvm::Function* declared = m->getFunction("k.body.scalar");
+    ASSERT_NE(declared, nullptr);
+    EXPECT_TRUE(declared->isDeclaration());
+    llvm::Function* defined = apart.module->getFunction("k.body.scalar");
+    ASSERT_NE(defined, nullptr);
+    EXPECT_FALSE(defined->isDeclaration());
+    EXPECT_TRUE(defined->hasExternalLinkage());
+    EXPECT_EQ(&defined->getContext(), &scalar_ctx);
+    for (const llvm::Function& f : *apart.module)
+        EXPECT_TRUE(f.isDeclaration() || f.getName() == "k.body.scalar") << f.getName().str();
+
+    auto histogram = typed_kernel(kHistogram, {array_of(DType::I32), array_of(DType::I32)});
+    codegen::ScalarBodyModule unused;
+    unused.context = &scalar_ctx;
+    codegen::LanePlan plan;
+    auto scalar = codegen::emit_llvm(*histogram, ctx, "h", options, &names, nullptr, &plan, &unused);
+    EXPECT_EQ(plan.lanes, 1);
+    EXPECT_FALSE(unused.module);
+    EXPECT_EQ(scalar->getFunction("h.body.scalar"), nullptr);
+}
+
 TEST(LaneCost, EmitLlvmRunsTheScalarProgramWhereTheLanesDoNotPay) {
     auto by_cost = chosen(kHistogram, {array_of(DType::I32), array_of(DType::I32)}, false);
     EXPECT_EQ(by_cost.lanes, 1);
