@@ -294,31 +294,39 @@ CompiledCpuKernel jit_compile(std::unique_ptr<llvm::Module> m, std::unique_ptr<l
                               ScalarBodyModule* scalar) {
     Jit& j = jit();
     std::string object, ir, scalar_object, scalar_ir;
-    std::unique_ptr<llvm::LLVMContext> scalar_ctx;
-    if (scalar && scalar->module) {
-        // The scalar program on a thread of its own, beside the lanes body.
-        std::exception_ptr failed;
-        std::thread beside([&] {
+    // A module goes before its context, whichever way this returns.
+    auto release = [&] {
+        m.reset();
+        ctx.reset();
+    };
+    try {
+        if (scalar && scalar->module) {
+            // The scalar program on a thread of its own, beside the lanes body.
+            std::exception_ptr failed;
+            std::thread beside([&] {
+                try {
+                    scalar_object = compile_module(j, *scalar->module, keep_ir ? &scalar_ir : nullptr);
+                } catch (...) {
+                    failed = std::current_exception();
+                }
+                scalar->module.reset();
+            });
             try {
-                scalar_object = compile_module(j, *scalar->module, keep_ir ? &scalar_ir : nullptr);
+                object = compile_module(j, *m, keep_ir ? &ir : nullptr);
             } catch (...) {
-                failed = std::current_exception();
+                beside.join();
+                throw;
             }
-            scalar->module.reset();
-        });
-        try {
-            object = compile_module(j, *m, keep_ir ? &ir : nullptr);
-        } catch (...) {
             beside.join();
-            throw;
+            if (failed) std::rethrow_exception(failed);
+        } else {
+            object = compile_module(j, *m, keep_ir ? &ir : nullptr);
         }
-        beside.join();
-        if (failed) std::rethrow_exception(failed);
-    } else {
-        object = compile_module(j, *m, keep_ir ? &ir : nullptr);
+    } catch (...) {
+        release();
+        throw;
     }
-    m.reset();
-    ctx.reset();
+    release();
     std::string error;
     auto out = load_object(std::move(object), std::move(scalar_object), names, host, &error);
     if (!out) syntax::internal_error(kPass, "cannot link a freshly compiled kernel: " + error);
