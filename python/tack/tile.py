@@ -25,7 +25,9 @@ dtype, device), and on the CPU their code in the disk cache for other
 processes (docs/caching.md); the shapes are run-time values, so a second call with any
 shape does not recompile. matmul's tile sizes are autotuned per shape class
 on the CPU (python/tack/_tile_tuning.py; TACK_TILE_AUTOTUNE=0 keeps the
-fixed 16x16x16), which compiles one kernel per winner. Devices: every
+fixed 16x16x16), which compiles one kernel per winner; softmax, layer_norm
+and rms_norm over narrow rows time their two forms at the first large call
+(_row_form). Devices: every
 backend that compiles kernel IR (the CPU, and OpenCL, CUDA and HIP through
 the C-family generator): the arrays are used in place on their device. A
 backend without tile kernels raises NotImplementedError naming the device
@@ -39,6 +41,7 @@ import functools as _functools
 import itertools
 import math as _math
 import operator as _operator
+import time as _time
 
 import numpy as np
 
@@ -111,6 +114,47 @@ _NARROW_ROW = 16  # rows of at most this many columns take a block of their own 
 _SOFTMAX_LANES = 16  # softmax's widest row in the lanes; layer_norm's: _ROW_WIDTH - 1
 _RMS_NORM_LANES = 15  # rms_norm's
 _ROW_WIDTH = 32  # the reference kernels' block
+
+
+# Which of the two forms is faster for narrow rows depends on the host:
+# on a 2-core AMD EPYC (AVX-512), 2^23 elements, ms in the lanes against one
+# row at a time, layer_norm over 16 columns 13.7 / 7.8 and rms_norm over 8
+# 9.7 / 8.1, where the Intel Xeon above ran them faster in the lanes (the
+# lanes read 16 rows 64 bytes apart as a gather, slow on that AMD). So on
+# the CPU the first call over rows narrower than _ROW_WIDTH of at least
+# _ROW_FORM_TIMED elements runs both forms (each compiled first; the bits
+# are the same either way) and times them, twice each, alternating; that
+# function and row width then run the faster form in this process. Smaller
+# calls, before any is timed, take the rule above. TACK_TILE_AUTOTUNE=0
+# keeps the rule.
+_ROW_FORM_TIMED = 1 << 18
+_row_forms = {}  # (function, row width) -> whether the lanes measured faster
+_clock = _time.perf_counter  # what _row_form times with (tests script it)
+
+
+def _row_form(fn, x, axis, device, lanes, run):
+    """Runs a row kernel over `axis` of x: run(in_lanes) launches it in one
+    form. `lanes` is _row_block's rule; rows side by side in memory run in
+    the lanes (_rows_side_by_side); other rows narrower than _ROW_WIDTH on
+    the CPU take the form measured faster on this host (_ROW_FORM_TIMED)."""
+    if _rows_side_by_side(x, axis, device):
+        return run(True)
+    n, size = x.shape[axis], x.size
+    if device != "cpu" or n >= _ROW_WIDTH or not _tile_tuning.enabled():
+        return run(lanes)
+    measured = _row_forms.get((fn, n))
+    if measured is not None:
+        return run(measured)
+    if size < _ROW_FORM_TIMED:
+        return run(lanes)
+    run(lanes)  # each form compiled (or read from the disk cache) before timing
+    run(not lanes)
+    best = {}
+    for form in (lanes, not lanes, lanes, not lanes):
+        start = _clock()
+        run(form)
+        best[form] = min(best.get(form, _math.inf), _clock() - start)
+    _row_forms[(fn, n)] = best[True] < best[False]
 
 
 def _power_of_two_at_least(n, start=1):
@@ -1161,9 +1205,9 @@ def softmax(x, axis=-1, out=None):
     axis = _axis(axis, x.ndim, fn)
     out = _output(out, x.shape, device, fn)
     width, lanes = _row_block(x.shape[axis], device, _SOFTMAX_LANES)
-    lanes = lanes or _rows_side_by_side(x, axis, device)
-    kernel = _kernel(fn, device, ("softmax", width), lambda: _core.tile_softmax(width), lanes=lanes)
-    _along(fn, kernel, x, [], [out], axis)
+    _row_form(fn, x, axis, device, lanes, lambda in_lanes: _along(
+        fn, _kernel(fn, device, ("softmax", width), lambda: _core.tile_softmax(width), lanes=in_lanes),
+        x, [], [out], axis))
     return out
 
 
@@ -1193,9 +1237,9 @@ def layer_norm(x, weight=None, bias=None, eps=1e-5, axis=-1, out=None):
     out = _output(out, x.shape, device, fn)
     eps = float(np.float32(eps))
     width, lanes = _row_block(n, device)
-    lanes = lanes or _rows_side_by_side(x, axis, device)
-    kernel = _kernel(fn, device, ("layer_norm", eps, width), lambda: _core.tile_layer_norm(eps, width), lanes=lanes)
-    _along(fn, kernel, x, [g, b], [out], axis)
+    _row_form(fn, x, axis, device, lanes, lambda in_lanes: _along(
+        fn, _kernel(fn, device, ("layer_norm", eps, width), lambda: _core.tile_layer_norm(eps, width), lanes=in_lanes),
+        x, [g, b], [out], axis))
     return out
 
 
@@ -1213,9 +1257,9 @@ def rms_norm(x, weight=None, eps=1e-5, axis=-1, out=None):
     out = _output(out, x.shape, device, fn)
     eps = float(np.float32(eps))
     width, lanes = _row_block(n, device, _RMS_NORM_LANES)
-    lanes = lanes or _rows_side_by_side(x, axis, device)
-    kernel = _kernel(fn, device, ("rms_norm", eps, width), lambda: _core.tile_rms_norm(eps, width), lanes=lanes)
-    _along(fn, kernel, x, [g], [out], axis)
+    _row_form(fn, x, axis, device, lanes, lambda in_lanes: _along(
+        fn, _kernel(fn, device, ("rms_norm", eps, width), lambda: _core.tile_rms_norm(eps, width), lanes=in_lanes),
+        x, [g], [out], axis))
     return out
 
 

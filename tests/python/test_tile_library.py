@@ -1079,6 +1079,75 @@ def test_narrow_rows_give_the_interpreters_bits(fn, cols):
     assert any(key[0][0] == fn and key[0][-1] == width and key[1] == lanes for key in T._compiled), (width, lanes)
 
 
+def _row_call(fn, x, r):
+    """tack.tile's `fn` over the rows of x (weights from r), as a function
+    of nothing."""
+    n = x.shape[-1]
+    g, b = (tack.array(r.standard_normal(n).astype(np.float32)) for _ in range(2))
+    tx, out = tack.array(x), tack.empty(x.shape)
+    call = {"softmax": lambda: T.softmax(tx, out=out), "layer_norm": lambda: T.layer_norm(tx, g, b, out=out),
+            "rms_norm": lambda: T.rms_norm(tx, g, out=out)}[fn]
+    return lambda: call().numpy().copy()
+
+
+@pytest.mark.parametrize("fn", ["softmax", "layer_norm", "rms_norm"])
+@pytest.mark.parametrize("lanes_cost", [1.0, 3.0])
+def test_narrow_rows_take_the_form_measured_faster(fn, lanes_cost, monkeypatch):
+    # The first call over narrow rows of at least _ROW_FORM_TIMED elements
+    # runs both forms (in the SIMD lanes, one row at a time) and times them
+    # (tile.py, _row_form); that function and row width then run the faster
+    # one. The clock is scripted: each launch costs `lanes_cost` in the
+    # lanes, 2 one row at a time. Both forms give the same bits.
+    r = rng(91)
+    x = (r.standard_normal((600, 8)) * 3).astype(np.float32)
+    monkeypatch.setattr(T, "_ROW_FORM_TIMED", 4096)
+    monkeypatch.setattr(T, "_row_forms", {})
+    now = [0.0]
+    monkeypatch.setattr(T, "_clock", lambda: now[0])
+    chosen = []
+    kernel = T._kernel
+
+    def costed(fn_, device, key, make, binding=None, lanes=None):
+        chosen.append(lanes)
+        now[0] += lanes_cost if lanes else 2.0
+        return kernel(fn_, device, key, make, binding, lanes)
+
+    monkeypatch.setattr(T, "_kernel", costed)
+    call = _row_call(fn, x, r)
+    first = call()
+    faster = lanes_cost < 2.0
+    # Each form once untimed (compiling), then twice each, alternating.
+    assert sorted(chosen) == [False] * 3 + [True] * 3, chosen
+    assert T._row_forms == {(fn, 8): faster}
+    chosen.clear()
+    second = call()
+    assert chosen == [faster]
+    assert np.array_equal(bits(first), bits(second))
+    # The other form, forced, gives the same bits.
+    T._row_forms[(fn, 8)] = not faster
+    assert np.array_equal(bits(call()), bits(first))
+    # Rows side by side run in the lanes whatever was measured.
+    chosen.clear()
+    T._row_forms[(fn, 8)] = False
+    getattr(T, fn)(*([tack.array(np.ascontiguousarray(x.T))] + ([tack.array(np.ones(8, np.float32))] if fn != "softmax" else [])), axis=0)
+    assert chosen == [True]
+
+
+@pytest.mark.parametrize("autotune", ["1", "0"])
+def test_narrow_rows_below_the_timed_size_or_untuned_take_the_rule(autotune, monkeypatch):
+    # Fewer elements than _ROW_FORM_TIMED, or TACK_TILE_AUTOTUNE=0: the
+    # rule's form (_row_block), nothing timed or kept.
+    monkeypatch.setenv("TACK_TILE_AUTOTUNE", autotune)
+    monkeypatch.setattr(T, "_row_forms", {})
+    if autotune == "0":
+        monkeypatch.setattr(T, "_ROW_FORM_TIMED", 16)
+    r = rng(92)
+    x = (r.standard_normal((300, 16)) * 3).astype(np.float32)
+    for fn in ("softmax", "layer_norm", "rms_norm"):
+        _row_call(fn, x, r)()
+    assert T._row_forms == {}
+
+
 @pytest.mark.parametrize("fn", ["softmax", "layer_norm", "rms_norm", "scan"])
 def test_rows_side_by_side_run_in_the_lanes(fn, monkeypatch):
     # Along axis 0 of a row-major array a row's elements are a row length
