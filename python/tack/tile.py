@@ -132,11 +132,14 @@ _row_forms = {}  # (function, row width) -> whether the lanes measured faster
 _clock = _time.perf_counter  # what _row_form times with (tests script it)
 
 
-def _row_form(fn, x, axis, device, lanes, run):
+def _row_form(fn, x, axis, device, lanes, run, inputs, out):
     """Runs a row kernel over `axis` of x: run(in_lanes) launches it in one
-    form. `lanes` is _row_block's rule; rows side by side in memory run in
-    the lanes (_rows_side_by_side); other rows narrower than _ROW_WIDTH on
-    the CPU take the form measured faster on this host (_ROW_FORM_TIMED)."""
+    form, reading `inputs` (x first) and writing `out`. `lanes` is
+    _row_block's rule; rows side by side in memory run in the lanes
+    (_rows_side_by_side); other rows narrower than _ROW_WIDTH on the CPU
+    take the form measured faster on this host (_ROW_FORM_TIMED). A call
+    whose out overlaps an input is not timed: each run would read what the
+    one before wrote."""
     if _rows_side_by_side(x, axis, device):
         return run(True)
     n, size = x.shape[axis], x.size
@@ -145,7 +148,7 @@ def _row_form(fn, x, axis, device, lanes, run):
     measured = _row_forms.get((fn, n))
     if measured is not None:
         return run(measured)
-    if size < _ROW_FORM_TIMED:
+    if size < _ROW_FORM_TIMED or _staged([out], inputs)[0] is not out:
         return run(lanes)
     run(lanes)  # each form compiled (or read from the disk cache) before timing
     run(not lanes)
@@ -1207,7 +1210,7 @@ def softmax(x, axis=-1, out=None):
     width, lanes = _row_block(x.shape[axis], device, _SOFTMAX_LANES)
     _row_form(fn, x, axis, device, lanes, lambda in_lanes: _along(
         fn, _kernel(fn, device, ("softmax", width), lambda: _core.tile_softmax(width), lanes=in_lanes),
-        x, [], [out], axis))
+        x, [], [out], axis), [x], out)
     return out
 
 
@@ -1239,7 +1242,7 @@ def layer_norm(x, weight=None, bias=None, eps=1e-5, axis=-1, out=None):
     width, lanes = _row_block(n, device)
     _row_form(fn, x, axis, device, lanes, lambda in_lanes: _along(
         fn, _kernel(fn, device, ("layer_norm", eps, width), lambda: _core.tile_layer_norm(eps, width), lanes=in_lanes),
-        x, [g, b], [out], axis))
+        x, [g, b], [out], axis), [x, g, b], out)
     return out
 
 
@@ -1259,7 +1262,7 @@ def rms_norm(x, weight=None, eps=1e-5, axis=-1, out=None):
     width, lanes = _row_block(n, device, _RMS_NORM_LANES)
     _row_form(fn, x, axis, device, lanes, lambda in_lanes: _along(
         fn, _kernel(fn, device, ("rms_norm", eps, width), lambda: _core.tile_rms_norm(eps, width), lanes=in_lanes),
-        x, [g], [out], axis))
+        x, [g], [out], axis), [x, g], out)
     return out
 
 

@@ -1133,6 +1133,26 @@ def test_narrow_rows_take_the_form_measured_faster(fn, lanes_cost, monkeypatch):
     assert chosen == [True]
 
 
+@pytest.mark.parametrize("fn", ["softmax", "layer_norm", "rms_norm"])
+def test_narrow_rows_in_place_are_not_timed(fn, monkeypatch):
+    # An out over its input would be computed again from its own result by
+    # each timed run: such a call takes the rule's form once, and gives the
+    # bits of the same call into a separate out.
+    monkeypatch.setattr(T, "_ROW_FORM_TIMED", 4096)
+    monkeypatch.setattr(T, "_row_forms", {})
+    r = rng(93)
+    x = (r.standard_normal((600, 8)) * 3).astype(np.float32)
+    weights = [tack.array(r.standard_normal(8).astype(np.float32)) for _ in range({"softmax": 0, "rms_norm": 1}.get(fn, 2))]
+    f = getattr(T, fn)
+    apart = f(tack.array(x), *weights).numpy()
+    assert (fn, 8) in T._row_forms  # a call of this size apart is timed...
+    monkeypatch.setattr(T, "_row_forms", {})
+    inplace = tack.array(x)
+    f(inplace, *weights, out=inplace)
+    assert T._row_forms == {}  # ...but not the one in place
+    assert np.array_equal(bits(inplace.numpy()), bits(apart))
+
+
 @pytest.mark.parametrize("autotune", ["1", "0"])
 def test_narrow_rows_below_the_timed_size_or_untuned_take_the_rule(autotune, monkeypatch):
     # Fewer elements than _ROW_FORM_TIMED, or TACK_TILE_AUTOTUNE=0: the

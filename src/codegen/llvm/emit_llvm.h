@@ -1,10 +1,12 @@
 // Emits LLVM IR for one typed kernel variant.
 //
 // Each variant becomes a module with three entry points (see abi.h): count,
-// body and, for kernels that return a value, result. Locals live in allocas
-// that mem2reg promotes. No instruction carries fast-math flags, integer
-// arithmetic carries no nsw/nuw (it wraps at its width), and array accesses
-// claim alignment 1.
+// body and, for kernels that return a value, result (with lanes, the scalar
+// program beside the body may be a module of its own: ScalarBodyModule).
+// Locals live in allocas that mem2reg promotes. No instruction carries
+// fast-math flags, the kernel's integer arithmetic carries no nsw/nuw (it
+// wraps at its width; the counter of a loop over a tile's elements, below
+// its constant count, does), and array accesses claim alignment 1.
 #pragma once
 
 #include <memory>
