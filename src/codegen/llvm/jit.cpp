@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <stdexcept>
+#include <system_error>
 #include <thread>
 
 #include "codegen/llvm/lower_gathers.h"
@@ -301,23 +302,31 @@ CompiledCpuKernel jit_compile(std::unique_ptr<llvm::Module> m, std::unique_ptr<l
     };
     try {
         if (scalar && scalar->module) {
-            // The scalar program on a thread of its own, beside the lanes body.
+            // The scalar program on a thread of its own, beside the lanes body
+            // (on this thread first, where no thread can be started).
             std::exception_ptr failed;
-            std::thread beside([&] {
+            auto compile_scalar = [&] {
                 try {
                     scalar_object = compile_module(j, *scalar->module, keep_ir ? &scalar_ir : nullptr);
                 } catch (...) {
                     failed = std::current_exception();
                 }
                 scalar->module.reset();
-            });
+            };
+            std::thread beside;
+            try {
+                beside = std::thread(compile_scalar);
+            } catch (const std::system_error&) {
+                // No thread to spare: compiled below, one after the other.
+            }
+            if (!beside.joinable()) compile_scalar();
             try {
                 object = compile_module(j, *m, keep_ir ? &ir : nullptr);
             } catch (...) {
-                beside.join();
+                if (beside.joinable()) beside.join();
                 throw;
             }
-            beside.join();
+            if (beside.joinable()) beside.join();
             if (failed) std::rethrow_exception(failed);
         } else {
             object = compile_module(j, *m, keep_ir ? &ir : nullptr);
