@@ -18,10 +18,10 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <future>
 #include <mutex>
 #include <stdexcept>
 #include <system_error>
-#include <thread>
 
 #include "codegen/llvm/lower_gathers.h"
 #include "codegen/llvm/widen_masks.h"
@@ -294,50 +294,32 @@ CompiledCpuKernel jit_compile(std::unique_ptr<llvm::Module> m, std::unique_ptr<l
                               const EntryNames& names, const HostSymbols& host, bool keep_ir,
                               ScalarBodyModule* scalar) {
     Jit& j = jit();
-    std::string object, ir, scalar_object, scalar_ir;
-    // A module goes before its context, whichever way this returns.
-    auto release = [&] {
-        m.reset();
-        ctx.reset();
-    };
-    try {
-        if (scalar && scalar->module) {
-            // The scalar program on a thread of its own, beside the lanes body
-            // (on this thread first, where no thread can be started).
-            std::exception_ptr failed;
-            auto compile_scalar = [&] {
-                try {
-                    scalar_object = compile_module(j, *scalar->module, keep_ir ? &scalar_ir : nullptr);
-                } catch (...) {
-                    failed = std::current_exception();
-                }
-                scalar->module.reset();
-            };
-            std::thread beside;
-            try {
-                beside = std::thread(compile_scalar);
-            } catch (const std::system_error&) {
-                // No thread to spare: compiled below, one after the other.
-            }
-            if (!beside.joinable()) compile_scalar();
-            try {
-                object = compile_module(j, *m, keep_ir ? &ir : nullptr);
-            } catch (...) {
-                if (beside.joinable()) beside.join();
-                throw;
-            }
-            if (beside.joinable()) beside.join();
-            if (failed) std::rethrow_exception(failed);
-        } else {
-            object = compile_module(j, *m, keep_ir ? &ir : nullptr);
+    // Declared so that the module goes before its context, and the scalar
+    // program's thread is waited for before either, on every way out.
+    std::unique_ptr<llvm::LLVMContext> context = std::move(ctx);
+    std::unique_ptr<llvm::Module> module = std::move(m);
+    std::string ir, scalar_ir;
+    std::future<std::string> scalar_object;
+    if (scalar && scalar->module) {
+        // The scalar program on a thread of its own, beside the lanes body
+        // (after it, on this thread, where no thread can be started).
+        auto compile_scalar = [&j, scalar, keep_ir, &scalar_ir] {
+            std::string object = compile_module(j, *scalar->module, keep_ir ? &scalar_ir : nullptr);
+            scalar->module.reset();
+            return object;
+        };
+        try {
+            scalar_object = std::async(std::launch::async, compile_scalar);
+        } catch (const std::system_error&) {
+            scalar_object = std::async(std::launch::deferred, compile_scalar);
         }
-    } catch (...) {
-        release();
-        throw;
     }
-    release();
+    std::string object = compile_module(j, *module, keep_ir ? &ir : nullptr);
+    std::string scalar_code = scalar_object.valid() ? scalar_object.get() : std::string();
+    module.reset();
+    context.reset();
     std::string error;
-    auto out = load_object(std::move(object), std::move(scalar_object), names, host, &error);
+    auto out = load_object(std::move(object), std::move(scalar_code), names, host, &error);
     if (!out) syntax::internal_error(kPass, "cannot link a freshly compiled kernel: " + error);
     out->optimized_ir = std::move(ir) + scalar_ir;
     return std::move(*out);
