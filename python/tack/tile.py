@@ -120,7 +120,8 @@ _ROW_WIDTH = 32  # the reference kernels' block
 # on a 2-core AMD EPYC (AVX-512), 2^23 elements, ms in the lanes against one
 # row at a time, layer_norm over 16 columns 13.7 / 7.8 and rms_norm over 8
 # 9.7 / 8.1, where the Intel Xeon above ran them faster in the lanes (the
-# lanes read 16 rows 64 bytes apart as a gather, slow on that AMD). So on
+# lanes gather each step's elements from 16 rows, probably the slow part on
+# that AMD). So on
 # the CPU the first call over rows narrower than _ROW_WIDTH of at least
 # _ROW_FORM_TIMED elements runs both forms (each compiled first; the bits
 # are the same either way) and times them, twice each, alternating; that
@@ -148,7 +149,7 @@ def _row_form(fn, x, axis, device, lanes, run, inputs, out):
     measured = _row_forms.get((fn, n))
     if measured is not None:
         return run(measured)
-    if size < _ROW_FORM_TIMED or _staged([out], inputs)[0] is not out:
+    if size < _ROW_FORM_TIMED or _clashes([out], inputs)[0]:
         return run(lanes)
     run(lanes)  # each form compiled (or read from the disk cache) before timing
     run(not lanes)
@@ -573,15 +574,20 @@ def _staged(outs, ins):
     as NumPy's copyto does: a view whose elements share memory gets them in
     copyto's order, not in the kernel's parallel writes' order, which is
     none)."""
+    return [empty(o.shape, o.dtype, device=o.device) if clash else o for o, clash in zip(outs, _clashes(outs, ins))]
+
+
+def _clashes(outs, ins):
+    """For each of `outs`, whether it overlaps an input, another out or
+    itself (_staged computes it into a fresh buffer)."""
     spans = [_byte_span(a) for a in ins + outs]
-    targets = []
+    clashes = []
     for i, o in enumerate(outs):
         mine = spans[len(ins) + i]
-        clash = mine is not None and (_may_overlap_itself(o) or any(
+        clashes.append(mine is not None and (_may_overlap_itself(o) or any(
             other is not None and mine[0] < other[1] and other[0] < mine[1]
-            for j, other in enumerate(spans) if j != len(ins) + i))
-        targets.append(empty(o.shape, o.dtype, device=o.device) if clash else o)
-    return targets
+            for j, other in enumerate(spans) if j != len(ins) + i)))
+    return clashes
 
 
 def _byte_span(a):
