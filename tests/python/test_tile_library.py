@@ -1081,13 +1081,15 @@ def test_narrow_rows_give_the_interpreters_bits(fn, cols):
 
 def _row_call(fn, x, r):
     """tack.tile's `fn` over the rows of x (weights from r), as a function
-    of nothing."""
+    of nothing, and the float64 result with its error bound."""
     n = x.shape[-1]
-    g, b = (tack.array(r.standard_normal(n).astype(np.float32)) for _ in range(2))
-    tx, out = tack.array(x), tack.empty(x.shape)
-    call = {"softmax": lambda: T.softmax(tx, out=out), "layer_norm": lambda: T.layer_norm(tx, g, b, out=out),
-            "rms_norm": lambda: T.rms_norm(tx, g, out=out)}[fn]
-    return lambda: call().numpy().copy()
+    g, b = (r.standard_normal(n).astype(np.float32) for _ in range(2))
+    tx, tg, tb, out = tack.array(x), tack.array(g), tack.array(b), tack.empty(x.shape)
+    call = {"softmax": lambda: T.softmax(tx, out=out), "layer_norm": lambda: T.layer_norm(tx, tg, tb, out=out),
+            "rms_norm": lambda: T.rms_norm(tx, tg, out=out)}[fn]
+    eps = np.float64(np.float32(1e-5))
+    exact = softmax_bound(x, -1) if fn == "softmax" else norm_bound(x, g, b, eps, rms=fn == "rms_norm")
+    return (lambda: call().numpy().copy()), exact
 
 
 @pytest.mark.parametrize("fn", ["softmax", "layer_norm", "rms_norm"])
@@ -1113,8 +1115,9 @@ def test_narrow_rows_take_the_form_measured_faster(fn, lanes_cost, monkeypatch):
         return kernel(fn_, device, key, make, binding, lanes)
 
     monkeypatch.setattr(T, "_kernel", costed)
-    call = _row_call(fn, x, r)
+    call, (exact, bound) = _row_call(fn, x, r)
     first = call()
+    assert np.all(np.abs(first - exact) <= bound)
     faster = lanes_cost < 2.0
     # Each form once untimed (compiling), then twice each, alternating.
     assert sorted(chosen) == [False] * 3 + [True] * 3, chosen
@@ -1142,9 +1145,13 @@ def test_narrow_rows_in_place_are_not_timed(fn, monkeypatch):
     monkeypatch.setattr(T, "_row_forms", {})
     r = rng(93)
     x = (r.standard_normal((600, 8)) * 3).astype(np.float32)
-    weights = [tack.array(r.standard_normal(8).astype(np.float32)) for _ in range({"softmax": 0, "rms_norm": 1}.get(fn, 2))]
+    g, b = (r.standard_normal(8).astype(np.float32) for _ in range(2))
+    weights = [tack.array(w) for w in [g, b][:{"softmax": 0, "rms_norm": 1}.get(fn, 2)]]
     f = getattr(T, fn)
     apart = f(tack.array(x), *weights).numpy()
+    eps = np.float64(np.float32(1e-5))
+    exact, bound = softmax_bound(x, -1) if fn == "softmax" else norm_bound(x, g, b, eps, rms=fn == "rms_norm")
+    assert np.all(np.abs(apart - exact) <= bound)
     assert (fn, 8) in T._row_forms  # a call of this size apart is timed...
     monkeypatch.setattr(T, "_row_forms", {})
     inplace = tack.array(x)
@@ -1164,7 +1171,8 @@ def test_narrow_rows_below_the_timed_size_or_untuned_take_the_rule(autotune, mon
     r = rng(92)
     x = (r.standard_normal((300, 16)) * 3).astype(np.float32)
     for fn in ("softmax", "layer_norm", "rms_norm"):
-        _row_call(fn, x, r)()
+        call, (exact, bound) = _row_call(fn, x, r)
+        assert np.all(np.abs(call() - exact) <= bound)
     assert T._row_forms == {}
 
 
