@@ -566,6 +566,8 @@ void bind_array(nb::module_& m) {
             for (auto e : a.strides()) l.append(e * size_of(a.dtype()));
             return nb::tuple(l);
         }, "Byte strides, as NumPy reports them.")
+        .def_prop_ro("_element_strides", [](const Array& a) { return a.strides(); },
+                     "Strides in elements, a list (tack.tile's views).")
         .def_prop_ro("is_contiguous", &Array::contiguous)
         .def_prop_ro("readonly", &Array::readonly)
         .def_prop_ro("device", [](const Array& a) { return a.storage()->device_name(); },
@@ -584,15 +586,9 @@ void bind_array(nb::module_& m) {
             "after the queued launches that write it).")
         .def_prop_ro(
             "_address",
-            [](const Array& a) -> uint64_t {
-                // ptr's address, with nothing moved and the array's device
-                // copy left as it is (ptr makes it current and, on CUDA and
-                // HIP, shared): on OpenCL the host copy's address, where no
-                // other storage's bytes lie.
-                if (backends::Backend* backend = addressable_backend(a))
-                    return backend->device_address(*a.storage()) + static_cast<uint64_t>(a.byte_offset());
-                return reinterpret_cast<uintptr_t>(a.address());
-            },
+            // ptr's address, with nothing moved and the array's device copy
+            // left as it is (ptr makes it current and, on CUDA and HIP, shared).
+            &element_address,
             "Where the first element lies, for tests of overlap between arrays of one device: ptr's address "
             "without its effects.")
         .def("__len__", [](const Array& a) {

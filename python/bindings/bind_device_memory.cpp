@@ -57,6 +57,12 @@ backends::Backend* addressable_backend(const Array& a) {
     return b && b->shared_memory().dlpack_device ? b : nullptr;
 }
 
+uint64_t element_address(const Array& a) {
+    if (backends::Backend* backend = addressable_backend(a))
+        return backend->device_address(*a.storage()) + static_cast<uint64_t>(a.byte_offset());
+    return reinterpret_cast<uintptr_t>(a.address());
+}
+
 nb::dict cuda_array_interface(const Array& array) {
     backends::Backend* backend = addressable_backend(array);
     if (!backend)

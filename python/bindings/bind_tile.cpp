@@ -47,34 +47,104 @@ tile::Scalar tile_scalar(DType t) {
 Array view_of(const TileArg& arg, size_t position) {
     const auto& [array, shape, strides, offset, writes] = arg;
     const Array& a = *array;
-    std::string who = "tile launch argument " + std::to_string(position) + " (" + a.describe() + ")";
-    if (!a.element().shape.empty()) throw nb::type_error((who + ": tile kernels take arrays of numbers").c_str());
+    auto who = [&] { return "tile launch argument " + std::to_string(position) + " (" + a.describe() + ")"; };
+    if (!a.element().shape.empty()) throw nb::type_error((who() + ": tile kernels take arrays of numbers").c_str());
     tile_scalar(a.dtype());
-    if (writes && a.readonly()) throw nb::value_error((who + " is read-only").c_str());
+    if (writes && a.readonly()) throw nb::value_error((who() + " is read-only").c_str());
     if (shape.size() != strides.size() || shape.empty() || shape.size() > size_t(tile::kMaxRank))
-        throw nb::value_error((who + ": a view needs 1 to 4 extents, one stride each").c_str());
+        throw nb::value_error((who() + ": a view needs 1 to 4 extents, one stride each").c_str());
     const int64_t size = int64_t(size_of(a.dtype()));
     int64_t lo = offset, hi = offset;
     bool empty = false;
     for (size_t d = 0; d < shape.size(); ++d) {
-        if (shape[d] < 0) throw nb::value_error((who + ": negative extent").c_str());
+        if (shape[d] < 0) throw nb::value_error((who() + ": negative extent").c_str());
         empty = empty || shape[d] == 0;
         int64_t reach = (shape[d] - 1) * strides[d];
         (reach < 0 ? lo : hi) += reach;
     }
     const int64_t first = a.byte_offset();
     if (!empty && (first + lo * size < 0 || first + (hi + 1) * size > int64_t(a.storage()->bytes)))
-        throw nb::index_error((who + ": the view reaches outside the array's storage").c_str());
+        throw nb::index_error((who() + ": the view reaches outside the array's storage").c_str());
     return Array(a.storage(), first + offset * size, a.dtype(), shape, strides);
 }
 
-void launch(const tile::CompiledKernel& kernel, const std::vector<TileArg>& args) {
-    std::vector<Array> views;
-    for (size_t i = 0; i < args.size(); ++i) views.push_back(view_of(args[i], i));
+// One launch argument as Python gives it: a whole array (the kernel
+// parameter sees it as it is), or a TileArg's tuple.
+Array argument(nb::handle item, size_t position) {
+    if (nb::isinstance<Array>(item)) return nb::cast<const Array&>(item);
+    TileArg arg;
+    if (!nb::try_cast(item, arg) || !std::get<0>(arg))
+        throw nb::type_error(("tile launch argument " + std::to_string(position) +
+                              " must be a tack.Array or (array, shape, element strides, element offset, writes)")
+                                 .c_str());
+    return view_of(arg, position);
+}
+
+void launch(const tile::CompiledKernel& kernel, const std::vector<nb::handle>& args) {
     auto* compiled = dynamic_cast<const backends::TileKernel*>(&kernel);
     if (!compiled) throw nb::type_error("tile launch: the kernel was not compiled by a Tack backend");
+    std::vector<Array> views;
+    views.reserve(args.size());
+    for (size_t i = 0; i < args.size(); ++i) views.push_back(argument(args[i], i));
+    // A whole array the kernel stores to (a tuple says so itself).
+    for (int w : compiled->written())
+        if (size_t(w) < views.size() && views[size_t(w)].readonly())
+            throw nb::value_error(("tile launch argument " + std::to_string(w) + " (" + views[size_t(w)].describe() +
+                                   ") is read-only")
+                                      .c_str());
     nb::gil_scoped_release running;
     compiled->launch(views);
+}
+
+// [first, last) of the bytes an array's elements can touch, where
+// element_address puts its first element; first == last where it has none.
+std::pair<uint64_t, uint64_t> byte_span(const Array& a) {
+    const int64_t size = int64_t(size_of(a.dtype()));
+    int64_t lo = 0, hi = size;
+    for (int d = 0; d < a.ndim(); ++d) {
+        if (a.shape()[d] == 0) return {0, 0};
+        const int64_t reach = (a.shape()[d] - 1) * a.strides()[d] * size;
+        (reach < 0 ? lo : hi) += reach;
+    }
+    const uint64_t first = element_address(a);
+    return {first + uint64_t(lo), first + uint64_t(hi)};
+}
+
+// Whether two elements of a view of `shape` and element `strides` may
+// share memory (as NumPy's as_strided views can): false where its axes,
+// taken by growing |stride|, each step past every element the smaller ones
+// reach. A view this test cannot clear counts as overlapping.
+bool may_overlap_itself(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides) {
+    std::vector<std::pair<int64_t, int64_t>> axes;  // (|stride|, extent) of the axes of more than one element
+    for (size_t d = 0; d < shape.size() && d < strides.size(); ++d) {
+        if (shape[d] == 0) return false;
+        if (shape[d] > 1) axes.emplace_back(std::abs(strides[d]), shape[d]);
+    }
+    std::sort(axes.begin(), axes.end());
+    int64_t reach = 0;  // the largest offset the smaller axes reach
+    for (const auto& [stride, n] : axes) {
+        if (stride <= reach) return true;
+        reach += (n - 1) * stride;
+    }
+    return false;
+}
+
+// For each of `outs`, whether it overlaps an input, another out or itself
+// (tack.tile then computes it into a fresh array and copies).
+std::vector<bool> clashes(const std::vector<const Array*>& outs, const std::vector<const Array*>& ins) {
+    std::vector<std::pair<uint64_t, uint64_t>> spans;
+    for (const Array* a : ins) spans.push_back(byte_span(*a));
+    for (const Array* a : outs) spans.push_back(byte_span(*a));
+    std::vector<bool> out;
+    for (size_t i = 0; i < outs.size(); ++i) {
+        const size_t me = ins.size() + i;
+        const auto [first, last] = spans[me];
+        bool clash = first != last && may_overlap_itself(outs[i]->shape(), outs[i]->strides());
+        for (size_t j = 0; j < spans.size() && first != last && !clash; ++j)
+            clash = j != me && spans[j].first != spans[j].second && first < spans[j].second && spans[j].first < last;
+        out.push_back(clash);
+    }
+    return out;
 }
 
 // The interpreter, the correctness oracle an autotuned candidate is checked
@@ -136,7 +206,8 @@ void bind_tile(nb::module_& m) {
         .def_prop_ro("name", &tile::CompiledKernel::name)
         .def_prop_ro("device", &tile::CompiledKernel::device)
         .def("launch", &launch, nb::arg("args"),
-             "Runs once over (array, shape, element strides, element offset, writes) views of arrays' storage.");
+             "Runs once over its arguments, one per parameter: a tack.Array, seen whole, or an (array, shape, "
+             "element strides, element offset, writes) view of an array's storage.");
 
     m.def(
         "tile_compile",
@@ -190,6 +261,10 @@ void bind_tile(nb::module_& m) {
         "backends' workgroups wherever they can take it; the first comment lines say how it runs and how its "
         "parallel nest binds to the launch.");
 
+    m.def("_tile_may_overlap_itself", &may_overlap_itself, nb::arg("shape"), nb::arg("strides"),
+          "Whether two elements of a view of these extents and element strides may share memory.");
+    m.def("_tile_clashes", &clashes, nb::arg("outs"), nb::arg("ins"),
+          "For each of outs, whether it overlaps one of ins, another of outs or itself (the whole arrays).");
     m.def("tile_interpret", &interpret, nb::arg("kernel"), nb::arg("args"), nb::arg("scalar_trees") = false,
           "Runs a tile kernel in the TileIR interpreter over the views launch takes: the correctness oracle. "
           "scalar_trees: unordered reductions of scalars merge as the ordered tree, the grouping of kernels "

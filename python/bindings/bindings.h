@@ -68,6 +68,11 @@ nb::object exported(nb::handle self, const runtime::Array& a, void* data, int de
 // The backend of an array whose device memory has addresses (cuda, hip);
 // null for the others.
 backends::Backend* addressable_backend(const runtime::Array& a);
+// Where the array's first element lies, with nothing moved and its device
+// copy left as it is: the device address on cuda and hip, else host memory
+// (on opencl the host copy's, where no other storage's bytes lie). Arrays
+// of one device overlap where the bytes from these addresses do.
+uint64_t element_address(const runtime::Array& a);
 // Array.__cuda_array_interface__; AttributeError for arrays without device
 // addresses, so that consumers probing with hasattr() look elsewhere.
 nb::dict cuda_array_interface(const runtime::Array& a);

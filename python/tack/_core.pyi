@@ -111,6 +111,10 @@ class Array:
         """Byte strides, as NumPy reports them."""
 
     @property
+    def _element_strides(self) -> list[int]:
+        """Strides in elements, a list (tack.tile's views)."""
+
+    @property
     def is_contiguous(self) -> bool: ...
 
     @property
@@ -318,9 +322,9 @@ class CompiledTileKernel:
     @property
     def device(self) -> str: ...
 
-    def launch(self, args: Sequence[tuple[Array, Sequence[int], Sequence[int], int, bool]]) -> None:
+    def launch(self, args: Sequence[object]) -> None:
         """
-        Runs once over (array, shape, element strides, element offset, writes) views of arrays' storage.
+        Runs once over its arguments, one per parameter: a tack.Array, seen whole, or an (array, shape, element strides, element offset, writes) view of an array's storage.
         """
 
 def tile_compile(kernel: TileKernel, device: str, simd_lanes: bool = True, overlap_stages: bool = False, mma_block: tuple[int, int] = (0, 0), workgroups: str = 'fill', nest_split: Sequence[int] = [], nest_order: Sequence[int] = [], nest_fuse: Sequence[int] = []) -> CompiledTileKernel:
@@ -331,6 +335,16 @@ def tile_compile(kernel: TileKernel, device: str, simd_lanes: bool = True, overl
 def tile_lowered_ir(kernel: TileKernel, workgroups: bool = False, overlap_stages: bool = False, nest_split: Sequence[int] = [], nest_order: Sequence[int] = [], nest_fuse: Sequence[int] = []) -> str:
     """
     The kernel IR a tile kernel lowers to, as text: for the CPU, or with workgroups=True for the GPU backends' workgroups wherever they can take it; the first comment lines say how it runs and how its parallel nest binds to the launch.
+    """
+
+def _tile_may_overlap_itself(shape: Sequence[int], strides: Sequence[int]) -> bool:
+    """
+    Whether two elements of a view of these extents and element strides may share memory.
+    """
+
+def _tile_clashes(outs: Sequence[Array], ins: Sequence[Array]) -> list[bool]:
+    """
+    For each of outs, whether it overlaps one of ins, another of outs or itself (the whole arrays).
     """
 
 def tile_interpret(kernel: TileKernel, args: Sequence[tuple[Array, Sequence[int], Sequence[int], int, bool]], scalar_trees: bool = False) -> None:

@@ -384,9 +384,16 @@ def _product_kernel(fn, m, k, n, device, batched=False):
 def _fold_kernel(device, rank):
     """The einsum kernel of a matrix product (rank 2) or a batch of them
     (rank 3): matmul's fold, one output per parallel iteration."""
-    spec = "ij,jk->ik" if rank == 2 else "bij,bjk->bik"
-    ranks = [rank] * 3
-    return _kernel("einsum", device, ("einsum", spec, tuple(ranks)), lambda: _core.tile_einsum(spec, ranks))
+    kernel = _fold_kernels.get((device, rank))
+    if kernel is None:
+        spec = "ij,jk->ik" if rank == 2 else "bij,bjk->bik"
+        ranks = [rank] * 3
+        kernel = _kernel("einsum", device, ("einsum", spec, tuple(ranks)), lambda: _core.tile_einsum(spec, ranks))
+        _fold_kernels[(device, rank)] = kernel
+    return kernel
+
+
+_fold_kernels = {}  # (device, rank) -> what _fold_kernel returns
 
 
 def _batch_split(extents, strides):
@@ -428,16 +435,16 @@ def _cache_size():
 
 
 class _View:
-    __slots__ = ("array", "shape", "strides", "offset")
+    """A view of an array's storage; `whole` where it is the array itself
+    (of()), which a launch then takes as it is."""
+    __slots__ = ("array", "shape", "strides", "offset", "whole")
 
-    def __init__(self, array, shape, strides, offset):
-        self.array, self.shape, self.strides, self.offset = array, list(shape), list(strides), offset
+    def __init__(self, array, shape, strides, offset, whole=False):
+        self.array, self.shape, self.strides, self.offset, self.whole = array, list(shape), list(strides), offset, whole
 
     @staticmethod
     def of(a):
-        # A Tack array's strides are whole elements (Array.strides gives them in bytes).
-        size = a.dtype.itemsize
-        return _View(a, a.shape, [s // size for s in a.strides], 0)
+        return _View(a, a.shape, a._element_strides, 0, True)
 
     def moved(self, axis, to):
         order = list(range(len(self.shape)))
@@ -466,14 +473,7 @@ class _View:
         as_strided views do): False where its axes, taken by growing |stride|,
         each step past every element the smaller ones reach. A view this
         test cannot clear is treated as overlapping."""
-        if 0 in self.shape:
-            return False
-        reach = 0  # the largest offset, in elements, the smaller axes reach
-        for stride, n in sorted((abs(s), n) for n, s in zip(self.shape, self.strides) if n > 1):
-            if stride <= reach:
-                return True
-            reach += (n - 1) * stride
-        return False
+        return _core._tile_may_overlap_itself(self.shape, self.strides)
 
     def byte_span(self):
         """[lo, hi) addresses its elements can touch (the array's device's: Array._address); None when empty."""
@@ -486,9 +486,23 @@ def _overlap(a, b):
     return sa is not None and sb is not None and sa[0] < sb[1] and sb[0] < sa[1]
 
 
+def _span(first, shape, byte_strides, size):
+    """[lo, hi) addresses of the elements of `size` bytes at `first` plus
+    the strides' multiples; None when there are none."""
+    lo = hi = first
+    for n, s in zip(shape, byte_strides):
+        if n == 0:
+            return None
+        if s < 0:
+            lo += (n - 1) * s
+        else:
+            hi += (n - 1) * s
+    return lo, hi + size
+
+
 def _array(x, fn, what, dtype=f32):
     a = x if isinstance(x, Array) else asarray(x)
-    if a.dtype != dtype:
+    if a.dtype is not dtype and a.dtype != dtype:
         raise TypeError(f"tack.tile.{fn}: {what} is {a!r}; the reference kernel takes {dtype.name} (convert explicitly)")
     return a
 
@@ -515,10 +529,11 @@ def _indices(x, fn, device):
 
 
 def _device(fn, *arrays):
-    devices = {a.device for a in arrays}
-    if len(devices) > 1:
-        raise ValueError(f"tack.tile.{fn}: the arrays are on different devices {sorted(devices)}")
-    return devices.pop()
+    device = arrays[0].device
+    for a in arrays[1:]:
+        if a.device != device:
+            raise ValueError(f"tack.tile.{fn}: the arrays are on different devices {sorted({a.device for a in arrays})}")
+    return device
 
 
 def _integer(value, fn, what):
@@ -565,7 +580,13 @@ def _output(out, shape, device, fn, what="out", dtype=f32):
 
 
 def _run(fn, kernel, inputs, outputs):
-    kernel.launch([v.arg() for v in inputs] + [v.arg(writes=True) for v in outputs])
+    if type(kernel) is _core.CompiledTileKernel:
+        # A whole view as its array, which the launch takes as it is (and
+        # refuses where it is read-only and the kernel stores to it).
+        kernel.launch([v.array if v.whole else v.arg() for v in inputs] +
+                      [v.array if v.whole else v.arg(writes=True) for v in outputs])
+    else:
+        kernel.launch([v.arg() for v in inputs] + [v.arg(writes=True) for v in outputs])
 
 
 def _staged(outs, ins):
@@ -580,49 +601,7 @@ def _staged(outs, ins):
 def _clashes(outs, ins):
     """For each of `outs`, whether it overlaps an input, another out or
     itself (_staged computes it into a fresh buffer)."""
-    spans = [_byte_span(a) for a in ins + outs]
-    clashes = []
-    for i, o in enumerate(outs):
-        mine = spans[len(ins) + i]
-        clashes.append(mine is not None and (_may_overlap_itself(o) or any(
-            other is not None and mine[0] < other[1] and other[0] < mine[1]
-            for j, other in enumerate(spans) if j != len(ins) + i)))
-    return clashes
-
-
-def _byte_span(a):
-    """_View.byte_span of a whole array."""
-    if a.is_contiguous:  # row-major: its elements one after another
-        first, n = a._address, a.size * a.dtype.itemsize
-        return (first, first + n) if n else None
-    return _span(a._address, a.shape, a.strides, a.dtype.itemsize)
-
-
-def _span(first, shape, byte_strides, size):
-    """[lo, hi) addresses of the elements of `size` bytes at `first` plus
-    the strides' multiples; None when there are none."""
-    lo = hi = first
-    for n, s in zip(shape, byte_strides):
-        if n == 0:
-            return None
-        if s < 0:
-            lo += (n - 1) * s
-        else:
-            hi += (n - 1) * s
-    return lo, hi + size
-
-
-def _may_overlap_itself(a):
-    """_View.may_overlap_itself of the whole array; a row-major one at once."""
-    if a.is_contiguous:
-        return False
-    step = a.dtype.itemsize
-    for n, s in zip(reversed(a.shape), reversed(a.strides)):
-        if n != 1:
-            if s != step:
-                return _View.of(a).may_overlap_itself()
-            step *= n
-    return False
+    return _core._tile_clashes(outs, ins)
 
 
 def _unstage(outs, targets):
@@ -702,7 +681,7 @@ def matmul(a, b, out=None):
     if k != k2:
         raise ValueError(f"tack.tile.matmul: shapes {a.shape} and {b.shape} do not align ({k} != {k2})")
     try:
-        batch = () if a.ndim <= 2 and b.ndim <= 2 else np.broadcast_shapes(tuple(va.shape[:-2]), tuple(vb.shape[:-2]))
+        batch = () if a.ndim <= 2 and b.ndim <= 2 else _broadcast_shapes(va.shape[:-2], vb.shape[:-2])
     except ValueError:
         raise ValueError(f"tack.tile.matmul: the batch axes of {a.shape} and {b.shape} do not broadcast") from None
     shape = list(batch) + ([m] if a.ndim >= 2 else []) + ([n] if b.ndim >= 2 else [])
@@ -736,6 +715,16 @@ def matmul(a, b, out=None):
     return out
 
 
+def _broadcast_shapes(x, y):
+    """np.broadcast_shapes of two shapes (the same tuple, the same
+    ValueError where they do not broadcast), at a tenth of its cost."""
+    lead = len(x) - len(y)
+    x, y = (1,) * -lead + tuple(x), (1,) * lead + tuple(y)
+    if any(m != n and m != 1 and n != 1 for m, n in zip(x, y)):
+        raise ValueError(f"shapes {x} and {y} do not broadcast")
+    return tuple(n if m == 1 else m for m, n in zip(x, y))
+
+
 def _batch_strides(v, count):
     """v's strides along the last `count` batch axes of a broadcast (v's
     batch axes aligned to its end, before its last two): 0 where v lacks
@@ -749,7 +738,9 @@ def _matrix_at(v, index):
     """The 2-D view of v's last two axes at the batch `index`, v's batch
     axes aligned to its end and broadcast where their extent is 1."""
     lead = len(v.shape) - 2
-    at = index[len(index) - lead:] if lead else ()
+    if not lead:
+        return v
+    at = index[len(index) - lead:]
     offset = v.offset + sum(i * s for i, s, extent in zip(at, v.strides, v.shape) if extent != 1)
     return _View(v.array, v.shape[-2:], v.strides[-2:], offset)
 
@@ -1229,6 +1220,26 @@ def _norm_vector(v, n, fn, what, device):
     return v
 
 
+def _constant_vector(n, value, device):
+    """An f32 vector of n `value`s on `device` (a norm's weight or bias left
+    out), kept for the next call up to _CONSTANT_VECTOR_KEPT elements: the
+    kernels only read it, and nothing else sees it. (Making two of them
+    took half of a small layer_norm's call.)"""
+    v = _constant_vectors.get((n, value, device))
+    if v is None:
+        v = full((n,), value, f32, device=device)
+        if n <= _CONSTANT_VECTOR_KEPT:
+            if len(_constant_vectors) >= _CONSTANT_VECTORS:
+                _constant_vectors.clear()
+            _constant_vectors[(n, value, device)] = v
+    return v
+
+
+_constant_vectors = {}  # (n, value, device) -> what _constant_vector returns
+_CONSTANT_VECTORS = 64  # forgotten all at once when it holds this many
+_CONSTANT_VECTOR_KEPT = 1 << 16
+
+
 def layer_norm(x, weight=None, bias=None, eps=1e-5, axis=-1, out=None):
     """(x - mean) / sqrt(var + eps) * weight + bias along one `axis` of an
     f32 array (the biased variance, in two passes; eps rounded to f32).
@@ -1241,8 +1252,8 @@ def layer_norm(x, weight=None, bias=None, eps=1e-5, axis=-1, out=None):
         raise ValueError("tack.tile.layer_norm: takes an array of at least one dimension")
     axis = _axis(axis, x.ndim, fn)
     n = x.shape[axis]
-    g = _norm_vector(full((n,), 1.0, f32, device=device) if weight is None else weight, n, fn, "weight", device)
-    b = _norm_vector(full((n,), 0.0, f32, device=device) if bias is None else bias, n, fn, "bias", device)
+    g = _constant_vector(n, 1.0, device) if weight is None else _norm_vector(weight, n, fn, "weight", device)
+    b = _constant_vector(n, 0.0, device) if bias is None else _norm_vector(bias, n, fn, "bias", device)
     out = _output(out, x.shape, device, fn)
     eps = float(np.float32(eps))
     width, lanes = _row_block(n, device)
@@ -1262,7 +1273,7 @@ def rms_norm(x, weight=None, eps=1e-5, axis=-1, out=None):
         raise ValueError("tack.tile.rms_norm: takes an array of at least one dimension")
     axis = _axis(axis, x.ndim, fn)
     n = x.shape[axis]
-    g = _norm_vector(full((n,), 1.0, f32, device=device) if weight is None else weight, n, fn, "weight", device)
+    g = _constant_vector(n, 1.0, device) if weight is None else _norm_vector(weight, n, fn, "weight", device)
     out = _output(out, x.shape, device, fn)
     eps = float(np.float32(eps))
     width, lanes = _row_block(n, device, _RMS_NORM_LANES)

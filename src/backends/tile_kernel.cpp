@@ -69,11 +69,10 @@ const Executable& TileKernel::code_for(uint32_t unit) const {
     return *code;
 }
 
-void TileKernel::check_argument(size_t i, int rank, DType dtype, const std::string& what) const {
-    if (rank != ranks_[i] || dtype != dtypes_[i])
-        throw tile::Error("launch @" + name_ + ": argument #" + std::to_string(i) + " is " + what +
-                          ", but its parameter is a rank-" + std::to_string(ranks_[i]) + " " +
-                          std::string(name_of(dtypes_[i])) + " tensor.");
+void TileKernel::argument_mismatch(size_t i, const std::string& what) const {
+    throw tile::Error("launch @" + name_ + ": argument #" + std::to_string(i) + " is " + what +
+                      ", but its parameter is a rank-" + std::to_string(ranks_[i]) + " " +
+                      std::string(name_of(dtypes_[i])) + " tensor.");
 }
 
 void TileKernel::launch(const std::vector<tile::HostTensor>& args) const {
@@ -84,9 +83,9 @@ void TileKernel::launch(const std::vector<tile::HostTensor>& args) const {
     for (size_t i = 0; i < args.size(); ++i) {
         const tile::HostTensor& t = args[i];
         DType dtype = tile::lower::memory_dtype(t.elem);
-        check_argument(i, t.shape.rank(), dtype,
-                       "a rank-" + std::to_string(t.shape.rank()) + " " + std::string(tile::scalar_name(t.elem)) +
-                           " tensor");
+        if (t.shape.rank() != ranks_[i] || dtype != dtypes_[i])
+            argument_mismatch(i, "a rank-" + std::to_string(t.shape.rank()) + " " +
+                                     std::string(tile::scalar_name(t.elem)) + " tensor");
         std::vector<int64_t> shape, strides;
         for (int d = 0; d < t.shape.rank(); ++d) {
             if (t.shape[d] < 0)
@@ -112,16 +111,18 @@ void TileKernel::launch(const std::vector<runtime::Array>& views) const {
     std::vector<LaunchArg> args(views.size());
     uint32_t unit = 0;
     for (size_t i = 0; i < views.size(); ++i) {
-        check_argument(i, views[i].element().shape.empty() ? views[i].ndim() : -1, views[i].dtype(),
-                       views[i].describe());
-        if (views[i].storage()->device_name() != device_)
+        const runtime::Array& v = views[i];
+        // (The argument's description only where it is wrong: a launch of a
+        // small kernel costs a few microseconds, which strings would double.)
+        if ((v.element().shape.empty() ? v.ndim() : -1) != ranks_[i] || v.dtype() != dtypes_[i])
+            argument_mismatch(i, v.describe());
+        if (v.storage()->device_name() != device_)
             throw tile::Error("launch @" + name_ + ": argument #" + std::to_string(i) + " lives on '" +
-                              views[i].storage()->device_name() + "', and the kernel was compiled for '" + device_ +
-                              "'.");
-        args[i].array = &views[i];
+                              v.storage()->device_name() + "', and the kernel was compiled for '" + device_ + "'.");
+        args[i].array = &v;
         // Its last axis's elements adjacent (any stride does for one element).
-        const auto& shape = views[i].shape();
-        if (!shape.empty() && (shape.back() <= 1 || views[i].strides().back() == 1) && i < 32) unit |= 1u << i;
+        const auto& shape = v.shape();
+        if (!shape.empty() && (shape.back() <= 1 || v.strides().back() == 1) && i < 32) unit |= 1u << i;
     }
     LaunchRequest request;
     request.args = args.data();

@@ -29,6 +29,8 @@ public:
     // Whether each iteration of the launch nest runs in one workgroup
     // (tile/lower/emitter.h, "Workgroups").
     bool in_workgroups() const { return workgroups_; }
+    // The parameters the kernel stores to.
+    const std::vector<int>& written() const { return written_; }
 
     // Host memory: on a device, each tensor's span goes to the device and
     // the tensors the kernel writes come back.
@@ -38,8 +40,8 @@ public:
     void launch(const std::vector<runtime::Array>& views) const;
 
 private:
-    // Throws tile::Error unless `rank` and `dtype` fit parameter `i`.
-    void check_argument(size_t i, int rank, DType dtype, const std::string& what) const;
+    // Throws tile::Error: argument `i`, described by `what`, does not fit its parameter.
+    [[noreturn]] void argument_mismatch(size_t i, const std::string& what) const;
     // The code for arguments whose last axes are unit-strided as `unit`
     // says (bit i: parameter i) where the backend profits
     // (Capabilities::unit_stride_variants), else the one for any strides;

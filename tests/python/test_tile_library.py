@@ -235,6 +235,44 @@ def test_one_compiled_kernel_on_unit_and_other_strides_gives_the_same_bits():
             assert np.all(margin == -3.0), "a store outside the window"
 
 
+def test_a_launch_takes_whole_arrays_as_they_are():
+    # A bare tack.Array is the parameter's view of its whole self, strides
+    # and offset included; a read-only one the kernel stores to is refused
+    # before anything runs, as a tuple saying writes=True is.
+    from tack import _core
+
+    r = rng(32)
+    a = r.standard_normal((70, 45)).astype(np.float32)
+    b = r.standard_normal((45, 53)).astype(np.float32)
+    want = bits(fold_matmul(a, b))
+    kernel = _core.tile_compile(_core.tile_matmul(16, 8, 16), "cpu")
+    window = np.full((80, 60), 7.0, np.float32)
+    window[3:73, 5:50] = a
+    transposed = b.T.copy()
+    base = np.full((75, 60), -3.0, np.float32)
+    out = base[2:72, 3:56]
+    out[...] = np.nan
+    kernel.launch([tack.asarray(window[3:73, 5:50]), tack.asarray(transposed.T), tack.asarray(out)])
+    assert np.array_equal(bits(out), want)
+    margin = base.copy()
+    margin[2:72, 3:56] = -3.0
+    assert np.all(margin == -3.0), "a store outside the window"
+
+    frozen = np.full((70, 53), np.nan, np.float32)
+    frozen.flags.writeable = False
+    with pytest.raises(ValueError, match="argument 2 .* is read-only"):
+        kernel.launch([tack.asarray(a), tack.asarray(b), tack.asarray(frozen)])
+    assert np.all(np.isnan(frozen))
+    # An input may be read-only.
+    a_frozen = a.copy()
+    a_frozen.flags.writeable = False
+    c = tack.empty((70, 53))
+    kernel.launch([tack.asarray(a_frozen), tack.asarray(b), c])
+    assert np.array_equal(bits(c.numpy()), want)
+    with pytest.raises(TypeError, match="argument 1 must be a tack.Array or"):
+        kernel.launch([tack.asarray(a), b, c])
+
+
 def columns_matmul_text(tm, tn, tk):
     """C = A @ B with each column of a tm x tn block of C its own parallel
     iteration (the innermost one, so the CPU's SIMD lanes hold consecutive
@@ -1845,6 +1883,48 @@ def test_a_view_is_cleared_of_self_overlap_only_where_its_elements_are_distinct(
         c = [int(np.prod(shape[d + 1:])) for d in range(len(shape))]
         assert not T._View(None, list(shape), c, 0).may_overlap_itself()
         assert not T._View(None, list(shape[::-1]), c[::-1], 0).may_overlap_itself()
+
+
+def test_whole_arrays_clash_where_their_elements_may_meet():
+    # Oracle: every element's offset enumerated. An out must be staged where
+    # it shares an element with an input or another out or two of its own
+    # elements share memory; the test stages exactly where the spans from
+    # its lowest to its highest element meet another's or the view test
+    # claims its own elements may meet (either only costs a copy).
+    from numpy.lib.stride_tricks import as_strided
+    from tack import _core
+
+    r = rng(75)
+    buffer = np.zeros(64, np.float32)
+    for _ in range(1500):
+        arrays, footprints = [], []
+        for _ in range(int(r.integers(2, 5))):
+            ndim = int(r.integers(1, 3))
+            shape = [int(r.integers(0, 4)) for _ in range(ndim)]
+            strides = [int(r.integers(-5, 6)) for _ in range(ndim)]
+            offsets = [sum(i * s for i, s in zip(idx, strides)) for idx in np.ndindex(*shape)]
+            start = -min(offsets, default=0) + int(r.integers(0, 24))
+            if max(offsets, default=0) + start >= 64:
+                start = -min(offsets, default=0)
+            if max(offsets, default=0) + start >= 64:
+                continue
+            view = as_strided(buffer[start:], shape=shape, strides=[4 * s for s in strides])
+            arrays.append(tack.asarray(view))
+            footprints.append(({start + o for o in offsets}, len(set(offsets)) != len(offsets)))
+        if len(arrays) < 2:
+            continue
+        cut = int(r.integers(1, len(arrays)))
+        ins, outs = arrays[:cut], arrays[cut:]
+        got = _core._tile_clashes(outs, ins)
+        for i, (elements, repeats) in enumerate(footprints[cut:]):
+            me = cut + i
+            shares = any(elements & other for j, (other, _) in enumerate(footprints) if j != me)
+            if shares or repeats:
+                assert got[i], (i, shares, repeats)
+            spans_meet = any(elements and other and min(elements) <= max(other) and min(other) <= max(elements)
+                             for j, (other, _) in enumerate(footprints) if j != me)
+            claimed = T._View.of(arrays[me]).may_overlap_itself()
+            assert got[i] == (bool(elements) and (spans_meet or claimed)), (i, spans_meet, claimed)
 
 
 def test_an_out_whose_elements_share_memory_gets_numpys_copy_order():
