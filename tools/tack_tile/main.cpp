@@ -1,6 +1,7 @@
 // tack-tile: prints what the compiler makes of a tile kernel.
 //
-//   tack-tile (FILE.tir | --lib NAME) [--tile] [--ir] [--llvm] [--unit-strides] [--overlap-stages]
+//   tack-tile (FILE.tir | --lib NAME) [--tile] [--ir] [--llvm | --llvm-unoptimized] [--unit-strides]
+//             [--overlap-stages]
 //             [--simd-lanes] [--nest-split F,F,...] [--nest-order P,P,...] [--nest-fuse N,N,...]
 //             [--matmul-tiles M,N,K[,L]] [--workgroups | --always-workgroups]
 //             [--opencl]
@@ -10,7 +11,9 @@
 // names them). --tile prints the planned TileIR: the launch plan as comment
 // lines, then the kernel; --ir the kernel IR it lowers to for the CPU (with
 // the CPU's mma register block); --llvm the
-// optimized LLVM IR the CPU backend makes of that. Without a choice, --tile
+// optimized LLVM IR the CPU backend makes of that, --llvm-unoptimized the
+// module before optimization (what `opt-19 -O3 -time-passes` takes to see
+// where a compile's time goes). Without a choice, --tile
 // and --ir. --unit-strides lowers for parameters whose last axis has stride
 // one (the code the CPU runs on row-major arrays and their windows); without
 // it every stride is read at run time. --overlap-stages lowers with
@@ -92,7 +95,8 @@ const std::map<std::string, std::function<tile::Kernel()>>& library() {
 }
 
 int usage() {
-  std::cerr << "usage: tack-tile (FILE.tir | --lib NAME) [--tile] [--ir] [--llvm] [--unit-strides] [--overlap-stages]\n"
+  std::cerr << "usage: tack-tile (FILE.tir | --lib NAME) [--tile] [--ir] [--llvm | --llvm-unoptimized] [--unit-strides]\n"
+               "                 [--overlap-stages]\n"
                "                 [--simd-lanes] [--nest-split F,F,...] [--nest-order P,P,...] [--nest-fuse N,N,...]\n"
                "                 [--matmul-tiles M,N,K[,L]] [--workgroups | --always-workgroups]\n"
                "                 [--opencl]\n";
@@ -104,7 +108,7 @@ int usage() {
 int main(int argc, char** argv) {
   std::string file, lib;
   bool tile_text = false, ir_text = false, llvm_text = false, unit_strides = false, simd_lanes = false;
-  bool workgroups = false, opencl_text = false;
+  bool workgroups = false, opencl_text = false, unoptimized = false;
   std::optional<tile::lib::MatmulTiles> matmul_tiles;
   tile::CompileOptions options;
   for (int i = 1; i < argc; ++i) {
@@ -113,6 +117,7 @@ int main(int argc, char** argv) {
     else if (a == "--tile") tile_text = true;
     else if (a == "--ir") ir_text = true;
     else if (a == "--llvm") llvm_text = true;
+    else if (a == "--llvm-unoptimized") llvm_text = unoptimized = true;
     else if (a == "--unit-strides") unit_strides = true;
     else if (a == "--overlap-stages") options.overlap_stages = true;
     else if (a == "--simd-lanes") simd_lanes = true;
@@ -211,7 +216,7 @@ int main(int argc, char** argv) {
         }
         backends::CompileOptions compile;
         compile.lanes = simd_lanes ? backends::CpuLanes::Always : backends::CpuLanes::Never;
-        std::cout << cpu->inspect("llvm", *typed, compile);
+        std::cout << cpu->inspect(unoptimized ? "llvm-unoptimized" : "llvm", *typed, compile);
       }
     }
   } catch (const tile::Error& e) {

@@ -121,12 +121,14 @@ TEST(TileLibTopK, ThePrefilterKeepsTheFirstKInOrder) {
       GuardedTensor<float> shape({runs, c.run, groups}, 0.0f), t({c.rows}, NAN);
       GuardedTensor<int64_t> n({c.rows}, -7);
       interpret(lib::topk_threshold(c.rank, c.width), {x.view(), shape.view(), t.view(), n.view()});
-      const int64_t wide = c.cols + 3;
+      // Rows wider than every count, and narrower than most (the first
+      // entries kept, as many as fit).
+      for (const int64_t wide : {c.cols + 3, c.k / 2 + 1}) {
       GuardedTensor<float> v({c.rows, wide}, NAN);
       GuardedTensor<int64_t> p({c.rows, wide}, -7);
       interpret(lib::topk_compact(8), {x.view(), t.view(), v.view(), p.view()});
       std::string where = std::to_string(c.rows) + "x" + std::to_string(c.cols) + " k=" + std::to_string(c.k) +
-                          (ties ? " ties" : " normal");
+                          (ties ? " ties" : " normal") + " in rows of " + std::to_string(wide);
       for (int64_t r = 0; r < c.rows; ++r) {
         auto at = [&](int64_t col) { return col < c.cols ? x[r * c.cols + col] : -INFINITY; };
         double want_t = INFINITY;
@@ -160,6 +162,7 @@ TEST(TileLibTopK, ThePrefilterKeepsTheFirstKInOrder) {
               << where << " row " << r << ": entry " << j << " of the first k is below the threshold";
       }
       EXPECT_TRUE(t.margin_intact() && n.margin_intact() && v.margin_intact() && p.margin_intact());
+      }
     }
   }
 }
