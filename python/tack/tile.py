@@ -1381,6 +1381,20 @@ _TOPK_LONG_ROW = 16384
 # 256 (the counts too high: whole rows) against 167.
 _TOPK_RANK = 16
 _TOPK_RANK_DOUBLED = 256
+# Where the counts at the rank above leave the compacted rows at least
+# _TOPK_NARROWED times the tournament's `keep` wide and `keep` is at least
+# _TOPK_NARROWED_KEEP, the threshold runs again at _TOPK_NARROWED times the
+# rank (at most _TOPK_RANK_MOST), and its counts are taken where they give
+# a narrower width: the merges over rows twice as wide cost more than a
+# second threshold. On a 2-core AMD EPYC (Zen 3), 1024x4096 normal values,
+# ms at rank 16 / 64: k = 224 62 / 46, k = 256 62 / 46 (41 / 30 on a
+# quieter run; the width 1024 / 512), where k = 140 and 180 (width 512
+# either way) took 28 / 40 and 64x65536 at k = 256 11 / 19; at k = 128
+# rank 64 narrowed the width from 512 to 256 and gained nothing (26.6-28 /
+# 25.7-31.6 ms), whence the keep of 256 or more.
+_TOPK_NARROWED = 4
+_TOPK_NARROWED_KEEP = 256
+_TOPK_RANK_MOST = 64
 _TOPK_GROUPS = 8
 _TOPK_GROUPS_WIDE_ROWS = 2048
 _TOPK_RUN = 8
@@ -1492,7 +1506,9 @@ class _TopKTournament:
     prefiltered (lib/topk.h, topk_threshold): each row's threshold t, the
     least over k / rank column groups (_topk_rank) of each group's rank-th
     largest run maximum, leaves at least k entries at or above it and
-    every one of the row's first k among them. When the most such
+    every one of the row's first k among them (where the counts leave rows
+    of at least _TOPK_NARROWED keeps, it is computed again at a higher rank
+    and kept where the rows come out narrower). When the most such
     entries in any row fit a width W (a power of two, at least `keep`) below
     the padded row, topk_compact copies them (order kept, so ties still go
     to the lower column) into rows of W, the tournament runs on those, and
@@ -1501,6 +1517,7 @@ class _TopKTournament:
     width comes from the counts, which are read back to the host."""
 
     prefiltered = 0  # launches that took the prefilter (for tests)
+    narrowed = 0  # launches whose threshold ran again at a higher rank (for tests)
 
     def __init__(self, fn, device, k):
         self.fn, self.device, self.k = fn, device, k
@@ -1523,19 +1540,13 @@ class _TopKTournament:
         x, values, positions = args
         fn, device = self.fn, self.device
         rank = _topk_rank(self.k, padded)
-        # One row group at a time: with its element loops vectorized
-        # (docs/backends.md) Top-K at k = 32 over 1024x4096 took 15.7-15.9
-        # ms against 16.9-18.2 with the threshold in the SIMD lanes, over
-        # 64x65536 11.7-12.2 against 13.7-14.1 (2-core Intel Xeon, AVX-512).
-        threshold = _kernel(fn, device, ("topk_threshold", rank), lambda: _core.tile_topk_threshold(rank))
-        t, count = empty((rows,), device=device), empty((rows,), i64, device=device)
-        g = -(-self.k // rank)
-        strides = -(-n // g)
-        run = max(1, min(_TOPK_RUN, strides // (4 * rank)))
-        # A view whose extents are the runs, their length and the groups.
-        groups = (empty((1,), device=device), [-(-strides // run), run, g], [0, 0, 0], 0, False)
-        threshold.launch([x, groups, (t, [rows], [1], 0, True), (count, [rows], [1], 0, True)])
-        width = _power_of_two_at_least(int(count.numpy().max()), self.keep)
+        t, width = self._threshold(x, rows, n, rank)
+        higher = rank * _TOPK_NARROWED
+        if width >= _TOPK_NARROWED * self.keep and self.keep >= _TOPK_NARROWED_KEEP and higher <= _TOPK_RANK_MOST:
+            tighter, narrower = self._threshold(x, rows, n, higher)
+            if narrower < width:
+                t, width = tighter, narrower
+                _TopKTournament.narrowed += 1
         if width >= padded:
             return False
         compact = _kernel(fn, device, ("topk_compact",), _core.tile_topk_compact)
@@ -1550,6 +1561,25 @@ class _TopKTournament:
         columns.launch([s, q, row_of(cp, False), values, positions])
         _TopKTournament.prefiltered += 1
         return True
+
+    def _threshold(self, x, rows, n, rank):
+        """Each row's threshold at `rank` (a vector of `rows`) and the width
+        its largest count of entries at or above it takes (the power of two
+        at or above it and `keep`); the counts are read back."""
+        device = self.device
+        # One row group at a time: with its element loops vectorized
+        # (docs/backends.md) Top-K at k = 32 over 1024x4096 took 15.7-15.9
+        # ms against 16.9-18.2 with the threshold in the SIMD lanes, over
+        # 64x65536 11.7-12.2 against 13.7-14.1 (2-core Intel Xeon, AVX-512).
+        threshold = _kernel(self.fn, device, ("topk_threshold", rank), lambda: _core.tile_topk_threshold(rank))
+        t, count = empty((rows,), device=device), empty((rows,), i64, device=device)
+        g = -(-self.k // rank)
+        strides = -(-n // g)
+        run = max(1, min(_TOPK_RUN, strides // (4 * rank)))
+        # A view whose extents are the runs, their length and the groups.
+        groups = (empty((1,), device=device), [-(-strides // run), run, g], [0, 0, 0], 0, False)
+        threshold.launch([x, groups, (t, [rows], [1], 0, True), (count, [rows], [1], 0, True)])
+        return t, _power_of_two_at_least(int(count.numpy().max()), self.keep)
 
 
 def _sort(fn, x, axis, values, positions):

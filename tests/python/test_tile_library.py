@@ -1465,6 +1465,30 @@ def test_topk_prefilter_keeps_the_first_k(kind, rows, cols, k, prefiltered):
     assert np.array_equal(bits(values.value()), bits(want_v))
 
 
+@pytest.mark.parametrize("kind,k,narrowed", [("normal", 256, True), ("nan", 256, True), ("tricky", 250, None),
+                                             ("normal", 200, False), ("normal", 128, False)])
+def test_topk_threshold_narrowed_at_a_higher_rank(kind, k, narrowed):
+    # 300 rows of 4096 normal values: at k = 256 the threshold at rank 16
+    # leaves some row more than 512 entries (rows of 1024 for the
+    # tournament) and the one at rank 64 fewer than 512 in every row; at
+    # k = 200 rank 16 leaves rows of 512 already, and at k = 128 (keep 128)
+    # no second threshold is tried. Rows of ties and infinities (tricky)
+    # take either. Every way the first k are NumPy's.
+    r = rng(k + len(kind))
+    x = r.standard_normal((300, 4096)).astype(np.float32)
+    if kind == "tricky":
+        x = tricky_rows(300, 4096, 9)
+    elif kind == "nan":
+        x[r.random(x.shape) < 0.02] = np.nan  # 80 NaNs a row, among the first k
+    before, prefiltered = T._TopKTournament.narrowed, T._TopKTournament.prefiltered
+    values, positions = T.topk(tack.asarray(x), k)
+    assert T._TopKTournament.prefiltered == prefiltered + 1
+    assert narrowed is None or (T._TopKTournament.narrowed > before) == narrowed
+    want_v, want_i = topk_oracle(x, k)
+    assert np.array_equal(positions.numpy(), want_i)
+    assert np.array_equal(bits(values.numpy()), bits(want_v))
+
+
 def test_topk_compiles_one_kernel_per_network(monkeypatch):
     # k = 17 .. 32 run the 32-entry network's kernel, k = 9 .. 16 the
     # 16-entry one's, k = 5 .. 8 the 8-entry one's; k = 33 .. 64 the
