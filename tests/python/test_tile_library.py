@@ -185,6 +185,17 @@ def test_matmul_tiles_of_every_shape_compile_to_the_documented_fold(tiles):
     assert np.array_equal(bits(out), bits(fold_matmul(a, b)))
 
 
+def product_case(seed):
+    """A 70x45 @ 45x53 product: a, b, the bits of their f32 fold of fused
+    multiply-adds, and matmul's kernel in 16x8x16 tiles compiled for the CPU."""
+    from tack import _core
+
+    r = rng(seed)
+    a = r.standard_normal((70, 45)).astype(np.float32)
+    b = r.standard_normal((45, 53)).astype(np.float32)
+    return a, b, bits(fold_matmul(a, b)), _core.tile_compile(_core.tile_matmul(16, 8, 16), "cpu")
+
+
 def test_one_compiled_kernel_on_unit_and_other_strides_gives_the_same_bits():
     # The CPU compiles a second variant for arguments whose rows are
     # adjacent (last-axis stride 1), at its first launch, and copies the
@@ -192,13 +203,7 @@ def test_one_compiled_kernel_on_unit_and_other_strides_gives_the_same_bits():
     # element. Row-major operands, windows of larger arrays, transposed and
     # every-other-column views must all give the f32 fold of fused
     # multiply-adds, launched through the same compiled kernel in turn.
-    from tack import _core
-
-    r = rng(31)
-    a = r.standard_normal((70, 45)).astype(np.float32)
-    b = r.standard_normal((45, 53)).astype(np.float32)
-    want = bits(fold_matmul(a, b))
-    kernel = _core.tile_compile(_core.tile_matmul(16, 8, 16), "cpu")
+    a, b, want, kernel = product_case(31)
 
     def arg(base, view, writes):
         # A view of a C-contiguous NumPy array, as the launch takes it.
@@ -239,13 +244,7 @@ def test_a_launch_takes_whole_arrays_as_they_are():
     # A bare tack.Array is the parameter's view of its whole self, strides
     # and offset included; a read-only one the kernel stores to is refused
     # before anything runs, as a tuple saying writes=True is.
-    from tack import _core
-
-    r = rng(32)
-    a = r.standard_normal((70, 45)).astype(np.float32)
-    b = r.standard_normal((45, 53)).astype(np.float32)
-    want = bits(fold_matmul(a, b))
-    kernel = _core.tile_compile(_core.tile_matmul(16, 8, 16), "cpu")
+    a, b, want, kernel = product_case(32)
     window = np.full((80, 60), 7.0, np.float32)
     window[3:73, 5:50] = a
     transposed = b.T.copy()
