@@ -131,7 +131,16 @@ bool may_overlap_itself(const std::vector<int64_t>& shape, const std::vector<int
 
 // For each of `outs`, whether it overlaps an input, another out or itself
 // (tack.tile then computes it into a fresh array and copies).
-std::vector<bool> clashes(const std::vector<const Array*>& outs, const std::vector<const Array*>& ins) {
+std::vector<bool> clashes(const std::vector<nb::handle>& out_handles, const std::vector<nb::handle>& in_handles) {
+    auto arrays = [](const std::vector<nb::handle>& handles) {
+        std::vector<const Array*> out;
+        for (nb::handle h : handles) {
+            if (!nb::isinstance<Array>(h)) throw nb::type_error("_tile_clashes takes tack.Array objects");
+            out.push_back(&nb::cast<const Array&>(h));
+        }
+        return out;
+    };
+    const std::vector<const Array*> outs = arrays(out_handles), ins = arrays(in_handles);
     std::vector<std::pair<uint64_t, uint64_t>> spans;
     for (const Array* a : ins) spans.push_back(byte_span(*a));
     for (const Array* a : outs) spans.push_back(byte_span(*a));

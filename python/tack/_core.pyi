@@ -342,7 +342,7 @@ def _tile_may_overlap_itself(shape: Sequence[int], strides: Sequence[int]) -> bo
     Whether two elements of a view of these extents and element strides may share memory.
     """
 
-def _tile_clashes(outs: Sequence[Array], ins: Sequence[Array]) -> list[bool]:
+def _tile_clashes(outs: Sequence[object], ins: Sequence[object]) -> list[bool]:
     """
     For each of outs, whether it overlaps one of ins, another of outs or itself (the whole arrays).
     """

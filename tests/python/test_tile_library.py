@@ -1948,6 +1948,9 @@ def test_whole_arrays_clash_where_their_elements_may_meet():
                              for j, (other, _) in enumerate(footprints) if j != me)
             claimed = T._View.of(arrays[me]).may_overlap_itself()
             assert got[i] == (bool(elements) and (spans_meet or claimed)), (i, spans_meet, claimed)
+    for outs, ins in (([None], []), ([tack.zeros(3)], [None]), ([np.zeros(3)], [])):
+        with pytest.raises(TypeError, match="takes tack.Array objects"):
+            _core._tile_clashes(outs, ins)
 
 
 def test_an_out_whose_elements_share_memory_gets_numpys_copy_order():
