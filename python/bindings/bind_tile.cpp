@@ -46,6 +46,7 @@ tile::Scalar tile_scalar(DType t) {
 // access. It shares the array's storage, on the CPU or on a device.
 Array view_of(const TileArg& arg, size_t position) {
     const auto& [array, shape, strides, offset, writes] = arg;
+    if (!array) throw nb::type_error(("tile argument " + std::to_string(position) + ": the view's array is None").c_str());
     const Array& a = *array;
     auto who = [&] { return "tile launch argument " + std::to_string(position) + " (" + a.describe() + ")"; };
     if (!a.element().shape.empty()) throw nb::type_error((who() + ": tile kernels take arrays of numbers").c_str());
@@ -53,19 +54,23 @@ Array view_of(const TileArg& arg, size_t position) {
     if (writes && a.readonly()) throw nb::value_error((who() + " is read-only").c_str());
     if (shape.size() != strides.size() || shape.empty() || shape.size() > size_t(tile::kMaxRank))
         throw nb::value_error((who() + ": a view needs 1 to 4 extents, one stride each").c_str());
-    const int64_t size = int64_t(size_of(a.dtype()));
-    int64_t lo = offset, hi = offset;
+    // In 128 bits: extents and strides of 63 bits each, four axes, reach
+    // no further than 2^127, so no sum or product here wraps.
+    const __int128 size = __int128(size_of(a.dtype()));
+    __int128 lo = offset, hi = offset;
     bool empty = false;
     for (size_t d = 0; d < shape.size(); ++d) {
         if (shape[d] < 0) throw nb::value_error((who() + ": negative extent").c_str());
         empty = empty || shape[d] == 0;
-        int64_t reach = (shape[d] - 1) * strides[d];
+        const __int128 reach = __int128(shape[d] - 1) * strides[d];
         (reach < 0 ? lo : hi) += reach;
     }
-    const int64_t first = a.byte_offset();
-    if (!empty && (first + lo * size < 0 || first + (hi + 1) * size > int64_t(a.storage()->bytes)))
+    // A view with no element touches nothing: its offset is the array's.
+    if (empty) return Array(a.storage(), a.byte_offset(), a.dtype(), shape, strides);
+    const __int128 first = a.byte_offset();
+    if (first + lo * size < 0 || first + (hi + 1) * size > __int128(a.storage()->bytes))
         throw nb::index_error((who() + ": the view reaches outside the array's storage").c_str());
-    return Array(a.storage(), first + offset * size, a.dtype(), shape, strides);
+    return Array(a.storage(), int64_t(first + offset * size), a.dtype(), shape, strides);
 }
 
 // One launch argument as Python gives it: a whole array (the kernel
@@ -73,7 +78,7 @@ Array view_of(const TileArg& arg, size_t position) {
 Array argument(nb::handle item, size_t position) {
     if (nb::isinstance<Array>(item)) return nb::cast<const Array&>(item);
     TileArg arg;
-    if (!nb::try_cast(item, arg) || !std::get<0>(arg))
+    if (!nb::try_cast(item, arg))
         throw nb::type_error(("tile launch argument " + std::to_string(position) +
                               " must be a tack.Array or (array, shape, element strides, element offset, writes)")
                                  .c_str());

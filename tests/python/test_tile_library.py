@@ -270,6 +270,37 @@ def test_a_launch_takes_whole_arrays_as_they_are():
     assert np.array_equal(bits(c.numpy()), want)
     with pytest.raises(TypeError, match="argument 1 must be a tack.Array or"):
         kernel.launch([tack.asarray(a), b, c])
+    from tack import _core
+
+    nothing = (None, [70, 45], [45, 1], 0, False)
+    with pytest.raises(TypeError, match="argument 0: the view's array is None"):
+        kernel.launch([nothing, tack.asarray(b), c])
+    with pytest.raises(TypeError, match="argument 0: the view's array is None"):
+        _core.tile_interpret(_core.tile_matmul(16, 8, 16), [nothing, T._View.of(tack.asarray(b)).arg(),
+                                                            T._View.of(c).arg(True)])
+
+
+def test_a_launch_refuses_views_past_the_storage_whatever_their_numbers():
+    # Views whose extents, strides or offset reach past the array, with
+    # products and sums past 64 bits among them, are refused before the
+    # kernel runs; views inside it (reversed rows, an empty view with any
+    # offset, a huge stride over one element) run. The launch writes o
+    # from x's rows, so a view that ran reads only x's zeros.
+    from tack import _core
+
+    kernel = _core.tile_compile(_core.tile_softmax(32), "cpu")
+    x, o = tack.zeros((4, 4)), tack.zeros((4, 4))
+    outside = [([3, 4], [2**62, 1], 0), ([4, 4], [4, 2**62], 0), ([2**40, 4], [4, 1], 0), ([4, 4], [4, 1], 2**62),
+               ([4, 4], [4, 1], -1), ([2, 2], [2**63 - 1, 1], 0), ([4, 4], [-2**62, 1], 2**62),
+               ([3, 3], [2**61, 2**61], 0), ([2**31, 2**31], [1, 1], 0), ([4, 4], [4, 1], 1), ([5, 4], [4, 1], 0)]
+    for shape, strides, offset in outside:
+        with pytest.raises(IndexError, match="reaches outside the array's storage"):
+            kernel.launch([(x, shape, strides, offset, False), (o, [4, 4], [4, 1], 0, True)])
+    inside = [([4, 4], [-4, 1], 12), ([0, 4], [2**62, 1], 2**62), ([1, 4], [2**62, 1], 0), ([4, 1], [4, 0], 3)]
+    for shape, strides, offset in inside:
+        out = tack.zeros(shape)
+        kernel.launch([(x, shape, strides, offset, False), out])
+        assert np.all(out.numpy() == np.float32(1.0) / max(shape[1], 1)), (shape, strides, offset)
 
 
 def columns_matmul_text(tm, tn, tk):
