@@ -265,10 +265,18 @@ void fill(Array& a, nb::handle v) {
 
 std::vector<int64_t> shape_arg(nb::handle shape) {
     std::vector<int64_t> out;
+    auto extent = [&](nb::handle h) {
+        int64_t e = 0;
+        if (!nb::try_cast(h, e))
+            throw nb::value_error(("an array extent must be an integer below 2**63, not " +
+                                   nb::cast<std::string>(nb::repr(h)))
+                                      .c_str());
+        out.push_back(e);
+    };
     if (PyLong_Check(shape.ptr())) {
-        out.push_back(nb::cast<int64_t>(shape));
+        extent(shape);
     } else {
-        for (auto h : shape) out.push_back(nb::cast<int64_t>(h));
+        for (auto h : shape) extent(h);
     }
     for (auto e : out)
         if (e < 0) throw nb::value_error("array extents must be nonnegative");

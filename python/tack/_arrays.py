@@ -26,9 +26,21 @@ ShapeLike = Union[int, Sequence[int]]
 
 
 def _shape(shape):
-    if hasattr(shape, "__index__"):  # an int or a NumPy integer
-        return (operator.index(shape),)
-    return tuple(int(e) for e in shape)
+    """A shape's extents as ints: integers only, as NumPy takes them (2.5,
+    "3" or True is a TypeError, not an extent of 2, 3 or 1)."""
+    def extent(e):
+        if isinstance(e, bool):
+            raise TypeError
+        return operator.index(e)
+
+    try:
+        return (extent(shape),)  # an int or a NumPy integer
+    except TypeError:
+        pass
+    try:
+        return tuple(extent(e) for e in shape)
+    except TypeError:
+        raise TypeError(f"an array shape is an integer or a sequence of integers, not {shape!r}") from None
 
 
 def _element(dtype, layout):

@@ -502,7 +502,9 @@ def _span(first, shape, byte_strides, size):
 
 def _array(x, fn, what, dtype=f32):
     a = x if isinstance(x, Array) else asarray(x)
-    if a.dtype is not dtype and a.dtype != dtype:
+    # (Scalar dtypes are single objects; an array of vectors has an element
+    # type, which no scalar dtype is.)
+    if a.dtype is not dtype:
         raise TypeError(f"tack.tile.{fn}: {what} is {a!r}; the reference kernel takes {dtype.name} (convert explicitly)")
     return a
 
@@ -570,7 +572,7 @@ def _output(out, shape, device, fn, what="out", dtype=f32):
         return empty(tuple(shape), dtype, device=device)
     if not isinstance(out, Array):
         raise TypeError(f"tack.tile.{fn}: {what} must be a tack.Array, not {type(out).__name__}")
-    if out.dtype != dtype:
+    if out.dtype is not dtype:
         raise TypeError(f"tack.tile.{fn}: {what} is {out!r}; it must hold {dtype.name}")
     if tuple(out.shape) != tuple(shape):
         raise ValueError(f"tack.tile.{fn}: {what} has shape {tuple(out.shape)}, the result has {tuple(shape)}")

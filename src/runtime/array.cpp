@@ -1,5 +1,6 @@
 #include "runtime/array.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -37,6 +38,25 @@ int64_t checked_elements(const std::vector<int64_t>& shape, int64_t scalars_per_
     return n;
 }
 
+// What an allocation that failed says (Python's MemoryError carries it):
+// how much it asked for, as NumPy says it.
+class OutOfMemory : public std::bad_alloc {
+public:
+    explicit OutOfMemory(size_t bytes) {
+        static const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+        double amount = double(bytes);
+        size_t unit = 0;
+        while (amount >= 1024 && unit + 1 < std::size(units)) amount /= 1024, ++unit;
+        char text[64];
+        std::snprintf(text, sizeof text, unit ? "%.1f %s" : "%.0f %s", amount, units[unit]);
+        message_ = std::string("unable to allocate ") + text + " for an array";
+    }
+    const char* what() const noexcept override { return message_.c_str(); }
+
+private:
+    std::string message_;
+};
+
 }  // namespace
 
 std::shared_ptr<Storage> Storage::allocate(size_t bytes) {
@@ -50,7 +70,7 @@ std::shared_ptr<Storage> Storage::allocate(size_t bytes) {
     size_t rounded = ((bytes + align - 1) / align) * align;
     if (rounded == 0) rounded = 64;
     void* p = std::aligned_alloc(align, rounded);
-    if (!p) throw std::bad_alloc();
+    if (!p) throw OutOfMemory(bytes);
 #ifdef MADV_HUGEPAGE
     if (large) madvise(p, rounded, MADV_HUGEPAGE);  // advice only: where refused, 4 KiB pages as before
 #endif

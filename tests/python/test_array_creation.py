@@ -313,3 +313,25 @@ def test_kernels_refuse_zero_dimensional_arrays(backend):
         read_first(np.array(3.0, dtype=np.float32), tack.zeros(3, device="cpu"))  # NumPy memory is the CPU's
     read_first(tack.array(np.float32(3)).reshape(1), out)
     np.testing.assert_array_equal(out.numpy(), [3, 3, 3])
+
+
+def test_shapes_take_integers_as_numpy_does():
+    # NumPy's rules: integers (NumPy's too, and an integer array's
+    # elements) are extents; a float, a string or a bool is a TypeError,
+    # never truncated to an extent; an extent past 64 bits or an array
+    # too large to allocate is refused with what it asked for.
+    for shape in [(2, 3), [2, 3], (np.int64(2), np.int32(3)), np.array([2, 3])]:
+        assert tack.zeros(shape).shape == np.zeros(shape).shape
+    assert tack.empty(4).shape == (4,) and tack.empty(np.int8(4)).shape == (4,)
+    for shape in [(3, 2.5), 2.0, (3, "4"), "34", True, (2, True), None]:
+        with pytest.raises(TypeError):
+            np.zeros(shape)
+        with pytest.raises(TypeError, match="an array shape is an integer or a sequence of integers"):
+            tack.zeros(shape)
+    with pytest.raises(ValueError, match="an array extent must be an integer below 2\\*\\*63, not 9223372036854775808"):
+        tack.empty((3, 2**63))
+    with pytest.raises(ValueError, match="more elements or bytes than a 64-bit count can hold"):
+        tack.empty((2**40, 2**40))
+    # 2**60 bytes: past any address space, whatever the kernel's overcommit.
+    with pytest.raises(MemoryError, match=r"unable to allocate 1\.0 EiB for an array"):
+        tack.empty((2**29, 2**29))

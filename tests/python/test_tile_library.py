@@ -1691,6 +1691,16 @@ def test_dtype_and_shape_errors():
         T.softmax(tack.zeros((2, 3)), out=tack.zeros((3, 2)))
     with pytest.raises(ValueError, match="axis 2 is out of range"):
         T.scan(tack.zeros((2, 3)), axis=2)
+    # Arrays of vectors are refused by their element type, as f64 is.
+    with pytest.raises(TypeError, match=r"softmax: x is tack.array\[vec3 of f32, \(4,\)\]; the reference kernel takes f32"):
+        T.softmax(tack.zeros(4, dtype=tack.vec3f))
+    with pytest.raises(TypeError, match=r"softmax: out is tack.array\[vec3 of f32, \(4,\)\]; it must hold f32"):
+        T.softmax(tack.zeros(4), out=tack.zeros(4, dtype=tack.vec3f))
+    with pytest.raises(TypeError, match=r"topk: out\[1\] is .*f32.*; it must hold i64"):
+        T.topk(tack.zeros((2, 4)), 2, out=(tack.zeros((2, 2)), tack.zeros((2, 2))))
+    # k beyond 64 bits: an extent no array can have.
+    with pytest.raises(ValueError, match="an array extent must be an integer below 2"):
+        T.topk(tack.zeros((2, 4)), 2**63)
 
 
 def test_integer_arguments_are_not_truncated():
