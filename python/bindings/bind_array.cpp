@@ -5,6 +5,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <cmath>
 #include <cstring>
 #include <optional>
 
@@ -203,18 +204,45 @@ void fill_number(Array& a, nb::handle given) {
     }
     if (is_float(a.dtype())) {
         a.fill_float(nb::cast<double>(v));
-    } else if (PyLong_Check(v.ptr())) {
-        int overflow = 0;
-        long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
-        if (overflow > 0) a.fill_uint(nb::cast<uint64_t>(v));
-        else if (overflow < 0) throw nb::value_error("fill value does not fit 64 bits");
-        else a.fill_int(x);
-    } else {
-        double d = nb::cast<double>(v);
-        if (d != static_cast<double>(static_cast<int64_t>(d)))
-            throw nb::type_error(("cannot fill an integer array with " + std::to_string(d)).c_str());
-        a.fill_int(static_cast<int64_t>(d));
+        return;
     }
+    // An integer array takes the integers of its type, as NumPy 2 does: a
+    // value outside them is an OverflowError, never wrapped into range.
+    const int bits = size_of(a.dtype()) * 8;
+    const bool is_signed = is_signed_int(a.dtype());
+    auto out_of_range = [&](const std::string& value) {
+        PyErr_SetString(PyExc_OverflowError, ("Python integer " + value + " out of bounds for " +
+                                              std::string(name_of(a.dtype())))
+                                                 .c_str());
+        throw nb::python_error();
+    };
+    if (PyLong_Check(v.ptr())) {
+        int overflow = 0;
+        const long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+        const std::string text = nb::cast<std::string>(nb::str(v));
+        if (overflow > 0) {
+            // 2**63 and above: only a u64 array holds them, up to 2**64 - 1.
+            const unsigned long long u = PyLong_AsUnsignedLongLong(v.ptr());
+            if (PyErr_Occurred()) {
+                PyErr_Clear();
+                out_of_range(text);
+            }
+            if (is_signed || bits != 64) out_of_range(text);
+            a.fill_uint(u);
+            return;
+        }
+        if (overflow < 0) out_of_range(text);
+        const bool fits = is_signed ? (bits == 64 || (x >= -(1LL << (bits - 1)) && x < (1LL << (bits - 1))))
+                                    : (x >= 0 && (bits == 64 || x < (1LL << bits)));
+        if (!fits) out_of_range(text);
+        a.fill_int(x);
+        return;
+    }
+    const double d = nb::cast<double>(v);
+    if (!std::isfinite(d) || d != std::trunc(d))
+        throw nb::type_error(("cannot fill an integer array with " + std::to_string(d)).c_str());
+    // Integral and finite: the integer it is, checked as one.
+    fill_number(a, nb::int_(nb::float_(d)));
 }
 
 // A number sets every scalar; an array of vector or matrix elements also

@@ -335,3 +335,25 @@ def test_shapes_take_integers_as_numpy_does():
     # 2**60 bytes: past any address space, whatever the kernel's overcommit.
     with pytest.raises(MemoryError, match=r"unable to allocate 1\.0 EiB for an array"):
         tack.empty((2**29, 2**29))
+
+
+@pytest.mark.parametrize("dtype", [tack.i8, tack.u8, tack.i16, tack.u16, tack.i32, tack.u32, tack.i64, tack.u64])
+def test_an_integer_fill_takes_its_types_integers_as_numpy_does(dtype):
+    # Oracle: NumPy 2's np.full with a Python integer, which refuses one
+    # outside the type (OverflowError) rather than wrapping it. A float
+    # with an integer value is that integer (NumPy would cast it unsafely).
+    for value in (0, 1000, -1, 127, -128, 255, 2**15, 2**31, 2**32, 2**63 - 1, 2**63, 2**64 - 1, 2**64, -2**63,
+                  -2**63 - 1, 3.0, -2.0):
+        try:
+            want = np.full(3, int(value), dtype=dtype.numpy)
+        except OverflowError:
+            with pytest.raises(OverflowError, match=f"Python integer {int(value)} out of bounds for {dtype.name}"):
+                tack.full(3, value, dtype=dtype)
+            with pytest.raises(OverflowError):
+                tack.zeros(3, dtype=dtype).fill(value)
+            continue
+        assert np.array_equal(tack.full(3, value, dtype=dtype).numpy(), want), value
+    with pytest.raises(TypeError, match="cannot fill an integer array"):
+        tack.full(3, 2.5, dtype=dtype)
+    with pytest.raises(TypeError, match="cannot fill an integer array"):
+        tack.full(3, float("inf"), dtype=dtype)
