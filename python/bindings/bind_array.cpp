@@ -291,21 +291,44 @@ void fill(Array& a, nb::handle v) {
     }
 }
 
-std::vector<int64_t> shape_arg(nb::handle shape) {
-    std::vector<int64_t> out;
-    auto extent = [&](nb::handle h) {
-        int64_t e = 0;
-        if (!nb::try_cast(h, e))
-            throw nb::value_error(("an array extent must be an integer below 2**63, not " +
-                                   nb::cast<std::string>(nb::repr(h)))
-                                      .c_str());
-        out.push_back(e);
-    };
-    if (PyLong_Check(shape.ptr())) {
-        extent(shape);
-    } else {
-        for (auto h : shape) extent(h);
+// An extent as a shape or reshape gives it: a Python or NumPy integer
+// (anything with __index__) of 64 bits; a float is a TypeError, as in
+// NumPy, not an extent truncated from it.
+int64_t extent_arg(nb::handle h) {
+    PyObject* index = PyNumber_Index(h.ptr());
+    if (!index) {
+        PyErr_Clear();
+        throw nb::type_error(("an array extent is an integer, not " + nb::cast<std::string>(nb::repr(h))).c_str());
     }
+    nb::object i = nb::steal(index);
+    int overflow = 0;
+    const long long e = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
+    if (overflow)
+        throw nb::value_error(
+            ("an array extent must be an integer below 2**63, not " + nb::cast<std::string>(nb::str(i))).c_str());
+    return e;
+}
+
+// Extents as given: one integer, or a sequence of them (an integer
+// array's elements included).
+std::vector<int64_t> extents_arg(nb::handle shape) {
+    std::vector<int64_t> out;
+    if (PyObject* one = PyNumber_Index(shape.ptr())) {
+        Py_DECREF(one);
+        out.push_back(extent_arg(shape));
+        return out;
+    }
+    PyErr_Clear();
+    if (!PyObject_HasAttrString(shape.ptr(), "__iter__"))
+        throw nb::type_error(("a shape is an integer or a sequence of integers, not " +
+                              nb::cast<std::string>(nb::repr(shape)))
+                                 .c_str());
+    for (auto h : shape) out.push_back(extent_arg(h));
+    return out;
+}
+
+std::vector<int64_t> shape_arg(nb::handle shape) {
+    std::vector<int64_t> out = extents_arg(shape);
     for (auto e : out)
         if (e < 0) throw nb::value_error("array extents must be nonnegative");
     return out;
@@ -637,9 +660,7 @@ void bind_array(nb::module_& m) {
         })
         .def("reshape", [](const Array& a, nb::args shape) {
             // One extent may be -1, inferred from the others.
-            nb::handle extents = shape.size() == 1 && !PyLong_Check(shape[0].ptr()) ? shape[0] : shape;
-            std::vector<int64_t> out;
-            for (auto h : extents) out.push_back(nb::cast<int64_t>(h));
+            std::vector<int64_t> out = shape.size() == 1 ? extents_arg(shape[0]) : extents_arg(shape);
             try {
                 return a.reshape(out);
             } catch (const std::invalid_argument& e) {

@@ -435,6 +435,24 @@ def test_reshape_to_an_overflowing_shape_is_refused(backend):
     a = tack.zeros(0, dtype=tack.f32)
     with pytest.raises(ValueError):
         a.reshape((2**32, 2**32, 0, 2**40))
+    with pytest.raises(ValueError, match="an array extent must be an integer below 2\\*\\*63"):
+        a.reshape(2**64)
+
+
+def test_reshape_takes_integers_as_numpy_does(backend):
+    # Extents as NumPy's reshape takes them (separate, a sequence, an
+    # integer array, NumPy integers); a float is a TypeError, not an
+    # extent truncated from it.
+    a, n = tack.zeros((3, 4)), np.zeros((3, 4))
+    for args in [(2, 6), ((2, 6),), ([6, 2],), (np.array([4, 3]),), (np.int64(12),), (-1,), (2, -1)]:
+        assert a.reshape(*args).shape == n.reshape(*args).shape, args
+    for args in [(2.0, 6), ((2, 6.0),), ("ab",)]:
+        with pytest.raises(TypeError):
+            n.reshape(*args)
+        with pytest.raises(TypeError, match="an array extent is an integer, not"):
+            a.reshape(*args)
+    with pytest.raises(TypeError, match="a shape is an integer or a sequence of integers, not None"):
+        a.reshape(None)
 
 
 @tack.kernel
