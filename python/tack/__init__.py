@@ -243,8 +243,9 @@ elif _os.environ.get("TACK_CPU_SPMD", "") == "always":
 
 def set_num_threads(n: int) -> None:
     """The number of threads the CPU backend's launches run on from now on,
-    the calling thread included: n >= 1 (ValueError otherwise); more than
-    the cores is allowed and starts that many. Results do not depend on it.
+    the calling thread included: 1 <= n <= _MOST_THREADS (ValueError
+    otherwise: 1024, or 8 per core where that is more); more than the cores
+    is allowed and starts that many. Results do not depend on it.
     By default every core the process may use; TACK_NUM_THREADS sets it at
     import. Other backends schedule their own threads (PoCL among them)."""
     if isinstance(n, bool):
@@ -255,7 +256,15 @@ def set_num_threads(n: int) -> None:
         raise TypeError(f"set_num_threads: n must be an integer, not {type(n).__name__}") from None
     if n < 1:
         raise ValueError(f"set_num_threads: the CPU backend needs at least 1 thread, not {n}")
+    if n > _MOST_THREADS:
+        raise ValueError(f"set_num_threads: at most {_MOST_THREADS} threads, not {n}")
     _core.set_num_threads(n)
+
+
+# The most threads set_num_threads starts: each is a system thread with its
+# own stack, and thousands of them would exhaust the process before they
+# ran any faster.
+_MOST_THREADS = max(1024, 8 * (_os.cpu_count() or 1))
 
 
 def get_num_threads() -> int:

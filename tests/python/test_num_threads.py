@@ -102,6 +102,15 @@ def test_fewer_than_one_thread_is_refused(restore_threads, bad):
         tack.set_num_threads(2.0)
 
 
+def test_more_threads_than_a_process_can_hold_are_refused(restore_threads):
+    most = max(1024, 8 * (os.cpu_count() or 1))
+    before = tack.get_num_threads()
+    for bad in (most + 1, 2**31, 2**64):
+        with pytest.raises(ValueError, match=f"at most {most} threads, not {bad}"):
+            tack.set_num_threads(bad)
+    assert tack.get_num_threads() == before
+
+
 def test_the_environment_variable_sets_it_at_import():
     r = run_python(
         "import tack\n"
