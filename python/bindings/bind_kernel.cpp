@@ -149,7 +149,8 @@ nb::object shared_array(Kernel& k, size_t i, nb::handle h) {
     try {
         return asarray(h);
     } catch (nb::python_error& e) {
-        bad_argument(k, i, h, "its memory cannot be shared: " + std::string(e.what()));
+        // The exception's message alone (what() adds its traceback).
+        bad_argument(k, i, h, "its memory cannot be shared: " + nb::cast<std::string>(nb::str(e.value())));
     }
 }
 

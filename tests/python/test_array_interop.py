@@ -490,5 +490,7 @@ def test_kernel_arguments_that_cannot_be_shared_are_refused():
     with pytest.raises(ValueError, match=r"parameter 'y' is bound to a read-only array"):
         _axpy_into(1.0, x, ro)
     np.testing.assert_array_equal(ro, 0)
-    with pytest.raises(TypeError, match=r"parameter 'y' got ndarray: its memory cannot be shared"):
+    with pytest.raises(TypeError, match=r"parameter 'y' got ndarray: its memory cannot be shared: from_dlpack: "
+                                        r"unsupported element type") as refused:
         _axpy_into(1.0, x, np.zeros(4, np.complex64))
+    assert "Traceback" not in str(refused.value)  # the reason alone
