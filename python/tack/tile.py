@@ -501,7 +501,10 @@ def _span(first, shape, byte_strides, size):
 
 
 def _array(x, fn, what, dtype=f32):
-    a = x if isinstance(x, Array) else asarray(x)
+    try:
+        a = x if isinstance(x, Array) else asarray(x)
+    except TypeError as e:
+        raise TypeError(f"tack.tile.{fn}: {what}: {e}") from None
     # (Scalar dtypes are single objects; an array of vectors has an element
     # type, which no scalar dtype is.)
     if a.dtype is not dtype:
@@ -1634,6 +1637,8 @@ def topk(x, k, axis=-1, out=None):
     axis = _axis(axis, x.ndim, fn)
     shape = list(x.shape)
     shape[axis] = k
+    if out is not None and not (isinstance(out, (tuple, list)) and len(out) == 2):
+        raise TypeError(f"tack.tile.topk: out must be a (values, positions) pair, not {out!r}")
     values, positions = (None, None) if out is None else out
     values = _output(values, shape, device, fn, "out[0]")
     positions = _output(positions, shape, device, fn, "out[1]", dtype=i64)

@@ -1698,6 +1698,13 @@ def test_dtype_and_shape_errors():
         T.softmax(tack.zeros(4), out=tack.zeros(4, dtype=tack.vec3f))
     with pytest.raises(TypeError, match=r"topk: out\[1\] is .*f32.*; it must hold i64"):
         T.topk(tack.zeros((2, 4)), 2, out=(tack.zeros((2, 2)), tack.zeros((2, 2))))
+    # What is not an array, or not a pair, named with the function.
+    with pytest.raises(TypeError, match="tack.tile.scatter: out: asarray: a NoneType has no memory to share"):
+        T.scatter(tack.zeros((3, 5)), [0, 1, 2], None)
+    with pytest.raises(TypeError, match=r"tack.tile.topk: out must be a \(values, positions\) pair, not tack.array"):
+        T.topk(tack.zeros((2, 4)), 2, out=tack.zeros((2, 2)))
+    with pytest.raises(TypeError, match=r"tack.tile.topk: out must be a \(values, positions\) pair, not \(1, 2, 3\)"):
+        T.topk(tack.zeros((2, 4)), 2, out=(1, 2, 3))
     # k beyond 64 bits: an extent no array can have.
     with pytest.raises(ValueError, match="an array extent must be an integer below 2"):
         T.topk(tack.zeros((2, 4)), 2**63)
