@@ -210,31 +210,30 @@ void fill_number(Array& a, nb::handle given) {
     // value outside them is an OverflowError, never wrapped into range.
     const int bits = size_of(a.dtype()) * 8;
     const bool is_signed = is_signed_int(a.dtype());
-    auto out_of_range = [&](const std::string& value) {
-        PyErr_SetString(PyExc_OverflowError, ("Python integer " + value + " out of bounds for " +
-                                              std::string(name_of(a.dtype())))
+    auto out_of_range = [&] {
+        PyErr_SetString(PyExc_OverflowError, ("Python integer " + nb::cast<std::string>(nb::str(v)) +
+                                              " out of bounds for " + std::string(name_of(a.dtype())))
                                                  .c_str());
         throw nb::python_error();
     };
     if (PyLong_Check(v.ptr())) {
         int overflow = 0;
         const long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
-        const std::string text = nb::cast<std::string>(nb::str(v));
         if (overflow > 0) {
             // 2**63 and above: only a u64 array holds them, up to 2**64 - 1.
             const unsigned long long u = PyLong_AsUnsignedLongLong(v.ptr());
             if (PyErr_Occurred()) {
                 PyErr_Clear();
-                out_of_range(text);
+                out_of_range();
             }
-            if (is_signed || bits != 64) out_of_range(text);
+            if (is_signed || bits != 64) out_of_range();
             a.fill_uint(u);
             return;
         }
-        if (overflow < 0) out_of_range(text);
+        if (overflow < 0) out_of_range();
         const bool fits = is_signed ? (bits == 64 || (x >= -(1LL << (bits - 1)) && x < (1LL << (bits - 1))))
                                     : (x >= 0 && (bits == 64 || x < (1LL << bits)));
-        if (!fits) out_of_range(text);
+        if (!fits) out_of_range();
         a.fill_int(x);
         return;
     }

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 
 #include "backends/tile_kernel.h"
 #include "bindings.h"
@@ -40,6 +41,22 @@ tile::Scalar tile_scalar(DType t) {
     }
 }
 
+// The lowest and highest element offsets, from its first element, that a
+// view of `shape` and element `strides` (non-negative extents) reaches;
+// none where it has no element. In 128 bits: extents and strides of 63
+// bits each over four axes reach no further than 2^127, so no sum or
+// product here wraps.
+std::optional<std::pair<__int128, __int128>> reach(const std::vector<int64_t>& shape,
+                                                   const std::vector<int64_t>& strides) {
+    __int128 lo = 0, hi = 0;
+    for (size_t d = 0; d < shape.size(); ++d) {
+        if (shape[d] == 0) return std::nullopt;
+        const __int128 r = __int128(shape[d] - 1) * strides[d];
+        (r < 0 ? lo : hi) += r;
+    }
+    return std::pair{lo, hi};
+}
+
 // The view of one argument's storage the kernel parameter sees, after
 // checking that every element it can touch lies inside the storage: the
 // view is Python's arithmetic, and a mistake there must not become a stray
@@ -54,21 +71,14 @@ Array view_of(const TileArg& arg, size_t position) {
     if (writes && a.readonly()) throw nb::value_error((who() + " is read-only").c_str());
     if (shape.size() != strides.size() || shape.empty() || shape.size() > size_t(tile::kMaxRank))
         throw nb::value_error((who() + ": a view needs 1 to 4 extents, one stride each").c_str());
-    // In 128 bits: extents and strides of 63 bits each, four axes, reach
-    // no further than 2^127, so no sum or product here wraps.
-    const __int128 size = __int128(size_of(a.dtype()));
-    __int128 lo = offset, hi = offset;
-    bool empty = false;
-    for (size_t d = 0; d < shape.size(); ++d) {
-        if (shape[d] < 0) throw nb::value_error((who() + ": negative extent").c_str());
-        empty = empty || shape[d] == 0;
-        const __int128 reach = __int128(shape[d] - 1) * strides[d];
-        (reach < 0 ? lo : hi) += reach;
-    }
+    for (int64_t e : shape)
+        if (e < 0) throw nb::value_error((who() + ": negative extent").c_str());
+    const auto span = reach(shape, strides);
     // A view with no element touches nothing: its offset is the array's.
-    if (empty) return Array(a.storage(), a.byte_offset(), a.dtype(), shape, strides);
-    const __int128 first = a.byte_offset();
-    if (first + lo * size < 0 || first + (hi + 1) * size > __int128(a.storage()->bytes))
+    if (!span) return Array(a.storage(), a.byte_offset(), a.dtype(), shape, strides);
+    const __int128 size = __int128(size_of(a.dtype())), first = a.byte_offset();
+    if (first + (offset + span->first) * size < 0 ||
+        first + (offset + span->second + 1) * size > __int128(a.storage()->bytes))
         throw nb::index_error((who() + ": the view reaches outside the array's storage").c_str());
     return Array(a.storage(), int64_t(first + offset * size), a.dtype(), shape, strides);
 }
@@ -104,15 +114,11 @@ void launch(const tile::CompiledKernel& kernel, const std::vector<nb::handle>& a
 // [first, last) of the bytes an array's elements can touch, where
 // element_address puts its first element; first == last where it has none.
 std::pair<uint64_t, uint64_t> byte_span(const Array& a) {
-    const int64_t size = int64_t(size_of(a.dtype()));
-    int64_t lo = 0, hi = size;
-    for (int d = 0; d < a.ndim(); ++d) {
-        if (a.shape()[d] == 0) return {0, 0};
-        const int64_t reach = (a.shape()[d] - 1) * a.strides()[d] * size;
-        (reach < 0 ? lo : hi) += reach;
-    }
+    const auto span = reach(a.shape(), a.strides());
+    if (!span) return {0, 0};
+    const __int128 size = __int128(size_of(a.dtype()));
     const uint64_t first = element_address(a);
-    return {first + uint64_t(lo), first + uint64_t(hi)};
+    return {first + uint64_t(span->first * size), first + uint64_t((span->second + 1) * size)};
 }
 
 // Whether two elements of a view of `shape` and element `strides` may

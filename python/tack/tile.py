@@ -475,30 +475,6 @@ class _View:
         test cannot clear is treated as overlapping."""
         return _core._tile_may_overlap_itself(self.shape, self.strides)
 
-    def byte_span(self):
-        """[lo, hi) addresses its elements can touch (the array's device's: Array._address); None when empty."""
-        size = self.array.dtype.itemsize
-        return _span(self.array._address + self.offset * size, self.shape, [s * size for s in self.strides], size)
-
-
-def _overlap(a, b):
-    sa, sb = a.byte_span(), b.byte_span()
-    return sa is not None and sb is not None and sa[0] < sb[1] and sb[0] < sa[1]
-
-
-def _span(first, shape, byte_strides, size):
-    """[lo, hi) addresses of the elements of `size` bytes at `first` plus
-    the strides' multiples; None when there are none."""
-    lo = hi = first
-    for n, s in zip(shape, byte_strides):
-        if n == 0:
-            return None
-        if s < 0:
-            lo += (n - 1) * s
-        else:
-            hi += (n - 1) * s
-    return lo, hi + size
-
 
 def _array(x, fn, what, dtype=f32):
     try:
@@ -1722,9 +1698,10 @@ def scatter(src, indices, out, axis=0):
     if 0 in src.shape:
         return out
     # out keeps the elements not named, so an overlapping input is copied instead.
-    if _overlap(_View.of(out), _View.of(src)):
+    # (out's own elements were cleared of overlap above.)
+    if _clashes([out], [src])[0]:
         src = src.copy()
-    if _overlap(_View.of(out), _View.of(idx)):
+    if _clashes([out], [idx])[0]:
         idx = idx.copy()
     vs, vo = _gather_views(src, fn, axis), _gather_views(out, fn, axis)
     kernel = _row_copies(fn, [vs, vo], device)
