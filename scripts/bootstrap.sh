@@ -37,9 +37,12 @@ fi
 python=${PYTHON:-python3}
 pip_missing=()
 for spec in numpy:numpy nanobind:nanobind scikit_build_core:scikit-build-core pytest:pytest hypothesis:hypothesis \
-  xdist:pytest-xdist mpi4py:mpi4py mypy:mypy; do
+  mpi4py:mpi4py mypy:mypy; do
   "$python" -c "import ${spec%%:*}" 2>/dev/null || pip_missing+=("${spec##*:}")
 done
+# pytest-xdist runs the tests on every core; --dist worksteal (below) needs 3.2 or later.
+"$python" -c "import sys, xdist; sys.exit(tuple(map(int, xdist.__version__.split('.')[:2])) < (3, 2))" 2>/dev/null ||
+  pip_missing+=("pytest-xdist>=3.2")
 if ((${#pip_missing[@]})); then
   echo "== pip installing ${pip_missing[*]}"
   "$python" -m pip install -q "${pip_missing[@]}"
@@ -66,17 +69,20 @@ case "$mode" in
     # there, for the compile check that follows.
     gpu_sources="$(mktemp -d -t tack-gpu-sources-XXXXXX)"
     # One worker per core: device backends spend most of their time in the
-    # OpenCL driver's program builds, which are single-threaded. The CPU
+    # OpenCL driver's program builds, which are single-threaded. Workers
+    # steal from each other's queues (--dist worksteal): with the default
+    # scheduling one worker sat idle for the last third of the run while
+    # the other worked through the long device cases handed to it. The CPU
     # runs every kernel in SIMD lanes (TACK_CPU_SPMD=always), not only
     # those whose lanes pay: the suites test the lanes, and the default's
     # choice has tests of its own (test_spmd.py).
-    TACK_CPU_SPMD=always TACK_EMIT_SOURCES="$gpu_sources" "$python" -m pytest -q -n "$(nproc)" tests/python
+    TACK_CPU_SPMD=always TACK_EMIT_SOURCES="$gpu_sources" "$python" -m pytest -q -n "$(nproc)" --dist worksteal tests/python
     echo "== type check: the examples and the package against its stubs (mypy; [tool.mypy] in pyproject.toml)"
     "$python" -m mypy
     echo "== numerical suites on the CPU as the scalar program (TACK_CPU_SPMD=0)"
     # The suites above ran the CPU's SPMD code (the generated differential
     # programs in both forms); these run again as the scalar program.
-    TACK_CPU_SPMD=0 "$python" -m pytest -q -n "$(nproc)" -k "not opencl" \
+    TACK_CPU_SPMD=0 "$python" -m pytest -q -n "$(nproc)" --dist worksteal -k "not opencl" \
       tests/python/test_float_semantics.py tests/python/test_integer_semantics.py \
       tests/python/test_division_and_power.py tests/python/test_integer_division.py \
       tests/python/test_float_division.py tests/python/test_float_literals.py tests/python/test_matrix.py \
@@ -88,7 +94,7 @@ case "$mode" in
       echo "== the CPU's SIMD lanes compiled for AVX2 without AVX-512 (TACK_CPU_TARGET=x86-64-v3)"
       # Branch-free gathers and wide masks (lower_gathers, widen_masks) are
       # for hosts without AVX-512; this runs them on any x86-64 host.
-      TACK_CPU_TARGET=x86-64-v3 "$python" -m pytest -q -n "$(nproc)" tests/python/test_spmd.py
+      TACK_CPU_TARGET=x86-64-v3 "$python" -m pytest -q -n "$(nproc)" --dist worksteal tests/python/test_spmd.py
     fi
     echo "== GPU source compile check"
     # Every source checked; every 12th also compiled as the CUDA and HIP
