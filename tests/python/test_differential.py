@@ -22,8 +22,8 @@ from differential.runner import run_programs
 
 # Each program compiles twice on the CPU (its SIMD lanes with the scalar
 # program beside them, then the scalar program alone): about a quarter of a
-# second a program, half the CPU's share of the suite at 2000 programs. The
-# soak command below explores further seeds.
+# second a program, two thirds of the CPU cases' time at 2000 programs. The
+# soak command in the docstring above explores further seeds.
 COUNT = int(os.environ.get("TACK_DIFFERENTIAL_COUNT", "1000"))
 BATCH = 50
 STEPPED_COUNT = 100
