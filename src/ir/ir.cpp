@@ -289,7 +289,8 @@ StmtPtr clone(const Stmt& st) {
         case StmtKind::For: {
             auto& s = *st.as<For>(); auto n = copy_header(s);
             n->var = s.var; n->start = clone(*s.start); n->end = clone(*s.end); n->step = clone(*s.step);
-            n->body = clone(s.body); n->over_elements = s.over_elements; return n;
+            n->body = clone(s.body); n->over_elements = s.over_elements; n->rolled = s.rolled;
+            return n;
         }
         case StmtKind::While: {
             auto& s = *st.as<While>(); auto n = copy_header(s);
@@ -521,7 +522,8 @@ public:
             case StmtKind::For: {
                 auto& s = *st.as<For>();
                 o << "for " << var(s.var) << " in range(" << expr(*s.start) << ", " << expr(*s.end) << ", "
-                  << expr(*s.step) << "):" << (s.over_elements ? "  # over elements" : "") << "\n";
+                  << expr(*s.step) << "):" << (s.over_elements ? "  # over elements" : "")
+                  << (s.rolled ? "  # rolled" : "") << "\n";
                 block(o, s.body, depth + 1);
                 break;
             }

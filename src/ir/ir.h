@@ -278,6 +278,11 @@ struct For : Stmt {
     // loops): the CPU backend vectorizes it before it unrolls it, where
     // other constant-trip loops are unrolled first (docs/backends.md).
     bool over_elements = false;
+    // A loop the CPU backend keeps rolled, neither unrolled nor vectorized
+    // (mma's k loop over a register block: unrolled, LLVM's scheduler
+    // hoisted every copy's operand loads above the multiply-adds and
+    // spilled them; docs/backends.md).
+    bool rolled = false;
 };
 struct While : Stmt { TACK_IR_STMT(While) ExprPtr cond; Block body; };
 struct Break : Stmt { TACK_IR_STMT(Break) };

@@ -140,25 +140,6 @@ Value* Emitter::per_lane(const std::string& kind, const std::vector<Value*>& arg
     return result ? call : nullptr;
 }
 
-namespace {
-
-// Loop hints (llvm.loop.* properties, with an integer value or, given -1,
-// none) on the back edge `latch` of a loop.
-void hint_loop(llvm::Instruction* latch, std::initializer_list<std::pair<const char*, int>> hints) {
-    auto& c = latch->getContext();
-    std::vector<llvm::Metadata*> props = {nullptr};
-    for (auto& [name, value] : hints) {
-        std::vector<llvm::Metadata*> prop = {llvm::MDString::get(c, name)};
-        if (value >= 0)
-            prop.push_back(llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(c), value)));
-        props.push_back(llvm::MDNode::get(c, prop));
-    }
-    auto* loop = llvm::MDNode::getDistinct(c, props);
-    loop->replaceOperandWith(0, loop);
-    latch->setMetadata(llvm::LLVMContext::MD_loop, loop);
-}
-
-}  // namespace
 
 Value* Emitter::each_lane_of(Value* m, Type* result, const std::function<Value*(Value* lane)>& fn) {
     llvm::AllocaInst* out = nullptr;

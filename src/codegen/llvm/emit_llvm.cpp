@@ -584,6 +584,20 @@ void vectorize_first(llvm::Instruction* latch) {
 
 }  // namespace
 
+void hint_loop(llvm::Instruction* latch, std::initializer_list<std::pair<const char*, int>> hints) {
+    auto& c = latch->getContext();
+    std::vector<llvm::Metadata*> props = {nullptr};
+    for (auto& [name, value] : hints) {
+        std::vector<llvm::Metadata*> prop = {llvm::MDString::get(c, name)};
+        if (value >= 0)
+            prop.push_back(llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(c), value)));
+        props.push_back(llvm::MDNode::get(c, prop));
+    }
+    auto* loop = llvm::MDNode::getDistinct(c, props);
+    loop->replaceOperandWith(0, loop);
+    latch->setMetadata(llvm::LLVMContext::MD_loop, loop);
+}
+
 void Emitter::emit_for(const For& f) {
     if (in_lanes() && (varying(*f.start) || varying(*f.end) || varying(*f.step) ||
                        analysis::has_partial_exit(f.body, *labels_)))
@@ -630,6 +644,9 @@ void Emitter::emit_for(const For& f) {
     auto* back = head ? b_.CreateBr(head) : b_.CreateCondBr(b_.CreateICmpSLT(next, count), body, exit);
     if (f.over_elements && !in_lanes() && trips && trips->getSExtValue() <= kVectorizeFirstTrips)
         vectorize_first(back);
+    else if (f.rolled)
+        hint_loop(back, {{"llvm.loop.unroll.disable", -1}, {"llvm.loop.vectorize.width", 1},
+                         {"llvm.loop.interleave.count", 1}});
     b_.SetInsertPoint(exit);
 }
 

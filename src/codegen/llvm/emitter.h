@@ -27,6 +27,10 @@ using llvm::Value;
 
 inline constexpr const char* kEmitPass = "emit_llvm";
 
+// Loop hints (llvm.loop.* properties, with an integer value or, given -1,
+// none) on the back edge `latch` of a loop.
+void hint_loop(llvm::Instruction* latch, std::initializer_list<std::pair<const char*, int>> hints);
+
 class Emitter {
 public:
     // In debug mode, checked accesses are appended to `accesses`; a report

@@ -7,7 +7,13 @@
 // register blocking a matrix-multiply kernel uses. Every element still
 // takes its terms in the same order. The block is the target's
 // (CompileOptions::mma_block): as many accumulators as its vector registers
-// hold beside the operands. Where the blocks are not proven legal
+// hold beside the operands. Each step reads b's kCols elements, then each
+// of a's in turn just before the multiply-adds that use it, so that one
+// register at a time holds an element of a; the k loop stays rolled
+// (ir::For::rolled). Unrolled, or with a's elements all read first, LLVM's
+// scheduler on x86 kept every element of a live across the step and
+// spilled them to the stack (512^3 in 64x8x64 packed tiles on one Zen 3
+// core ran in 9.4-9.8 ms so, 5.0-6.4 now; docs/tile/compile.md). Where the blocks are not proven legal
 // (mma_atom.h), a k-outer loop nest runs.
 //
 // Operands read in place. An operand that a load in the same block makes
@@ -98,11 +104,13 @@ void Emitter::emit_mma(const Operation& op) {
         for (int64_t u = 0; u < kRows; ++u)
           for (int64_t v = 0; v < kCols; ++v) assign(acc[size_t(u * kCols + v)], read(c, exprs(at(i0, u), at(j0, v))));
         for_range(k, i64(K), [&] {
-          for (int64_t u = 0; u < kRows; ++u) assign(x[size_t(u)], operand(0, exprs(at(i0, u), ref(k))));
           for (int64_t v = 0; v < kCols; ++v) assign(y[size_t(v)], operand(1, exprs(ref(k), at(j0, v))));
-          for (int64_t u = 0; u < kRows; ++u)
+          for (int64_t u = 0; u < kRows; ++u) {
+            assign(x[size_t(u)], operand(0, exprs(at(i0, u), ref(k))));
             for (int64_t v = 0; v < kCols; ++v) step(acc[size_t(u * kCols + v)], x[size_t(u)], y[size_t(v)]);
+          }
         });
+        block_->back()->as<ir::For>()->rolled = true;
         for (int64_t u = 0; u < kRows; ++u)
           for (int64_t v = 0; v < kCols; ++v) write(r, exprs(at(i0, u), at(j0, v)), ref(acc[size_t(u * kCols + v)]));
       };

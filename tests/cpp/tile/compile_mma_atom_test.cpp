@@ -11,11 +11,14 @@
 #include <set>
 #include <string>
 
+#include "backends/registry.h"
+#include "ir/traverse.h"
 #include "tack/tile/compile.h"
 #include "tack/tile/layout_check.h"
 #include "tack/tile/lib.h"
 #include "tack/tile/oracle.h"
 #include "tack/tile/printer.h"
+#include "tile/lower/lower.h"
 #include "tile/lower/mma_atom.h"
 
 namespace tack::tile {
@@ -154,6 +157,50 @@ TEST(TileMmaAtom, AStoreBetweenTheLoadAndTheMmaKeepsTheTile) {
       EXPECT_TRUE(b.margin_intact());
     }
 }
+
+#ifdef TACK_WITH_LLVM  // the CPU backend
+void clear_rolled_marks(ir::Block& block) {
+  for (auto& s : block) {
+    if (auto* f = s->as<ir::For>()) f->rolled = false;
+    ir::for_each_child(*s, [](ir::ExprPtr&) {}, [](ir::Block& b) { clear_rolled_marks(b); });
+  }
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// A register block's k loop stays a loop on the CPU (emit_mma.cpp):
+// unrolled, LLVM's scheduler hoisted every copy's loads of a above the
+// multiply-adds and spilled them. The lowering marks the loop rolled and
+// the CPU backend hints LLVM not to unroll it; unmarked, LLVM unrolls it.
+TEST(TileMmaAtom, TheBlocksKLoopStaysRolledOnTheCpu) {
+  std::string why;
+  backends::Backend* cpu = backends::find_backend("cpu", &why);
+  if (!cpu) GTEST_SKIP() << "no cpu backend here: " << why;
+  CompileOptions options;
+  options.mma_block[0] = 4;
+  options.mma_block[1] = 2;
+  lower::Lowered lowered = lower::lower(lib::matmul({16, 16, 16}), options, LoweringTarget{});
+  for (auto& p : lowered.kernel->params) p.unit_inner_stride = true;
+  const std::string lowered_text = ir::print(*lowered.kernel);
+  ASSERT_NE(lowered_text.find("# rolled"), std::string::npos) << lowered_text;
+  backends::CompileOptions one_at_a_time;
+  one_at_a_time.lanes = backends::CpuLanes::Never;
+  const std::string rolled = cpu->inspect("llvm", *lowered.kernel, one_at_a_time);
+  clear_rolled_marks(lowered.kernel->body);
+  const std::string unrolled = cpu->inspect("llvm", *lowered.kernel, one_at_a_time);
+  EXPECT_NE(rolled.find("llvm.loop.unroll.disable"), std::string::npos) << rolled;
+  // The multiply-adds written out: a 4x2 block's 8 per step of k, one step
+  // in the rolled loop; unrolled, several steps' copies (41 against 161 on
+  // x86-64 with LLVM 19).
+  const size_t rolled_fmas = count(rolled, "@llvm.fma.f32("), unrolled_fmas = count(unrolled, "@llvm.fma.f32(");
+  EXPECT_GT(rolled_fmas, 0u) << rolled;
+  EXPECT_GE(unrolled_fmas, 3 * rolled_fmas) << rolled_fmas << " against " << unrolled_fmas;
+}
+#endif
 
 }  // namespace
 }  // namespace tack::tile
