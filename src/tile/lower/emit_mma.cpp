@@ -13,8 +13,8 @@
 // (ir::For::rolled). Unrolled, or with a's elements all read first, LLVM's
 // scheduler on x86 kept every element of a live across the step and
 // spilled them to the stack (512^3 in 64x8x64 packed tiles on one Zen 3
-// core ran in 9.4-9.8 ms so, 5.0-6.4 now; docs/tile/compile.md). Where the blocks are not proven legal
-// (mma_atom.h), a k-outer loop nest runs.
+// core ran in 9.4-9.8 ms so, 5.0-6.4 now; docs/tile/compile.md). Where
+// the blocks are not proven legal (mma_atom.h), a k-outer loop nest runs.
 //
 // Operands read in place. An operand that a load in the same block makes
 // for this mma alone, with nothing between them that writes memory, is
