@@ -278,7 +278,14 @@ TEST_P(TileRandomPrograms, MatchTheInterpreterBitForBit) {
     int64_t split = 0;  // CompileOptions::nest_split of the row level
   };
   std::vector<Program> programs;
-  for (uint32_t seed = 1; seed <= 24; ++seed) programs.push_back({seed, 6 + int(seed % 7)});
+  // A GPU backend runs half the numbered seeds, the odd ones one at a time
+  // and the even ones in workgroups, so that every numbered program still
+  // reaches its dialect's printer: a device program's build is most of its
+  // time (on PoCL 18 programs took 36-47 s one at a time and 23-28 s in
+  // workgroups against 30 programs' 74 and 49), and the CPU runs them all.
+  const bool cpu = device() == "cpu";
+  for (uint32_t seed = 1; seed <= 24; ++seed)
+    if (cpu || seed % 2 == (groups() ? 0u : 1u)) programs.push_back({seed, 6 + int(seed % 7)});
   programs.push_back({74, 6 + 74 % 7});
   programs.push_back({4134, 17});
   programs.push_back({3063, 10});
