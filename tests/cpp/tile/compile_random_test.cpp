@@ -281,8 +281,8 @@ TEST_P(TileRandomPrograms, MatchTheInterpreterBitForBit) {
   // A GPU backend runs half the numbered seeds, the odd ones one at a time
   // and the even ones in workgroups, so that every numbered program still
   // reaches its dialect's printer: a device program's build is most of its
-  // time (on PoCL 18 programs took 36-47 s one at a time and 23-28 s in
-  // workgroups against 30 programs' 74 and 49), and the CPU runs them all.
+  // time (on PoCL the 18 programs take 36-47 s one at a time and 23-28 s in
+  // workgroups on a 2-core AMD EPYC), and the CPU runs them all.
   const bool cpu = device() == "cpu";
   for (uint32_t seed = 1; seed <= 24; ++seed)
     if (cpu || seed % 2 == (groups() ? 0u : 1u)) programs.push_back({seed, 6 + int(seed % 7)});
