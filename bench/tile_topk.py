@@ -17,7 +17,9 @@ network's first call, which compiles it, is not timed.
     PYTHONPATH=python python bench/tile_topk.py --routes [K ...]
 """
 
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -26,7 +28,10 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "python"))
-os.environ.setdefault("TACK_CACHE_DIR", tempfile.mkdtemp(prefix="tack-bench-topk-"))
+if not os.environ.get("TACK_CACHE_DIR"):
+    # A fresh cache folder for this run, removed when it ends.
+    os.environ["TACK_CACHE_DIR"] = tempfile.mkdtemp(prefix="tack-bench-topk-")
+    atexit.register(shutil.rmtree, os.environ["TACK_CACHE_DIR"], ignore_errors=True)
 
 import timing  # noqa: E402
 import tack  # noqa: E402
