@@ -58,8 +58,15 @@ case "$mode" in
     "$python" examples/run_all.py
     ;;
   test)
-    # PoCL's own kernel cache, fresh for this run.
-    export POCL_CACHE_DIR="${POCL_CACHE_DIR:-$(mktemp -d -t tack-pocl-XXXXXX)}"
+    # Folders this run makes, removed when it ends however it ends.
+    made=()
+    trap 'rm -rf "${made[@]}"' EXIT
+    # PoCL's own kernel cache, fresh for this run unless the caller names one.
+    if [ -z "${POCL_CACHE_DIR:-}" ]; then
+      POCL_CACHE_DIR="$(mktemp -d -t tack-pocl-XXXXXX)"
+      export POCL_CACHE_DIR
+      made+=("$POCL_CACHE_DIR")
+    fi
     echo "== C++ tests"
     (cd build && ctest --output-on-failure -j"$(nproc)")
     echo "== parser fuzzing (bounded)"
@@ -68,6 +75,7 @@ case "$mode" in
     # Every variant the suites compile leaves its GPU source in each dialect
     # there, for the compile check that follows.
     gpu_sources="$(mktemp -d -t tack-gpu-sources-XXXXXX)"
+    made+=("$gpu_sources")
     # One worker per core: device backends spend most of their time in the
     # OpenCL driver's program builds, which are single-threaded. Workers
     # steal from each other's queues (--dist worksteal): with the default
@@ -100,7 +108,6 @@ case "$mode" in
     # Every source checked; every 12th also compiled as the CUDA and HIP
     # runtimes would (PTX assembled at full optimization, gfx90a code objects).
     build/tools/gpu_compile_check/tack_gpu_compile_check --full-every 12 "$gpu_sources"
-    rm -rf "$gpu_sources"
     ;;
   *)
     echo "usage: bash scripts/bootstrap.sh [examples|test]" >&2

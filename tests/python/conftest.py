@@ -1,12 +1,17 @@
 """Fixtures shared by the Python suites."""
 
+import atexit
 import os
+import shutil
 import tempfile
 from collections import defaultdict
 
 # The suites compile thousands of kernels: keep their disk-cache entries out
-# of the user's cache, and start every run cold.
-os.environ.setdefault("TACK_CACHE_DIR", tempfile.mkdtemp(prefix="tack-test-cache-"))
+# of the user's cache, and start every run cold, in a folder of this
+# process's own that goes when it ends.
+if not os.environ.get("TACK_CACHE_DIR"):
+    os.environ["TACK_CACHE_DIR"] = tempfile.mkdtemp(prefix="tack-test-cache-")
+    atexit.register(shutil.rmtree, os.environ["TACK_CACHE_DIR"], ignore_errors=True)
 
 import pytest  # noqa: E402
 import tack  # noqa: E402
