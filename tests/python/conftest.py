@@ -15,6 +15,7 @@ if not os.environ.get("TACK_CACHE_DIR"):
 
 import pytest  # noqa: E402
 import tack  # noqa: E402
+from device_share import all_cases, spread  # noqa: E402
 
 
 def _backend_names():
@@ -39,13 +40,11 @@ def pytest_configure(config):
     )
 
 
-# Device backends build a program per variant (PoCL: about half a second,
-# against a few milliseconds on the CPU). A test marked device_cases(n)
-# runs at most n of its parametrizations on each device backend, spread
-# evenly over them, and every one on the CPU; TACK_DEVICE_CASES=all runs
-# them all everywhere.
+# A test marked device_cases(n) runs at most n of its parametrizations on
+# each device backend, spread evenly over them, and every one on the CPU
+# (device_share.py); TACK_DEVICE_CASES=all runs them all everywhere.
 def pytest_collection_modifyitems(config, items):
-    if os.environ.get("TACK_DEVICE_CASES") == "all":
+    if all_cases():
         return
     groups = defaultdict(list)
     for item in items:
@@ -56,10 +55,7 @@ def pytest_collection_modifyitems(config, items):
             groups[(item.module.__name__, item.originalname, device, marker.args[0])].append(item)
     dropped = set()
     for (_, _, _, keep), group in groups.items():
-        n = len(group)
-        if n <= keep:
-            continue
-        chosen = {round(k * (n - 1) / max(keep - 1, 1)) for k in range(keep)}
+        chosen = spread(len(group), keep)
         dropped.update(id(item) for at, item in enumerate(group) if at not in chosen)
     if dropped:
         config.hook.pytest_deselected(items=[i for i in items if id(i) in dropped])

@@ -11,7 +11,6 @@ source through inspect) and imported once.
 
 import ast
 import importlib.util
-import os
 import sys
 import unicodedata
 
@@ -19,6 +18,7 @@ import numpy as np
 import pytest
 import tack
 from backends import FRONTEND_ONLY
+from device_share import device_share
 
 # Spellings that mean something to a code generator or its runtime. `int`
 # and `float` bound as locals shadow the builtins, which is Python's rule:
@@ -176,9 +176,9 @@ def test_name_keeps_its_identity(backend, generated, name):
 
 def _kernel_names(backend):
     """The names each backend runs as kernel names: all of them on the CPU,
-    every fourth on a device backend (as device_cases above)."""
-    every = 1 if backend == "cpu" or os.environ.get("TACK_DEVICE_CASES") == "all" else 4
-    return [(k, name) for k, name in enumerate(TARGET_NAMES) if k % every == 0]
+    a quarter spread over them on a device backend (device_share.py, the
+    rule of device_cases above; each test loops over its names itself)."""
+    return device_share(backend, enumerate(TARGET_NAMES), len(TARGET_NAMES) // 4)
 
 
 def test_every_name_as_a_kernel_name(backend, kernels_named):

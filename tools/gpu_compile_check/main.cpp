@@ -9,7 +9,7 @@
 //                   (NVRTC's PTX fails ptxas only where inline assembly is
 //                   wrong, which the sample and compile_check_test.cpp's
 //                   curated sources reach; ptxas -O0 on every source was
-//                   more than half of the CUDA check's time)
+//                   a third of the CUDA check's time)
 //   hip/*.hip       hipcc -std=c++17 --offload-arch=gfx90a, device side,
 //                   -fsyntax-only
 //   opencl/*.cl     clang-19 -x cl -cl-std=CL3.0 -Werror -fsyntax-only

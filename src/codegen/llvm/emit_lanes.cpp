@@ -140,7 +140,6 @@ Value* Emitter::per_lane(const std::string& kind, const std::vector<Value*>& arg
     return result ? call : nullptr;
 }
 
-
 Value* Emitter::each_lane_of(Value* m, Type* result, const std::function<Value*(Value* lane)>& fn) {
     llvm::AllocaInst* out = nullptr;
     if (result) {
