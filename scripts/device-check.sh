@@ -80,7 +80,7 @@ timeout 240 build-device/tests/cpp/tile/tile_compile_tests --gtest_filter='*/cud
   status=1
 
 echo "== Python suites, their CUDA cases (-k cuda)"
-report="$(mktemp -d -t tack-device-XXXXXX)/cuda.xml"
+report=build-device/cuda-cases.xml  # beside the build it tests, replaced by the next run
 timeout 360 "$python" -m pytest -q -p no:cacheprovider -k cuda --junitxml="$report" tests/python >/dev/null 2>&1
 rc=$?
 # pytest's 5 is "no test selected": no suite has a CUDA case yet.
