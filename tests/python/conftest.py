@@ -7,8 +7,9 @@ import tempfile
 from collections import defaultdict
 
 # The suites compile thousands of kernels: keep their disk-cache entries out
-# of the user's cache, and start every run cold, in a folder of this
-# process's own that goes when it ends.
+# of the user's cache, and start every run cold, in a folder made for the
+# run and removed when the process that made it ends (pytest-xdist's
+# workers inherit the controller's).
 if not os.environ.get("TACK_CACHE_DIR"):
     os.environ["TACK_CACHE_DIR"] = tempfile.mkdtemp(prefix="tack-test-cache-")
     atexit.register(shutil.rmtree, os.environ["TACK_CACHE_DIR"], ignore_errors=True)
