@@ -8,15 +8,10 @@
 #include "tack/tile/capture.h"
 #include "tack/tile/interpreter.h"
 #include "tack/tile/printer.h"
+#include "occurrences.h"
 
 namespace tack::tile {
 namespace {
-
-size_t count(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
 
 template <class Fn>
 void expect_capture_error(Fn&& fn, std::initializer_list<std::string> fragments) {
@@ -75,7 +70,7 @@ TEST(TileCapture, SerialCarriesExactlyTheAssignedTiles) {
     Y(0).store(acc);
   });
   std::string text = print(k);
-  EXPECT_EQ(count(text, "iter("), 1u) << text;
+  EXPECT_EQ(occurrences(text, "iter("), 1u) << text;
   EXPECT_NE(text.find("%5 = serial %6 < %2 iter(%7 = %4)"), std::string::npos) << text;
   std::vector<float> x{3, -1, 4, 1, -5, 9};
   float want = 0;
@@ -90,7 +85,7 @@ TEST(TileCapture, NestedSerialRegionsCarryThroughEveryLevel) {
       for (auto j : serial(X.shape(0))) acc = acc + X[{i}] * X[{j}] * cast<float>(i - j);
     Y(0).store(acc);
   });
-  EXPECT_EQ(count(print(k), "iter("), 2u);
+  EXPECT_EQ(occurrences(print(k), "iter("), 2u);
   std::vector<float> x{1, 2, 3, 4, 5};
   float want = 0;
   for (int i = 0; i < 5; ++i)

@@ -20,6 +20,7 @@
 #include "tack/tile/printer.h"
 #include "tile/lower/lower.h"
 #include "tile/lower/mma_atom.h"
+#include "occurrences.h"
 
 namespace tack::tile {
 namespace {
@@ -166,12 +167,6 @@ void clear_rolled_marks(ir::Block& block) {
   }
 }
 
-size_t count(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
-
 // A register block's k loop stays a loop on the CPU (emit_mma.cpp):
 // unrolled, LLVM's scheduler hoisted every copy's loads of a above the
 // multiply-adds and spilled them. The lowering marks the loop rolled and
@@ -196,7 +191,7 @@ TEST(TileMmaAtom, TheBlocksKLoopStaysRolledOnTheCpu) {
   // The multiply-adds written out: a 4x2 block's 8 per step of k, one step
   // in the rolled loop; unrolled, several steps' copies (41 against 161 on
   // x86-64 with LLVM 19).
-  const size_t rolled_fmas = count(rolled, "@llvm.fma.f32("), unrolled_fmas = count(unrolled, "@llvm.fma.f32(");
+  const size_t rolled_fmas = occurrences(rolled, "@llvm.fma.f32("), unrolled_fmas = occurrences(unrolled, "@llvm.fma.f32(");
   EXPECT_GT(rolled_fmas, 0u) << rolled;
   EXPECT_GE(unrolled_fmas, 3 * rolled_fmas) << rolled_fmas << " against " << unrolled_fmas;
 }
