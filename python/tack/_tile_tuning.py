@@ -166,10 +166,10 @@ _CAP = 2048  # a class extent above this tunes at this extent
 # The oracle's shape: the class's, each extent capped here (the interpreter
 # takes about 4 s at 1024^3 on a 2-core x86-64, 30 s at 2048^3).
 _CHECK_CAP = 1024
-_BUDGET_S = 1.0  # timed runs of one candidate stop once they took this long
+_BUDGET_S = 1.0  # a candidate's further runs in one settling stop once they took this long
 _MIN_VOLUME = 128 * 128 * 128  # classes below tune not at all
 _RAGGED = (37, 29, 43)  # the edge-tile check's shape (M, K, N)
-_RUNS = 3  # timed runs per candidate; the best counts
+_RUNS = 3  # timed runs per candidate (its first, then the rest in each settling); the best counts
 # ... and more, until the runs took this long: a product of a fraction of a
 # millisecond is timed over many runs, whose best is not one disturbed run
 # (at 2048x256x16 three runs once ranked 8x16x64 rows-in-lanes, 0.46 ms,
@@ -532,17 +532,30 @@ def tune(klass, candidates, compile_candidate, shape=None):
 
     def settle(group):
         """More runs for the candidates of `group` whose first run came within
-        _RETIMED of the fastest first run among them."""
+        _RETIMED of the fastest first run among them, in rounds: each round
+        runs every one of them once, so that a stretch of the host running
+        slower (another process, a frequency change) falls on all of them
+        alike instead of on the one being timed when it came. Rounds go on
+        until each has run _RUNS - 1 more times and for _MIN_TIMED_S in all,
+        or for _BUDGET_S in this settling."""
         quickest = min((runs[t][1][0] for t in group if t in runs), default=None)
-        for tiles in group:
-            if tiles not in runs or runs[tiles][1][0] > _RETIMED * quickest:
-                continue
-            kernel, times = runs[tiles]
-            while (len(times) < _RUNS or sum(times) < _MIN_TIMED_S) and sum(times) < _BUDGET_S:
+        contenders = [t for t in group if t in runs and runs[t][1][0] <= _RETIMED * quickest]
+        if len(contenders) < 2:
+            return  # nothing to compare it with
+        more = {t: [] for t in contenders}  # this settling's runs
+        while True:
+            due = [t for t in contenders
+                   if (len(more[t]) < _RUNS - 1 or sum(runs[t][1]) < _MIN_TIMED_S) and sum(more[t]) < _BUDGET_S]
+            if not due:
+                break
+            for tiles in due:
+                kernel, times = runs[tiles]
                 start = time.perf_counter()
                 kernel.launch(args)
                 times.append(time.perf_counter() - start)
-            report["x".join(map(str, tiles))] = round(min(times) * 1e3, 3)
+                more[tiles].append(times[-1])
+        for tiles in contenders:
+            report["x".join(map(str, tiles))] = round(min(runs[tiles][1]) * 1e3, 3)
 
     def fastest():
         return min(runs, key=lambda t: min(runs[t][1]), default=DEFAULT)

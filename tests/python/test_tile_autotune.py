@@ -393,6 +393,32 @@ def test_only_candidates_near_the_fastest_first_run_are_timed_again():
     assert report["32x32x16"] > 250 and report["8x8x8"] < 50, report
 
 
+
+def test_candidates_timed_again_take_turns():
+    # Each candidate's launches 0 to 3 compile, check and time its first
+    # run, all of one candidate's before the next's; the further runs go in
+    # rounds, one run of each candidate a round, so that a slower stretch of
+    # the host falls on every candidate alike.
+    order = []
+
+    class Logged(_Scripted):
+        def launch(self, args):
+            order.append(self.tiles)
+            super().launch(args)
+
+    def compile_candidate(tiles):
+        kernel = Logged(tiles, [0, 0, 0, 0.01])
+        kernel.tiles = tiles
+        return kernel
+
+    candidates = ((8, 8, 8), (16, 16, 16), (16, 8, 8))
+    _tile_tuning.tune((64, 64, 64), candidates, compile_candidate)
+    first = len(candidates) * 4
+    assert order[:first] == list(candidates) + [t for t in candidates for _ in range(3)], order
+    rounds = order[first:]
+    assert len(rounds) >= len(candidates) * (_tile_tuning._RUNS - 1), order
+    assert rounds == list(candidates) * (len(rounds) // len(candidates)), order
+
 def test_a_candidate_that_fails_to_run_never_wins():
     class Raises:
         def launch(self, args):
