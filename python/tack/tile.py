@@ -604,19 +604,18 @@ def _rows(views, axis, fn):
         yield moved
         return
 
-    # Merge leading axes from the innermost outwards while every view allows.
+    # Merge leading axes from the innermost outwards while every view allows
+    # (_merged_axis: axes of one element merge with any, and the merged
+    # stride is that of the innermost axis of more than one).
     first = lead - 1
-    extent = moved[0].shape[first]
-    while first > 0 and all(v.strides[first - 1] == v.strides[first] * v.shape[first] or v.shape[first] == 1
-                            for v in moved):
+    while first > 0 and all(_merged_axis(v.shape[first - 1:lead], v.strides[first - 1:lead]) for v in moved):
         first -= 1
-        extent *= moved[0].shape[first]
+    merged = [_merged_axis(v.shape[first:lead], v.strides[first:lead]) for v in moved]
     for index in itertools.product(*(range(n) for n in moved[0].shape[:first])):
         out = []
-        for v in moved:
+        for v, (extent, stride) in zip(moved, merged):
             offset = v.offset + sum(i * s for i, s in zip(index, v.strides))
-            stride = v.strides[lead - 1]
-            out.append(_View(v.array, [extent, v.shape[-1]], [stride, v.strides[-1]], offset))
+            out.append(_View(v.array, [extent, v.shape[-1]], [stride or 0, v.strides[-1]], offset))
         yield out
 
 

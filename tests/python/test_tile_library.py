@@ -1332,6 +1332,43 @@ def test_rms_norm_against_float64(shape):
     assert np.all(np.abs(out.value().reshape(rows.shape) - exact) <= bound)
 
 
+# Rows along one axis of an array with axes of one element beside it: the
+# other axes merge into one run of rows where the strides allow (an axis of
+# one element merges with any), the run stepping by the stride of its
+# innermost axis of more than one. Taking the stride of an axis of one
+# element instead read overlapping rows: softmax over (6, 61, 1) along
+# axis 1 gave values near 1e36.
+@pytest.mark.parametrize("base,index,axis", [
+    ((6, 61, 1), (), 1),
+    ((7, 1, 2), (), 2),
+    ((7, 1, 2), (), 1),
+    ((7, 1, 2), (), 0),
+    ((6, 1, 5, 4), (slice(None, None, 2),), 3),
+    ((4, 3, 1, 9), (slice(None), slice(None, None, -1)), 1),
+])
+def test_rows_beside_axes_of_one_element(base, index, axis):
+    x0 = (rng(60).standard_normal(base) * 3).astype(np.float32)
+    x, tx = x0[index], tack.array(x0)[index]
+    n = x.shape[axis]
+    assert np.array_equal(T.scan(tx, axis=axis).numpy(), np.cumsum(x, axis=axis, dtype=np.float32))
+    order = np.argsort(x, axis=axis, kind="stable")
+    assert np.array_equal(T.argsort(tx, axis=axis).numpy(), order)
+    assert np.array_equal(bits(T.sort(tx, axis=axis).numpy()), bits(np.take_along_axis(x, order, axis=axis)))
+    k = min(n, 3)
+    values, positions = T.topk(tx, k, axis=axis)
+    largest = np.take(np.argsort(-x, axis=axis, kind="stable"), range(k), axis=axis)
+    assert np.array_equal(positions.numpy(), largest)
+    assert np.array_equal(bits(values.numpy()), bits(np.take_along_axis(x, largest, axis=axis)))
+    exact, bound = softmax_bound(x, axis)
+    assert np.all(np.abs(T.softmax(tx, axis=axis).numpy() - exact) <= bound)
+    rows = np.moveaxis(x, axis, -1).reshape(-1, n)
+    eps = np.float64(np.float32(1e-5))
+    for rms in (False, True):
+        got = (T.rms_norm(tx, axis=axis) if rms else T.layer_norm(tx, axis=axis)).numpy()
+        exact, bound = norm_bound(rows, np.ones(n), None if rms else np.zeros(n), eps, rms=rms)
+        assert np.all(np.abs(np.moveaxis(got, axis, -1).reshape(rows.shape) - exact) <= bound)
+
+
 # ---------------------------------------------------------------------------
 # scan
 
