@@ -8,9 +8,11 @@ the same run as the baseline.
 The one-element call is also timed with keyword arguments, which reorder
 the arguments before the positional path.
 
-An OpenCL launch queues its body on the in-order queue and returns; a count
-entry that reads no array runs on a second queue, so the host learns the
-count without waiting for the work queued before. "call + sync" waits for
+An OpenCL launch queues its body on the in-order queue and returns; saxpy's
+range(len(x)) lets the host work out the count itself, so a launch is the
+body alone (src/backends/gpu/host_count.h; a kernel whose range the host
+cannot work out runs its count entry first, on a second queue where it
+reads no array). "call + sync" waits for
 each call's work; "queued" is 30 calls and one tack.sync(), per call, which
 is what a loop of launches without host reads costs. The times include
 making the arrays current on the device, which after the first call is

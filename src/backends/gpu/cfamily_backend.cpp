@@ -5,6 +5,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "backends/gpu/host_count.h"
 #include "codegen/cfamily/emit_c.h"
 #ifdef TACK_WITH_TILE
 #include "backends/tile_kernel.h"
@@ -98,6 +99,8 @@ public:
         b.u8(workgroups);
         b.u8(full_groups);
         b.u64(private_bytes);
+        b.u8(host_count.has_value());
+        if (host_count) host_count->write(b);
         b.str(binary);
         return b.take();
     }
@@ -110,6 +113,7 @@ public:
     bool workgroups = false;    // groups of exactly kGroupSize lanes (CSource::workgroups)
     bool full_groups = false;   // and every group complete (CSource::full_groups)
     uint64_t private_bytes = 0; // a work item's local arrays (ir::private_scratch_bytes)
+    std::optional<HostCount> host_count;  // where the host works out the count (host_count.h)
     Device* device = nullptr;
     std::unique_ptr<Program> built;  // from source, until serialize() has read its binary
     mutable std::string binary;      // from the disk cache, or read by serialize()
@@ -173,6 +177,7 @@ public:
         code->workgroups = source.workgroups;
         code->full_groups = source.full_groups;
         code->private_bytes = uint64_t(ir::private_scratch_bytes(typed));
+        if (code->count_beside) code->host_count = HostCount::plan(typed);
         code->device = &device_;
         code->built = device_.build(source.text, code->options);
         link(*code, *code->built);
@@ -209,6 +214,13 @@ public:
         code->workgroups = in.u8() != 0;
         code->full_groups = in.u8() != 0;
         code->private_bytes = in.u64();
+        if (in.u8() != 0) {
+            code->host_count = HostCount::read(in);
+            if (!code->host_count) {
+                *error = std::string("malformed ") + id_.display_name + " program";
+                return nullptr;
+            }
+        }
         code->binary = in.str();
         if (!in.complete()) {
             *error = std::string("malformed ") + id_.display_name + " program";
@@ -239,15 +251,8 @@ public:
         Arguments args = arguments(code, request, &count_arg);
 
         LaunchOutcome outcome;
-        int64_t words[codegen::cfamily::kOutWords] = {};
-        const Queue queue = code.count_beside && !request.debug ? Queue::Beside : Queue::Ordered;
-        device_.launch(*code.count, args, 1, 1, queue);
-        device_.read(*code.out, 0, words, sizeof words, queue);
-        if (words[0] < 0) {
-            std::memcpy(static_cast<void*>(&outcome.refusal), words + 1, sizeof outcome.refusal);
-            return outcome;
-        }
-        const int64_t count = words[0];
+        const int64_t count = launch_count(code, request, args, &outcome.refusal);
+        if (count < 0) return outcome;
         outcome.count = count;
         if (request.count_only) return outcome;
         args.overwrite(count_arg, &count);
@@ -391,6 +396,22 @@ private:
                          "tack: a launch on %s printed more than its %lld-word print buffer holds; the lines past "
                          "it were not printed\n",
                          id_.display_name, static_cast<long long>(capacity));
+    }
+
+    // The launch's iteration count, or -1 with the refusal in *refusal: from
+    // the host where the kernel's range lets it (host_count.h), else from
+    // the count entry on the device, on the queue beside the launches
+    // before it where it reads no array memory.
+    int64_t launch_count(CExecutable& code, const LaunchRequest& request, const Arguments& args,
+                         codegen::LaunchRefusal* refusal) {
+        if (code.host_count && !request.debug)
+            if (auto count = code.host_count->count(request.args, request.count, refusal)) return *count;
+        int64_t words[codegen::cfamily::kOutWords] = {};
+        const Queue queue = code.count_beside && !request.debug ? Queue::Beside : Queue::Ordered;
+        device_.launch(*code.count, args, 1, 1, queue);
+        device_.read(*code.out, 0, words, sizeof words, queue);
+        if (words[0] < 0) std::memcpy(static_cast<void*>(refusal), words + 1, sizeof *refusal);
+        return words[0] < 0 ? -1 : words[0];
     }
 
     // The kernel arguments, slot by slot (cfamily/emit_c.h gives the order),

@@ -284,26 +284,28 @@ TEST_P(DriverDeviceTest, TheBackendUploadsArraysAndPassesTheArgumentList) {
     request.count = 3;
     request.written = &written;
     fake_.reset();
+    // saxpy's range is range(len(y)): the host works out the count (5), and
+    // the one launch is the body's, over at least that many items.
     LaunchOutcome outcome = backend.launch(*compiled.code, request);
-    EXPECT_EQ(outcome.count, 0);
+    EXPECT_EQ(outcome.count, n);
     ASSERT_EQ(fake_.launches(), 1u);
-    Recorded count = fake_.launch(0);
-    EXPECT_EQ(count.entry, source.entries.count);
-    EXPECT_EQ(count.grid[0] * count.block[0], 1u);
-    ASSERT_EQ(count.params.size(), source.slots.size());
+    Recorded body = fake_.launch(0);
+    EXPECT_EQ(body.entry, source.entries.body);
+    EXPECT_GE(body.grid[0] * body.block[0], unsigned(n));
+    ASSERT_EQ(body.params.size(), source.slots.size());
     for (size_t k = 0; k < source.slots.size(); ++k) {
         const auto& slot = source.slots[k];
         using Kind = codegen::cfamily::ArgSlot::Kind;
         if (slot.kind == Kind::Data) {
             const runtime::Array& a = slot.param == 0 ? y : x;
             // Device memory holds the host's bytes (the fake's addresses are host addresses).
-            EXPECT_EQ(std::memcmp(reinterpret_cast<const void*>(count.params[k]), a.address(), n * 4), 0) << k;
+            EXPECT_EQ(std::memcmp(reinterpret_cast<const void*>(body.params[k]), a.address(), n * 4), 0) << k;
         } else if (slot.kind == Kind::Extent) {
-            EXPECT_EQ(static_cast<int64_t>(count.params[k]), n) << k;
+            EXPECT_EQ(static_cast<int64_t>(body.params[k]), n) << k;
         } else if (slot.kind == Kind::Scalar) {
-            EXPECT_EQ(static_cast<uint32_t>(count.params[k]), static_cast<uint32_t>(args[2].bits)) << k;
+            EXPECT_EQ(static_cast<uint32_t>(body.params[k]), static_cast<uint32_t>(args[2].bits)) << k;
         } else if (slot.kind == Kind::Count) {
-            EXPECT_EQ(count.params[k], 0u) << k;
+            EXPECT_EQ(static_cast<int64_t>(body.params[k]), n) << k;
         }
     }
     // y may have been written: a host read copies it back. One element
@@ -311,7 +313,7 @@ TEST_P(DriverDeviceTest, TheBackendUploadsArraysAndPassesTheArgumentList) {
     auto data_slot = std::find_if(source.slots.begin(), source.slots.end(), [](auto& s) {
         return s.kind == codegen::cfamily::ArgSlot::Kind::Data && s.param == 0;
     });
-    float* on_device = reinterpret_cast<float*>(count.params[data_slot - source.slots.begin()]);
+    float* on_device = reinterpret_cast<float*>(body.params[data_slot - source.slots.begin()]);
     for (int64_t i = 0; i < n; ++i) on_device[i] = 100.0f + static_cast<float>(i);
     y.storage()->device->peek(y.storage()->data, 3 * sizeof(float), sizeof(float));
     EXPECT_EQ(reinterpret_cast<const float*>(y.address())[3], 103.0f);
@@ -322,6 +324,50 @@ TEST_P(DriverDeviceTest, TheBackendUploadsArraysAndPassesTheArgumentList) {
     // What the disk cache keeps loads again, and a compiler's error names it.
     std::string error;
     EXPECT_NE(backend.load(compiled.code->serialize(), &error), nullptr) << error;
+}
+
+// A kernel that computes its range before the loop, and a debug launch,
+// take the count from the count entry on the device: the fake's out memory
+// reads 0, so the count entry is the only launch.
+TEST_P(DriverDeviceTest, TheCountEntryRunsWhereTheHostCannotWorkOutTheCount) {
+    std::string why_not;
+    DriverBackend made = make_driver_backend(*api_, fake_compiler(*GetParam()), hip() ? hip_identity : cuda_identity,
+                                             &why_not);
+    ASSERT_NE(made.backend, nullptr) << why_not;
+    Backend& backend = *made.backend;
+    const auto dialect = hip() ? codegen::cfamily::Dialect::Hip : codegen::cfamily::Dialect::Cuda;
+    const std::vector<driver::ParamFacts> params = {testing::array_of(DType::F32)};
+    auto halves = testing::codegen_kernel("def halves(y):\n"
+                                          "    m = len(y) // 2\n"
+                                          "    for i in range(m):\n"
+                                          "        y[i] = 1.0\n",
+                                          params);
+    auto saxpy = testing::codegen_kernel("def ones(y):\n"
+                                         "    for i in range(len(y)):\n"
+                                         "        y[i] = 1.0\n",
+                                         params);
+    runtime::Array y = runtime::Array::empty({6}, DType::F32);
+    y.storage()->device = backend.device_copy(y.storage()->bytes);
+    LaunchArg args[1] = {{&y, 0}};
+    const std::vector<int> written = {0};
+    for (auto [kernel, debug] : {std::pair{halves.get(), false}, std::pair{saxpy.get(), true}}) {
+        CompileOptions options;
+        options.debug = debug;
+        Compiled compiled = backend.compile(*kernel, options);
+        codegen::cfamily::EmitOptions emit;
+        emit.debug = debug;
+        auto source = codegen::cfamily::emit_c(*kernel, dialect, emit);
+        LaunchRequest request;
+        request.args = args;
+        request.count = 1;
+        request.debug = debug;
+        request.written = &written;
+        fake_.reset();
+        LaunchOutcome outcome = backend.launch(*compiled.code, request);
+        EXPECT_EQ(outcome.count, 0) << kernel->name;
+        ASSERT_EQ(fake_.launches(), 1u) << kernel->name;
+        EXPECT_EQ(fake_.launch(0).entry, source.entries.count) << kernel->name;
+    }
 }
 
 // CUDA samples textures through texture objects over 3D arrays; HIP's
