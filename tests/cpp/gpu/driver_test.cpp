@@ -110,6 +110,15 @@ protected:
         fake_.reset();
     }
     bool hip() const { return GetParam()->hip; }
+    // The vendor's backend over the fake driver (null, reported, where it
+    // cannot be made).
+    DriverBackend backend_over_the_fake() {
+        std::string why_not;
+        DriverBackend made = make_driver_backend(*api_, fake_compiler(*GetParam()),
+                                                 hip() ? hip_identity : cuda_identity, &why_not);
+        EXPECT_NE(made.backend, nullptr) << why_not;
+        return made;
+    }
 
     const DriverApi* api_ = nullptr;
     std::unique_ptr<DriverDevice> device_;
@@ -253,10 +262,8 @@ TEST_P(DriverDeviceTest, TheBackendsIdentityNamesTheArchitectureAndTheLimit) {
 // else runs). What the device holds comes back to the host when the host
 // reads, one element alone when one element is read.
 TEST_P(DriverDeviceTest, TheBackendUploadsArraysAndPassesTheArgumentList) {
-    std::string why_not;
-    DriverBackend made = make_driver_backend(*api_, fake_compiler(*GetParam()), hip() ? hip_identity : cuda_identity,
-                                             &why_not);
-    ASSERT_NE(made.backend, nullptr) << why_not;
+    DriverBackend made = backend_over_the_fake();
+    ASSERT_NE(made.backend, nullptr);
     Backend& backend = *made.backend;
     const std::string& target = backend.target_description();
     EXPECT_EQ(target.rfind(hip() ? "hip\ndevice: Fake GPU" : "cuda\ndevice: Fake GPU", 0), 0u) << target;
@@ -330,10 +337,8 @@ TEST_P(DriverDeviceTest, TheBackendUploadsArraysAndPassesTheArgumentList) {
 // take the count from the count entry on the device: the fake's out memory
 // reads 0, so the count entry is the only launch.
 TEST_P(DriverDeviceTest, TheCountEntryRunsWhereTheHostCannotWorkOutTheCount) {
-    std::string why_not;
-    DriverBackend made = make_driver_backend(*api_, fake_compiler(*GetParam()), hip() ? hip_identity : cuda_identity,
-                                             &why_not);
-    ASSERT_NE(made.backend, nullptr) << why_not;
+    DriverBackend made = backend_over_the_fake();
+    ASSERT_NE(made.backend, nullptr);
     Backend& backend = *made.backend;
     const auto dialect = hip() ? codegen::cfamily::Dialect::Hip : codegen::cfamily::Dialect::Cuda;
     const std::vector<driver::ParamFacts> params = {testing::array_of(DType::F32)};
@@ -376,10 +381,8 @@ TEST_P(DriverDeviceTest, TheCountEntryRunsWhereTheHostCannotWorkOutTheCount) {
 // trilinear, normalized coordinates); it is filled again only after
 // update(), and released with the texture.
 TEST_P(DriverDeviceTest, CudaTexturesAreTextureObjectsOverTheSnapshot) {
-    std::string why_not;
-    DriverBackend made = make_driver_backend(*api_, fake_compiler(*GetParam()), hip() ? hip_identity : cuda_identity,
-                                             &why_not);
-    ASSERT_NE(made.backend, nullptr) << why_not;
+    DriverBackend made = backend_over_the_fake();
+    ASSERT_NE(made.backend, nullptr);
     Backend& backend = *made.backend;
     EXPECT_EQ(device_->has_images(), !hip());
     EXPECT_EQ(backend.capabilities().images, !hip());
@@ -497,10 +500,8 @@ TEST_P(DriverDeviceTest, WaitsForAnotherLibrarysStream) {
 // have written it), host writes reach it at once, and an adopted copy
 // holds the data from the start.
 TEST_P(DriverDeviceTest, SharedCopiesLiveOnTheDevice) {
-    std::string why_not;
-    DriverBackend made = make_driver_backend(*api_, fake_compiler(*GetParam()), hip() ? hip_identity : cuda_identity,
-                                             &why_not);
-    ASSERT_NE(made.backend, nullptr) << why_not;
+    DriverBackend made = backend_over_the_fake();
+    ASSERT_NE(made.backend, nullptr);
     Backend& backend = *made.backend;
     EXPECT_EQ(backend.shared_memory().dlpack_device, hip() ? 10 : 2);
     EXPECT_EQ(backend.stream(), made.device->stream_handle(Queue::Ordered));
