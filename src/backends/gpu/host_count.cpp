@@ -1,5 +1,7 @@
 #include "backends/gpu/host_count.h"
 
+#include <algorithm>
+
 #include "runtime/array.h"
 
 namespace tack::backends::gpu {
@@ -35,39 +37,45 @@ uint64_t trip_count(int64_t s, int64_t e, int64_t st) {
 
 }  // namespace
 
-std::optional<HostCount::Bound> HostCount::bound(const ir::Kernel& typed, const ir::Expr& e) {
+bool HostCount::compile(const ir::Kernel& typed, const ir::Expr& e, Bound& out) {
+    Step step;
+    step.type = e.dtype();
+    if (!is_int(step.type)) return false;
     if (auto* c = e.as<ir::Cast>()) {
-        auto inner = bound(typed, *c->operand);
-        if (!inner || !is_int(c->to)) return std::nullopt;
-        inner->casts.push_back(c->to);
-        return inner;
-    }
-    Bound b;
-    b.type = e.dtype();
-    if (!is_int(b.type)) return std::nullopt;
-    if (auto* lit = e.as<ir::IntConst>()) {
-        b.leaf = Bound::Leaf::Constant;
-        b.value = static_cast<int64_t>(lit->bits);  // its bits; value_of reads them in its type
-        return b;
-    }
-    if (auto* ref = e.as<ir::VarRef>()) {
+        if (!compile(typed, *c->operand, out)) return false;
+        step.op = Step::Op::Cast;
+        step.type = c->to;
+    } else if (auto* bin = e.as<ir::Binary>()) {
+        static const std::pair<ir::BinOp, Step::Op> kExact[] = {{ir::BinOp::Add, Step::Op::Add},
+                                                                 {ir::BinOp::Sub, Step::Op::Sub},
+                                                                 {ir::BinOp::Mul, Step::Op::Mul},
+                                                                 {ir::BinOp::Min, Step::Op::Min},
+                                                                 {ir::BinOp::Max, Step::Op::Max}};
+        auto op = std::find_if(std::begin(kExact), std::end(kExact), [&](auto& p) { return p.first == bin->op; });
+        if (op == std::end(kExact) || bin->lhs->dtype() != step.type || bin->rhs->dtype() != step.type ||
+            !compile(typed, *bin->lhs, out) || !compile(typed, *bin->rhs, out))
+            return false;
+        step.op = op->second;
+    } else if (auto* lit = e.as<ir::IntConst>()) {
+        step.op = Step::Op::Constant;
+        step.bits = lit->bits;  // value_of reads them in their type
+    } else if (auto* ref = e.as<ir::VarRef>()) {
         const ir::Var& v = typed.vars[ref->var];
-        if (v.role != ir::VarRole::Param || v.param < 0) return std::nullopt;
+        if (v.role != ir::VarRole::Param || v.param < 0) return false;
         const ir::Param& p = typed.params[v.param];
-        if (p.kind != ir::ParamKind::Scalar || p.dtype != b.type) return std::nullopt;
-        b.leaf = Bound::Leaf::Scalar;
-        b.param = v.param;
-        return b;
+        if (p.kind != ir::ParamKind::Scalar || p.dtype != step.type) return false;
+        step.op = Step::Op::Scalar;
+        step.param = v.param;
+    } else if (auto* dim = e.as<ir::ArrayDim>()) {
+        if (typed.params[dim->array].kind != ir::ParamKind::Array) return false;
+        step.op = Step::Op::Extent;
+        step.param = dim->array;
+        step.dim = dim->dim;
+    } else {
+        return false;
     }
-    if (auto* dim = e.as<ir::ArrayDim>()) {
-        const ir::Param& p = typed.params[dim->array];
-        if (p.kind != ir::ParamKind::Array) return std::nullopt;
-        b.leaf = Bound::Leaf::Extent;
-        b.param = dim->array;
-        b.dim = dim->dim;
-        return b;
-    }
-    return std::nullopt;
+    out.push_back(step);
+    return true;
 }
 
 std::optional<HostCount> HostCount::plan(const ir::Kernel& typed) {
@@ -77,43 +85,57 @@ std::optional<HostCount> HostCount::plan(const ir::Kernel& typed) {
     for (const ir::ParallelDim& d : typed.dims) {
         Dim dim;
         dim.type = *typed.vars[d.var].type;
-        if (!is_signed_int(dim.type)) return std::nullopt;
-        auto start = bound(typed, *d.start), end = bound(typed, *d.end);
-        if (!start || !end) return std::nullopt;
-        dim.start = *start;
-        dim.end = *end;
-        if (d.step) {
-            auto step = bound(typed, *d.step);
-            if (!step) return std::nullopt;
-            dim.step = *step;
-            dim.has_step = true;
-        }
+        dim.has_step = d.step != nullptr;
+        if (!is_signed_int(dim.type) || !compile(typed, *d.start, dim.start) || !compile(typed, *d.end, dim.end) ||
+            (d.step && !compile(typed, *d.step, dim.step)))
+            return std::nullopt;
         h.dims_.push_back(std::move(dim));
     }
     return h;
 }
 
 std::optional<int64_t> HostCount::value(const Bound& b, const LaunchArg* args, size_t n, DType to) {
-    Wide v = 0;
-    switch (b.leaf) {
-        case Bound::Leaf::Constant: v = value_of(static_cast<uint64_t>(b.value), b.type); break;
-        case Bound::Leaf::Scalar:
-            if (b.param < 0 || size_t(b.param) >= n) return std::nullopt;
-            v = value_of(args[b.param].bits, b.type);
-            break;
-        case Bound::Leaf::Extent: {
-            if (b.param < 0 || size_t(b.param) >= n || !args[b.param].array) return std::nullopt;
-            const runtime::Array& a = *args[b.param].array;
-            if (b.dim < 0 || b.dim >= a.ndim()) return std::nullopt;
-            v = a.shape()[b.dim];
-            if (!fits(v, b.type)) return std::nullopt;
-            break;
+    std::vector<Wide> stack;
+    for (const Step& s : b) {
+        Wide v = 0;
+        switch (s.op) {
+            case Step::Op::Constant: v = value_of(s.bits, s.type); break;
+            case Step::Op::Scalar:
+                if (s.param < 0 || size_t(s.param) >= n) return std::nullopt;
+                v = value_of(args[s.param].bits, s.type);
+                break;
+            case Step::Op::Extent: {
+                if (s.param < 0 || size_t(s.param) >= n || !args[s.param].array) return std::nullopt;
+                const runtime::Array& a = *args[s.param].array;
+                if (s.dim < 0 || s.dim >= a.ndim()) return std::nullopt;
+                v = a.shape()[s.dim];
+                break;
+            }
+            case Step::Op::Cast:
+                if (stack.empty()) return std::nullopt;
+                v = stack.back();
+                stack.pop_back();
+                break;
+            default: {
+                if (stack.size() < 2) return std::nullopt;
+                const Wide r = stack.back();
+                stack.pop_back();
+                const Wide l = stack.back();
+                stack.pop_back();
+                switch (s.op) {
+                    case Step::Op::Add: v = l + r; break;
+                    case Step::Op::Sub: v = l - r; break;
+                    case Step::Op::Mul: v = l * r; break;  // of two values of at most 64 bits: exact
+                    case Step::Op::Min: v = std::min(l, r); break;
+                    default: v = std::max(l, r); break;
+                }
+            }
         }
+        if (!fits(v, s.type)) return std::nullopt;
+        stack.push_back(v);
     }
-    for (DType c : b.casts)
-        if (!fits(v, c)) return std::nullopt;
-    if (!fits(v, to)) return std::nullopt;
-    return static_cast<int64_t>(v);
+    if (stack.size() != 1 || !fits(stack.back(), to)) return std::nullopt;
+    return static_cast<int64_t>(stack.back());
 }
 
 // As codegen/cfamily/emit_stmt.cpp's count entry: every dimension's trip
@@ -161,13 +183,14 @@ std::optional<int64_t> HostCount::count(const LaunchArg* args, size_t n, codegen
 
 void HostCount::write(support::ByteWriter& out) const {
     auto write_bound = [&](const Bound& b) {
-        out.u8(static_cast<uint8_t>(b.leaf));
-        out.u8(static_cast<uint8_t>(b.type));
-        out.u64(static_cast<uint64_t>(b.value));
-        out.u32(static_cast<uint32_t>(b.param));
-        out.u32(static_cast<uint32_t>(b.dim));
-        out.u32(static_cast<uint32_t>(b.casts.size()));
-        for (DType c : b.casts) out.u8(static_cast<uint8_t>(c));
+        out.u32(static_cast<uint32_t>(b.size()));
+        for (const Step& s : b) {
+            out.u8(static_cast<uint8_t>(s.op));
+            out.u8(static_cast<uint8_t>(s.type));
+            out.u64(s.bits);
+            out.u32(static_cast<uint32_t>(s.param));
+            out.u32(static_cast<uint32_t>(s.dim));
+        }
     };
     out.u32(static_cast<uint32_t>(dims_.size()));
     for (const Dim& d : dims_) {
@@ -185,19 +208,19 @@ std::optional<HostCount> HostCount::read(support::ByteReader& in) {
         return static_cast<DType>(t);
     };
     auto read_bound = [&](Bound& b) {
-        uint8_t leaf = in.u8();
-        auto t = type(in.u8());
-        b.value = static_cast<int64_t>(in.u64());
-        b.param = static_cast<int>(in.u32());
-        b.dim = static_cast<int>(in.u32());
-        uint32_t casts = in.u32();
-        if (leaf > uint8_t(Bound::Leaf::Extent) || !t || casts > 64) return false;
-        b.leaf = static_cast<Bound::Leaf>(leaf);
-        b.type = *t;
-        for (uint32_t i = 0; i < casts; ++i) {
-            auto c = type(in.u8());
-            if (!c) return false;
-            b.casts.push_back(*c);
+        uint32_t steps = in.u32();
+        if (steps > 4096) return false;
+        for (uint32_t i = 0; i < steps; ++i) {
+            Step s;
+            uint8_t op = in.u8();
+            auto t = type(in.u8());
+            s.bits = in.u64();
+            s.param = static_cast<int>(in.u32());
+            s.dim = static_cast<int>(in.u32());
+            if (op > uint8_t(Step::Op::Max) || !t) return false;
+            s.op = static_cast<Step::Op>(op);
+            s.type = *t;
+            b.push_back(s);
         }
         return true;
     };

@@ -1,7 +1,7 @@
 // The iteration count of a launch, worked out on the host where the kernel
 // lets it: no statements before the parallel loop, and every bound of the
-// range a constant, an integer scalar parameter or an array's extent
-// (through casts). The C-family runtime then queues the body without
+// range made of constants, integer scalar parameters and arrays' extents
+// by casts, +, -, *, min and max. The C-family runtime then queues the body without
 // running the count entry on the device and waiting for its answer: a
 // launch costs one kernel on the device instead of two and a read, and a
 // loop of launches queues ahead of the device instead of waiting on it.
@@ -21,32 +21,35 @@ namespace tack::backends::gpu {
 class HostCount {
 public:
     // The plan for `typed`, or nullopt where the count needs the device
-    // (statements before the loop, a bound that reads anything else, a
-    // dimension of an unsigned type).
+    // (statements before the loop, a bound that reads or computes anything
+    // else, a dimension of an unsigned type).
     static std::optional<HostCount> plan(const ir::Kernel& typed);
 
     // What the kernel's count entry gives for these arguments (`args`, one
     // per parameter): the count, or -1 with the refusal in *refusal. Nullopt
-    // where a value does not keep its value through a conversion on its way
-    // (a scalar or an extent past the loop variable's type): the device
-    // converts it as the kernel says, and the count comes from there.
+    // where a value on the way is not exact in its type (a sum past it, a
+    // scalar or an extent past the loop variable's type): the device wraps
+    // it as the kernel says, and the count comes from there.
     std::optional<int64_t> count(const LaunchArg* args, size_t n, codegen::LaunchRefusal* refusal) const;
 
     void write(support::ByteWriter& out) const;
     static std::optional<HostCount> read(support::ByteReader& in);
 
 private:
-    // A bound: a leaf (a constant's value, a scalar parameter, or an array
-    // parameter's extent along `dim`) of type `type`, converted in turn to
-    // each of `casts`.
-    struct Bound {
-        enum class Leaf : uint8_t { Constant, Scalar, Extent } leaf = Leaf::Constant;
+    // A bound as a program for a stack of values, in postfix order: a
+    // constant (its bits in `type`), a scalar parameter, an array
+    // parameter's extent along `dim`; a conversion to `type`; or the sum,
+    // difference, product, least or greatest of the two values on top, in
+    // `type`. Every value must be exact in its type: where the device's
+    // arithmetic would wrap, the host leaves the count to it.
+    struct Step {
+        enum class Op : uint8_t { Constant, Scalar, Extent, Cast, Add, Sub, Mul, Min, Max } op = Op::Constant;
         DType type = DType::I64;
-        int64_t value = 0;  // Constant: the value (in `type`)
+        uint64_t bits = 0;  // Constant
         int param = -1;     // Scalar, Extent
         int dim = 0;        // Extent
-        std::vector<DType> casts;
     };
+    using Bound = std::vector<Step>;
     struct Dim {
         DType type = DType::I64;  // the loop variable's: the bounds convert to it
         Bound start, end, step;
@@ -54,7 +57,7 @@ private:
     };
     std::vector<Dim> dims_;
 
-    static std::optional<Bound> bound(const ir::Kernel& typed, const ir::Expr& e);
+    static bool compile(const ir::Kernel& typed, const ir::Expr& e, Bound& out);
     static std::optional<int64_t> value(const Bound& b, const LaunchArg* args, size_t n, DType to);
 };
 

@@ -2,7 +2,8 @@
 // and refusals are Python's: len(range(start, end, step)) for each
 // dimension, computed here in 128-bit integers, their product, a step that
 // is not positive refused, and a product past 2^63 - 1 refused unless a
-// dimension is empty.
+// dimension is empty; and that it leaves the count to the device wherever a
+// bound's arithmetic would wrap.
 #include "backends/gpu/host_count.h"
 
 #include <gtest/gtest.h>
@@ -35,11 +36,12 @@ TEST(HostCount, PlansRangesOfConstantsScalarsAndExtents) {
 TEST(HostCount, LeavesToTheDeviceRangesItCannotWorkOut) {
     const auto o = array_of(DType::I32), n = scalar_of(DType::I64);
     // Statements before the loop; a bound that reads an array; one computed
-    // from a float; arithmetic on the bounds.
+    // from a float; a division, a shift.
     EXPECT_FALSE(plan_of("def k(o):\n    m = len(o) // 2\n    for i in range(m):\n        o[i] = 1\n", {o}));
     EXPECT_FALSE(plan_of("def k(o):\n    for i in range(o[0]):\n        o[i] = 1\n", {o}));
     EXPECT_FALSE(plan_of("def k(o, x):\n    for i in range(int(x)):\n        o[i] = 1\n", {o, scalar_of(DType::F32)}));
-    EXPECT_FALSE(plan_of("def k(o, a):\n    for i in range(a + 1):\n        o[i] = 1\n", {o, n}));
+    EXPECT_FALSE(plan_of("def k(o, a):\n    for i in range(a // 2):\n        o[i] = 1\n", {o, n}));
+    EXPECT_FALSE(plan_of("def k(o, a):\n    for i in range(a << 1):\n        o[i] = 1\n", {o, n}));
 }
 
 // Python's len(range(start, end, step)) for step > 0.
@@ -140,6 +142,47 @@ TEST(HostCount, AValueItsConversionWouldChangeIsLeftToTheDevice) {
     ASSERT_TRUE(plan);
     EXPECT_EQ(count_of(*plan, {int64_t(1) << 40}).count, std::nullopt);
     EXPECT_EQ(count_of(*plan, {12}).count, std::optional<int64_t>(12));
+}
+
+TEST(HostCount, BoundsAddSubtractMultiplyAndTakeTheLeastOrGreatest) {
+    const auto plan = plan_of("def k(o, a, b, c):\n"
+                              "    for i in range(max(a - b, 1), min(len(o) - 1, a * c + 2), c + b):\n"
+                              "        o[0] = 1\n",
+                              {array_of(DType::I32), scalar_of(DType::I64), scalar_of(DType::I64), scalar_of(DType::I64)});
+    ASSERT_TRUE(plan);
+    runtime::Array o = runtime::Array::empty({50}, DType::I32);
+    std::mt19937_64 rng(5);
+    const int64_t edges[] = {INT64_MIN, -(int64_t(1) << 32), -7, -1, 0, 1, 3, 9, int64_t(1) << 32, INT64_MAX};
+    int exact = 0, left = 0;
+    for (int trial = 0; trial < 20000; ++trial) {
+        int64_t v[3];
+        for (auto& x : v) x = rng() % 2 ? edges[rng() % std::size(edges)] : int64_t(rng() % 21) - 10;
+        const auto [a, b, c] = v;
+        LaunchArg args[4] = {{&o, 0}, {nullptr, uint64_t(a)}, {nullptr, uint64_t(b)}, {nullptr, uint64_t(c)}};
+        codegen::LaunchRefusal refusal;
+        auto got = plan->count(args, 4, &refusal);
+        // Each value in 128 bits; where one leaves i64 the device's
+        // arithmetic would wrap, and the host must leave the count to it.
+        const Wide start = std::max<Wide>(Wide(a) - b, 1), product = Wide(a) * c, step = Wide(c) + b;
+        const Wide end = std::min<Wide>(49, product + 2);
+        auto in_i64 = [](Wide x) { return x >= INT64_MIN && x <= INT64_MAX; };
+        if (!in_i64(Wide(a) - b) || !in_i64(product) || !in_i64(product + 2) || !in_i64(step)) {
+            EXPECT_EQ(got, std::nullopt) << a << " " << b << " " << c;
+            ++left;
+            continue;
+        }
+        ASSERT_TRUE(got) << a << " " << b << " " << c;
+        ++exact;
+        if (step <= 0) {
+            EXPECT_EQ(*got, -1);
+            EXPECT_EQ(refusal.reason, codegen::LaunchRefusal::StepNotPositive);
+            EXPECT_EQ(Wide(refusal.step), step);
+        } else {
+            EXPECT_EQ(Wide(*got), python_len(start, end, step)) << a << " " << b << " " << c;
+        }
+    }
+    EXPECT_GT(exact, 1000);
+    EXPECT_GT(left, 1000);
 }
 
 TEST(HostCount, RoundTripsThroughItsBytes) {
