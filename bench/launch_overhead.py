@@ -10,9 +10,10 @@ the arguments before the positional path.
 
 An OpenCL launch queues its body on the in-order queue and returns; saxpy's
 range(len(x)) lets the host work out the count itself, so a launch is the
-body alone (src/backends/gpu/host_count.h; a kernel whose range the host
-cannot work out runs its count entry first, on a second queue where it
-reads no array). "call + sync" waits for
+body alone (src/backends/gpu/host_count.h). saxpy_counted, the same kernel
+with `n = len(x)` before its loop, runs its count entry first on a GPU
+backend (on a second queue, since it reads no array) and waits for it: the
+last rows compare the two in one run. "call + sync" waits for
 each call's work; "queued" is 30 calls and one tack.sync(), per call, which
 is what a loop of launches without host reads costs. The times include
 making the arrays current on the device, which after the first call is
@@ -38,19 +39,28 @@ def saxpy(alpha, x, y):
         y[i] = alpha * x[i] + y[i]
 
 
-def arrays(device, n):
+# The same with a statement before its loop: on a GPU backend its count
+# comes from the count entry on the device, not from the host.
+@tack.kernel
+def saxpy_counted(alpha, x, y):
+    n = len(x)
+    for i in range(n):
+        y[i] = alpha * x[i] + y[i]
+
+
+def arrays(device, n, kernel=saxpy):
     x = tack.array(np.arange(n, dtype=np.float32), device=device)
     y = tack.ones(n, device=device)
-    saxpy(2.0, x, y)  # compiles
+    kernel(2.0, x, y)  # compiles
     tack.sync()
     return x, y
 
 
-def measure(device, n, calls, keywords=False):
-    x, y = arrays(device, n)
+def measure(device, n, calls, keywords=False, kernel=saxpy):
+    x, y = arrays(device, n, kernel)
 
     def call_and_sync():
-        saxpy(2.0, x, y)
+        kernel(2.0, x, y)
         tack.sync()
 
     def keyword_call_and_sync():
@@ -65,12 +75,12 @@ def measure(device, n, calls, keywords=False):
     return timing.median_us_per_call(call_and_sync, calls=calls)
 
 
-def measure_queued(device, n, calls=30):
-    x, y = arrays(device, n)
+def measure_queued(device, n, calls=30, kernel=saxpy):
+    x, y = arrays(device, n, kernel)
 
     def queued():
         for _ in range(calls):
-            saxpy(2.0, x, y)
+            kernel(2.0, x, y)
         tack.sync()
 
     return timing.median_ms(queued, repeats=5, budget_s=5.0) * 1e3 / calls
@@ -98,6 +108,14 @@ def main():
         for d in devices:
             print(f"  {d:>8}: {queued[d]:10.1f} us   {queued[d] / base:6.2f}x {devices[0]} call + sync   "
                   f"{queued[d] / times[d]:6.2f}x own call + sync")
+        if n == 1:
+            counted = {d: measure(d, n, args.calls, kernel=saxpy_counted) for d in devices}
+            counted_queued = {d: measure_queued(d, n, kernel=saxpy_counted) for d in devices}
+            print(f"saxpy_counted (n = len(x) before the loop: a GPU backend runs the count entry), {label}, "
+                  "per call + sync / 30 queued, per call")
+            for d in devices:
+                print(f"  {d:>8}: {counted[d]:10.1f} us   {counted[d] / times[d]:6.2f}x saxpy   "
+                      f"{counted_queued[d]:10.1f} us   {counted_queued[d] / queued[d]:6.2f}x saxpy queued")
 
 
 if __name__ == "__main__":
