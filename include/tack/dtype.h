@@ -55,4 +55,13 @@ std::optional<DType> dtype_from_name(std::string_view name);
 // The integer type of `bits` width and the given signedness.
 DType int_type(int bits, bool is_signed);
 
+// The low bits_of(t) of `bits` (an integer of type t) widened to 64 bits by
+// t's signedness: sign-extended for a signed type, zero-extended otherwise.
+constexpr uint64_t widened_bits(uint64_t bits, DType t) {
+    const int w = bits_of(t);
+    if (w == 64) return bits;
+    const uint64_t low = bits & ((uint64_t{1} << w) - 1);
+    return is_signed_int(t) && (low >> (w - 1)) ? low | ~((uint64_t{1} << w) - 1) : low;
+}
+
 }  // namespace tack

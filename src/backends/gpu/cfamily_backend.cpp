@@ -177,7 +177,7 @@ public:
         code->workgroups = source.workgroups;
         code->full_groups = source.full_groups;
         code->private_bytes = uint64_t(ir::private_scratch_bytes(typed));
-        if (code->count_beside) code->host_count = HostCount::plan(typed);
+        code->host_count = HostCount::plan(typed);
         code->device = &device_;
         code->built = device_.build(source.text, code->options);
         link(*code, *code->built);

@@ -1,6 +1,7 @@
 #include "backends/gpu/host_count.h"
 
 #include <algorithm>
+#include <array>
 
 #include "runtime/array.h"
 
@@ -12,12 +13,8 @@ using Wide = __int128;
 
 // `bits` (the low bits_of(t) of them) as the value of type t.
 Wide value_of(uint64_t bits, DType t) {
-    const int w = bits_of(t);
-    if (w < 64) {
-        bits &= (uint64_t{1} << w) - 1;
-        if (is_signed_int(t) && (bits >> (w - 1))) bits |= ~((uint64_t{1} << w) - 1);
-    }
-    return is_signed_int(t) ? Wide(static_cast<int64_t>(bits)) : Wide(bits);
+    const uint64_t wide = widened_bits(bits, t);
+    return is_signed_int(t) ? Wide(static_cast<int64_t>(wide)) : Wide(wide);
 }
 
 bool fits(Wide v, DType t) {
@@ -89,13 +86,17 @@ std::optional<HostCount> HostCount::plan(const ir::Kernel& typed) {
         if (!is_signed_int(dim.type) || !compile(typed, *d.start, dim.start) || !compile(typed, *d.end, dim.end) ||
             (d.step && !compile(typed, *d.step, dim.step)))
             return std::nullopt;
+        for (const Bound* b : {&dim.start, &dim.end, &dim.step})
+            if (b->size() > kMaxSteps) return std::nullopt;
         h.dims_.push_back(std::move(dim));
     }
     return h;
 }
 
 std::optional<int64_t> HostCount::value(const Bound& b, const LaunchArg* args, size_t n, DType to) {
-    std::vector<Wide> stack;
+    // At most kMaxSteps values: a bound has no more steps (plan, read).
+    std::array<Wide, kMaxSteps> stack;
+    size_t depth = 0;
     for (const Step& s : b) {
         Wide v = 0;
         switch (s.op) {
@@ -112,16 +113,13 @@ std::optional<int64_t> HostCount::value(const Bound& b, const LaunchArg* args, s
                 break;
             }
             case Step::Op::Cast:
-                if (stack.empty()) return std::nullopt;
-                v = stack.back();
-                stack.pop_back();
+                if (depth < 1) return std::nullopt;
+                v = stack[--depth];
                 break;
             default: {
-                if (stack.size() < 2) return std::nullopt;
-                const Wide r = stack.back();
-                stack.pop_back();
-                const Wide l = stack.back();
-                stack.pop_back();
+                if (depth < 2) return std::nullopt;
+                const Wide r = stack[--depth];
+                const Wide l = stack[--depth];
                 switch (s.op) {
                     case Step::Op::Add: v = l + r; break;
                     case Step::Op::Sub: v = l - r; break;
@@ -132,18 +130,19 @@ std::optional<int64_t> HostCount::value(const Bound& b, const LaunchArg* args, s
             }
         }
         if (!fits(v, s.type)) return std::nullopt;
-        stack.push_back(v);
+        stack[depth++] = v;
     }
-    if (stack.size() != 1 || !fits(stack.back(), to)) return std::nullopt;
-    return static_cast<int64_t>(stack.back());
+    if (depth != 1 || !fits(stack[0], to)) return std::nullopt;
+    return static_cast<int64_t>(stack[0]);
 }
 
 // As codegen/cfamily/emit_stmt.cpp's count entry: every dimension's trip
 // count, then the first step that is not positive refused, then the
 // product, refused past 2^63 - 1 unless a dimension is empty.
 std::optional<int64_t> HostCount::count(const LaunchArg* args, size_t n, codegen::LaunchRefusal* refusal) const {
-    std::vector<uint64_t> counts(dims_.size());
-    std::vector<int64_t> steps(dims_.size(), 1);
+    std::array<uint64_t, codegen::kMaxDims> counts{};
+    std::array<int64_t, codegen::kMaxDims> steps;
+    steps.fill(1);
     for (size_t d = 0; d < dims_.size(); ++d) {
         const Dim& dim = dims_[d];
         auto start = value(dim.start, args, n, dim.type), end = value(dim.end, args, n, dim.type);
@@ -166,7 +165,8 @@ std::optional<int64_t> HostCount::count(const LaunchArg* args, size_t n, codegen
     constexpr uint64_t kMax = uint64_t{9223372036854775807};
     uint64_t total = 1;
     bool big = false, empty = false;
-    for (uint64_t c : counts) {
+    for (size_t d = 0; d < dims_.size(); ++d) {
+        const uint64_t c = counts[d];
         if (c == 0) empty = true;
         else if (big || total > kMax / c) big = true;
         else total *= c;
@@ -175,7 +175,7 @@ std::optional<int64_t> HostCount::count(const LaunchArg* args, size_t n, codegen
         *refusal = codegen::LaunchRefusal{};
         refusal->reason = codegen::LaunchRefusal::TooManyIterations;
         refusal->ndims = int64_t(dims_.size());
-        for (size_t d = 0; d < counts.size(); ++d) refusal->counts[d][0] = counts[d];
+        for (size_t d = 0; d < dims_.size(); ++d) refusal->counts[d][0] = counts[d];
         return -1;
     }
     return empty ? 0 : int64_t(total);
@@ -209,7 +209,7 @@ std::optional<HostCount> HostCount::read(support::ByteReader& in) {
     };
     auto read_bound = [&](Bound& b) {
         uint32_t steps = in.u32();
-        if (steps > 4096) return false;
+        if (steps > kMaxSteps) return false;
         for (uint32_t i = 0; i < steps; ++i) {
             Step s;
             uint8_t op = in.u8();

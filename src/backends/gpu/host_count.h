@@ -50,6 +50,10 @@ private:
         int dim = 0;        // Extent
     };
     using Bound = std::vector<Step>;
+    // The most steps a bound has (a longer one is left to the device): the
+    // launch evaluates bounds on a stack of this many values, allocating
+    // nothing.
+    static constexpr size_t kMaxSteps = 32;
     struct Dim {
         DType type = DType::I64;  // the loop variable's: the bounds convert to it
         Bound start, end, step;

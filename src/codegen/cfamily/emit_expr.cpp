@@ -51,14 +51,7 @@ std::string python_repr(const char* scientific) {
 }
 
 // A literal's value as 64 bits, extended from its own type by its signedness.
-uint64_t literal_bits(const IntConst& c) {
-    DType t = c.dtype();
-    int w = bits_of(t);
-    if (w == 64) return c.bits;
-    uint64_t low = c.bits & ((uint64_t{1} << w) - 1);
-    bool negative = is_signed_int(t) && (low >> (w - 1));
-    return negative ? low | ~((uint64_t{1} << w) - 1) : low;
-}
+uint64_t literal_bits(const IntConst& c) { return widened_bits(c.bits, c.dtype()); }
 
 }  // namespace
 

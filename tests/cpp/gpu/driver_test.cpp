@@ -347,15 +347,15 @@ TEST_P(DriverDeviceTest, TheCountEntryRunsWhereTheHostCannotWorkOutTheCount) {
                                           "    for i in range(m):\n"
                                           "        y[i] = 1.0\n",
                                           params);
-    auto saxpy = testing::codegen_kernel("def ones(y):\n"
-                                         "    for i in range(len(y)):\n"
-                                         "        y[i] = 1.0\n",
-                                         params);
+    auto ones = testing::codegen_kernel("def ones(y):\n"
+                                        "    for i in range(len(y)):\n"
+                                        "        y[i] = 1.0\n",
+                                        params);
     runtime::Array y = runtime::Array::empty({6}, DType::F32);
     y.storage()->device = backend.device_copy(y.storage()->bytes);
     LaunchArg args[1] = {{&y, 0}};
     const std::vector<int> written = {0};
-    for (auto [kernel, debug] : {std::pair{halves.get(), false}, std::pair{saxpy.get(), true}}) {
+    for (auto [kernel, debug] : {std::pair{halves.get(), false}, std::pair{ones.get(), true}}) {
         CompileOptions options;
         options.debug = debug;
         Compiled compiled = backend.compile(*kernel, options);
