@@ -10,14 +10,15 @@ the arguments before the positional path.
 
 An OpenCL launch queues its body on the in-order queue and returns; saxpy's
 range(len(x)) lets the host work out the count itself, so a launch is the
-body alone (src/backends/gpu/host_count.h). saxpy_counted, the same kernel
-with `n = len(x)` before its loop, runs its count entry first on a GPU
-backend (on a second queue, since it reads no array) and waits for it: the
-last rows compare the two in one run. "call + sync" waits for
-each call's work; "queued" is 30 calls and one tack.sync(), per call, which
-is what a loop of launches without host reads costs. The times include
-making the arrays current on the device, which after the first call is
-nothing.
+body alone (src/backends/gpu/host_count.h; so would `n = len(x)` before
+the loop). saxpy_counted, the same kernel with its length chosen by a
+conditional expression before its loop, which the host does not follow,
+runs its count entry first on a GPU backend (on a second queue, since it
+reads no array) and waits for it: the last rows compare the two in one
+run. "call + sync" waits for each call's work; "queued" is 30 calls and
+one tack.sync(), per call, which is what a loop of launches without host
+reads costs. The times include making the arrays current on the device,
+which after the first call is nothing.
 """
 
 import argparse
@@ -39,11 +40,12 @@ def saxpy(alpha, x, y):
         y[i] = alpha * x[i] + y[i]
 
 
-# The same with a statement before its loop: on a GPU backend its count
-# comes from the count entry on the device, not from the host.
+# The same with a conditional expression before its loop, which the host
+# does not follow: on a GPU backend its count comes from the count entry on
+# the device, not from the host.
 @tack.kernel
 def saxpy_counted(alpha, x, y):
-    n = len(x)
+    n = len(x) if len(x) <= len(y) else len(y)
     for i in range(n):
         y[i] = alpha * x[i] + y[i]
 
@@ -111,7 +113,8 @@ def main():
         if n == 1:
             counted = {d: measure(d, n, args.calls, kernel=saxpy_counted) for d in devices}
             counted_queued = {d: measure_queued(d, n, kernel=saxpy_counted) for d in devices}
-            print(f"saxpy_counted (n = len(x) before the loop: a GPU backend runs the count entry), {label}, "
+            print(f"saxpy_counted (n = a conditional expression before the loop: a GPU backend runs the count "
+                  f"entry), {label}, "
                   "per call + sync / 30 queued, per call")
             for d in devices:
                 print(f"  {d:>8}: {counted[d]:10.1f} us   {counted[d] / times[d]:6.2f}x saxpy   "

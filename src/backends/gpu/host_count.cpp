@@ -34,12 +34,12 @@ uint64_t trip_count(int64_t s, int64_t e, int64_t st) {
 
 }  // namespace
 
-bool HostCount::compile(const ir::Kernel& typed, const ir::Expr& e, Bound& out) {
+bool HostCount::compile(const ir::Kernel& typed, const Locals& locals, const ir::Expr& e, Bound& out) {
     Step step;
     step.type = e.dtype();
     if (!is_int(step.type)) return false;
     if (auto* c = e.as<ir::Cast>()) {
-        if (!compile(typed, *c->operand, out)) return false;
+        if (!compile(typed, locals, *c->operand, out)) return false;
         step.op = Step::Op::Cast;
         step.type = c->to;
     } else if (auto* bin = e.as<ir::Binary>()) {
@@ -50,7 +50,7 @@ bool HostCount::compile(const ir::Kernel& typed, const ir::Expr& e, Bound& out) 
                                                                  {ir::BinOp::Max, Step::Op::Max}};
         auto op = std::find_if(std::begin(kExact), std::end(kExact), [&](auto& p) { return p.first == bin->op; });
         if (op == std::end(kExact) || bin->lhs->dtype() != step.type || bin->rhs->dtype() != step.type ||
-            !compile(typed, *bin->lhs, out) || !compile(typed, *bin->rhs, out))
+            !compile(typed, locals, *bin->lhs, out) || !compile(typed, locals, *bin->rhs, out))
             return false;
         step.op = op->second;
     } else if (auto* lit = e.as<ir::IntConst>()) {
@@ -58,6 +58,14 @@ bool HostCount::compile(const ir::Kernel& typed, const ir::Expr& e, Bound& out) 
         step.bits = lit->bits;  // value_of reads them in their type
     } else if (auto* ref = e.as<ir::VarRef>()) {
         const ir::Var& v = typed.vars[ref->var];
+        if (v.role == ir::VarRole::Local || v.role == ir::VarRole::Temp) {
+            // The value the prologue last assigned it, in its type: its
+            // program in place of the read.
+            const std::optional<Bound>& assigned = locals[ref->var];
+            if (!assigned || v.type != step.type || out.size() + assigned->size() > kMaxSteps) return false;
+            out.insert(out.end(), assigned->begin(), assigned->end());
+            return true;
+        }
         if (v.role != ir::VarRole::Param || v.param < 0) return false;
         const ir::Param& p = typed.params[v.param];
         if (p.kind != ir::ParamKind::Scalar || p.dtype != step.type) return false;
@@ -71,23 +79,44 @@ bool HostCount::compile(const ir::Kernel& typed, const ir::Expr& e, Bound& out) 
     } else {
         return false;
     }
+    if (out.size() >= kMaxSteps) return false;
     out.push_back(step);
     return true;
 }
 
 std::optional<HostCount> HostCount::plan(const ir::Kernel& typed) {
-    if (!typed.prologue.empty() || typed.dims.empty() || int(typed.dims.size()) > codegen::kMaxDims)
-        return std::nullopt;
+    if (typed.dims.empty() || int(typed.dims.size()) > codegen::kMaxDims) return std::nullopt;
+    // The prologue in order, as the count entry runs it: each assignment
+    // gives its local a new program, the value converted to the local's
+    // type (a Cast step, so a value the conversion would change leaves the
+    // count to the device). Any other statement, or a value the host cannot
+    // follow, leaves the whole count to the device.
+    Locals locals(typed.vars.size());
+    for (const ir::StmtPtr& s : typed.prologue) {
+        const ir::Assign* a = s->as<ir::Assign>();
+        if (!a || a->var < 0 || size_t(a->var) >= typed.vars.size()) return std::nullopt;
+        const ir::Var& v = typed.vars[a->var];
+        if ((v.role != ir::VarRole::Local && v.role != ir::VarRole::Temp) || !v.type || !is_int(*v.type))
+            return std::nullopt;
+        Bound value;
+        if (!compile(typed, locals, *a->value, value)) return std::nullopt;
+        if (a->value->dtype() != *v.type) {
+            if (value.size() >= kMaxSteps) return std::nullopt;
+            Step cast;
+            cast.op = Step::Op::Cast;
+            cast.type = *v.type;
+            value.push_back(cast);
+        }
+        locals[a->var] = std::move(value);
+    }
     HostCount h;
     for (const ir::ParallelDim& d : typed.dims) {
         Dim dim;
         dim.type = *typed.vars[d.var].type;
         dim.has_step = d.step != nullptr;
-        if (!is_signed_int(dim.type) || !compile(typed, *d.start, dim.start) || !compile(typed, *d.end, dim.end) ||
-            (d.step && !compile(typed, *d.step, dim.step)))
+        if (!is_signed_int(dim.type) || !compile(typed, locals, *d.start, dim.start) ||
+            !compile(typed, locals, *d.end, dim.end) || (d.step && !compile(typed, locals, *d.step, dim.step)))
             return std::nullopt;
-        for (const Bound* b : {&dim.start, &dim.end, &dim.step})
-            if (b->size() > kMaxSteps) return std::nullopt;
         h.dims_.push_back(std::move(dim));
     }
     return h;

@@ -1,10 +1,12 @@
 // The iteration count of a launch, worked out on the host where the kernel
-// lets it: no statements before the parallel loop, and every bound of the
-// range made of constants, integer scalar parameters and arrays' extents
-// by casts, +, -, *, min and max. The C-family runtime then queues the body without
-// running the count entry on the device and waiting for its answer: a
-// launch costs one kernel on the device instead of two and a read, and a
-// loop of launches queues ahead of the device instead of waiting on it.
+// lets it: before the parallel loop at most assignments to locals, and
+// every bound of the range, and every value assigned to a local it reads,
+// made of constants, integer scalar parameters, arrays' extents and
+// locals assigned before by casts, +, -, *, min and max. The C-family
+// runtime then queues the body without running the count entry on the
+// device and waiting for its answer: a launch costs one kernel on the
+// device instead of two and a read, and a loop of launches queues ahead of
+// the device instead of waiting on it.
 #pragma once
 
 #include <cstdint>
@@ -21,8 +23,11 @@ namespace tack::backends::gpu {
 class HostCount {
 public:
     // The plan for `typed`, or nullopt where the count needs the device
-    // (statements before the loop, a bound that reads or computes anything
-    // else, a dimension of an unsigned type).
+    // (before the loop a statement other than an assignment to a local, or
+    // an assigned value or a bound that reads or computes anything else, a
+    // local read before the prologue assigns it, a dimension of an
+    // unsigned type). A bound reads a local as the program of the value
+    // the prologue last assigned it, converted to the local's type.
     static std::optional<HostCount> plan(const ir::Kernel& typed);
 
     // What the kernel's count entry gives for these arguments (`args`, one
@@ -50,9 +55,9 @@ private:
         int dim = 0;        // Extent
     };
     using Bound = std::vector<Step>;
-    // The most steps a bound has (a longer one is left to the device): the
-    // launch evaluates bounds on a stack of this many values, allocating
-    // nothing.
+    // The most steps a bound has, its locals' programs included (a longer
+    // one is left to the device): the launch evaluates bounds on a stack of
+    // this many values, allocating nothing.
     static constexpr size_t kMaxSteps = 32;
     struct Dim {
         DType type = DType::I64;  // the loop variable's: the bounds convert to it
@@ -61,7 +66,10 @@ private:
     };
     std::vector<Dim> dims_;
 
-    static bool compile(const ir::Kernel& typed, const ir::Expr& e, Bound& out);
+    // Each variable's program where the prologue has assigned it a value
+    // the host follows, indexed by variable.
+    using Locals = std::vector<std::optional<Bound>>;
+    static bool compile(const ir::Kernel& typed, const Locals& locals, const ir::Expr& e, Bound& out);
     static std::optional<int64_t> value(const Bound& b, const LaunchArg* args, size_t n, DType to);
 };
 

@@ -267,7 +267,9 @@ TEST_P(DriverDeviceTest, TheBackendUploadsArraysAndPassesTheArgumentList) {
     Backend& backend = *made.backend;
     const std::string& target = backend.target_description();
     EXPECT_EQ(target.rfind(hip() ? "hip\ndevice: Fake GPU" : "cuda\ndevice: Fake GPU", 0), 0u) << target;
-    if (!hip()) EXPECT_NE(target.find("options: -arch=sm_90"), std::string::npos) << target;
+    if (!hip()) {
+        EXPECT_NE(target.find("options: -arch=sm_90"), std::string::npos) << target;
+    }
 
     auto sample = testing::sample_kernels();
     auto saxpy = std::find_if(sample.begin(), sample.end(), [](auto& k) { return k.name == "saxpy"; });
@@ -333,9 +335,10 @@ TEST_P(DriverDeviceTest, TheBackendUploadsArraysAndPassesTheArgumentList) {
     EXPECT_NE(backend.load(compiled.code->serialize(), &error), nullptr) << error;
 }
 
-// A kernel that computes its range before the loop, and a debug launch,
-// take the count from the count entry on the device: the fake's out memory
-// reads 0, so the count entry is the only launch.
+// A kernel that computes its range before the loop in a way the host does
+// not follow (a division, a shift), and a debug launch, take the count from
+// the count entry on the device: the fake's out memory reads 0, so the
+// count entry is the only launch.
 TEST_P(DriverDeviceTest, TheCountEntryRunsWhereTheHostCannotWorkOutTheCount) {
     DriverBackend made = backend_over_the_fake();
     ASSERT_NE(made.backend, nullptr);
@@ -347,15 +350,26 @@ TEST_P(DriverDeviceTest, TheCountEntryRunsWhereTheHostCannotWorkOutTheCount) {
                                           "    for i in range(m):\n"
                                           "        y[i] = 1.0\n",
                                           params);
+    auto shifted = testing::codegen_kernel("def shifted(y):\n"
+                                           "    n = len(y) >> 0\n"
+                                           "    for i in range(n):\n"
+                                           "        y[i] = 1.0\n",
+                                           params);
     auto ones = testing::codegen_kernel("def ones(y):\n"
                                         "    for i in range(len(y)):\n"
                                         "        y[i] = 1.0\n",
                                         params);
+    auto lengths = testing::codegen_kernel("def lengths(y):\n"
+                                           "    n = len(y)\n"
+                                           "    for i in range(n):\n"
+                                           "        y[i] = 1.0\n",
+                                           params);
     runtime::Array y = runtime::Array::empty({6}, DType::F32);
     y.storage()->device = backend.device_copy(y.storage()->bytes);
     LaunchArg args[1] = {{&y, 0}};
     const std::vector<int> written = {0};
-    for (auto [kernel, debug] : {std::pair{halves.get(), false}, std::pair{ones.get(), true}}) {
+    for (auto [kernel, debug] : {std::pair{halves.get(), false}, std::pair{shifted.get(), false},
+                                 std::pair{ones.get(), true}, std::pair{lengths.get(), true}}) {
         CompileOptions options;
         options.debug = debug;
         Compiled compiled = backend.compile(*kernel, options);
@@ -372,6 +386,51 @@ TEST_P(DriverDeviceTest, TheCountEntryRunsWhereTheHostCannotWorkOutTheCount) {
         EXPECT_EQ(outcome.count, 0) << kernel->name;
         ASSERT_EQ(fake_.launches(), 1u) << kernel->name;
         EXPECT_EQ(fake_.launch(0).entry, source.entries.count) << kernel->name;
+    }
+}
+
+// Assignments to locals before the loop that the host follows (n =
+// len(y), then a local computed from it): the host works out the count,
+// and the one launch is the body's, with that count, as saxpy's. The plan
+// survives the disk cache's bytes.
+TEST_P(DriverDeviceTest, TheHostFollowsAssignmentsToLocalsBeforeTheLoop) {
+    DriverBackend made = backend_over_the_fake();
+    ASSERT_NE(made.backend, nullptr);
+    Backend& backend = *made.backend;
+    const auto dialect = hip() ? codegen::cfamily::Dialect::Hip : codegen::cfamily::Dialect::Cuda;
+    const std::vector<driver::ParamFacts> params = {testing::array_of(DType::F32)};
+    auto kernel = testing::codegen_kernel("def tail(y):\n"
+                                          "    n = len(y)\n"
+                                          "    first = n - 4\n"
+                                          "    for i in range(first, n):\n"
+                                          "        y[i] = 1.0\n",
+                                          params);
+    Compiled compiled = backend.compile(*kernel, CompileOptions{});
+    auto source = codegen::cfamily::emit_c(*kernel, dialect);
+    std::string error;
+    auto loaded = backend.load(compiled.code->serialize(), &error);
+    ASSERT_NE(loaded, nullptr) << error;
+    runtime::Array y = runtime::Array::empty({6}, DType::F32);
+    y.storage()->device = backend.device_copy(y.storage()->bytes);
+    LaunchArg args[1] = {{&y, 0}};
+    const std::vector<int> written = {0};
+    for (const Executable* code : {compiled.code.get(), loaded.get()}) {
+        LaunchRequest request;
+        request.args = args;
+        request.count = 1;
+        request.written = &written;
+        fake_.reset();
+        LaunchOutcome outcome = backend.launch(*code, request);
+        EXPECT_EQ(outcome.count, 4);
+        ASSERT_EQ(fake_.launches(), 1u);
+        Recorded body = fake_.launch(0);
+        EXPECT_EQ(body.entry, source.entries.body);
+        ASSERT_EQ(body.params.size(), source.slots.size());
+        for (size_t k = 0; k < source.slots.size(); ++k) {
+            if (source.slots[k].kind == codegen::cfamily::ArgSlot::Kind::Count) {
+                EXPECT_EQ(static_cast<int64_t>(body.params[k]), 4) << k;
+            }
+        }
     }
 }
 
