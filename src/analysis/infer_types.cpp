@@ -406,7 +406,18 @@ private:
         switch (e.kind) {
             case ExprKind::IntConst: return Info{int_literal_type(*e.as<IntConst>()), false, true};
             case ExprKind::FloatConst: return Info{weak_as, true, true};
-            case ExprKind::VarRef: return Info{current_var_type(e.as<VarRef>()->var), false};
+            case ExprKind::VarRef: {
+                const int var = e.as<VarRef>()->var;
+                auto t = current_var_type(var);
+                // Every assignment of the local reads the local itself
+                // (s = s + 1 around a loop): the first one to run reads it
+                // before any value was assigned.
+                if (!t && settle_phase_)
+                    k_.fail(ErrorKind::Name, e.span,
+                            "local variable '" + k_.vars[var].name + "' is read before any value is assigned to it",
+                            "", "assign it a starting value before the loop");
+                return Info{t, false};
+            }
             case ExprKind::Load: {
                 auto& l = *e.as<Load>();
                 for (auto& i : l.indices) index(*i);

@@ -5,6 +5,7 @@
 #include "analysis/workgroups.h"
 #include "ir/verify.h"
 #include "transforms/localize_iteration_state.h"
+#include "transforms/zero_unassigned_reads.h"
 
 
 namespace tack::driver {
@@ -36,6 +37,10 @@ std::unique_ptr<ir::Kernel> specialize(const ir::Kernel& tmpl, const std::vector
     analysis::infer_types(*k, float_precision);
     ir::verify(*k, ir::Stage::Typed, "infer_types");
     if (observe) observe("infer_types", *k);
+
+    transforms::zero_unassigned_reads(*k);
+    ir::verify(*k, ir::Stage::Typed, "zero_unassigned_reads");
+    if (observe) observe("zero_unassigned_reads", *k);
     return k;
 }
 

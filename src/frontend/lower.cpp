@@ -388,7 +388,9 @@ void Lowerer::stmt(const Stmt& s, ir::Block& out) {
             node->cond = condition(*w.cond);
             ++frame().loop_depth;
             ++parallel_depth_;
+            frame().loop_bodies.push_back(&w.body);
             body(w.body, node->body);
+            frame().loop_bodies.pop_back();
             --parallel_depth_;
             --frame().loop_depth;
             out.push_back(std::move(node));
@@ -760,7 +762,9 @@ void Lowerer::sequential_for(const syntax::For& s, ir::Block& out) {
     f.names[target->id] = Binding{Binding::Kind::Var, v};
     ++f.loop_depth;
     ++parallel_depth_;
+    f.loop_bodies.push_back(&s.body);
     body(s.body, node->body);
+    f.loop_bodies.pop_back();
     --parallel_depth_;
     --f.loop_depth;
     (void)old;

@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "frontend/lowerer.h"
 
 #include <functional>
@@ -307,8 +309,22 @@ Value Lowerer::name(const Name& n) {
                      "copy the value to another name inside the loop");
         }
     }
-    // A local assigned later in program text (a value carried around a loop).
-    if (f.locals.count(n.id)) return Value::scalar(var_ref(local_var(n.id), n.span), n.span);
+    // A local assigned later in program text: a value carried around a
+    // sequential loop that assigns it. Anywhere else no assignment can have
+    // run before the read (each parallel iteration starts from the values
+    // bound before the parallel loop), where Python raises UnboundLocalError.
+    if (f.locals.count(n.id)) {
+        bool carried = std::any_of(f.loop_bodies.begin(), f.loop_bodies.end(), [&](const syntax::Body* b) {
+            std::unordered_set<std::string> assigned;
+            collect_locals(*b, assigned);
+            return assigned.count(n.id) > 0;
+        });
+        if (!carried)
+            fail(ErrorKind::Name, n.span, "local variable '" + n.id + "' is read before it is assigned", "",
+                 "assign it earlier on every path to this read (each parallel iteration starts from the values "
+                 "bound before the parallel loop)");
+        return Value::scalar(var_ref(local_var(n.id), n.span), n.span);
+    }
 
     Resolution r = f.resolver->resolve({n.id});
     switch (r.kind) {

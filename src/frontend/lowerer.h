@@ -62,6 +62,10 @@ struct Frame {
     bool returns_seen = false;
     int done_var = -1;                        // set when a return ends the function early
     int loop_depth = 0;                       // sequential loops enclosing the current statement
+    // The bodies of the sequential loops around the current statement: a
+    // name read before its first assignment in program text holds a value
+    // only where one of them assigns it (from an earlier trip round it).
+    std::vector<const syntax::Body*> loop_bodies;
 };
 
 enum class Region { Prologue, Body, Epilogue };

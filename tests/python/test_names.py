@@ -160,6 +160,104 @@ def test_a_name_assigned_only_later_is_unbound_on_the_first_iteration_path(backe
     np.testing.assert_array_equal(out.numpy(), [0 + 0 + 1] * 4)
 
 
+# A read that an assignment reaches on some paths only: on a path where this
+# iteration assigned nothing (where CPython raises UnboundLocalError) the
+# local reads zero of its type, on every backend, never a value another
+# iteration left (the CPU runs a chunk's iterations in one frame).
+def test_a_local_this_iteration_has_not_assigned_reads_zero(backend):
+    @tack.kernel
+    def kept_where_positive(x, carried, out, count):
+        for i in range(len(x)):
+            if x[i] > 0:
+                s = x[i]
+                c = i
+            for k in range(3):
+                if k == 2 and x[i] < -1:
+                    carried[i] = previous
+                previous = tack.i64(k) * 0 + 7
+            out[i] = s
+            count[i] = c
+
+    rng = np.random.default_rng(3)
+    values = rng.integers(-4, 4, 20000).astype(np.int32)
+    modes = [True, False] if backend == "cpu" else [None]
+    for spmd in modes:
+        was = tack.cpu_spmd_enabled()
+        if spmd is not None:
+            tack.set_cpu_spmd("always" if spmd else False)
+        try:
+            x = tack.array(values)
+            carried, out, count = tack.full(len(values), -9, dtype=tack.i64), tack.zeros(len(values), dtype=tack.i32), \
+                tack.full(len(values), -9, dtype=tack.i64)
+            kept_where_positive(x, carried, out, count)
+        finally:
+            tack.set_cpu_spmd(was)
+        positive = values > 0
+        np.testing.assert_array_equal(out.numpy(), np.where(positive, values, 0))
+        np.testing.assert_array_equal(count.numpy(), np.where(positive, np.arange(len(values)), 0))
+        np.testing.assert_array_equal(carried.numpy(), np.where(values < -1, 7, -9))
+
+# Where no assignment can run before a read (none earlier in the text, and
+# no sequential loop around the read assigns the name), CPython raises
+# UnboundLocalError, a NameError, whenever the read runs; each parallel
+# iteration starts from the values bound before the parallel loop, so an
+# assignment later in the body never reaches an earlier read.
+@pytest.mark.cpu_only(FRONTEND_ONLY)
+def test_a_read_no_assignment_reaches_is_refused():
+    def before_the_loop(out):
+        m = m + 1  # N-unassigned-1
+        for i in range(len(out)):
+            out[i] = m
+
+    def later_in_the_parallel_body(out):
+        for i in range(len(out)):
+            out[i] = s  # N-unassigned-2
+            s = 5
+
+    def in_a_loop_that_does_not_assign_it(out):
+        for i in range(len(out)):
+            for k in range(3):
+                if k > 0:
+                    out[i] = s  # N-unassigned-3
+            s = 5
+
+    def in_a_while_condition(out):
+        for i in range(len(out)):
+            while w < 3:  # N-unassigned-4
+                w = 4
+            out[i] = 0
+
+    cases = [(before_the_loop, "m + 1"), (later_in_the_parallel_body, "s"), (in_a_loop_that_does_not_assign_it, "s"),
+             (in_a_while_condition, "w < 3")]
+    for number, (fn, at) in enumerate(cases, 1):
+        with pytest.raises(NameError) as error:
+            tack.kernel(fn)(i32())
+        assert isinstance(error.value, tack.KernelNameError), fn.__name__
+        assert "is read before it is assigned" in error.value.message, fn.__name__
+        check_position(error.value, f"N-unassigned-{number}", at, fn.__name__)
+        plain = np.zeros(4, np.int32)
+        with pytest.raises(UnboundLocalError):  # CPython agrees
+            fn(plain)
+
+
+@pytest.mark.cpu_only(FRONTEND_ONLY)
+def test_a_local_whose_every_assignment_reads_it_is_refused():
+    # s = s + 1 in a loop: the loop carries s, but the first trip reads it
+    # before any assignment has run.
+    def only_increments(out):
+        for i in range(len(out)):
+            for k in range(3):
+                s = s + 1  # N-circular
+            out[i] = s
+
+    with pytest.raises(tack.KernelNameError) as error:
+        tack.kernel(only_increments)(i32())
+    assert "'s' is read before any value is assigned to it" in error.value.message
+    check_position(error.value, "N-circular", "s + 1", "only_increments")
+    with pytest.raises(UnboundLocalError):
+        only_increments(np.zeros(4, np.int32))
+
+
 # ------------------------------------------------------------ tack.constant
 
 
