@@ -1,5 +1,6 @@
 """Fixed-width integer types as the integer suites' oracle sees them: ranges,
-and Python's big integers reduced modulo 2^N (`wrap`)."""
+Python's big integers reduced modulo 2^N (`wrap`), and the contract's
+promotion of two types (`promoted`)."""
 
 import numpy as np
 import tack
@@ -31,3 +32,16 @@ def wrap(value, name):
     if signed(name) and v >= 1 << (n - 1):
         v -= 1 << n
     return v
+
+
+def promoted(a, b):
+    """The contract's promotion: the narrowest type holding both ranges;
+    None for a signed type with u64, which no type holds."""
+    if a == b:
+        return a
+    if signed(a) == signed(b):
+        return a if bits(a) >= bits(b) else b
+    s, u = (a, b) if signed(a) else (b, a)
+    if u == "u64":
+        return None
+    return "i" + str(max(bits(s), 2 * bits(u)))

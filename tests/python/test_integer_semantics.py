@@ -14,19 +14,7 @@ import pytest
 import tack
 from backends import FRONTEND_ONLY
 
-from integer_types import INT_NAMES, NP, bits, hi, lo, signed, wrap  # noqa: E402,F401
-
-
-def promoted(a, b):
-    """The contract's promotion: the narrowest type holding both ranges."""
-    if a == b:
-        return a
-    if signed(a) == signed(b):
-        return a if bits(a) >= bits(b) else b
-    s, u = (a, b) if signed(a) else (b, a)
-    if u == "u64":
-        return None
-    return "i" + str(max(bits(s), 2 * bits(u)))
+from integer_types import INT_NAMES, NP, bits, hi, lo, promoted, signed, wrap  # noqa: E402,F401
 
 
 def interesting(name, count=12, seed=0):

@@ -7,7 +7,8 @@
 
 import argparse
 import sys
-import time
+
+from soak import soak
 
 from .grammar import Options, generate
 from .runner import run_seeds
@@ -41,27 +42,7 @@ def main(argv=None):
         print(reduce(program, found[0]))
         return 1
 
-    started = time.time()
-    done = 0
-    found = []
-
-    def progress(seeds, mismatches):
-        nonlocal done
-        done += len(seeds)
-        for m in mismatches:
-            print(m, flush=True)
-        found.extend(mismatches)
-        if done % 1000 < len(seeds):
-            print(f"{done} programs, {len(found)} mismatches, {time.time() - started:.0f}s", file=sys.stderr)
-        if len(found) >= args.stop_after:
-            raise KeyboardInterrupt
-
-    try:
-        run_seeds(args.start, args.count, args.batch, options, progress)
-    except KeyboardInterrupt:
-        print(f"stopped after {len(found)} mismatches", file=sys.stderr)
-    print(f"{done} programs, {len(found)} mismatches, {time.time() - started:.0f}s", file=sys.stderr)
-    return 1 if found else 0
+    return soak(lambda on_batch: run_seeds(args.start, args.count, args.batch, options, on_batch), args.stop_after)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,8 @@ PLAIN_HEADER = '''class tack:
 '''
 
 
-def _load(path, name):
+def load_module(path, name):
+    """The module at `path`, imported as `name`."""
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
@@ -48,7 +49,7 @@ def build(programs, directory, name):
     plain_path = directory / f"{name}_plain.py"
     compiled_path.write_text(TACK_HEADER + text, encoding="utf-8")
     plain_path.write_text(PLAIN_HEADER + text, encoding="utf-8")
-    return _load(compiled_path, f"{name}_tack"), _load(plain_path, f"{name}_plain")
+    return load_module(compiled_path, f"{name}_tack"), load_module(plain_path, f"{name}_plain")
 
 
 def unload(name):

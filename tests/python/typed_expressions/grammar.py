@@ -1,0 +1,441 @@
+"""Random typed expressions and the contract's reading of them.
+
+Every program is a kernel `e<seed>(a0, a1, a2, a3, o0, o1)` over arrays of
+random types (i8 to u64, f32, f64): for each i it binds a few locals and
+stores two expressions into o0[i] and o1[i]. Each expression is a tree whose
+nodes carry their source text, their type under the contract's rules and a
+function that evaluates them exactly (Python integers; NumPy f32/f64
+scalars, each operation rounded once in its type):
+
+- integer literals take the narrowest of i32, i64 and u64 that holds their
+  whole value; float literals appear under tack.f32/tack.f64, which round
+  their Python value once; array loads take the array's type, at i or at
+  another index;
+- +, -, *, &, |, ^, min, max, comparisons and conditional arms promote
+  integer operands to the narrowest type that holds both ranges (a signed
+  type with u64 has none: the generator casts one side, as a user must),
+  an integer with a float to the float's type, f32 with f64 to f64;
+  integer arithmetic wraps modulo 2^N at that width, before any enclosing
+  operation;
+- casts and stores reduce integers modulo 2^N, round integers and f64 to
+  the nearest float (ties to even), and truncate floats toward zero into
+  integer types, under a guard that keeps NaN and values outside the type
+  away from the conversion (outside the contract's domain);
+- -, ~ and abs keep their operand's type (-, abs flip and clear a float's
+  sign); `not`, `and`, `or` and comparisons give i32 0 or 1, NaN counting
+  as true and comparing unequal to everything;
+- << and >> keep the left operand's type, with counts masked into [0, N):
+  left shifts wrap, right shifts fill with the sign of signed values;
+- // and % of integers floor, by divisors made positive ((x & 15) + 1);
+  / of integers converts both to f32 (the same positive divisors), of
+  floats divides in the promoted type;
+- ** by a literal exponent keeps an integer base's type and wraps;
+- float min and max prefer the number to a NaN;
+- a local assigned twice (the second time under a condition) has the join
+  of its assignments' types; one assigned under a condition only reads
+  zero of its type where the condition was false.
+
+A product is never an operand of + or - (nor of a negation that is): the
+contract lets a backend fuse a multiply with an adjacent add into one
+rounding, which this oracle does not model. Where the contract leaves a
+result open (a nonzero denormal on the way, min or max of zeros of both
+signs) the evaluation raises Unspecified and that element is not compared.
+
+The oracle is this module's evaluation, written from the contract's text
+(kernel-language contract: fixed-width arithmetic, promotion, shifts,
+division and power, the floating-point execution policy), not from Tack's
+output.
+"""
+
+import math
+import random
+from dataclasses import dataclass
+
+import numpy as np
+
+from integer_types import INT_NAMES, bits, hi, lo, signed, wrap
+from integer_types import promoted as integer_promoted
+
+FLOAT_NAMES = ["f32", "f64"]
+NUMPY_FLOAT = {"f32": np.float32, "f64": np.float64}
+INPUTS = ("a0", "a1", "a2", "a3")
+OUTPUTS = ("o0", "o1")
+MAX_DEPTH = 4
+
+
+class Unspecified(Exception):
+    """The contract leaves this value open."""
+
+
+def is_float(t):
+    return t in FLOAT_NAMES
+
+
+def promoted(a, b):
+    """The operation type of a and b; None for a signed type with u64."""
+    if is_float(a) or is_float(b):
+        return "f64" if "f64" in (a, b) else "f32"
+    return integer_promoted(a, b)
+
+
+def literal_type(v):
+    for t in ("i32", "i64", "u64"):
+        if lo(t) <= v <= hi(t):
+            return t
+    raise ValueError(f"no literal type holds {v}")
+
+
+def to_float(v, t):
+    """The integer v rounded to the nearest value of float type t, ties to
+    even (Python's int-to-float is that rounding for f64; f32 rounds the
+    integer itself, not a double of it)."""
+    if t == "f64":
+        return np.float64(float(v))
+    m = abs(v)
+    if m >= 1 << 24:
+        drop = m.bit_length() - 24
+        kept, rest = m >> drop, m & ((1 << drop) - 1)
+        half = 1 << (drop - 1)
+        if rest > half or (rest == half and kept & 1):
+            kept += 1
+        m = kept << drop
+    return np.float32(math.copysign(float(m), v) if m else 0.0)
+
+
+def convert(v, source, t):
+    """v, a value of type `source`, converted to type t."""
+    if is_float(t):
+        return to_float(v, t) if not is_float(source) else NUMPY_FLOAT[t](v)
+    if is_float(source):
+        return int(v)  # truncation; the generator guards the domain
+    return wrap(v, t)
+
+
+def checked(v, t):
+    """A float result in the contract's domain, or Unspecified."""
+    if is_float(t) and v != 0 and abs(v) < np.finfo(NUMPY_FLOAT[t]).tiny:
+        raise Unspecified("a nonzero denormal")
+    return v
+
+
+@dataclass
+class Node:
+    src: str
+    type: str
+    ev: object  # (context) -> the value, in the type's range
+    literal: object = None  # an integer literal's value: -literal is a literal of its own
+    product: bool = False  # a float product (or its negation): + and - must not take it
+
+
+@dataclass
+class Program:
+    seed: int
+    kernel: str
+    source: str
+    inputs: dict  # name -> type
+    outputs: dict  # name -> type
+    run: object  # (arrays as lists of values, n) -> {output: list of values, None where unspecified}
+
+
+class Context:
+    """One iteration: its index, the input arrays and the locals so far."""
+
+    def __init__(self, arrays, i, n):
+        self.arrays, self.i, self.n, self.locals = arrays, i, n, {}
+
+
+FLOAT_LITERALS = [0.0, -0.0, 0.1, 1.5, -2.25, 3.0, 1e30, -3.4e38, 1e-3, 0.5, 2.0**31, 2.0**63, 16777217.0]
+
+
+class Generator:
+    def __init__(self, seed):
+        self.seed = seed
+        self.rng = random.Random(seed)
+        types = INT_NAMES + FLOAT_NAMES if self.rng.random() < 0.5 else INT_NAMES
+        self.inputs = {name: self.rng.choice(types) for name in INPUTS}
+        self.outputs = {name: self.rng.choice(types) for name in OUTPUTS}
+        self.locals = {}  # name -> type of locals readable from here
+
+    # ------------------------------------------------------------ leaves
+
+    def literal(self, value=None):
+        r = self.rng
+        if value is None:
+            pick = r.random()
+            if pick < 0.1:
+                t = r.choice(FLOAT_NAMES)
+                x = r.choice(FLOAT_LITERALS)
+                v = NUMPY_FLOAT[t](x)
+                return Node(f"tack.{t}({x!r})", t, lambda c: v)
+            if pick < 0.5:
+                value = r.randint(-9, 9)
+            elif pick < 0.85:
+                t = r.choice(INT_NAMES)
+                value = r.choice([lo(t), hi(t), hi(t) + 1, lo(t) - 1, hi(t) // 2 + 1])
+                value = max(-(1 << 63), min(value, (1 << 64) - 1))
+            else:
+                value = r.randint(-(1 << 63), (1 << 64) - 1)
+        t = literal_type(value)
+        return Node(f"({value})" if value < 0 else str(value), t, lambda c: value, literal=value)
+
+    def load(self):
+        name = self.rng.choice(INPUTS)
+        form = self.rng.random()
+        if form < 0.7:
+            index, at = "i", lambda c: c.i
+        elif form < 0.85:
+            index, at = f"len({name}) - 1 - i", lambda c: c.n - 1 - c.i
+        else:
+            k = self.rng.randint(2, 5)
+            index, at = f"(i * {k}) % len({name})", lambda c: (c.i * k) % c.n
+        return Node(f"{name}[{index}]", self.inputs[name], lambda c: c.arrays[name][at(c)])
+
+    def read_local(self):
+        name = self.rng.choice(sorted(self.locals))
+        return Node(name, self.locals[name], lambda c: c.locals[name])
+
+    # ----------------------------------------------------------- helpers
+
+    def cast(self, t, e):
+        """tack.t(e); a float into an integer type under a guard that keeps
+        NaN and values outside t away from the conversion."""
+        if is_float(e.type) and not is_float(t):
+            low, high = float(lo(t) - 1), float(hi(t) + 1)
+            fallback = self.rng.randint(0, 9)
+
+            def ev(c):
+                v = e.ev(c)
+                l, h = NUMPY_FLOAT[e.type](low), NUMPY_FLOAT[e.type](high)
+                return int(v) if l < v < h else fallback
+
+            # e is read twice in the source; it is pure, so once in the oracle.
+            return Node(f"(tack.{t}({e.src}) if {low!r} < {e.src} < {high!r} else tack.{t}({fallback}))", t, ev)
+        return Node(f"tack.{t}({e.src})", t, lambda c: convert(e.ev(c), e.type, t))
+
+    def joinable(self, l, r):
+        """(l, r) with one side cast where no type holds both."""
+        if promoted(l.type, r.type) is not None:
+            return l, r
+        if self.rng.random() < 0.5:
+            return (self.cast("u64", l), r) if signed(l.type) else (l, self.cast("u64", r))
+        return (self.cast("i64", l), r) if l.type == "u64" else (l, self.cast("i64", r))
+
+    def integer(self, depth):
+        """An expression of an integer type (a float one cast)."""
+        e = self.expr(depth)
+        return self.cast(self.rng.choice(INT_NAMES), e) if is_float(e.type) else e
+
+    def masked(self, e, mask):
+        """e & mask: a value in [0, mask]."""
+        e, m = self.joinable(e, self.literal(mask))
+        t = promoted(e.type, m.type)
+        return Node(f"({e.src} & {m.src})", t, lambda c: e.ev(c) & mask)
+
+    def positive(self, depth):
+        """((x & 15) + 1): an integer divisor in [1, 16]."""
+        masked, one = self.joinable(self.masked(self.integer(depth), 15), self.literal(1))
+        return Node(f"({masked.src} + {one.src})", promoted(masked.type, one.type), lambda c: masked.ev(c) + 1)
+
+    # ------------------------------------------------------- expressions
+
+    def expr(self, depth=MAX_DEPTH):
+        r = self.rng
+        if depth == 0 or r.random() < 0.2:
+            pick = r.random()
+            if pick < 0.2 and self.locals:
+                return self.read_local()
+            return self.literal() if pick < 0.45 else self.load()
+        kind = r.choices(["arith", "cast_", "unary", "shift", "minmax", "compare", "chain", "select", "logic",
+                          "divmod_", "divide", "power"], [8, 3, 2, 2, 2, 2, 1, 2, 1, 2, 1, 1])[0]
+        return getattr(self, kind)(depth - 1)
+
+    def arith(self, depth):
+        op = self.rng.choice(["+", "-", "*", "&", "|", "^"])
+        l, r = self.joinable(self.expr(depth), self.expr(depth))
+        t = promoted(l.type, r.type)
+        if is_float(t):
+            if op in "&|^" or (op in "+-" and (l.product or r.product)):
+                op = "*"  # no bitwise operators on floats; no product beside an add
+            fn = {"+": np.add, "-": np.subtract, "*": np.multiply}[op]
+            ft = NUMPY_FLOAT[t]
+            return Node(f"({l.src} {op} {r.src})", t,
+                        lambda c: checked(fn(convert(l.ev(c), l.type, t), convert(r.ev(c), r.type, t), dtype=ft), t),
+                        product=op == "*")
+        fn = {"+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y,
+              "&": lambda x, y: x & y, "|": lambda x, y: x | y, "^": lambda x, y: x ^ y}[op]
+        return Node(f"({l.src} {op} {r.src})", t, lambda c: wrap(fn(l.ev(c), r.ev(c)), t))
+
+    def cast_(self, depth):
+        return self.cast(self.rng.choice(INT_NAMES + FLOAT_NAMES), self.expr(depth))
+
+    def unary(self, depth):
+        e = self.expr(depth)
+        op = self.rng.choice(["-", "~", "abs", "not"])
+        if op == "not":
+            return Node(f"(not {e.src})", "i32", lambda c: int(e.ev(c) == 0))
+        if is_float(e.type):
+            fn = np.abs if op == "abs" else np.negative
+            return Node(f"abs({e.src})" if op == "abs" else f"(-{e.src})", e.type, lambda c: fn(e.ev(c)),
+                        product=op != "abs" and e.product)
+        if op == "abs":
+            return Node(f"abs({e.src})", e.type, lambda c: wrap(abs(e.ev(c)), e.type))
+        if op == "-" and e.literal is not None:
+            # -N is the literal of N's negated whole value (where one holds it).
+            return self.literal(-e.literal) if -e.literal >= -(1 << 63) else self.literal(e.literal)
+        fn = (lambda v: -v) if op == "-" else (lambda v: ~v)
+        return Node(f"({op}{e.src})", e.type, lambda c: wrap(fn(e.ev(c)), e.type))
+
+    def shift(self, depth):
+        l = self.integer(depth)
+        count = self.masked(self.integer(depth), bits(l.type) - 1)
+        t = l.type
+        if self.rng.random() < 0.5:
+            return Node(f"({l.src} << {count.src})", t, lambda c: wrap(l.ev(c) << count.ev(c), t))
+        return Node(f"({l.src} >> {count.src})", t, lambda c: l.ev(c) >> count.ev(c))
+
+    def minmax(self, depth):
+        fn = self.rng.choice([min, max])
+        l, r = self.joinable(self.expr(depth), self.expr(depth))
+        t = promoted(l.type, r.type)
+        if not is_float(t):
+            return Node(f"{fn.__name__}({l.src}, {r.src})", t, lambda c: fn(l.ev(c), r.ev(c)))
+
+        def ev(c):
+            x, y = convert(l.ev(c), l.type, t), convert(r.ev(c), r.type, t)
+            if np.isnan(x) or np.isnan(y):
+                return y if np.isnan(x) else x  # the number, or NaN if both are
+            if x == 0 and y == 0 and np.signbit(x) != np.signbit(y):
+                raise Unspecified("min or max of zeros of both signs")
+            return fn(x, y)
+
+        return Node(f"{fn.__name__}({l.src}, {r.src})", t, ev)
+
+    COMPARISONS = {"<": lambda x, y: x < y, "<=": lambda x, y: x <= y, "==": lambda x, y: x == y,
+                   "!=": lambda x, y: x != y, ">": lambda x, y: x > y, ">=": lambda x, y: x >= y}
+
+    def compared(self, op, l, r):
+        """(x, y) -> whether x op y holds, in l and r's promoted type."""
+        fn, t = self.COMPARISONS[op], promoted(l.type, r.type)
+        return lambda x, y: bool(fn(convert(x, l.type, t), convert(y, r.type, t)))
+
+    def compare(self, depth):
+        op = self.rng.choice(sorted(self.COMPARISONS))
+        l, r = self.joinable(self.expr(depth), self.expr(depth))
+        fn = self.compared(op, l, r)
+        return Node(f"({l.src} {op} {r.src})", "i32", lambda c: int(fn(l.ev(c), r.ev(c))))
+
+    def chain(self, depth):
+        """a < b <= c: b evaluated once, each pair promoted on its own."""
+        a, b, z = self.expr(depth), self.expr(depth), self.expr(depth)
+        if promoted(a.type, b.type) is None or promoted(b.type, z.type) is None:
+            return self.compare(depth)
+        op1, op2 = self.rng.choice(sorted(self.COMPARISONS)), self.rng.choice(sorted(self.COMPARISONS))
+        f1, f2 = self.compared(op1, a, b), self.compared(op2, b, z)
+
+        def ev(c):
+            x, y = a.ev(c), b.ev(c)
+            return int(f1(x, y) and f2(y, z.ev(c)))
+
+        return Node(f"({a.src} {op1} {b.src} {op2} {z.src})", "i32", ev)
+
+    def select(self, depth):
+        cond = self.expr(depth)
+        x, y = self.joinable(self.expr(depth), self.expr(depth))
+        t = promoted(x.type, y.type)
+        return Node(f"({x.src} if {cond.src} else {y.src})", t,
+                    lambda c: convert(x.ev(c), x.type, t) if cond.ev(c) != 0 else convert(y.ev(c), y.type, t))
+
+    def logic(self, depth):
+        l, r = self.expr(depth), self.expr(depth)
+        if self.rng.random() < 0.5:
+            return Node(f"({l.src} and {r.src})", "i32", lambda c: int(l.ev(c) != 0 and r.ev(c) != 0))
+        return Node(f"({l.src} or {r.src})", "i32", lambda c: int(l.ev(c) != 0 or r.ev(c) != 0))
+
+    def divmod_(self, depth):
+        l, d = self.joinable(self.integer(depth), self.positive(depth))
+        t = promoted(l.type, d.type)
+        if self.rng.random() < 0.5:
+            return Node(f"({l.src} // {d.src})", t, lambda c: l.ev(c) // d.ev(c))
+        return Node(f"({l.src} % {d.src})", t, lambda c: l.ev(c) % d.ev(c))
+
+    def divide(self, depth):
+        l = self.expr(depth)
+        if not is_float(l.type):  # integers: both to f32, by a nonzero divisor
+            d = self.positive(depth)
+            return Node(f"({l.src} / {d.src})", "f32",
+                        lambda c: checked(np.divide(to_float(l.ev(c), "f32"), to_float(d.ev(c), "f32")), "f32"))
+        r = self.expr(depth)
+        t = promoted(l.type, r.type)
+        return Node(f"({l.src} / {r.src})", t,
+                    lambda c: checked(np.divide(convert(l.ev(c), l.type, t), convert(r.ev(c), r.type, t)), t))
+
+    def power(self, depth):
+        base = self.integer(depth)
+        k = self.rng.randint(0, 5)
+        src = f"({base.src} ** {k})" if self.rng.random() < 0.7 else f"pow({base.src}, {k})"
+        return Node(src, base.type, lambda c: wrap(base.ev(c) ** k, base.type))
+
+    # ---------------------------------------------------------- programs
+
+    def program(self):
+        r = self.rng
+        lines, steps = [], []
+        for k in range(r.randint(0, 3)):
+            name = f"t{k}"
+            first = self.expr(r.randint(1, 3))
+            lines.append(f"        {name} = {first.src}")
+            t = first.type
+            second = cond = None
+            if r.random() < 0.15:  # assigned under a condition only: zero of its type where not
+                cond = self.expr(2)
+                lines[-1:] = [f"        if {cond.src}:", f"            {name} = {first.src}"]
+                first, second = None, first
+            elif r.random() < 0.3:  # a second assignment under a condition: the local's type is the join
+                cond, second = self.expr(2), self.expr(2)
+                if is_float(first.type) != is_float(second.type):  # one kind: cast the integer
+                    f = first.type if is_float(first.type) else second.type
+                    first, second = (first if is_float(first.type) else self.cast(f, first),
+                                     second if is_float(second.type) else self.cast(f, second))
+                first, second = self.joinable(first, second)
+                t = promoted(first.type, second.type)
+                lines[-1] = f"        {name} = {first.src}"
+                lines.append(f"        if {cond.src}:")
+                lines.append(f"            {name} = {second.src}")
+            steps.append((name, t, first, cond, second))
+            self.locals[name] = t
+        stores = []
+        for name, t in self.outputs.items():
+            e = self.expr()
+            stores.append((name, self.cast(t, e) if is_float(e.type) and not is_float(t) else e))
+        lines += [f"        {name}[i] = {e.src}" for name, e in stores]
+        kernel = f"e{self.seed}"
+        params = ", ".join(INPUTS + OUTPUTS)
+        source = (f"@tack.kernel\ndef {kernel}({params}):\n    for i in range(len({OUTPUTS[0]})):\n"
+                  + "\n".join(lines) + "\n")
+        outputs = dict(self.outputs)
+
+        def run(arrays, n):
+            results = {name: [] for name in OUTPUTS}
+            for i in range(n):
+                c = Context(arrays, i, n)
+                try:
+                    for name, t, first, cond, second in steps:
+                        c.locals[name] = convert(first.ev(c), first.type, t) if first else convert(0, "i64", t)
+                        if cond is not None and cond.ev(c) != 0:
+                            c.locals[name] = convert(second.ev(c), second.type, t)
+                except Unspecified:
+                    for name in OUTPUTS:
+                        results[name].append(None)
+                    continue
+                for name, e in stores:
+                    try:
+                        results[name].append(checked(convert(e.ev(c), e.type, outputs[name]), outputs[name]))
+                    except Unspecified:
+                        results[name].append(None)
+            return results
+
+        return Program(self.seed, kernel, source, dict(self.inputs), outputs, run)
+
+
+def generate(seed):
+    return Generator(seed).program()

@@ -1,0 +1,139 @@
+"""Runs generated expression programs compiled by Tack and compares every
+output element with the grammar's evaluation."""
+
+import math
+import random
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from differential.builder import load_module
+from integer_types import NP, hi, lo, wrap
+
+from .grammar import NUMPY_FLOAT, generate, is_float
+
+
+def dtype(t):
+    return NUMPY_FLOAT[t] if is_float(t) else NP[t]
+
+MAX_LEN = 70  # past a few SIMD widths, so lanes and tails both run
+
+
+@dataclass
+class Mismatch:
+    seed: int
+    what: str  # "output", "tack raised"
+    detail: str
+    source: str
+
+    def __str__(self):
+        return f"seed {self.seed}: {self.what}: {self.detail}\n{self.source}"
+
+
+def inputs_for(program):
+    """Each input's values as Python ints (the type's bounds and neighbours
+    among small and random ones) or NumPy floats (signed zeros, infinities,
+    NaN, integers near powers of two, values of every magnitude but
+    denormals), fixed by the program's seed."""
+    rng = random.Random(program.seed * 7919 + 3)
+    n = rng.randint(1, MAX_LEN)
+    arrays = {}
+    for name, t in program.inputs.items():
+        if is_float(t):
+            special = [0.0, -0.0, math.inf, -math.inf, math.nan, 1.5, -3.0, 2.0**31, 2.0**63, 2.0**64, 1e30, -1e-30]
+
+            def value():
+                pick = rng.random()
+                if pick < 0.3:
+                    return NUMPY_FLOAT[t](rng.choice(special))
+                if pick < 0.5:
+                    return NUMPY_FLOAT[t](rng.randint(-300, 300))
+                return NUMPY_FLOAT[t](rng.uniform(-1, 1) * 10.0 ** rng.randint(-4, 6))
+        else:
+            edges = [lo(t), lo(t) + 1, hi(t), hi(t) - 1, 0, 1, 2, hi(t) // 2, hi(t) // 2 + 1]
+
+            def value():
+                pick = rng.random()
+                if pick < 0.3:
+                    return rng.choice(edges)
+                return wrap(rng.randint(-9, 9), t) if pick < 0.6 else rng.randint(lo(t), hi(t))
+
+        arrays[name] = [value() for _ in range(n)]
+    return arrays, n
+
+
+def same(got, want, t):
+    """Whether an output element is the oracle's: integers equal; floats of
+    the same bits, or both NaN (a NaN's sign and payload are open)."""
+    if want is None:  # the contract leaves it open
+        return True
+    if not is_float(t):
+        return int(got) == want
+    if np.isnan(want):
+        return bool(np.isnan(got))
+    return np.asarray(got).tobytes() == np.asarray(want, dtype=got.dtype).tobytes()
+
+
+def _run_one(program, module):
+    import tack
+
+    arrays, n = inputs_for(program)
+    with np.errstate(all="ignore"):
+        expected = program.run(arrays, n)
+    # On the CPU the kernel runs in SIMD lanes and as the scalar program.
+    modes = [True, False] if tack.get_default_device() == "cpu" else [None]
+    for spmd in modes:
+        inputs = {name: tack.array(np.array(v, dtype=dtype(program.inputs[name]))) for name, v in arrays.items()}
+        outputs = {name: tack.zeros(n, dtype=getattr(tack, t)) for name, t in program.outputs.items()}
+        mode = "" if spmd is None else (" (SPMD)" if spmd else " (scalar)")
+        was = tack.cpu_spmd_enabled()
+        try:
+            if spmd is not None:
+                tack.set_cpu_spmd("always" if spmd else False)
+            getattr(module, program.kernel)(*inputs.values(), *outputs.values())
+        except Exception as e:
+            return Mismatch(program.seed, "tack raised" + mode, f"{type(e).__name__}: {e}", program.source)
+        finally:
+            tack.set_cpu_spmd(was)
+        for name, out in outputs.items():
+            t = program.outputs[name]
+            got = out.numpy()
+            bad = [i for i in range(n) if not same(got[i], expected[name][i], t)]
+            if bad:
+                i = bad[0]
+                return Mismatch(program.seed, "output" + mode,
+                                f"{name}[{i}] ({t}): tack {got[i]!r} != contract {expected[name][i]!r} "
+                                f"({len(bad)} of {n} differ); inputs at {i}: "
+                                f"{ {k: (program.inputs[k], v[i]) for k, v in arrays.items()} }", program.source)
+    return None
+
+
+def run_programs(programs, name):
+    """Mismatches of `programs`, built as one module called `name`."""
+    import sys
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / f"{name}.py"
+        path.write_text("import tack\n\n\n" + "\n\n".join(p.source for p in programs), encoding="utf-8")
+        module = load_module(path, name)
+        try:
+            return [m for m in (_run_one(p, module) for p in programs) if m]
+        finally:
+            sys.modules.pop(name, None)
+
+
+def run_batch(seeds):
+    return run_programs([generate(s) for s in seeds], f"tack_typed_expressions_{seeds[0]}_{len(seeds)}")
+
+
+def run_seeds(start, count, batch=50, on_batch=None):
+    mismatches = []
+    for first in range(start, start + count, batch):
+        seeds = list(range(first, min(first + batch, start + count)))
+        found = run_batch(seeds)
+        mismatches += found
+        if on_batch:
+            on_batch(seeds, found)
+    return mismatches
