@@ -604,11 +604,17 @@ void Lowerer::assign(const Expr& target, Value v, ir::Block& out, Span span) {
         v = std::move(rows);
     }
     if (elts) {
+        auto counted = [](size_t n, const char* what) {
+            std::string s = std::to_string(n);
+            s.append(" ").append(what);
+            if (n != 1) s.push_back('s');
+            return s;
+        };
         if (v.kind != Value::Kind::Tuple)
-            fail(ErrorKind::Type, span, "cannot unpack a single value into " + std::to_string(elts->size()) + " targets");
+            fail(ErrorKind::Type, span, "cannot unpack a single value into " + counted(elts->size(), "target"));
         if (v.elts.size() != elts->size())
-            fail(ErrorKind::Type, span, "cannot unpack " + std::to_string(v.elts.size()) + " values into " +
-                                            std::to_string(elts->size()) + " targets");
+            fail(ErrorKind::Type, span, "cannot unpack " + counted(v.elts.size(), "value") + " into " +
+                                            counted(elts->size(), "target"));
         // Evaluate the whole right side first, left to right, into
         // temporaries (vector components too), then assign from the left.
         std::vector<Value> values;

@@ -1,7 +1,6 @@
-#include <algorithm>
-
 #include "frontend/lowerer.h"
 
+#include <algorithm>
 #include <functional>
 #include <set>
 
