@@ -5,24 +5,19 @@
     python -m tests.python.differential --reduce SEED [--steps]
 """
 
-import argparse
 import sys
 
-from soak import soak
+from soak import arguments, soak
 
 from .grammar import Options, generate
-from .runner import run_seeds
+from .runner import run_batch
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m tests.python.differential")
-    parser.add_argument("--count", type=int, default=2000, help="programs to run")
-    parser.add_argument("--start", type=int, default=0, help="first seed")
-    parser.add_argument("--batch", type=int, default=50, help="programs per generated module")
+    parser = arguments("python -m tests.python.differential")
     parser.add_argument("--steps", action="store_true", help="also generate stepped parallel ranges")
     parser.add_argument("--show", type=int, metavar="SEED", help="print one program's source and exit")
     parser.add_argument("--reduce", type=int, metavar="SEED", help="shrink a failing program and print it")
-    parser.add_argument("--stop-after", type=int, default=20, help="stop after this many mismatches")
     args = parser.parse_args(argv)
     options = Options(parallel_steps=args.steps)
     if args.show is not None:
@@ -31,7 +26,6 @@ def main(argv=None):
 
     if args.reduce is not None:
         from .reduce import reduce
-        from .runner import run_batch
 
         program = generate(args.reduce, options)
         found = run_batch([args.reduce], options)
@@ -42,7 +36,7 @@ def main(argv=None):
         print(reduce(program, found[0]))
         return 1
 
-    return soak(lambda on_batch: run_seeds(args.start, args.count, args.batch, options, on_batch), args.stop_after)
+    return soak(lambda seeds: run_batch(seeds, options), args)
 
 
 if __name__ == "__main__":

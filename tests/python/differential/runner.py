@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from soak import run_batches
+
 from . import builder
 from .grammar import INPUT_BOUND, MAX_LEN, Options, generate
 
@@ -109,14 +111,7 @@ def run_batch(seeds, options=None):
 
 
 def run_seeds(start, count, batch=50, options=None, on_batch=None):
-    mismatches = []
-    for first in range(start, start + count, batch):
-        seeds = list(range(first, min(first + batch, start + count)))
-        found = run_batch(seeds, options)
-        mismatches += found
-        if on_batch:
-            on_batch(seeds, found)
-    return mismatches
+    return run_batches(lambda seeds: run_batch(seeds, options), start, count, batch, on_batch)
 
 
 def default_options(steps=False):

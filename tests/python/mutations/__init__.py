@@ -13,6 +13,6 @@ never an InternalCompilerError, another exception or a crash.
 """
 
 from .mutate import Mutant, mutant
-from .runner import Finding, check_batch, check_seeds
+from .runner import Finding, check_batch
 
-__all__ = ["Mutant", "mutant", "Finding", "check_batch", "check_seeds"]
+__all__ = ["Mutant", "mutant", "Finding", "check_batch"]

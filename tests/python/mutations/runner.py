@@ -69,14 +69,3 @@ def check_batch(seeds, on_seed=None):
             if f:
                 found.append(f)
     return found
-
-
-def check_seeds(start, count, batch=50, on_batch=None):
-    found = []
-    for first in range(start, start + count, batch):
-        seeds = list(range(first, min(first + batch, start + count)))
-        f = check_batch(seeds)
-        found += f
-        if on_batch:
-            on_batch(seeds, f)
-    return found

@@ -10,6 +10,6 @@ its value under the contract; runner.py runs them and compares every output.
 """
 
 from .grammar import generate
-from .runner import Mismatch, run_batch, run_seeds
+from .runner import Mismatch, run_batch
 
-__all__ = ["generate", "Mismatch", "run_batch", "run_seeds"]
+__all__ = ["generate", "Mismatch", "run_batch"]

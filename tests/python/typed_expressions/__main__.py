@@ -4,23 +4,18 @@
     python -m tests.python.typed_expressions --show SEED
 """
 
-import argparse
 import sys
 
-from soak import soak
+from soak import arguments, soak
 
 from .grammar import generate
-from .runner import run_seeds
+from .runner import run_batch
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m tests.python.typed_expressions")
-    parser.add_argument("--count", type=int, default=2000, help="programs to run")
-    parser.add_argument("--start", type=int, default=0, help="first seed")
-    parser.add_argument("--batch", type=int, default=50, help="programs per generated module")
+    parser = arguments("python -m tests.python.typed_expressions")
     parser.add_argument("--device", default="cpu", help="the default device the kernels run on")
     parser.add_argument("--show", type=int, metavar="SEED", help="print one program's source and exit")
-    parser.add_argument("--stop-after", type=int, default=20, help="stop after this many mismatches")
     args = parser.parse_args(argv)
     if args.show is not None:
         print(generate(args.show).source)
@@ -28,7 +23,7 @@ def main(argv=None):
     import tack
 
     tack.set_default_device(args.device)
-    return soak(lambda on_batch: run_seeds(args.start, args.count, args.batch, on_batch), args.stop_after)
+    return soak(run_batch, args)
 
 
 if __name__ == "__main__":

@@ -126,14 +126,3 @@ def run_programs(programs, name):
 
 def run_batch(seeds):
     return run_programs([generate(s) for s in seeds], f"tack_typed_expressions_{seeds[0]}_{len(seeds)}")
-
-
-def run_seeds(start, count, batch=50, on_batch=None):
-    mismatches = []
-    for first in range(start, start + count, batch):
-        seeds = list(range(first, min(first + batch, start + count)))
-        found = run_batch(seeds)
-        mismatches += found
-        if on_batch:
-            on_batch(seeds, found)
-    return mismatches
