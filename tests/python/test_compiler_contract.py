@@ -809,6 +809,47 @@ def test_a_parallel_step_that_is_not_positive_is_refused(backend, step):
     np.testing.assert_array_equal(a.numpy(), [1 if i in range(0, 8, 3) else 0 for i in range(8)])
 
 
+# Range bounds through statements before the loop that compute more than
+# the bounds: a float, a branch that sets other locals, a parameter
+# reassigned, a local reassigned after a branch set it. A GPU backend works
+# prologue_bounds' count out on the host (src/backends/gpu/host_count.h)
+# and must launch exactly Python's range; branch_bound's bound, assigned
+# under a branch, is left to the count entry on the device.
+@tack.kernel
+def prologue_bounds(a, x, lo, s):
+    scale = 1.0 / len(a)
+    flag = 0
+    if lo > 2:
+        flag = 1
+    lo = lo * 2 - lo
+    first = lo
+    if s > 100:
+        first = 0
+    first = lo * 1
+    last = len(a) - 1
+    for i in range(first, last, s):
+        a[i] = i + 1 + tack.i32(scale * 0.0) + tack.i32(x[0] * 0.0)
+
+
+@tack.kernel
+def branch_bound(a, lo):
+    first = 0
+    if lo > 2:
+        first = lo
+    for i in range(first, len(a)):
+        a[i] = i + 1
+
+
+@pytest.mark.parametrize("lo, s", [(0, 1), (1, 2), (3, 3), (7, 1), (9, 1), (2, 4)])
+def test_bounds_through_statements_before_the_loop(backend, lo, s):
+    a = tack.zeros(8, dtype=tack.i32)
+    prologue_bounds(a, tack.zeros(1), lo, s)
+    np.testing.assert_array_equal(a.numpy(), marked(8, range(lo, 7, s)))
+    b = tack.zeros(8, dtype=tack.i32)
+    branch_bound(b, lo)
+    np.testing.assert_array_equal(b.numpy(), marked(8, range(lo if lo > 2 else 0, 8)))
+
+
 @tack.kernel
 def stepped_sequential(a, s):
     for i in range(1):

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 
+#include "ir/traverse.h"
 #include "runtime/array.h"
 
 namespace tack::backends::gpu {
@@ -32,6 +34,43 @@ uint64_t trip_count(int64_t s, int64_t e, int64_t st) {
     return 0;
 }
 
+// Every statement and expression inside a prologue statement, itself
+// included.
+struct Visitor {
+    std::function<void(const ir::Stmt&)> stmt = [](const ir::Stmt&) {};
+    std::function<void(const ir::Expr&)> expr = [](const ir::Expr&) {};
+};
+
+void walk(const ir::Stmt& s, const Visitor& v);
+
+void walk(const ir::Expr& e, const Visitor& v) {
+    v.expr(e);
+    ir::for_each_child(
+        e, [&](const ir::ExprPtr& c) { walk(*c, v); },
+        [&](const ir::Block& b) {
+            for (auto& t : b) walk(*t, v);
+        });
+}
+
+void walk(const ir::Stmt& s, const Visitor& v) {
+    v.stmt(s);
+    ir::for_each_child(
+        s, [&](const ir::ExprPtr& c) { walk(*c, v); },
+        [&](const ir::Block& b) {
+            for (auto& t : b) walk(*t, v);
+        });
+}
+
+// Whether `s` stores, prints, synchronizes or updates memory atomically.
+bool has_effects(const ir::Stmt& s) {
+    bool effects = false;
+    Visitor v;
+    v.stmt = [&](const ir::Stmt& t) { effects |= t.as<ir::Store>() || t.as<ir::Print>() || t.as<ir::Barrier>(); };
+    v.expr = [&](const ir::Expr& e) { effects |= e.as<ir::Atomic>() || e.as<ir::BlockReduce>(); };
+    walk(s, v);
+    return effects;
+}
+
 }  // namespace
 
 bool HostCount::compile(const ir::Kernel& typed, const Locals& locals, const ir::Expr& e, Bound& out) {
@@ -58,10 +97,10 @@ bool HostCount::compile(const ir::Kernel& typed, const Locals& locals, const ir:
         step.bits = lit->bits;  // value_of reads them in their type
     } else if (auto* ref = e.as<ir::VarRef>()) {
         const ir::Var& v = typed.vars[ref->var];
-        if (v.role == ir::VarRole::Local || v.role == ir::VarRole::Temp) {
+        if (locals.assigned[ref->var]) {
             // The value the prologue last assigned it, in its type: its
             // program in place of the read.
-            const std::optional<Bound>& assigned = locals[ref->var];
+            const std::optional<Bound>& assigned = locals.program[ref->var];
             if (!assigned || v.type != step.type || out.size() + assigned->size() > kMaxSteps) return false;
             out.insert(out.end(), assigned->begin(), assigned->end());
             return true;
@@ -87,27 +126,41 @@ bool HostCount::compile(const ir::Kernel& typed, const Locals& locals, const ir:
 std::optional<HostCount> HostCount::plan(const ir::Kernel& typed) {
     if (typed.dims.empty() || int(typed.dims.size()) > codegen::kMaxDims) return std::nullopt;
     // The prologue in order, as the count entry runs it: each assignment
-    // gives its local a new program, the value converted to the local's
-    // type (a Cast step, so a value the conversion would change leaves the
-    // count to the device). Any other statement, or a value the host cannot
-    // follow, leaves the whole count to the device.
-    Locals locals(typed.vars.size());
-    for (const ir::StmtPtr& s : typed.prologue) {
-        const ir::Assign* a = s->as<ir::Assign>();
-        if (!a || a->var < 0 || size_t(a->var) >= typed.vars.size()) return std::nullopt;
-        const ir::Var& v = typed.vars[a->var];
-        if ((v.role != ir::VarRole::Local && v.role != ir::VarRole::Temp) || !v.type || !is_int(*v.type))
-            return std::nullopt;
-        Bound value;
-        if (!compile(typed, locals, *a->value, value)) return std::nullopt;
-        if (a->value->dtype() != *v.type) {
-            if (value.size() >= kMaxSteps) return std::nullopt;
-            Step cast;
-            cast.op = Step::Op::Cast;
-            cast.type = *v.type;
-            value.push_back(cast);
+    // gives its variable a new program, the value converted to the
+    // variable's type (a Cast step, so a value the conversion would change
+    // leaves the count to the device). A value the host cannot follow, and
+    // every assignment inside another statement (a branch, a loop), leave
+    // the variable without one. A statement with an effect (which the
+    // front end keeps out of the prologue) leaves the whole count to the
+    // device.
+    Locals locals{std::vector<bool>(typed.vars.size(), false),
+                  std::vector<std::optional<Bound>>(typed.vars.size())};
+    Visitor unknown;  // what a statement assigns, the host does not know
+    unknown.stmt = [&](const ir::Stmt& t) {
+        if (auto* a = t.as<ir::Assign>()) {
+            locals.assigned[a->var] = true;
+            locals.program[a->var] = std::nullopt;
         }
-        locals[a->var] = std::move(value);
+    };
+    for (const ir::StmtPtr& s : typed.prologue) {
+        if (has_effects(*s)) return std::nullopt;
+        const ir::Assign* a = s->as<ir::Assign>();
+        std::optional<Bound> value;
+        if (a && typed.vars[a->var].type && is_int(*typed.vars[a->var].type)) {
+            const DType type = *typed.vars[a->var].type;
+            Bound b;
+            if (compile(typed, locals, *a->value, b) && (a->value->dtype() == type || b.size() < kMaxSteps)) {
+                if (a->value->dtype() != type) {
+                    Step cast;
+                    cast.op = Step::Op::Cast;
+                    cast.type = type;
+                    b.push_back(cast);
+                }
+                value = std::move(b);
+            }
+        }
+        walk(*s, unknown);  // (an inlined call's temporaries too)
+        if (value) locals.program[a->var] = std::move(value);
     }
     HostCount h;
     for (const ir::ParallelDim& d : typed.dims) {

@@ -1,8 +1,9 @@
 // The iteration count of a launch, worked out on the host where the kernel
-// lets it: before the parallel loop at most assignments to locals, and
-// every bound of the range, and every value assigned to a local it reads,
-// made of constants, integer scalar parameters, arrays' extents and
-// locals assigned before by casts, +, -, *, min and max. The C-family
+// lets it: every bound of the range, and every value the statements before
+// the loop last assigned to a variable it reads, made of constants, integer
+// scalar parameters, arrays' extents and such variables by casts, +, -, *,
+// min and max (what else those statements compute is the device's). The
+// C-family
 // runtime then queues the body without running the count entry on the
 // device and waiting for its answer: a launch costs one kernel on the
 // device instead of two and a read, and a loop of launches queues ahead of
@@ -22,12 +23,12 @@ namespace tack::backends::gpu {
 
 class HostCount {
 public:
-    // The plan for `typed`, or nullopt where the count needs the device
-    // (before the loop a statement other than an assignment to a local, or
-    // an assigned value or a bound that reads or computes anything else, a
-    // local read before the prologue assigns it, a dimension of an
-    // unsigned type). A bound reads a local as the program of the value
-    // the prologue last assigned it, converted to the local's type.
+    // The plan for `typed`, or nullopt where the count needs the device (a
+    // bound that reads or computes anything else, or reads a variable last
+    // assigned something else or under a branch or loop; a statement before
+    // the loop with an effect; a dimension of an unsigned type). A bound
+    // reads a variable the prologue assigned as the program of the value it
+    // last assigned, converted to the variable's type.
     static std::optional<HostCount> plan(const ir::Kernel& typed);
 
     // What the kernel's count entry gives for these arguments (`args`, one
@@ -66,9 +67,15 @@ private:
     };
     std::vector<Dim> dims_;
 
-    // Each variable's program where the prologue has assigned it a value
-    // the host follows, indexed by variable.
-    using Locals = std::vector<std::optional<Bound>>;
+    // What the prologue has assigned each variable so far, indexed by
+    // variable: `assigned` marks those it assigned, `program` holds the
+    // value's program where the host follows it (a variable assigned a
+    // value it does not follow has none: a bound that reads it leaves the
+    // count to the device).
+    struct Locals {
+        std::vector<bool> assigned;
+        std::vector<std::optional<Bound>> program;
+    };
     static bool compile(const ir::Kernel& typed, const Locals& locals, const ir::Expr& e, Bound& out);
     static std::optional<int64_t> value(const Bound& b, const LaunchArg* args, size_t n, DType to);
 };

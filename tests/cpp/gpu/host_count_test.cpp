@@ -284,9 +284,8 @@ TEST(HostCount, LeavesToTheDeviceProloguesItCannotFollow) {
     EXPECT_TRUE(refused("    m = len(o) if len(o) < a else a\n"));           // a conditional
     EXPECT_TRUE(refused("    m = a\n    if a > 3:\n        m = 3\n"));      // an if
     EXPECT_TRUE(refused("    m = 0\n    while m < a:\n        m = m + 1\n"));  // a while
-    EXPECT_TRUE(refused("    len(o)\n    m = a\n"));                        // an eval
-    EXPECT_TRUE(refused("    s = 2.0 * a\n    m = a\n"));                   // an unread float
-    EXPECT_TRUE(refused("    a = a + 1\n    m = a\n"));                     // a parameter reassigned
+    EXPECT_TRUE(refused("    m = a\n    while a > 3:\n        m = 3\n"));  // a while that may assign
+    EXPECT_TRUE(refused("    s = 2.0 * a\n    m = tack.i64(s)\n"));       // a float on the way
     // (A local read before any assignment reaches it is refused before
     // this, by the front end: test_names.py.)
     // A device function's call.
@@ -305,6 +304,38 @@ TEST(HostCount, LeavesToTheDeviceProloguesItCannotFollow) {
     print->args.push_back(typed_int(1, DType::I32));
     print->groups.push_back(0);
     EXPECT_FALSE(plan_with(std::move(print)));
+}
+
+// What the statements before the loop compute besides the bounds' values
+// is the device's: a float, an expression evaluated and dropped, a branch
+// that assigns other variables, a parameter reassigned (followed as the
+// value assigned), a variable assigned under a branch and then again.
+TEST(HostCount, FollowsTheBoundsThroughProloguesThatComputeMore) {
+    const auto o = array_of(DType::I32), n = scalar_of(DType::I64);
+    auto count = [&](const std::string& prologue, int64_t a) {
+        auto plan = plan_of("def k(o, a):\n" + prologue + "    for i in range(m):\n        o[i] = 1\n", {o, n});
+        EXPECT_TRUE(plan) << prologue;
+        return plan ? count_of(*plan, {a}).count : std::nullopt;
+    };
+    for (int64_t a : {0, 5, 1000}) {
+        EXPECT_EQ(count("    len(o)\n    m = a\n", a), a);
+        EXPECT_EQ(count("    s = 2.0 * a\n    m = a\n", a), a);
+        EXPECT_EQ(count("    a = a + 1\n    m = a\n", a), a + 1);
+        EXPECT_EQ(count("    x = 0\n    if a > 3:\n        x = 1\n    m = a - 1\n", a), std::max<int64_t>(a - 1, 0));
+        EXPECT_EQ(count("    m = 0\n    if a > 3:\n        m = 3\n    m = a * 2\n", a), 2 * a);
+        EXPECT_EQ(count("    w = 0\n    while w < a:\n        w = w + 1\n    m = a + 7\n", a), a + 7);
+    }
+    // test_compiler_contract.py's prologue_bounds, which OpenCL runs through
+    // this plan, and branch_bound, whose bound a branch assigns.
+    const std::vector<driver::ParamFacts> params = {o, array_of(DType::F32), n, n};
+    EXPECT_TRUE(plan_of("def prologue_bounds(a, x, lo, s):\n    scale = 1.0 / len(a)\n    flag = 0\n"
+                        "    if lo > 2:\n        flag = 1\n    lo = lo * 2 - lo\n    first = lo\n"
+                        "    if s > 100:\n        first = 0\n    first = lo * 1\n    last = len(a) - 1\n"
+                        "    for i in range(first, last, s):\n        a[i] = i + 1\n",
+                        params));
+    EXPECT_FALSE(plan_of("def branch_bound(a, x, lo, s):\n    first = 0\n    if lo > 2:\n        first = lo\n"
+                         "    for i in range(first, len(a)):\n        a[i] = i + 1\n",
+                         params));
 }
 
 TEST(HostCount, ABoundWithItsLocalsProgramsPastTheLimitIsLeftToTheDevice) {
