@@ -1,8 +1,8 @@
 """Mutants of generated programs (tests/python/mutations): one random
-change to the syntax tree each, compiled for the CPU without running. Each
-compiles or is refused with one of Tack's diagnostics at a position of its
-file; none raises an InternalCompilerError or another exception, and none
-crashes the process.
+change to the syntax tree each, compiled for the CPU and printed in the
+four C-family dialects, without running. Each compiles or is refused with
+one of Tack's diagnostics at a position of its file; none raises an
+InternalCompilerError or another exception, and none crashes the process.
 
     TACK_MUTATIONS_COUNT=20000 pytest tests/python/test_mutations.py
     python -m tests.python.mutations --count 100000      # soak

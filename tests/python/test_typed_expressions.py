@@ -6,8 +6,9 @@ a float to the float), wrapping at every operation's width, casts and
 stores modulo 2^N or rounded to the nearest float or truncated, shifts that
 keep their left type, floor division and modulo, true division in f32,
 integer power, i32 comparisons and truth values (NaN true and unequal),
-float min/max preferring numbers, joined local types, and a local
-assigned under a condition only reading zero where it was not.
+float min/max preferring numbers, the exact math builtins (floor, ceil,
+trunc, sqrt, copysign, fmod, the class tests), joined local types, and a
+local assigned under a condition only reading zero where it was not.
 
     TACK_TYPED_EXPRESSIONS_COUNT=20000 pytest tests/python/test_typed_expressions.py
     python -m tests.python.typed_expressions --count 100000     # soak
@@ -78,6 +79,8 @@ def test_the_grammar_reaches_every_construct_it_promises():
         "float literals": r"tack\.f32\(-?\d+\.\d+\)[^\n]*tack\.f64\(-?\d+\.\d+",
         "a guarded float to integer conversion": r"\(tack\.[iu]\d+\([^\n]* if -?\d[^\n]* < [^\n]* < ",
         "true division": r"\) / \(",
+        "exact math builtins": r"tack\.(floor|ceil|trunc|sqrt|copysign|fmod)\(",
+        "class tests": r"tack\.(isnan|isinf|isfinite)\(",
     }
     missing = [name for name, pattern in features.items() if not re.search(pattern, text)]
     assert not missing, f"the first 300 programs never generate: {missing}"

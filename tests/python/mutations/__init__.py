@@ -4,7 +4,8 @@ syntax tree -- a name swapped or undefined, a literal of another kind, a
 statement deleted, moved or duplicated, an operator replaced, an
 expression wrapped in a builtin, a subscript of another shape, a loop's
 range changed, a break, continue or return inserted -- compiled for the CPU
-(front end, types, LLVM) but not run. Each must compile, or fail with one
+(front end, types, LLVM) and printed as CUDA, HIP, OpenCL C and Metal
+source, but not run. Each must compile, or fail with one
 of Tack's diagnostics (tack.CompileError with a position in the file),
 never an InternalCompilerError, another exception or a crash.
 

@@ -12,6 +12,9 @@ from differential.builder import load_module
 
 from .mutate import mutant
 
+# The C-family printers' source for each mutant that compiles for the CPU.
+DIALECTS = ("cuda", "hip", "opencl", "metal")
+
 
 @dataclass
 class Finding:
@@ -42,7 +45,9 @@ def check(m, directory):
     try:
         try:
             module = load_module(path, name)
-            getattr(module, m.kernel).inspect("llvm", *m.args())
+            kernel, args = getattr(module, m.kernel), m.args()
+            for what in ("llvm", *DIALECTS):
+                kernel.inspect(what, *args)
         except tack.InternalCompilerError as e:
             return Finding(m.seed, "internal compiler error", str(e), m.change, m.source)
         except tack.CompileError as e:

@@ -30,7 +30,9 @@ scalars, each operation rounded once in its type):
   / of integers converts both to f32 (the same positive divisors), of
   floats divides in the promoted type;
 - ** by a literal exponent keeps an integer base's type and wraps;
-- float min and max prefer the number to a NaN;
+- float min and max prefer the number to a NaN; floor, ceil, trunc, sqrt,
+  copysign and fmod are NumPy's in the result type (f32, or f64 beside an
+  f64 argument; integers converted), isnan, isinf and isfinite i32 0 or 1;
 - a local assigned twice (the second time under a condition) has the join
   of its assignments' types; one assigned under a condition only reads
   zero of its type where the condition was false.
@@ -39,7 +41,8 @@ A product is never an operand of + or - (nor of a negation that is): the
 contract lets a backend fuse a multiply with an adjacent add into one
 rounding, which this oracle does not model. Where the contract leaves a
 result open (a nonzero denormal on the way, min or max of zeros of both
-signs) the evaluation raises Unspecified and that element is not compared.
+signs, copysign from a NaN, whose sign is open) the evaluation raises
+Unspecified and that element is not compared.
 
 The oracle is this module's evaluation, written from the contract's text
 (kernel-language contract: fixed-width arithmetic, promotion, shifts,
@@ -246,7 +249,7 @@ class Generator:
                 return self.read_local()
             return self.literal() if pick < 0.45 else self.load()
         kind = r.choices(["arith", "cast_", "unary", "shift", "minmax", "compare", "chain", "select", "logic",
-                          "divmod_", "divide", "power"], [8, 3, 2, 2, 2, 2, 1, 2, 1, 2, 1, 1])[0]
+                          "divmod_", "divide", "power", "exact_math"], [8, 3, 2, 2, 2, 2, 1, 2, 1, 2, 1, 1, 2])[0]
         return getattr(self, kind)(depth - 1)
 
     def arith(self, depth):
@@ -368,6 +371,37 @@ class Generator:
         t = promoted(l.type, r.type)
         return Node(f"({l.src} / {r.src})", t,
                     lambda c: checked(np.divide(convert(l.ev(c), l.type, t), convert(r.ev(c), r.type, t)), t))
+
+    # The math builtins whose results are exact (sqrt: correctly rounded):
+    # NumPy's in the result type. An integer argument converts to f32, or to
+    # f64 beside an f64 argument.
+    UNARY_MATH = {"floor": np.floor, "ceil": np.ceil, "trunc": np.trunc, "sqrt": np.sqrt}
+    BINARY_MATH = {"copysign": np.copysign, "fmod": np.fmod}
+    CLASSES = {"isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite}
+
+    def exact_math(self, depth):
+        pick = self.rng.random()
+        if pick < 0.5:
+            name = self.rng.choice(sorted(self.UNARY_MATH))
+            fn, args = self.UNARY_MATH[name], [self.expr(depth)]
+        elif pick < 0.8:
+            name = self.rng.choice(sorted(self.BINARY_MATH))
+            fn, args = self.BINARY_MATH[name], [self.expr(depth), self.expr(depth)]
+        else:
+            name = self.rng.choice(sorted(self.CLASSES))
+            fn, args = self.CLASSES[name], [self.expr(depth)]
+        t = "f64" if any(a.type == "f64" for a in args) else "f32"
+        src = f"tack.{name}({', '.join(a.src for a in args)})"
+
+        def ev(c):
+            values = [convert(a.ev(c), a.type, t) for a in args]
+            if name == "copysign" and np.isnan(values[1]):
+                raise Unspecified("the sign of a NaN")
+            return checked(NUMPY_FLOAT[t](fn(*values)), t)
+
+        if name in self.CLASSES:
+            return Node(src, "i32", lambda c: int(fn(convert(args[0].ev(c), args[0].type, t))))
+        return Node(src, t, ev)
 
     def power(self, depth):
         base = self.integer(depth)
