@@ -10,16 +10,15 @@ Effects effects_of(const ir::Kernel& k) {
         written[a] = true;
         if (is_atomic) atomic[a] = true;
     };
-    auto on_expr = [&](ir::Expr& x) {
+    auto on_expr = [&](const ir::Expr& x) {
         if (auto* at = x.as<ir::Atomic>()) mark(at->array, true);
     };
-    auto on_stmt = [&](ir::Stmt& s) {
+    auto on_stmt = [&](const ir::Stmt& s) {
         if (auto* st = s.as<ir::Store>()) mark(st->array, false);
     };
-    auto& mk = const_cast<ir::Kernel&>(k);
-    ir::visit(mk.prologue, on_expr, on_stmt);
-    ir::visit(mk.body, on_expr, on_stmt);
-    ir::visit(mk.epilogue, on_expr, on_stmt);
+    ir::visit(k.prologue, on_expr, on_stmt);
+    ir::visit(k.body, on_expr, on_stmt);
+    ir::visit(k.epilogue, on_expr, on_stmt);
     for (size_t i = 0; i < k.params.size(); ++i) {
         if (written[i]) e.written.push_back(static_cast<int>(i));
         if (atomic[i]) e.atomic_targets.emplace_back(static_cast<int>(i), size_of(k.params[i].dtype));
@@ -29,14 +28,13 @@ Effects effects_of(const ir::Kernel& k) {
 
 bool count_reads_memory(const ir::Kernel& k) {
     bool reads = false;
-    auto on_expr = [&](ir::Expr& e) {
+    auto on_expr = [&](const ir::Expr& e) {
         if (auto* load = e.as<ir::Load>()) reads = reads || k.params[load->array].kind != ir::ParamKind::LocalArray;
         if (e.as<ir::Atomic>()) reads = true;
     };
-    auto on_stmt = [&](ir::Stmt& s) { reads = reads || s.as<ir::Print>(); };
-    auto& mk = const_cast<ir::Kernel&>(k);
-    ir::visit(mk.prologue, on_expr, on_stmt);
-    for (auto& d : mk.dims) {
+    auto on_stmt = [&](const ir::Stmt& s) { reads = reads || s.as<ir::Print>(); };
+    ir::visit(k.prologue, on_expr, on_stmt);
+    for (auto& d : k.dims) {
         ir::visit(*d.start, on_expr, on_stmt);
         ir::visit(*d.end, on_expr, on_stmt);
         if (d.step) ir::visit(*d.step, on_expr, on_stmt);

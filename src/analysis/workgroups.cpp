@@ -3,44 +3,22 @@
 #include <algorithm>
 #include <tuple>
 
-#include "ir/traverse.h"
 
 namespace tack::analysis {
-
-namespace {
-
-void walk(const ir::Block& b, std::vector<WorkgroupUse>& out);
-
-void walk(const ir::Expr& e, std::vector<WorkgroupUse>& out) {
-    if (e.kind == ir::ExprKind::ThreadId) out.push_back({"thread_id", e.span});
-    if (auto* r = e.as<ir::BlockReduce>()) out.push_back({ir::to_string(r->op), e.span});
-    ir::for_each_child(
-        e, [&](const ir::ExprPtr& c) { walk(*c, out); }, [&](const ir::Block& b) { walk(b, out); });
-}
-
-void walk(const ir::Block& b, std::vector<WorkgroupUse>& out) {
-    for (auto& s : b) {
-        if (s->kind == ir::StmtKind::Barrier) out.push_back({"barrier", s->span});
-        ir::for_each_child(
-            *s, [&](const ir::ExprPtr& c) { walk(*c, out); }, [&](const ir::Block& inner) { walk(inner, out); });
-    }
-}
-
-}  // namespace
 
 std::vector<WorkgroupUse> workgroup_uses(const ir::Kernel& k) {
     std::vector<WorkgroupUse> out;
     for (auto& p : k.params)
         if (p.kind == ir::ParamKind::LocalArray && p.shared) out.push_back({p.declared_with, p.declared});
-    walk(k.prologue, out);
-    for (auto& d : k.dims) {
-        walk(*d.start, out);
-        walk(*d.end, out);
-        if (d.step) walk(*d.step, out);
-    }
-    walk(k.body, out);
-    walk(k.epilogue, out);
-    if (k.result) walk(*k.result, out);
+    ir::visit(
+        k,
+        [&](const ir::Expr& e) {
+            if (e.kind == ir::ExprKind::ThreadId) out.push_back({"thread_id", e.span});
+            if (auto* r = e.as<ir::BlockReduce>()) out.push_back({ir::to_string(r->op), e.span});
+        },
+        [&](const ir::Stmt& s) {
+            if (s.kind == ir::StmtKind::Barrier) out.push_back({"barrier", s.span});
+        });
     std::stable_sort(out.begin(), out.end(), [](const WorkgroupUse& a, const WorkgroupUse& b) {
         return std::tie(a.span.origin, a.span.line, a.span.col) < std::tie(b.span.origin, b.span.line, b.span.col);
     });

@@ -167,6 +167,40 @@ void visit(Block& b, const std::function<void(Expr&)>& on_expr, const std::funct
     }
 }
 
+void visit(const Expr& e, const std::function<void(const Expr&)>& on_expr,
+           const std::function<void(const Stmt&)>& on_stmt) {
+    on_expr(e);
+    for_each_child(
+        e, [&](const ExprPtr& c) { visit(*c, on_expr, on_stmt); },
+        [&](const Block& b) { visit(b, on_expr, on_stmt); });
+}
+
+void visit(const Stmt& s, const std::function<void(const Expr&)>& on_expr,
+           const std::function<void(const Stmt&)>& on_stmt) {
+    on_stmt(s);
+    for_each_child(
+        s, [&](const ExprPtr& c) { visit(*c, on_expr, on_stmt); },
+        [&](const Block& b) { visit(b, on_expr, on_stmt); });
+}
+
+void visit(const Block& b, const std::function<void(const Expr&)>& on_expr,
+           const std::function<void(const Stmt&)>& on_stmt) {
+    for (const StmtPtr& s : b) visit(*s, on_expr, on_stmt);
+}
+
+void visit(const Kernel& k, const std::function<void(const Expr&)>& on_expr,
+           const std::function<void(const Stmt&)>& on_stmt) {
+    visit(k.prologue, on_expr, on_stmt);
+    for (const ParallelDim& d : k.dims) {
+        visit(*d.start, on_expr, on_stmt);
+        visit(*d.end, on_expr, on_stmt);
+        if (d.step) visit(*d.step, on_expr, on_stmt);
+    }
+    visit(k.body, on_expr, on_stmt);
+    visit(k.epilogue, on_expr, on_stmt);
+    if (k.result) visit(*k.result, on_expr, on_stmt);
+}
+
 // ---------------------------------------------------------------------- clone
 
 namespace {

@@ -394,9 +394,21 @@ struct Kernel {
                            std::string hint = {}) const;
 };
 
-// Visits every expression and statement below `b`, parents first.
+// Visits every expression and statement below `b`, parents first; the
+// statement and expression forms include the node itself.
 void visit(Block& b, const std::function<void(Expr&)>& on_expr, const std::function<void(Stmt&)>& on_stmt);
 void visit(Expr& e, const std::function<void(Expr&)>& on_expr, const std::function<void(Stmt&)>& on_stmt);
+// The same walks over nodes they may not change.
+void visit(const Block& b, const std::function<void(const Expr&)>& on_expr,
+           const std::function<void(const Stmt&)>& on_stmt);
+void visit(const Stmt& s, const std::function<void(const Expr&)>& on_expr,
+           const std::function<void(const Stmt&)>& on_stmt);
+void visit(const Expr& e, const std::function<void(const Expr&)>& on_expr,
+           const std::function<void(const Stmt&)>& on_stmt);
+// Every expression and statement of a kernel: prologue, iteration space,
+// body, epilogue and result.
+void visit(const Kernel& k, const std::function<void(const Expr&)>& on_expr,
+           const std::function<void(const Stmt&)>& on_stmt);
 
 // Deep copies: variants mutate a copy, never the cached template.
 ExprPtr clone(const Expr& e);

@@ -2,9 +2,7 @@
 
 #include <algorithm>
 #include <array>
-#include <functional>
 
-#include "ir/traverse.h"
 #include "runtime/array.h"
 
 namespace tack::backends::gpu {
@@ -34,40 +32,12 @@ uint64_t trip_count(int64_t s, int64_t e, int64_t st) {
     return 0;
 }
 
-// Every statement and expression inside a prologue statement, itself
-// included.
-struct Visitor {
-    std::function<void(const ir::Stmt&)> stmt = [](const ir::Stmt&) {};
-    std::function<void(const ir::Expr&)> expr = [](const ir::Expr&) {};
-};
-
-void walk(const ir::Stmt& s, const Visitor& v);
-
-void walk(const ir::Expr& e, const Visitor& v) {
-    v.expr(e);
-    ir::for_each_child(
-        e, [&](const ir::ExprPtr& c) { walk(*c, v); },
-        [&](const ir::Block& b) {
-            for (auto& t : b) walk(*t, v);
-        });
-}
-
-void walk(const ir::Stmt& s, const Visitor& v) {
-    v.stmt(s);
-    ir::for_each_child(
-        s, [&](const ir::ExprPtr& c) { walk(*c, v); },
-        [&](const ir::Block& b) {
-            for (auto& t : b) walk(*t, v);
-        });
-}
-
 // Whether `s` stores, prints, synchronizes or updates memory atomically.
 bool has_effects(const ir::Stmt& s) {
     bool effects = false;
-    Visitor v;
-    v.stmt = [&](const ir::Stmt& t) { effects |= t.as<ir::Store>() || t.as<ir::Print>() || t.as<ir::Barrier>(); };
-    v.expr = [&](const ir::Expr& e) { effects |= e.as<ir::Atomic>() || e.as<ir::BlockReduce>(); };
-    walk(s, v);
+    ir::visit(
+        s, [&](const ir::Expr& e) { effects |= e.as<ir::Atomic>() || e.as<ir::BlockReduce>(); },
+        [&](const ir::Stmt& t) { effects |= t.as<ir::Store>() || t.as<ir::Print>() || t.as<ir::Barrier>(); });
     return effects;
 }
 
@@ -135,8 +105,8 @@ std::optional<HostCount> HostCount::plan(const ir::Kernel& typed) {
     // device.
     Locals locals{std::vector<bool>(typed.vars.size(), false),
                   std::vector<std::optional<Bound>>(typed.vars.size())};
-    Visitor unknown;  // what a statement assigns, the host does not know
-    unknown.stmt = [&](const ir::Stmt& t) {
+    // What a statement assigns, the host does not know.
+    auto unknown = [&](const ir::Stmt& t) {
         if (auto* a = t.as<ir::Assign>()) {
             locals.assigned[a->var] = true;
             locals.program[a->var] = std::nullopt;
@@ -159,7 +129,7 @@ std::optional<HostCount> HostCount::plan(const ir::Kernel& typed) {
                 value = std::move(b);
             }
         }
-        walk(*s, unknown);  // (an inlined call's temporaries too)
+        ir::visit(*s, [](const ir::Expr&) {}, unknown);  // (an inlined call's temporaries too)
         if (value) locals.program[a->var] = std::move(value);
     }
     HostCount h;

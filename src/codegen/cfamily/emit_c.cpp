@@ -9,46 +9,10 @@
 #include "analysis/uniformity.h"
 #include "analysis/workgroups.h"
 #include "codegen/cfamily/printer.h"
-#include "ir/traverse.h"
 
 namespace tack::codegen::cfamily {
 
 namespace {
-
-void walk(const Block& b, const std::function<void(const Expr&)>& on_expr,
-          const std::function<void(const Stmt&)>& on_stmt);
-
-void walk(const Expr& e, const std::function<void(const Expr&)>& on_expr,
-          const std::function<void(const Stmt&)>& on_stmt) {
-    on_expr(e);
-    for_each_child(
-        e, [&](const ExprPtr& c) { walk(*c, on_expr, on_stmt); }, [&](const Block& b) { walk(b, on_expr, on_stmt); });
-}
-
-void walk(const Block& b, const std::function<void(const Expr&)>& on_expr,
-          const std::function<void(const Stmt&)>& on_stmt) {
-    for (auto& s : b) {
-        on_stmt(*s);
-        for_each_child(
-            *s, [&](const ExprPtr& c) { walk(*c, on_expr, on_stmt); },
-            [&](const Block& bl) { walk(bl, on_expr, on_stmt); });
-    }
-}
-
-// Every expression and statement of the kernel: prologue, iteration space,
-// body, epilogue and result.
-void walk_kernel(const Kernel& k, const std::function<void(const Expr&)>& on_expr,
-                 const std::function<void(const Stmt&)>& on_stmt) {
-    walk(k.prologue, on_expr, on_stmt);
-    for (auto& d : k.dims) {
-        walk(*d.start, on_expr, on_stmt);
-        walk(*d.end, on_expr, on_stmt);
-        if (d.step) walk(*d.step, on_expr, on_stmt);
-    }
-    walk(k.body, on_expr, on_stmt);
-    walk(k.epilogue, on_expr, on_stmt);
-    if (k.result) walk(*k.result, on_expr, on_stmt);
-}
 
 bool atomic_dtype_supported(Dialect d, DType t) {
     if (t == DType::I32 || t == DType::U32 || t == DType::F32) return true;
@@ -82,7 +46,7 @@ void check_legal(const Kernel& k, Dialect d) {
         k.fail(syntax::ErrorKind::Type, span, what + " is f64, which " + target + " does not support (MSL has no double)",
                "f64", "use f32 on Metal");
     };
-    walk_kernel(
+    ir::visit(
         k,
         [&](const Expr& e) {
             if (auto* a = e.as<Atomic>()) {
@@ -125,7 +89,7 @@ Printer::Printer(const Kernel& k, Dialect d, bool debug, Prelude& prelude, std::
     : k_(k), t_(table(d)), debug_(debug), prelude_(prelude), accesses_(accesses) {
     workgroups_ = !analysis::workgroup_uses(k).empty();
     full_groups_ = analysis::needs_complete_groups(k);
-    walk_kernel(
+    ir::visit(
         k, [&](const Expr& e) { block_reduces_ = block_reduces_ || e.kind == ExprKind::BlockReduce; },
         [&](const Stmt& s) {
             if (auto* p = s.as<Print>()) {
@@ -252,8 +216,8 @@ void Printer::declare_locals(const std::vector<const Block*>& blocks, const std:
         if (auto* f = s.as<For>()) vars.insert(f->var);
         if (auto* st = s.as<Store>()) arrays.insert(st->array);
     };
-    for (auto* b : blocks) walk(*b, on_expr, on_stmt);
-    for (auto* e : exprs) walk(*e, on_expr, on_stmt);
+    for (auto* b : blocks) ir::visit(*b, on_expr, on_stmt);
+    for (auto* e : exprs) ir::visit(*e, on_expr, on_stmt);
     for (int a : arrays) {
         auto& p = k_.params[a];
         if (p.kind == ParamKind::LocalArray) {
@@ -366,7 +330,7 @@ CSource emit_c(const Kernel& typed, Dialect dialect, const EmitOptions& options)
     src.count_reads_memory = analysis::count_reads_memory(typed);
 
     bool uses_f64 = false;
-    walk_kernel(
+    ir::visit(
         typed, [&](const Expr& e) { uses_f64 = uses_f64 || (e.type && *e.type == DType::F64); }, [](const Stmt&) {});
     for (auto& param : typed.params) uses_f64 = uses_f64 || (param.kind != ParamKind::Object && param.dtype == DType::F64);
 

@@ -261,12 +261,12 @@ Emitter::Access Emitter::lane_address(int array, const std::vector<ExprPtr>& ind
 
 void Emitter::note_assignments() {
     assignments_.assign(k_.vars.size(), 0);
-    auto count = [&](ir::Stmt& s) {
+    auto count = [&](const ir::Stmt& s) {
         if (auto* a = s.as<ir::Assign>()) ++assignments_[a->var];
         if (auto* f = s.as<ir::For>()) ++assignments_[f->var];
     };
-    ir::visit(const_cast<ir::Block&>(k_.prologue), [](ir::Expr&) {}, count);
-    ir::visit(const_cast<ir::Block&>(k_.body), [](ir::Expr&) {}, count);
+    ir::visit(k_.prologue, [](const ir::Expr&) {}, count);
+    ir::visit(k_.body, [](const ir::Expr&) {}, count);
 }
 
 // A variable assigned once in the whole kernel, in every lane (outside
