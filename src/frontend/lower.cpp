@@ -50,6 +50,23 @@ int Lowerer::local_var(const std::string& n) {
     return v;
 }
 
+void Lowerer::fail_carried(const std::string& name, const Binding& b, const std::string& what, std::string hint) {
+    fail(ErrorKind::Type, b.carried_read,
+         "local variable '" + name + "' is read before its first assignment, which makes it " + what +
+             "; a value carried round a loop from an earlier trip can only be a number",
+         "carried value", std::move(hint));
+}
+
+std::string Lowerer::carried_hint(const Expr& base) {
+    auto* n = base.as<Name>();
+    if (!n) return {};
+    auto it = frame().names.find(n->id);
+    if (it == frame().names.end() || it->second.kind != Binding::Kind::Var || !it->second.carried) return {};
+    return "'" + n->id +
+           "' is read before its first assignment, so it holds a number carried from an earlier trip; to carry "
+           "a vector or matrix, assign it one before the loop";
+}
+
 ExprPtr Lowerer::var_ref(int var, Span span) {
     auto r = std::make_unique<ir::VarRef>();
     r->var = var;
@@ -388,9 +405,10 @@ void Lowerer::stmt(const Stmt& s, ir::Block& out) {
             node->cond = condition(*w.cond);
             ++frame().loop_depth;
             ++parallel_depth_;
-            frame().loop_bodies.push_back(&w.body);
+            frame().loop_assigned.emplace_back();
+            collect_locals(w.body, frame().loop_assigned.back());
             body(w.body, node->body);
-            frame().loop_bodies.pop_back();
+            frame().loop_assigned.pop_back();
             --parallel_depth_;
             --frame().loop_depth;
             out.push_back(std::move(node));
@@ -499,6 +517,8 @@ void Lowerer::assign(const Expr& target, Value v, ir::Block& out, Span span) {
     if (auto* n = target.as<Name>()) {
         if (v.kind == Value::Kind::Array && v.fresh_local_array) {
             auto it = frame().names.find(n->id);
+            if (it != frame().names.end() && it->second.kind == Binding::Kind::Var && it->second.carried)
+                fail_carried(n->id, it->second, "a local array", "declare the local array before the loop");
             if (it != frame().names.end())
                 fail(ErrorKind::Unsupported, span, "'" + n->id + "' is already bound; a local array needs a new name",
                      "array alias");
@@ -768,9 +788,10 @@ void Lowerer::sequential_for(const syntax::For& s, ir::Block& out) {
     f.names[target->id] = Binding{Binding::Kind::Var, v};
     ++f.loop_depth;
     ++parallel_depth_;
-    f.loop_bodies.push_back(&s.body);
+    f.loop_assigned.emplace_back();
+    collect_locals(s.body, f.loop_assigned.back());
     body(s.body, node->body);
-    f.loop_bodies.pop_back();
+    f.loop_assigned.pop_back();
     --parallel_depth_;
     --f.loop_depth;
     (void)old;

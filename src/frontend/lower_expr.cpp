@@ -313,16 +313,19 @@ Value Lowerer::name(const Name& n) {
     // run before the read (each parallel iteration starts from the values
     // bound before the parallel loop), where Python raises UnboundLocalError.
     if (f.locals.count(n.id)) {
-        bool carried = std::any_of(f.loop_bodies.begin(), f.loop_bodies.end(), [&](const syntax::Body* b) {
-            std::unordered_set<std::string> assigned;
-            collect_locals(*b, assigned);
-            return assigned.count(n.id) > 0;
-        });
+        bool carried = std::any_of(f.loop_assigned.begin(), f.loop_assigned.end(),
+                                   [&](const std::unordered_set<std::string>& names) { return names.count(n.id) > 0; });
         if (!carried)
             fail(ErrorKind::Name, n.span, "local variable '" + n.id + "' is read before it is assigned", "",
                  "assign it earlier on every path to this read (each parallel iteration starts from the values "
                  "bound before the parallel loop)");
-        return Value::scalar(var_ref(local_var(n.id), n.span), n.span);
+        int var = local_var(n.id);
+        Binding& b = f.names[n.id];
+        if (!b.carried) {
+            b.carried = true;
+            b.carried_read = n.span;
+        }
+        return Value::scalar(var_ref(var, n.span), n.span);
     }
 
     Resolution r = f.resolver->resolve({n.id});
@@ -390,7 +393,8 @@ Value Lowerer::attribute(const Attribute& a) {
         if (base.kind == Value::Kind::Array && a.attr == "shape")
             fail(ErrorKind::Type, a.span, "an array's shape is read one extent at a time", "shape",
                  "write a.shape[k] with a literal k");
-        fail(ErrorKind::Unsupported, a.span, "attribute '" + a.attr + "' of a value", "attribute access");
+        fail(ErrorKind::Unsupported, a.span, "attribute '" + a.attr + "' of a value", "attribute access",
+             carried_hint(*a.value));
     }
     Resolution r = frame().resolver->resolve(path);
     std::string dotted;
@@ -466,7 +470,8 @@ Value Lowerer::subscript(const Subscript& s) {
     if (base.kind == Value::Kind::Vector) return vector_component(std::move(base), *s.index, s.span);
     if (base.kind == Value::Kind::Object) return object_index(base, s);
     if (base.kind != Value::Kind::Array)
-        fail(ErrorKind::Type, s.value->span, "only arrays, vectors and matrices can be indexed", "subscript");
+        fail(ErrorKind::Type, s.value->span, "only arrays, vectors and matrices can be indexed", "subscript",
+             carried_hint(*s.value));
     refuse_texture(base.array, s.span, "indexed");
     if (!k_.params[base.array].element_shape.empty()) return load_element(base.array, *s.index, s.span);
     auto load = std::make_unique<ir::Load>();

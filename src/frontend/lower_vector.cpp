@@ -329,6 +329,9 @@ void Lowerer::assign_vector(const std::string& name, Value v, ir::Block& out, Sp
                  "'" + name + "' holds a " + shape_name(it->second.shape) + "; it cannot take a " + shape_name(v.shape),
                  "vector shape");
         ids = it->second.ids;
+    } else if (it != names.end() && it->second.kind == Binding::Kind::Var && it->second.carried) {
+        fail_carried(name, it->second, "a " + shape_name(v.shape),
+                     "assign '" + name + "' a " + shape_name(v.shape) + " before the loop");
     } else if (it != names.end() && it->second.kind == Binding::Kind::Var && it->second.id >= 0 &&
                k_.vars[it->second.id].role == ir::VarRole::Param) {
         fail(ErrorKind::Type, span, "scalar parameter '" + name + "' cannot take a vector", "vector assignment");

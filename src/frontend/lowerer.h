@@ -46,6 +46,11 @@ struct Binding {
     std::vector<int> ids;    // Vector: one local per component
     std::vector<int> shape;  // Vector
     const TemplateInfo* object = nullptr;  // Object
+    // Var: read before any assignment in program text, at `carried_read` (a
+    // value carried round a sequential loop from an earlier trip, which is
+    // a number).
+    bool carried = false;
+    syntax::Span carried_read;
 };
 
 // One function being lowered: the kernel, or an inlined device function.
@@ -62,10 +67,10 @@ struct Frame {
     bool returns_seen = false;
     int done_var = -1;                        // set when a return ends the function early
     int loop_depth = 0;                       // sequential loops enclosing the current statement
-    // The bodies of the sequential loops around the current statement: a
-    // name read before its first assignment in program text holds a value
+    // The names each sequential loop around the current statement assigns:
+    // a name read before its first assignment in program text holds a value
     // only where one of them assigns it (from an earlier trip round it).
-    std::vector<const syntax::Body*> loop_bodies;
+    std::vector<std::unordered_set<std::string>> loop_assigned;
 };
 
 enum class Region { Prologue, Body, Epilogue };
@@ -199,6 +204,13 @@ public:
                            std::string hint = {});
     int temp(const char* hint = "t");
     int local_var(const std::string& name);
+    // A carried local (Binding::carried) that a later assignment would make
+    // `what` (a vector, a local array): refused at the read.
+    [[noreturn]] void fail_carried(const std::string& name, const Binding& b, const std::string& what,
+                                   std::string hint);
+    // A hint for indexing or reading an attribute of `base` when it names a
+    // carried local; empty otherwise.
+    std::string carried_hint(const syntax::Expr& base);
     ir::ExprPtr var_ref(int var, syntax::Span span);
     ir::StmtPtr assign_stmt(int var, ir::ExprPtr value, syntax::Span span);
     ir::ExprPtr int_const(int64_t v, syntax::Span span);

@@ -258,6 +258,80 @@ def test_a_local_whose_every_assignment_reads_it_is_refused():
         only_increments(np.zeros(4, np.int32))
 
 
+# A value carried round a loop from an earlier trip is a number: a name
+# read before the statement that makes it a vector or a local array is
+# refused at the read, and indexing it hints why. Bound before the loop, a
+# vector is carried like any local.
+@pytest.mark.cpu_only(FRONTEND_ONLY)
+def test_a_vector_read_before_its_first_assignment_is_refused_at_the_read():
+    def read_then_made_a_vector(x, out):
+        for i in range(len(x)):
+            s = 0.0
+            for k in range(3):
+                if k > 0:
+                    w = v  # N-carried-1
+                    s = s + w
+                v = tack.vec3(1.0, 2.0, 3.0) * float(k)
+            out[i] = s
+
+    def read_then_made_a_local_array(x, out):
+        for i in range(len(x)):
+            s = 0.0
+            for k in range(3):
+                if k > 0:
+                    s = s + a  # N-carried-2
+                a = tack.local_array(3, tack.f32)
+            out[i] = s
+
+    for number, (fn, what) in enumerate([(read_then_made_a_vector, "a vec3"),
+                                         (read_then_made_a_local_array, "a local array")], 1):
+        with pytest.raises(tack.KernelTypeError) as error:
+            tack.kernel(fn)(f64(), f64())
+        assert f"is read before its first assignment, which makes it {what}" in error.value.message, fn.__name__
+        check_position(error.value, f"N-carried-{number}", "v" if number == 1 else "a", fn.__name__)
+
+    def indexed_before_its_first_assignment(x, out):
+        for i in range(len(x)):
+            s = 0.0
+            for k in range(3):
+                if k > 0:
+                    s = s + v[0]  # N-carried-3
+                v = tack.vec3(1.0, 2.0, 3.0) * float(k)
+            out[i] = s
+
+    with pytest.raises(tack.KernelTypeError) as error:
+        tack.kernel(indexed_before_its_first_assignment)(f64(), f64())
+    assert "only arrays, vectors and matrices can be indexed" in error.value.message
+    assert "holds a number carried from an earlier trip" in error.value.hint
+    check_position(error.value, "N-carried-3", "v[0]", "indexed_before_its_first_assignment")
+
+
+def test_a_vector_bound_before_the_loop_is_carried(backend):
+    @tack.kernel
+    def carries_a_vector(x, out):
+        for i in range(len(x)):
+            s = x[i]
+            v = tack.vec3(0.0, 0.0, 0.0)
+            for k in range(4):
+                if k > 0:
+                    s = s + v[k % 3]
+                v = tack.vec3(1.0, 2.0, 3.0) * float(k)
+            out[i] = s
+
+    values = np.arange(6, dtype=np.float64)
+    out = tack.zeros(6, dtype=tack.f64)
+    carries_a_vector(tack.array(values), out)
+    expected = []
+    for x in values:  # the same loop in Python floats
+        s, v = float(x), [0.0, 0.0, 0.0]
+        for k in range(4):
+            if k > 0:
+                s = s + v[k % 3]
+            v = [1.0 * k, 2.0 * k, 3.0 * k]
+        expected.append(s)
+    np.testing.assert_array_equal(out.numpy(), expected)
+
+
 # ------------------------------------------------------------ tack.constant
 
 
