@@ -38,7 +38,10 @@ void Lowerer::fail(ErrorKind kind, Span span, std::string message, std::string c
 int Lowerer::temp(const char* hint) {
     // '$' cannot appear in a Python identifier, so temporaries never collide
     // with user names.
-    return k_.add_var("$" + std::string(hint) + std::to_string(temp_counter_++), ir::VarRole::Temp);
+    std::string name = "$";
+    name += hint;
+    name += std::to_string(temp_counter_++);
+    return k_.add_var(std::move(name), ir::VarRole::Temp);
 }
 
 int Lowerer::local_var(const std::string& n) {
