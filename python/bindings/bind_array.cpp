@@ -312,12 +312,10 @@ int64_t extent_arg(nb::handle h) {
 // array's elements included).
 std::vector<int64_t> extents_arg(nb::handle shape) {
     std::vector<int64_t> out;
-    if (PyObject* one = PyNumber_Index(shape.ptr())) {
-        Py_DECREF(one);
+    if (PyIndex_Check(shape.ptr())) {  // (asks without raising, as PyNumber_Index would for a tuple)
         out.push_back(extent_arg(shape));
         return out;
     }
-    PyErr_Clear();
     if (!PyObject_HasAttrString(shape.ptr(), "__iter__"))
         throw nb::type_error(("a shape is an integer or a sequence of integers, not " +
                               nb::cast<std::string>(nb::repr(shape)))
@@ -544,7 +542,9 @@ nb::object array_dtype_object(const Array& a) {
 }
 
 DType dtype_from_object(nb::handle h) {
-    if (nb::hasattr(h, "_tack_dtype")) h = h.attr("_tack_dtype");
+    // (A name first: asking a str for _tack_dtype would raise and clear an
+    // AttributeError on every array creation.)
+    if (!nb::isinstance<nb::str>(h) && nb::hasattr(h, "_tack_dtype")) h = h.attr("_tack_dtype");
     std::string name;
     if (nb::isinstance<nb::str>(h)) {
         name = nb::cast<std::string>(h);

@@ -28,6 +28,9 @@ ShapeLike = Union[int, Sequence[int]]
 def _shape(shape):
     """A shape's extents as ints: integers only, as NumPy takes them (2.5,
     "3" or True is a TypeError, not an extent of 2, 3 or 1)."""
+    if type(shape) is tuple and all(type(e) is int for e in shape):
+        return shape  # (the common case, without the exceptions below)
+
     def extent(e):
         if isinstance(e, bool):
             raise TypeError
