@@ -5,7 +5,7 @@ promotion (the narrowest integer type holding both ranges; an integer with
 a float to the float), wrapping at every operation's width, casts and
 stores modulo 2^N or rounded to the nearest float or truncated, shifts that
 keep their left type, floor division and modulo, true division in f32,
-integer power, i32 comparisons and truth values (NaN true and unequal),
+float // and % (CPython's float_divmod), integer power, i32 comparisons and truth values (NaN true and unequal),
 float min/max preferring numbers, the exact math builtins (floor, ceil,
 trunc, sqrt, copysign, fmod, the class tests), joined local types, and a
 local assigned under a condition only reading zero where it was not.
@@ -14,6 +14,7 @@ local assigned under a condition only reading zero where it was not.
     python -m tests.python.typed_expressions --count 100000     # soak
 """
 
+import math
 import os
 import random
 import re
@@ -23,7 +24,7 @@ import pytest
 
 from integer_types import INT_NAMES
 from typed_expressions import generate, run_batch
-from typed_expressions.grammar import FLOAT_NAMES, promoted, to_float
+from typed_expressions.grammar import FLOAT_NAMES, Unspecified, float_divmod, promoted, to_float
 
 COUNT = int(os.environ.get("TACK_TYPED_EXPRESSIONS_COUNT", "200"))
 BATCH = 50
@@ -78,6 +79,7 @@ def test_the_grammar_reaches_every_construct_it_promises():
         "a literal of i64's least value": r"\(-9223372036854775808\)",
         "float literals": r"tack\.f32\(-?\d+\.\d+\)[^\n]*tack\.f64\(-?\d+\.\d+",
         "a guarded float to integer conversion": r"\(tack\.[iu]\d+\([^\n]* if -?\d[^\n]* < [^\n]* < ",
+        "float floor division and modulo": r" (//|%) \([^\n]* if [^\n]* != tack\.f(32|64)\(0\) else ",
         "true division": r"\) / \(",
         "exact math builtins": r"tack\.(floor|ceil|trunc|sqrt|copysign|fmod)\(",
         "class tests": r"tack\.(isnan|isinf|isfinite)\(",
@@ -110,3 +112,33 @@ def test_the_oracles_integer_to_float_rounding_is_numpys_cast():
     unsigned = [rng.randint(0, (1 << 64) - 1) for _ in range(500)] + [(1 << 64) - 1, (1 << 63) + (1 << 39)]
     want = np.array(unsigned, np.uint64).astype(np.float32)
     assert [to_float(v, "f32").tobytes() for v in unsigned] == [w.tobytes() for w in want]
+
+
+def test_the_oracles_float_divmod_is_cpythons():
+    # f64: CPython's divmod of Python floats is the algorithm the contract
+    # names; f32: NumPy's divmod of float32 follows the same steps in f32.
+    specials = [0.0, -0.0, 1.0, -1.0, 0.5, 3.0, -7.0, 1e30, -1e-30, 2.0**53, math.inf, -math.inf, math.nan]
+    rng = random.Random(11)
+    pairs = [(a, b) for a in specials for b in specials if b != 0]
+    pairs += [(rng.uniform(-1, 1) * 10.0 ** rng.randint(-6, 8), rng.choice([-1, 1]) * rng.uniform(0.01, 1) *
+               10.0 ** rng.randint(-3, 4)) for _ in range(3000)]
+    compared = 0
+    for a, b in pairs:
+        for t, ft in (("f64", np.float64), ("f32", np.float32)):
+            x, y = ft(a), ft(b)
+            if y == 0:
+                continue
+            with np.errstate(all="ignore"):
+                try:
+                    got = float_divmod(x, y, t)
+                except Unspecified:
+                    continue
+                if t == "f64":
+                    want = divmod(float(x), float(y)) if math.isfinite(x) and not math.isnan(y) else (math.nan, math.nan)
+                else:
+                    want = np.divmod(x, y)
+            for g, w in zip(got, want):
+                assert (np.isnan(g) and np.isnan(w)) or np.asarray(g).tobytes() == np.asarray(w, dtype=ft).tobytes(), \
+                    (t, a, b, got, want)
+            compared += 1
+    assert compared > 5000

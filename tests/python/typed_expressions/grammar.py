@@ -27,6 +27,9 @@ scalars, each operation rounded once in its type):
 - << and >> keep the left operand's type, with counts masked into [0, N):
   left shifts wrap, right shifts fill with the sign of signed values;
 - // and % of integers floor, by divisors made positive ((x & 15) + 1);
+  with a float operand they convert both to the promoted float type and
+  follow CPython's float_divmod (float_divmod below), by divisors made
+  nonzero (x if x != 0 else -1.5; NaN and infinities stay);
   / of integers converts both to f32 (the same positive divisors), of
   floats divides in the promoted type;
 - ** by a literal exponent keeps an integer base's type and wraps;
@@ -119,6 +122,32 @@ def checked(v, t):
     if is_float(t) and v != 0 and abs(v) < np.finfo(NUMPY_FLOAT[t]).tiny:
         raise Unspecified("a nonzero denormal")
     return v
+
+
+def float_divmod(a, b, t):
+    """(a // b, a % b) for floats of type t, b nonzero: the contract's
+    reading, CPython's float_divmod (a truncating remainder corrected to the
+    divisor's sign, the quotient reconstructed from it and snapped to an
+    integral value) with each operation rounded once in t. A nonzero
+    denormal anywhere on the way is Unspecified."""
+    ft = NUMPY_FLOAT[t]
+    for v in (a, b):
+        checked(v, t)
+    mod = checked(np.fmod(a, b, dtype=ft), t)
+    div = checked(np.divide(checked(np.subtract(a, mod, dtype=ft), t), b, dtype=ft), t)
+    if mod != 0:  # (NaN too)
+        if (b < 0) != (mod < 0):
+            mod = checked(np.add(mod, b, dtype=ft), t)
+            div = checked(np.subtract(div, ft(1), dtype=ft), t)
+    else:
+        mod = np.copysign(ft(0), b)
+    if div != 0:
+        floor = np.floor(div)
+        if np.subtract(div, floor, dtype=ft) > 0.5:
+            floor = np.add(floor, ft(1), dtype=ft)
+    else:
+        floor = np.copysign(ft(0), np.divide(a, b, dtype=ft))
+    return checked(ft(floor), t), checked(ft(mod), t)
 
 
 @dataclass
@@ -355,11 +384,33 @@ class Generator:
         return Node(f"({l.src} or {r.src})", "i32", lambda c: int(l.ev(c) != 0 or r.ev(c) != 0))
 
     def divmod_(self, depth):
+        if self.rng.random() < 0.4:
+            return self.float_divmod(depth)
         l, d = self.joinable(self.integer(depth), self.positive(depth))
         t = promoted(l.type, d.type)
         if self.rng.random() < 0.5:
             return Node(f"({l.src} // {d.src})", t, lambda c: l.ev(c) // d.ev(c))
         return Node(f"({l.src} % {d.src})", t, lambda c: l.ev(c) % d.ev(c))
+
+    def nonzero(self, e):
+        """e where it is nonzero (NaN is), another value of e's type
+        where it is zero: the divisor of // and % must be nonzero."""
+        other = f"tack.{e.type}(-1.5)" if is_float(e.type) else f"tack.{e.type}(3)"
+        fallback = NUMPY_FLOAT[e.type](-1.5) if is_float(e.type) else 3
+        # e is read twice in the source; it is pure, so once in the oracle.
+        return Node(f"({e.src} if {e.src} != tack.{e.type}(0) else {other})", e.type,
+                    lambda c: v if (v := e.ev(c)) != 0 else fallback)
+
+    def float_divmod(self, depth):
+        """// or % with a float operand, both converted to the promoted
+        float type."""
+        l, r = self.expr(depth), self.nonzero(self.expr(depth))
+        if not is_float(promoted(l.type, r.type)):
+            l = self.cast(self.rng.choice(FLOAT_NAMES), l)
+        t = promoted(l.type, r.type)
+        floor = self.rng.random() < 0.5
+        return Node(f"({l.src} {'//' if floor else '%'} {r.src})", t,
+                    lambda c: float_divmod(convert(l.ev(c), l.type, t), convert(r.ev(c), r.type, t), t)[0 if floor else 1])
 
     def divide(self, depth):
         l = self.expr(depth)
