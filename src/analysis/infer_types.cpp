@@ -233,20 +233,25 @@ private:
     void dim(ParallelDim& d) {
         Info s = expr(*d.start, DType::F32), e = expr(*d.end, DType::F32);
         Info st = d.step ? expr(*d.step, DType::F32) : Info{DType::I32, false};
-        auto t = range_type({&s, &e, &st}, d.span);
+        auto t = range_type({{&s, adopting(*d.start)}, {&e, false}, {&st, !d.step || adopting(*d.step)}}, d.span);
         if (t) contribute(d.var, Info{t, false}, d.span);
     }
 
-    std::optional<DType> range_type(std::initializer_list<Info*> parts, Span span) {
+    // The loop variable's type: the join of the bounds' and the step's. An
+    // implicit start or step (an adopting constant) joins only where its
+    // type can: range(n) of a u64 n counts in u64.
+    std::optional<DType> range_type(std::initializer_list<std::pair<Info*, bool>> parts, Span span) {
         std::optional<DType> t;
-        for (Info* p : parts) {
+        for (auto [p, implicit] : parts) {
             if (!p->type) return std::nullopt;
             if (is_float(*p->type))
                 k_.fail(ErrorKind::Type, span, "range bounds and steps must be integers, not " +
                                                    std::string(name_of(*p->type)),
                         "range", "convert with int(...) or an integer cast");
-            t = t ? join_int(*t, *p->type, span) : *p->type;
+            if (!implicit) t = t ? join_int(*t, *p->type, span) : *p->type;
         }
+        for (auto [p, implicit] : parts)
+            if (implicit && t && promote_int(*t, *p->type)) t = join_int(*t, *p->type, span);
         return t;
     }
 
@@ -288,7 +293,7 @@ private:
             case StmtKind::For: {
                 auto& f = *s.as<For>();
                 Info a = expr(*f.start, DType::F32), b = expr(*f.end, DType::F32), c = expr(*f.step, DType::F32);
-                auto t = range_type({&a, &b, &c}, f.span);
+                auto t = range_type({{&a, adopting(*f.start)}, {&b, false}, {&c, adopting(*f.step)}}, f.span);
                 if (t) contribute(f.var, Info{t, false}, f.span);
                 block(f.body);
                 break;
@@ -376,10 +381,24 @@ private:
         if (info.weak && is_float(target)) info = expr(e, target);
     }
 
+    // An adopting constant (IntConst::adopts) beside an integer its own type
+    // cannot be mixed with (u64) takes that integer's type.
+    static void adopt(Expr& e, Info& info, const Info& partner) {
+        if (!adopting(e) || !info.type || !partner.type || !is_int(*partner.type)) return;
+        if (!promote_int(*info.type, *partner.type)) info.type = e.type = partner.type;
+    }
+
+    static bool adopting(const Expr& e) {
+        auto* c = e.as<IntConst>();
+        return c && c->adopts;
+    }
+
     Info arith_pair(Expr& lhs, Expr& rhs, DType weak_as, Span span, bool* int_pair) {
         Info a = expr(lhs, weak_as), b = expr(rhs, weak_as);
         *int_pair = false;
         if (!a.type || !b.type) return Info{};
+        adopt(rhs, b, a);
+        adopt(lhs, a, b);
         bool lit = a.lit && b.lit;
         // Literal expressions together stay weak when one of them is; an
         // integer literal inside converts at this operation.
@@ -400,6 +419,50 @@ private:
             return Info{join_int(*a.type, *b.type, span), false, lit};
         }
         return Info{join(*a.type, *b.type, span), false, lit};
+    }
+
+    // A chain of Select::joins_all links, a runtime index's choice among a
+    // vector's components: the type of all of them together. Any float
+    // makes it a float (f64 where one is f64; a weak float literal beside
+    // integers only, f32); integers alone join as integers do.
+    Info component_choice(Select& s, DType weak_as) {
+        std::vector<Select*> chain{&s};
+        while (auto* next = chain.back()->if_false->as<Select>()) {
+            if (!next->joins_all) break;
+            chain.push_back(next);
+        }
+        std::vector<Expr*> arms;
+        for (Select* link : chain) {
+            expr(*link->cond, DType::F32);
+            arms.push_back(link->if_true.get());
+        }
+        arms.push_back(chain.back()->if_false.get());
+        std::vector<Info> infos;
+        for (Expr* a : arms) infos.push_back(expr(*a, weak_as));
+        bool all_weak = true, any_weak = false, any_float = false, any_f64 = false;
+        for (const Info& i : infos) {
+            if (!i.type) return Info{};
+            any_weak |= i.weak;
+            all_weak &= i.weak;
+            any_float |= !i.weak && is_float(*i.type);
+            any_f64 |= !i.weak && *i.type == DType::F64;
+        }
+        std::optional<DType> ints;  // (integers alone join as integers)
+        if (!any_float && !any_weak)
+            for (const Info& i : infos) ints = ints ? join_int(*ints, *i.type, s.span) : *i.type;
+        Info out;
+        if (all_weak) {
+            out = Info{weak_as, true, true};
+        } else {
+            DType t = any_f64 ? DType::F64 : any_float || any_weak ? DType::F32 : *ints;
+            for (size_t k = 0; k < arms.size(); ++k) settle_to(*arms[k], infos[k], t);
+            out = Info{t, false};
+        }
+        for (Select* link : chain) {  // (the outermost takes it from expr())
+            link->type = out.type;
+            link->weak = out.weak;
+        }
+        return out;
     }
 
     Info compute(Expr& e, DType weak_as) {
@@ -449,6 +512,7 @@ private:
             }
             case ExprKind::Select: {
                 auto& s = *e.as<Select>();
+                if (s.joins_all) return component_choice(s, weak_as);
                 expr(*s.cond, DType::F32);
                 bool int_pair;
                 return arith_pair(*s.if_true, *s.if_false, weak_as, e.span, &int_pair);

@@ -93,6 +93,12 @@ ExprPtr Lowerer::int_const(int64_t v, Span span) {
     return c;
 }
 
+ExprPtr Lowerer::adopting_const(int64_t v, Span span) {
+    ExprPtr c = int_const(v, span);
+    c->as<ir::IntConst>()->adopts = true;
+    return c;
+}
+
 void Lowerer::require_side_effects_allowed(Span span, const char* what) {
     if (region_ == Region::Body) return;
     fail(ErrorKind::Unsupported, span,
@@ -269,7 +275,7 @@ void Lowerer::kernel(const FunctionDef& fn, std::shared_ptr<Resolver> resolver) 
         ir::ParallelDim d;
         d.span = call->span;
         if (n == 1) {
-            d.start = int_const(0, call->span);
+            d.start = adopting_const(0, call->span);
             d.end = scalar(*call->args[0], "a range bound");
         } else {
             d.start = scalar(*call->args[0], "a range bound");
@@ -297,7 +303,7 @@ void Lowerer::kernel(const FunctionDef& fn, std::shared_ptr<Resolver> resolver) 
                 d.start = scalar(*pair->elts[0], "a range bound");
                 d.end = scalar(*pair->elts[1], "a range bound");
             } else {
-                d.start = int_const(0, a->span);
+                d.start = adopting_const(0, a->span);
                 d.end = scalar(*a, "an extent");
             }
             k_.dims.push_back(std::move(d));
@@ -775,9 +781,9 @@ void Lowerer::sequential_for(const syntax::For& s, ir::Block& out) {
     auto node = std::make_unique<ir::For>();
     node->span = s.span;
     // The bounds are evaluated once, left to right, before the loop.
-    ExprPtr start = n == 1 ? int_const(0, call->span) : scalar(*call->args[0], "a range bound");
+    ExprPtr start = n == 1 ? adopting_const(0, call->span) : scalar(*call->args[0], "a range bound");
     ExprPtr end = scalar(*call->args[n == 1 ? 0 : 1], "a range bound");
-    ExprPtr step = n == 3 ? scalar(*call->args[2], "a range step") : int_const(1, call->span);
+    ExprPtr step = n == 3 ? scalar(*call->args[2], "a range step") : adopting_const(1, call->span);
     if (auto* c = step->as<ir::IntConst>(); c && c->bits == 0)
         fail(ErrorKind::Value, call->args[2]->span, "range() step is zero", "range step");
     node->start = reusable(std::move(start), out);

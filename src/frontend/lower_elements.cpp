@@ -173,7 +173,7 @@ Value Lowerer::atomic_element(ir::AtomicOp op, const std::string& bname, int arr
     ExprPtr value = pure(scalar(std::move(v), "an atomic operand"), pre);
     int n = p.components();
     auto divmod = [&](ir::BinOp o) {
-        return reusable(ir::binary(o, ir::clone(*idx[0]), int_const(n, c.span), c.span), pre);
+        return reusable(ir::binary(o, ir::clone(*idx[0]), adopting_const(n, c.span), c.span), pre);
     };
     ExprPtr element = divmod(ir::BinOp::FloorDiv);
     ExprPtr component = divmod(ir::BinOp::Mod);
@@ -188,7 +188,7 @@ Value Lowerer::atomic_element(ir::AtomicOp op, const std::string& bname, int arr
     update(n - 1, chain);
     for (int k = n - 2; k >= 0; --k) {
         auto node = std::make_unique<ir::If>();
-        node->cond = ir::compare(ir::CmpOp::Eq, ir::clone(*component), int_const(k, c.span), c.span);
+        node->cond = ir::compare(ir::CmpOp::Eq, ir::clone(*component), adopting_const(k, c.span), c.span);
         node->span = c.span;
         update(k, node->then_body);
         node->else_body = std::move(chain);

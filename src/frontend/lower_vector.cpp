@@ -164,7 +164,7 @@ Value Lowerer::vector_logical(ir::LogicOp op, std::vector<Value> operands, Span 
     for (auto& o : operands) comps.push_back(components(std::move(o), pre, n));
     std::vector<ExprPtr> out;
     for (int i = 0; i < n; ++i) {
-        auto truth = [&](ExprPtr e) { return ir::compare(ir::CmpOp::Ne, std::move(e), int_const(0, span), span); };
+        auto truth = [&](ExprPtr e) { return ir::compare(ir::CmpOp::Ne, std::move(e), adopting_const(0, span), span); };
         ExprPtr acc = truth(std::move(comps[0][i]));
         for (size_t k = 1; k < comps.size(); ++k)
             acc = ir::binary(op == ir::LogicOp::And ? ir::BinOp::BitAnd : ir::BinOp::BitOr, std::move(acc),
@@ -252,11 +252,8 @@ ExprPtr Lowerer::select_by_index(std::vector<ExprPtr> comps, const ir::Expr& k, 
     ExprPtr acc = std::move(comps.back());
     for (int c = static_cast<int>(comps.size()) - 2; c >= 0; --c) {
         auto sel = std::make_unique<ir::Select>();
-        auto eq = std::make_unique<ir::Compare>();
-        eq->op = ir::CmpOp::Eq;
-        eq->lhs = ir::clone(k);
-        eq->rhs = int_const(c, span);
-        sel->cond = std::move(eq);
+        sel->joins_all = true;
+        sel->cond = ir::compare(ir::CmpOp::Eq, ir::clone(k), adopting_const(c, span), span);
         sel->if_true = std::move(comps[c]);
         sel->if_false = std::move(acc);
         sel->span = span;
@@ -284,7 +281,7 @@ Value Lowerer::vector_component(Value v, const syntax::Expr& index, Span span) {
             // Runtime row and column: flatten and select below.
             ExprPtr row = pure(scalar(*t->elts[0], "a row index"), pre);
             ExprPtr col = pure(scalar(*t->elts[1], "a column index"), pre);
-            ExprPtr flat = ir::binary(ir::BinOp::Add, ir::binary(ir::BinOp::Mul, std::move(row), int_const(shape[1], span), span),
+            ExprPtr flat = ir::binary(ir::BinOp::Add, ir::binary(ir::BinOp::Mul, std::move(row), adopting_const(shape[1], span), span),
                                  std::move(col), span);
             ExprPtr k = pure(std::move(flat), pre);
             return Value::scalar(with_prelude(std::move(pre), select_by_index(std::move(comps), *k, span)), span);
@@ -416,7 +413,7 @@ void Lowerer::store_component(const syntax::Expr& index, const std::vector<int>&
         }
         for (int i = 0; i < shape[d]; ++i) {
             auto node = std::make_unique<ir::If>();
-            node->cond = ir::compare(ir::CmpOp::Eq, ir::clone(*runtime[d]), int_const(i, span), span);
+            node->cond = ir::compare(ir::CmpOp::Eq, ir::clone(*runtime[d]), adopting_const(i, span), span);
             node->span = span;
             select(d + 1, flat + i * stride, node->then_body);
             at.push_back(std::move(node));
@@ -460,7 +457,7 @@ Value Lowerer::vector_builtin(const std::string& bname, const syntax::Call& c) {
         auto comps = components(std::move(args[0]), pre);
         ExprPtr acc;
         for (auto& x : comps) {
-            ExprPtr ne = ir::compare(ir::CmpOp::Ne, std::move(x), int_const(0, span), span);
+            ExprPtr ne = ir::compare(ir::CmpOp::Ne, std::move(x), adopting_const(0, span), span);
             acc = acc ? ir::binary(bname == "any" ? ir::BinOp::BitOr : ir::BinOp::BitAnd, std::move(acc), std::move(ne), span)
                       : std::move(ne);
         }

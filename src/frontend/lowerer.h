@@ -214,6 +214,9 @@ public:
     ir::ExprPtr var_ref(int var, syntax::Span span);
     ir::StmtPtr assign_stmt(int var, ir::ExprPtr value, syntax::Span span);
     ir::ExprPtr int_const(int64_t v, syntax::Span span);
+    // A small number beside a user's integer, in that integer's type
+    // (IntConst::adopts).
+    ir::ExprPtr adopting_const(int64_t v, syntax::Span span);
     void require_side_effects_allowed(syntax::Span span, const char* what);
 
     ir::Kernel& k_;

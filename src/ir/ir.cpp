@@ -231,7 +231,7 @@ ExprPtr clone(const Expr& e) {
     switch (e.kind) {
         case ExprKind::IntConst: {
             auto& s = *e.as<IntConst>(); auto n = copy_header(s);
-            n->bits = s.bits; n->negative = s.negative; return n;
+            n->bits = s.bits; n->negative = s.negative; n->adopts = s.adopts; return n;
         }
         case ExprKind::FloatConst: {
             auto& s = *e.as<FloatConst>(); auto n = copy_header(s); n->value = s.value; return n;
@@ -266,6 +266,7 @@ ExprPtr clone(const Expr& e) {
         case ExprKind::Select: {
             auto& s = *e.as<Select>(); auto n = copy_header(s);
             n->cond = clone(*s.cond); n->if_true = clone(*s.if_true); n->if_false = clone(*s.if_false);
+            n->joins_all = s.joins_all;
             return n;
         }
         case ExprKind::Cast: {

@@ -147,7 +147,12 @@ using ExprPtr = std::unique_ptr<Expr>;
 
 // An integer literal: the exact value as two's-complement bits, and whether
 // the source wrote it negative (a literal's type follows its full value).
-struct IntConst : Expr { TACK_IR_EXPR(IntConst) uint64_t bits = 0; bool negative = false; };
+// `adopts`: a number the front end adds beside a user's integer (a vector
+// component's position compared with a runtime index, a matrix's row length,
+// the 0 a mask's truth compares with, range()'s implicit start and step):
+// where its own type cannot be mixed with that integer's (u64), it takes
+// that integer's type. Its value fits every integer type.
+struct IntConst : Expr { TACK_IR_EXPR(IntConst) uint64_t bits = 0; bool negative = false; bool adopts = false; };
 // A float literal keeps its exact Python (binary64) value; it is converted to
 // its settled type once, directly.
 struct FloatConst : Expr { TACK_IR_EXPR(FloatConst) double value = 0; };
@@ -165,7 +170,12 @@ struct Compare : Expr { TACK_IR_EXPR(Compare) CmpOp op; ExprPtr lhs, rhs; };
 // Short-circuit `and` / `or`; produces i32 0 or 1.
 struct Logical : Expr { TACK_IR_EXPR(Logical) LogicOp op; ExprPtr lhs, rhs; };
 // `a if cond else b`: evaluates only the selected arm.
-struct Select : Expr { TACK_IR_EXPR(Select) ExprPtr cond, if_true, if_false; };
+// `joins_all`: one link of the front end's choice among a vector's
+// components by a runtime index (if_false continues the chain): the chain
+// has the type of all its components together, as if each met every other
+// at once, not the type of the last two first (an i16, a u64 and an f32
+// component choose an f32).
+struct Select : Expr { TACK_IR_EXPR(Select) ExprPtr cond, if_true, if_false; bool joins_all = false; };
 struct Cast : Expr { TACK_IR_EXPR(Cast) DType to = DType::I32; ExprPtr operand; };
 struct Math : Expr { TACK_IR_EXPR(Math) MathFn fn; std::vector<ExprPtr> args; };
 // Exch stores the value; Cas stores it only where the element equals

@@ -118,6 +118,54 @@ def test_vector_assignment_reads_every_old_component_first(backend):
         np.testing.assert_array_equal(out.numpy()[i], np.array(want, dtype=np.float32))
 
 
+# The numbers the front end adds beside a user's integer (range()'s implicit
+# start and step, a component's position compared with a runtime index, a
+# matrix's row length, the 0 a mask's truth compares with) take that
+# integer's type where theirs cannot be mixed with it: a u64 needs none of
+# the casts a u64 written beside an i32 literal does.
+@tack.kernel
+def beside_u64(u, out, chosen):
+    for i in range(len(u)):
+        v = tack.vec3(tack.i64(i) * 10, tack.i64(i) * 10 + 1, tack.i64(i) * 10 + 2)
+        m = tack.mat2(1, 2, 3, 4)
+        k = u[i]
+        w = tack.vec2(k, k & tack.u64(1))
+        out[i, 0] = v[k]  # at or past the width: the last component
+        out[i, 1] = m[k & tack.u64(1), tack.u64(1) - (k & tack.u64(1))]
+        out[i, 2] = 1 if any(w) else 0
+        out[i, 3] = 1 if all(w) else 0
+        total = tack.u64(0)
+        for q in range(k % tack.u64(6)):
+            total += q
+        out[i, 4] = tack.i64(total)
+        # An i16, a u64 and an f32: the choice is an f32 (no integer type
+        # holds an i16 and a u64; the float takes them both).
+        chosen[i] = tack.vec3(tack.i16(-7), k, tack.f32(0.5))[k & tack.u64(3)]
+
+
+@tack.kernel
+def counts_to_u64(n, seen):
+    for i in range(n):
+        seen[i] = tack.i32(i) + 1
+
+
+def test_u64_integers_beside_the_front_ends_own_numbers(backend):
+    values = [0, 1, 2, 3, 5, 2**63 - 1, 2**63, 2**64 - 1]
+    u = tack.array(np.array(values, dtype=np.uint64))
+    out, chosen = tack.zeros((len(values), 5), dtype=tack.i64), tack.zeros(len(values), dtype=tack.f64)
+    beside_u64(u, out, chosen)
+    m = [[1, 2], [3, 4]]
+    for i, k in enumerate(values):  # Python integers
+        want = [i * 10 + min(k, 2), m[k & 1][1 - (k & 1)], int(k != 0 or (k & 1) != 0),
+                int(k != 0 and (k & 1) != 0), sum(range(k % 6))]
+        assert out.numpy()[i].tolist() == want, (i, k)
+        parts = [np.float32(-7), np.array(k, np.uint64).astype(np.float32), np.float32(0.5)]  # NumPy's conversions
+        assert chosen.numpy()[i] == parts[min(k & 3, 2)], (i, k)
+    seen = tack.zeros(9, dtype=tack.i32)
+    counts_to_u64(np.uint64(7), seen)
+    assert seen.numpy().tolist() == [1, 2, 3, 4, 5, 6, 7, 0, 0]
+
+
 @pytest.mark.cpu_only(FRONTEND_ONLY)
 def test_storing_a_vector_into_scalar_storage_is_rejected():
     with pytest.raises(tack.KernelTypeError) as e:
