@@ -5,7 +5,10 @@ promotion (the narrowest integer type holding both ranges; an integer with
 a float to the float), wrapping at every operation's width, casts and
 stores modulo 2^N or rounded to the nearest float or truncated, shifts that
 keep their left type, floor division and modulo, true division in f32,
-float // and % (CPython's float_divmod), integer power, i32 comparisons and truth values (NaN true and unequal),
+float // and % (CPython's float_divmod), integer power,
+vectors of independently typed components (componentwise operators, casts,
+masks, select, cross, dot, @, sum, any, all, components by literal, name or
+runtime index, vector arrays of either layout loaded and stored), i32 comparisons and truth values (NaN true and unequal),
 float min/max preferring numbers, the exact math builtins (floor, ceil,
 trunc, sqrt, copysign, fmod, the class tests), joined local types, and a
 local assigned under a condition only reading zero where it was not.
@@ -83,6 +86,18 @@ def test_the_grammar_reaches_every_construct_it_promises():
         "true division": r"\) / \(",
         "exact math builtins": r"tack\.(floor|ceil|trunc|sqrt|copysign|fmod)\(",
         "class tests": r"tack\.(isnan|isinf|isfinite)\(",
+        "vectors from numbers": r"tack\.vec[234]\([^()]*, ",
+        "a vector array loaded": r"v0\[",
+        "a vector array stored": r"ov\[i\] = ",
+        "a vector local": r"\n        w\d = ",
+        "masks and select": r"tack\.select\(\(",
+        "cross": r"\.cross\(",
+        "dot": r"\.dot\(",
+        "@": r"\) @ tack\.",
+        "sum": r"\.sum\(\)",
+        "any and all": r"if (any|all)\(",
+        "a component by name": r"\)\.[xyzw]\b",
+        "a component by a runtime index": r"\)\[\([^\n]* & (tack\.[iu]\d+\()?3\)?\)\]",
     }
     missing = [name for name, pattern in features.items() if not re.search(pattern, text)]
     assert not missing, f"the first 300 programs never generate: {missing}"

@@ -53,133 +53,23 @@ division and power, the floating-point execution policy), not from Tack's
 output.
 """
 
-import math
 import random
-from dataclasses import dataclass
 
 import numpy as np
 
 from integer_types import INT_NAMES, bits, hi, lo, signed, wrap
-from integer_types import promoted as integer_promoted
 
-FLOAT_NAMES = ["f32", "f64"]
-NUMPY_FLOAT = {"f32": np.float32, "f64": np.float64}
-INPUTS = ("a0", "a1", "a2", "a3")
-OUTPUTS = ("o0", "o1")
-MAX_DEPTH = 4
+from .rules import (FLOAT_NAMES, INPUTS, MAX_DEPTH, NUMPY_FLOAT, OUTPUTS, Context, Node, Program, Unspecified,
+                    checked, convert, float_divmod, is_float, literal_type, promoted, to_float)
+from .vectors import VectorExpressions
 
-
-class Unspecified(Exception):
-    """The contract leaves this value open."""
-
-
-def is_float(t):
-    return t in FLOAT_NAMES
-
-
-def promoted(a, b):
-    """The operation type of a and b; None for a signed type with u64."""
-    if is_float(a) or is_float(b):
-        return "f64" if "f64" in (a, b) else "f32"
-    return integer_promoted(a, b)
-
-
-def literal_type(v):
-    for t in ("i32", "i64", "u64"):
-        if lo(t) <= v <= hi(t):
-            return t
-    raise ValueError(f"no literal type holds {v}")
-
-
-def to_float(v, t):
-    """The integer v rounded to the nearest value of float type t, ties to
-    even (Python's int-to-float is that rounding for f64; f32 rounds the
-    integer itself, not a double of it)."""
-    if t == "f64":
-        return np.float64(float(v))
-    m = abs(v)
-    if m >= 1 << 24:
-        drop = m.bit_length() - 24
-        kept, rest = m >> drop, m & ((1 << drop) - 1)
-        half = 1 << (drop - 1)
-        if rest > half or (rest == half and kept & 1):
-            kept += 1
-        m = kept << drop
-    return np.float32(math.copysign(float(m), v) if m else 0.0)
-
-
-def convert(v, source, t):
-    """v, a value of type `source`, converted to type t."""
-    if is_float(t):
-        return to_float(v, t) if not is_float(source) else NUMPY_FLOAT[t](v)
-    if is_float(source):
-        return int(v)  # truncation; the generator guards the domain
-    return wrap(v, t)
-
-
-def checked(v, t):
-    """A float result in the contract's domain, or Unspecified."""
-    if is_float(t) and v != 0 and abs(v) < np.finfo(NUMPY_FLOAT[t]).tiny:
-        raise Unspecified("a nonzero denormal")
-    return v
-
-
-def float_divmod(a, b, t):
-    """(a // b, a % b) for floats of type t, b nonzero: the contract's
-    reading, CPython's float_divmod (a truncating remainder corrected to the
-    divisor's sign, the quotient reconstructed from it and snapped to an
-    integral value) with each operation rounded once in t. A nonzero
-    denormal anywhere on the way is Unspecified."""
-    ft = NUMPY_FLOAT[t]
-    for v in (a, b):
-        checked(v, t)
-    mod = checked(np.fmod(a, b, dtype=ft), t)
-    div = checked(np.divide(checked(np.subtract(a, mod, dtype=ft), t), b, dtype=ft), t)
-    if mod != 0:  # (NaN too)
-        if (b < 0) != (mod < 0):
-            mod = checked(np.add(mod, b, dtype=ft), t)
-            div = checked(np.subtract(div, ft(1), dtype=ft), t)
-    else:
-        mod = np.copysign(ft(0), b)
-    if div != 0:
-        floor = np.floor(div)
-        if np.subtract(div, floor, dtype=ft) > 0.5:
-            floor = np.add(floor, ft(1), dtype=ft)
-    else:
-        floor = np.copysign(ft(0), np.divide(a, b, dtype=ft))
-    return checked(ft(floor), t), checked(ft(mod), t)
-
-
-@dataclass
-class Node:
-    src: str
-    type: str
-    ev: object  # (context) -> the value, in the type's range
-    literal: object = None  # an integer literal's value: -literal is a literal of its own
-    product: bool = False  # a float product (or its negation): + and - must not take it
-
-
-@dataclass
-class Program:
-    seed: int
-    kernel: str
-    source: str
-    inputs: dict  # name -> type
-    outputs: dict  # name -> type
-    run: object  # (arrays as lists of values, n) -> {output: list of values, None where unspecified}
-
-
-class Context:
-    """One iteration: its index, the input arrays and the locals so far."""
-
-    def __init__(self, arrays, i, n):
-        self.arrays, self.i, self.n, self.locals = arrays, i, n, {}
+__all__ = ["FLOAT_NAMES", "Unspecified", "float_divmod", "generate", "promoted", "to_float"]
 
 
 FLOAT_LITERALS = [0.0, -0.0, 0.1, 1.5, -2.25, 3.0, 1e30, -3.4e38, 1e-3, 0.5, 2.0**31, 2.0**63, 16777217.0]
 
 
-class Generator:
+class Generator(VectorExpressions):
     def __init__(self, seed):
         self.seed = seed
         self.rng = random.Random(seed)
@@ -187,6 +77,8 @@ class Generator:
         self.inputs = {name: self.rng.choice(types) for name in INPUTS}
         self.outputs = {name: self.rng.choice(types) for name in OUTPUTS}
         self.locals = {}  # name -> type of locals readable from here
+        self.vector_locals = {}  # name -> its components' types
+        self.vector_array = self.choose_vector_array()  # (width, type, layout) of v0, or None
 
     # ------------------------------------------------------------ leaves
 
@@ -278,12 +170,17 @@ class Generator:
                 return self.read_local()
             return self.literal() if pick < 0.45 else self.load()
         kind = r.choices(["arith", "cast_", "unary", "shift", "minmax", "compare", "chain", "select", "logic",
-                          "divmod_", "divide", "power", "exact_math"], [8, 3, 2, 2, 2, 2, 1, 2, 1, 2, 1, 1, 2])[0]
+                          "divmod_", "divide", "power", "exact_math", "from_vector"],
+                         [8, 3, 2, 2, 2, 2, 1, 2, 1, 2, 1, 1, 2, 2])[0]
         return getattr(self, kind)(depth - 1)
 
     def arith(self, depth):
         op = self.rng.choice(["+", "-", "*", "&", "|", "^"])
-        l, r = self.joinable(self.expr(depth), self.expr(depth))
+        return self.arith_of(op, *self.joinable(self.expr(depth), self.expr(depth)))
+
+    def arith_of(self, op, l, r):
+        """l op r, of operands with a common type (on floats a bitwise
+        operator, and + or - beside a product, become *)."""
         t = promoted(l.type, r.type)
         if is_float(t):
             if op in "&|^" or (op in "+-" and (l.product or r.product)):
@@ -305,15 +202,21 @@ class Generator:
         op = self.rng.choice(["-", "~", "abs", "not"])
         if op == "not":
             return Node(f"(not {e.src})", "i32", lambda c: int(e.ev(c) == 0))
+        if is_float(e.type) and op == "~":
+            op = "-"
+        if op == "-" and e.literal is not None:
+            # -N is the literal of N's negated whole value (where one holds it).
+            return self.literal(-e.literal) if -e.literal >= -(1 << 63) else self.literal(e.literal)
+        return self.unary_of(op, e)
+
+    def unary_of(self, op, e):
+        """-e, abs(e) or ~e (an integer e) in e's type."""
         if is_float(e.type):
             fn = np.abs if op == "abs" else np.negative
             return Node(f"abs({e.src})" if op == "abs" else f"(-{e.src})", e.type, lambda c: fn(e.ev(c)),
                         product=op != "abs" and e.product)
         if op == "abs":
             return Node(f"abs({e.src})", e.type, lambda c: wrap(abs(e.ev(c)), e.type))
-        if op == "-" and e.literal is not None:
-            # -N is the literal of N's negated whole value (where one holds it).
-            return self.literal(-e.literal) if -e.literal >= -(1 << 63) else self.literal(e.literal)
         fn = (lambda v: -v) if op == "-" else (lambda v: ~v)
         return Node(f"({op}{e.src})", e.type, lambda c: wrap(fn(e.ev(c)), e.type))
 
@@ -488,28 +391,46 @@ class Generator:
                 lines.append(f"            {name} = {second.src}")
             steps.append((name, t, first, cond, second))
             self.locals[name] = t
+            if r.random() < 0.2:  # a vector local
+                name = f"w{k}"
+                v = self.vector(r.randint(1, 3), r.choice((2, 3, 4)))
+                lines.append(f"        {name} = {v.src}")
+                steps.append((name, None, v, None, None))
+                self.vector_locals[name] = [x.type for x in v.comps]
         stores = []
         for name, t in self.outputs.items():
             e = self.expr()
             stores.append((name, self.cast(t, e) if is_float(e.type) and not is_float(t) else e))
         lines += [f"        {name}[i] = {e.src}" for name, e in stores]
+        inputs, outputs, shapes = dict(self.inputs), dict(self.outputs), {}
+        vector_store = None
+        if self.vector_array:
+            width, t, layout = self.vector_array
+            inputs[self.VECTOR_ARRAY], shapes[self.VECTOR_ARRAY] = t, (width, layout)
+            if r.random() < 0.5:  # a vector output (of floats: no float component converts to an integer)
+                width, layout = r.choice((2, 3, 4)), r.choice(("aos", "soa"))
+                outputs["ov"], shapes["ov"] = r.choice(FLOAT_NAMES), (width, layout)
+                vector_store = self.vector(MAX_DEPTH - 1, width)
+                lines.append(f"        ov[i] = {vector_store.src}")
         kernel = f"e{self.seed}"
-        params = ", ".join(INPUTS + OUTPUTS)
+        params = ", ".join(list(inputs) + list(outputs))
         source = (f"@tack.kernel\ndef {kernel}({params}):\n    for i in range(len({OUTPUTS[0]})):\n"
                   + "\n".join(lines) + "\n")
-        outputs = dict(self.outputs)
 
         def run(arrays, n):
-            results = {name: [] for name in OUTPUTS}
+            results = {name: [] for name in outputs}
             for i in range(n):
                 c = Context(arrays, i, n)
                 try:
                     for name, t, first, cond, second in steps:
+                        if t is None:  # a vector local: its components
+                            c.locals[name] = [x.ev(c) for x in first.comps]
+                            continue
                         c.locals[name] = convert(first.ev(c), first.type, t) if first else convert(0, "i64", t)
                         if cond is not None and cond.ev(c) != 0:
                             c.locals[name] = convert(second.ev(c), second.type, t)
                 except Unspecified:
-                    for name in OUTPUTS:
+                    for name in outputs:
                         results[name].append(None)
                     continue
                 for name, e in stores:
@@ -517,9 +438,18 @@ class Generator:
                         results[name].append(checked(convert(e.ev(c), e.type, outputs[name]), outputs[name]))
                     except Unspecified:
                         results[name].append(None)
+                if vector_store:
+                    t = outputs["ov"]
+                    values = []
+                    for x in vector_store.comps:
+                        try:
+                            values.append(checked(convert(x.ev(c), x.type, t), t))
+                        except Unspecified:
+                            values.append(None)
+                    results["ov"].append(values)
             return results
 
-        return Program(self.seed, kernel, source, dict(self.inputs), outputs, run)
+        return Program(self.seed, kernel, source, inputs, outputs, run, shapes)
 
 
 def generate(seed):

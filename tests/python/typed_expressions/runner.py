@@ -60,8 +60,32 @@ def inputs_for(program):
                     return rng.choice(edges)
                 return wrap(rng.randint(-9, 9), t) if pick < 0.6 else rng.randint(lo(t), hi(t))
 
-        arrays[name] = [value() for _ in range(n)]
+        if name in program.shapes:  # a vector array: a list of components per element
+            width = program.shapes[name][0]
+            arrays[name] = [[value() for _ in range(width)] for _ in range(n)]
+        else:
+            arrays[name] = [value() for _ in range(n)]
     return arrays, n
+
+
+def make_array(values, t, shape, n):
+    """A tack array of type t holding `values` (None: zeros), a vector
+    array where `shape` (width, layout) is given."""
+    import tack
+
+    if shape is None:
+        data = np.zeros(n, dtype(t)) if values is None else np.array(values, dtype=dtype(t))
+        return tack.array(data)
+    width, layout = shape
+    data = np.zeros((n, width), dtype(t)) if values is None else np.array(values, dtype=dtype(t)).reshape(n, width)
+    return tack.array(data, dtype=tack.vector(width, getattr(tack, t)), layout=layout)
+
+
+def same_element(got, want, t):
+    """same() of a number, or of each component of a vector element."""
+    if isinstance(want, list):
+        return all(same(g, w, t) for g, w in zip(got, want))
+    return same(got, want, t)
 
 
 def same(got, want, t):
@@ -85,8 +109,8 @@ def _run_one(program, module):
     # On the CPU the kernel runs in SIMD lanes and as the scalar program.
     modes = [True, False] if tack.get_default_device() == "cpu" else [None]
     for spmd in modes:
-        inputs = {name: tack.array(np.array(v, dtype=dtype(program.inputs[name]))) for name, v in arrays.items()}
-        outputs = {name: tack.zeros(n, dtype=getattr(tack, t)) for name, t in program.outputs.items()}
+        inputs = {name: make_array(v, program.inputs[name], program.shapes.get(name), n) for name, v in arrays.items()}
+        outputs = {name: make_array(None, t, program.shapes.get(name), n) for name, t in program.outputs.items()}
         mode = "" if spmd is None else (" (SPMD)" if spmd else " (scalar)")
         was = tack.cpu_spmd_enabled()
         try:
@@ -100,7 +124,7 @@ def _run_one(program, module):
         for name, out in outputs.items():
             t = program.outputs[name]
             got = out.numpy()
-            bad = [i for i in range(n) if not same(got[i], expected[name][i], t)]
+            bad = [i for i in range(n) if not same_element(got[i], expected[name][i], t)]
             if bad:
                 i = bad[0]
                 return Mismatch(program.seed, "output" + mode,
