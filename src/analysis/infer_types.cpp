@@ -421,22 +421,26 @@ private:
         return Info{join(*a.type, *b.type, span), false, lit};
     }
 
-    // A chain of Select::joins_all links, a runtime index's choice among a
-    // vector's components: the type of all of them together. Any float
+    // A tree of Select::joins_all links, a runtime index's choice among a
+    // vector's or a matrix's components: the type of all of them together. Any float
     // makes it a float (f64 where one is f64; a weak float literal beside
     // integers only, f32); integers alone join as integers do.
     Info component_choice(Select& s, DType weak_as) {
-        std::vector<Select*> chain{&s};
-        while (auto* next = chain.back()->if_false->as<Select>()) {
-            if (!next->joins_all) break;
-            chain.push_back(next);
-        }
+        // The links (a matrix's runtime row and column nest one chain per
+        // row in the chain of rows) and the components they choose among.
+        std::vector<Select*> chain;
         std::vector<Expr*> arms;
-        for (Select* link : chain) {
-            expr(*link->cond, DType::F32);
-            arms.push_back(link->if_true.get());
-        }
-        arms.push_back(chain.back()->if_false.get());
+        std::function<void(Select&)> gather = [&](Select& link) {
+            chain.push_back(&link);
+            expr(*link.cond, DType::F32);
+            for (Expr* arm : {link.if_true.get(), link.if_false.get()}) {
+                if (auto* inner = arm->as<Select>(); inner && inner->joins_all)
+                    gather(*inner);
+                else
+                    arms.push_back(arm);
+            }
+        };
+        gather(s);
         std::vector<Info> infos;
         for (Expr* a : arms) infos.push_back(expr(*a, weak_as));
         bool all_weak = true, any_weak = false, any_float = false, any_f64 = false;

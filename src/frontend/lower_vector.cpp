@@ -278,13 +278,18 @@ Value Lowerer::vector_component(Value v, const syntax::Expr& index, Span span) {
             int64_t i, j;
             if (literal(*t->elts[0], shape[0], &i) && literal(*t->elts[1], shape[1], &j))
                 return Value::scalar(with_prelude(std::move(pre), std::move(comps[i * shape[1] + j])), span);
-            // Runtime row and column: flatten and select below.
+            // Runtime row and column: the column chosen in each row, then
+            // the row (each index compared in its own type, never mixed
+            // with the other's).
             ExprPtr row = pure(scalar(*t->elts[0], "a row index"), pre);
             ExprPtr col = pure(scalar(*t->elts[1], "a column index"), pre);
-            ExprPtr flat = ir::binary(ir::BinOp::Add, ir::binary(ir::BinOp::Mul, std::move(row), adopting_const(shape[1], span), span),
-                                 std::move(col), span);
-            ExprPtr k = pure(std::move(flat), pre);
-            return Value::scalar(with_prelude(std::move(pre), select_by_index(std::move(comps), *k, span)), span);
+            std::vector<ExprPtr> rows;
+            for (int r = 0; r < shape[0]; ++r) {
+                std::vector<ExprPtr> in_row;
+                for (int c = 0; c < shape[1]; ++c) in_row.push_back(std::move(comps[r * shape[1] + c]));
+                rows.push_back(select_by_index(std::move(in_row), *col, span));
+            }
+            return Value::scalar(with_prelude(std::move(pre), select_by_index(std::move(rows), *row, span)), span);
         }
         int64_t r;
         if (literal(index, shape[0], &r)) {

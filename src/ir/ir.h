@@ -171,7 +171,8 @@ struct Compare : Expr { TACK_IR_EXPR(Compare) CmpOp op; ExprPtr lhs, rhs; };
 struct Logical : Expr { TACK_IR_EXPR(Logical) LogicOp op; ExprPtr lhs, rhs; };
 // `a if cond else b`: evaluates only the selected arm.
 // `joins_all`: one link of the front end's choice among a vector's
-// components by a runtime index (if_false continues the chain): the chain
+// components by a runtime index (an arm that is a link continues the tree,
+// a matrix's rows nesting their columns): the tree
 // has the type of all its components together, as if each met every other
 // at once, not the type of the last two first (an i16, a u64 and an f32
 // component choose an f32).

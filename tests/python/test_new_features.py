@@ -131,7 +131,7 @@ def beside_u64(u, out, chosen):
         k = u[i]
         w = tack.vec2(k, k & tack.u64(1))
         out[i, 0] = v[k]  # at or past the width: the last component
-        out[i, 1] = m[k & tack.u64(1), tack.u64(1) - (k & tack.u64(1))]
+        out[i, 1] = m[k & tack.u64(1), tack.i64(1) - tack.i64(k & tack.u64(1))]  # a u64 row, an i64 column
         out[i, 2] = 1 if any(w) else 0
         out[i, 3] = 1 if all(w) else 0
         total = tack.u64(0)
