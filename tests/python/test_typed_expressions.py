@@ -6,9 +6,10 @@ a float to the float), wrapping at every operation's width, casts and
 stores modulo 2^N or rounded to the nearest float or truncated, shifts that
 keep their left type, floor division and modulo, true division in f32,
 float // and % (CPython's float_divmod), integer power,
-vectors of independently typed components (componentwise operators, casts,
-masks, select, cross, dot, @, sum, any, all, components by literal, name or
-runtime index, vector arrays of either layout loaded and stored), i32 comparisons and truth values (NaN true and unequal),
+vectors and square matrices of independently typed components
+(componentwise operators, casts, masks, select, cross, dot, @, transpose,
+sum, trace, determinants, any, all, components by literal, name or runtime
+index, rows, vector arrays of either layout loaded and stored), i32 comparisons and truth values (NaN true and unequal),
 float min/max preferring numbers, the exact math builtins (floor, ceil,
 trunc, sqrt, copysign, fmod, the class tests), joined local types, and a
 local assigned under a condition only reading zero where it was not.
@@ -95,6 +96,13 @@ def test_the_grammar_reaches_every_construct_it_promises():
         "dot": r"\.dot\(",
         "@": r"\) @ tack\.",
         "sum": r"\.sum\(\)",
+        "matrices from numbers": r"tack\.mat[234]\(",
+        "identity": r"tack\.identity\(",
+        "transpose": r"\.transpose\(\)",
+        "determinant": r"\.determinant\(\)",
+        "trace": r"\.trace\(\)",
+        "a matrix entry by runtime indices": r"\)\[\([^\n]*, \([^\n]*\)\]",
+        "a matrix row": r"\)\[-?\d\][^\[]",
         "any and all": r"if (any|all)\(",
         "a component by name": r"\)\.[xyzw]\b",
         "a component by a runtime index": r"\)\[\([^\n]* & (tack\.[iu]\d+\()?3\)?\)\]",

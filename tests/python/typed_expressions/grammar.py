@@ -61,7 +61,7 @@ from integer_types import INT_NAMES, bits, hi, lo, signed, wrap
 
 from .rules import (FLOAT_NAMES, INPUTS, MAX_DEPTH, NUMPY_FLOAT, OUTPUTS, Context, Node, Program, Unspecified,
                     checked, convert, float_divmod, is_float, literal_type, promoted, to_float)
-from .vectors import VectorExpressions
+from .vectors import VectorExpressions, random_shape
 
 __all__ = ["FLOAT_NAMES", "Unspecified", "float_divmod", "generate", "promoted", "to_float"]
 
@@ -393,10 +393,10 @@ class Generator(VectorExpressions):
             self.locals[name] = t
             if r.random() < 0.2:  # a vector local
                 name = f"w{k}"
-                v = self.vector(r.randint(1, 3), r.choice((2, 3, 4)))
+                v = self.vector(r.randint(1, 3), random_shape(r))
                 lines.append(f"        {name} = {v.src}")
                 steps.append((name, None, v, None, None))
-                self.vector_locals[name] = [x.type for x in v.comps]
+                self.vector_locals[name] = (v.shape, [x.type for x in v.comps])
         stores = []
         for name, t in self.outputs.items():
             e = self.expr()
@@ -410,7 +410,7 @@ class Generator(VectorExpressions):
             if r.random() < 0.5:  # a vector output (of floats: no float component converts to an integer)
                 width, layout = r.choice((2, 3, 4)), r.choice(("aos", "soa"))
                 outputs["ov"], shapes["ov"] = r.choice(FLOAT_NAMES), (width, layout)
-                vector_store = self.vector(MAX_DEPTH - 1, width)
+                vector_store = self.vector(MAX_DEPTH - 1, (width,))
                 lines.append(f"        ov[i] = {vector_store.src}")
         kernel = f"e{self.seed}"
         params = ", ".join(list(inputs) + list(outputs))

@@ -1,4 +1,4 @@
-"""Vectors in generated expressions.
+"""Vectors and square matrices in generated expressions.
 
 The contract defines a vector as its scalar components: every operation on
 vectors is the scalar operation on each component, each component keeping
@@ -10,11 +10,19 @@ construct builds its components with the scalar rules of grammar.py:
 - tack.vecN(e0, ..., eN-1), tack.vecN(e) (one number for every component),
   a load from a vector array (v0[i], its element type in every component)
   and a vector local;
-- + - * & | ^ between vectors of one width or a vector and a number (used
-  for every component), negation, abs, ~, casts, comparisons giving masks
+- + - * & | ^ between vectors (or square matrices) of one shape or a vector
+  and a number (used for every component), negation, abs, ~, casts, comparisons giving masks
   (vectors of i32 0/1), `and`/`or`/`not` over masks (every operand
   evaluated), tack.select(mask, a, b) (each component the conditional
   expression of its own), cross of integer vectors of one type;
+- matrices: tack.matN(N*N numbers, row-major), tack.identity(N) (i32 ones
+  and zeros), the same componentwise constructs, transpose, a row by a
+  literal index, and @ of integer operands cast to one type (matrix @
+  matrix, matrix @ vector as a column, vector @ matrix as a row: each entry
+  its products added in index order); into numbers m[i, j] by literal
+  indices (negative ones count from the end) or runtime ones (in range, as
+  the contract requires), sum, trace (the diagonal added in index order)
+  and the determinant of 2x2 and 3x3 integer matrices of one type;
 - into numbers: a component by a literal index (negative ones count from
   the end) or by name (.x .y .z .w), by a runtime index (at or past the
   width: the last component; the type of all the components together, any
@@ -41,15 +49,26 @@ NAMES = "xyzw"
 
 @dataclass
 class Vector:
+    """A vector (shape (n,)) or a square matrix (shape (n, n)), its
+    components in row-major order."""
     src: str
     comps: list  # a Node per component; their src is not used
+    shape: tuple = ()
 
-    @property
-    def width(self):
-        return len(self.comps)
+    def __post_init__(self):
+        self.shape = self.shape or (len(self.comps),)
 
     def all_integer(self):
         return not any(is_float(c.type) for c in self.comps)
+
+
+def count(shape):
+    return shape[0] * (shape[1] if len(shape) == 2 else 1)
+
+
+def random_shape(rng, matrices=True):
+    n = rng.choice((2, 3, 4))
+    return (n, n) if matrices and rng.random() < 0.3 else (n,)
 
 
 def component(t, ev, product=False):
@@ -84,30 +103,35 @@ class VectorExpressions:
 
     # ------------------------------------------------------------ leaves
 
-    def vector(self, depth, width):
+    def vector(self, depth, shape):
         r = self.rng
         if depth <= 0 or r.random() < 0.3:
-            return self.vector_leaf(depth, width)
-        kind = r.choices(["varith", "vscale", "vunary", "vcast", "vcompare", "vselect", "vlogic", "vcross"],
-                         [4, 2, 1, 1, 1, 1, 1, 1])[0]
-        return getattr(self, kind)(depth - 1, width)
+            return self.vector_leaf(depth, shape)
+        kind = r.choices(["varith", "vscale", "vunary", "vcast", "vcompare", "vselect", "vlogic", "vcross",
+                          "transpose", "product", "row"], [4, 2, 1, 1, 1, 1, 1, 1, 2, 2, 1])[0]
+        return getattr(self, kind)(depth - 1, shape)
 
-    def vector_leaf(self, depth, width):
+    def vector_leaf(self, depth, shape):
         r = self.rng
-        choices = ["scalars", "one"]
-        if self.vector_array and self.vector_array[0] == width:
+        n, size = shape[0], count(shape)
+        choices = ["scalars", "one"] if len(shape) == 1 else ["scalars", "scalars", "identity"]
+        if self.vector_array and (self.vector_array[0],) == shape:
             choices += ["load", "load"]
-        readable = [name for name, w in self.vector_locals.items() if len(w) == width]
+        readable = [name for name, (s, _) in self.vector_locals.items() if s == shape]
         if readable:
             choices += ["local", "local"]
         pick = r.choice(choices)
         if pick == "scalars":
-            parts = [self.expr(min(depth, 1)) for _ in range(width)]
-            return Vector(f"tack.vec{width}({', '.join(p.src for p in parts)})",
-                          [component(p.type, p.ev, p.product) for p in parts])
+            parts = [self.expr(min(depth, 1)) for _ in range(size)]
+            kind = "vec" if len(shape) == 1 else "mat"
+            return Vector(f"tack.{kind}{n}({', '.join(p.src for p in parts)})",
+                          [component(p.type, p.ev, p.product) for p in parts], shape)
         if pick == "one":
             p = self.expr(min(depth, 1))
-            return Vector(f"tack.vec{width}({p.src})", [component(p.type, p.ev, p.product)] * width)
+            return Vector(f"tack.vec{n}({p.src})", [component(p.type, p.ev, p.product)] * n)
+        if pick == "identity":  # ones and zeros: literals, i32
+            return Vector(f"tack.identity({n})", [component("i32", lambda c, k=k: int(k // n == k % n))
+                                                 for k in range(size)], shape)
         if pick == "load":
             name, t = self.VECTOR_ARRAY, self.vector_array[1]
             if r.random() < 0.7:
@@ -115,16 +139,16 @@ class VectorExpressions:
             else:
                 index, at = f"len({name}) - 1 - i", lambda c: c.n - 1 - c.i
             return Vector(f"{name}[{index}]",
-                          [component(t, lambda c, k=k: c.arrays[name][at(c)][k]) for k in range(width)])
+                          [component(t, lambda c, k=k: c.arrays[name][at(c)][k]) for k in range(n)])
         name = r.choice(sorted(readable))
         return Vector(name, [component(t, lambda c, k=k: c.locals[name][k])
-                             for k, t in enumerate(self.vector_locals[name])])
+                             for k, t in enumerate(self.vector_locals[name][1])], shape)
 
     # ------------------------------------------------------ vector to vector
 
     def as_f64(self, v):
         return Vector(f"tack.f64({v.src})", [component("f64", lambda c, x=x: convert(x.ev(c), x.type, "f64"))
-                                             for x in v.comps])
+                                             for x in v.comps], v.shape)
 
     def pairable(self, a, b):
         """(a, b) with a converted to f64 where a pair of components has no
@@ -142,65 +166,66 @@ class VectorExpressions:
                     return "*"
         return op
 
-    def varith(self, depth, width):
-        a, b = self.pairable(self.vector(depth, width), self.vector(depth, width))
+    def varith(self, depth, shape):
+        a, b = self.pairable(self.vector(depth, shape), self.vector(depth, shape))
         op = self.arith_op(self.rng.choice(["+", "-", "*", "&", "|", "^"]), list(zip(a.comps, b.comps)))
-        return Vector(f"({a.src} {op} {b.src})", [self.arith_of(op, x, y) for x, y in zip(a.comps, b.comps)])
+        return Vector(f"({a.src} {op} {b.src})", [self.arith_of(op, x, y) for x, y in zip(a.comps, b.comps)], shape)
 
-    def vscale(self, depth, width):
-        v, s = self.vector(depth, width), self.expr(depth)
+    def vscale(self, depth, shape):
+        v, s = self.vector(depth, shape), self.expr(depth)
         if any(promoted(x.type, s.type) is None for x in v.comps):
             s = self.cast("f64", s)
         op = self.rng.choice(["+", "-", "*", "&", "|", "^"])
         if self.rng.random() < 0.5:
             op = self.arith_op(op, [(x, s) for x in v.comps])
-            return Vector(f"({v.src} {op} {s.src})", [self.arith_of(op, x, s) for x in v.comps])
+            return Vector(f"({v.src} {op} {s.src})", [self.arith_of(op, x, s) for x in v.comps], shape)
         op = self.arith_op(op, [(s, x) for x in v.comps])
-        return Vector(f"({s.src} {op} {v.src})", [self.arith_of(op, s, x) for x in v.comps])
+        return Vector(f"({s.src} {op} {v.src})", [self.arith_of(op, s, x) for x in v.comps], shape)
 
-    def vunary(self, depth, width):
-        v = self.vector(depth, width)
+    def vunary(self, depth, shape):
+        v = self.vector(depth, shape)
         op = self.rng.choice(["-", "abs", "~"] if v.all_integer() else ["-", "abs"])
         src = f"abs({v.src})" if op == "abs" else f"({op}{v.src})"
-        return Vector(src, [self.unary_of(op, x) for x in v.comps])
+        return Vector(src, [self.unary_of(op, x) for x in v.comps], shape)
 
-    def vcast(self, depth, width):
-        v = self.vector(depth, width)
+    def vcast(self, depth, shape):
+        v = self.vector(depth, shape)
         t = self.rng.choice(INT_NAMES + FLOAT_NAMES if v.all_integer() else FLOAT_NAMES)
         return Vector(f"tack.{t}({v.src})", [component(t, lambda c, x=x: convert(x.ev(c), x.type, t))
-                                             for x in v.comps])
+                                             for x in v.comps], shape)
 
-    def vcompare(self, depth, width):
+    def vcompare(self, depth, shape):
         op = self.rng.choice(sorted(self.COMPARISONS))
-        a = self.vector(depth, width)
+        a = self.vector(depth, shape)
         if self.rng.random() < 0.3:  # a number compared with every component
             s = self.expr(depth)
             if any(promoted(x.type, s.type) is None for x in a.comps):
                 s = self.cast("f64", s)
             fns = [self.compared(op, x, s) for x in a.comps]
             return Vector(f"({a.src} {op} {s.src})",
-                          [component("i32", lambda c, x=x, f=f: int(f(x.ev(c), s.ev(c)))) for x, f in zip(a.comps, fns)])
-        a, b = self.pairable(a, self.vector(depth, width))
+                          [component("i32", lambda c, x=x, f=f: int(f(x.ev(c), s.ev(c)))) for x, f in zip(a.comps, fns)],
+                          shape)
+        a, b = self.pairable(a, self.vector(depth, shape))
         fns = [self.compared(op, x, y) for x, y in zip(a.comps, b.comps)]
         return Vector(f"({a.src} {op} {b.src})",
                       [component("i32", lambda c, x=x, y=y, f=f: int(f(x.ev(c), y.ev(c))))
-                       for x, y, f in zip(a.comps, b.comps, fns)])
+                       for x, y, f in zip(a.comps, b.comps, fns)], shape)
 
-    def vlogic(self, depth, width):
-        m = self.vcompare(depth, width)
+    def vlogic(self, depth, shape):
+        m = self.vcompare(depth, shape)
         pick = self.rng.random()
         if pick < 0.3:
-            return Vector(f"(not {m.src})", [component("i32", lambda c, x=x: int(x.ev(c) == 0)) for x in m.comps])
-        n = self.vcompare(depth, width)
+            return Vector(f"(not {m.src})", [component("i32", lambda c, x=x: int(x.ev(c) == 0)) for x in m.comps], shape)
+        n = self.vcompare(depth, shape)
         if pick < 0.65:
             return Vector(f"({m.src} and {n.src})", [component("i32", lambda c, x=x, y=y: int(x.ev(c) != 0 and y.ev(c) != 0))
-                                                     for x, y in zip(m.comps, n.comps)])
+                                                     for x, y in zip(m.comps, n.comps)], shape)
         return Vector(f"({m.src} or {n.src})", [component("i32", lambda c, x=x, y=y: int(x.ev(c) != 0 or y.ev(c) != 0))
-                                                for x, y in zip(m.comps, n.comps)])
+                                                for x, y in zip(m.comps, n.comps)], shape)
 
-    def vselect(self, depth, width):
-        m = self.vcompare(depth, width)
-        a, b = self.pairable(self.vector(depth, width), self.vector(depth, width))
+    def vselect(self, depth, shape):
+        m = self.vcompare(depth, shape)
+        a, b = self.pairable(self.vector(depth, shape), self.vector(depth, shape))
 
         def pick(x, y, k):
             t = promoted(x.type, y.type)
@@ -208,25 +233,29 @@ class VectorExpressions:
                              else convert(y.ev(c), y.type, t))
 
         return Vector(f"tack.select({m.src}, {a.src}, {b.src})",
-                      [pick(x, y, k) for k, (x, y) in enumerate(zip(a.comps, b.comps))])
+                      [pick(x, y, k) for k, (x, y) in enumerate(zip(a.comps, b.comps))], shape)
 
-    def one_integer_type(self, depth, width):
-        """Two integer vectors cast to one integer type t: (a, b, t), or None
-        where one of them has a float component."""
-        a, b = self.vector(depth, width), self.vector(depth, width)
-        if not (a.all_integer() and b.all_integer()):
+    def one_integer_type(self, depth, shape, other=None):
+        """Two integer vectors or matrices (of `shape`, and of `other` for
+        the second where given) cast to one integer type t: (a, b, t), or
+        None where one of them has a float component."""
+        for _ in range(2):  # (a second try where the first has a float)
+            a, b = self.vector(depth, shape), self.vector(depth, other or shape)
+            if a.all_integer() and b.all_integer():
+                break
+        else:
             return None
         t = self.rng.choice(INT_NAMES)
 
         def cast(v):
-            return Vector(f"tack.{t}({v.src})", [component(t, lambda c, x=x: wrap(x.ev(c), t)) for x in v.comps])
+            return Vector(f"tack.{t}({v.src})", [component(t, lambda c, x=x: wrap(x.ev(c), t)) for x in v.comps], v.shape)
 
         return cast(a), cast(b), t
 
-    def vcross(self, depth, width):
-        operands = self.one_integer_type(depth, width) if width == 3 else None
+    def vcross(self, depth, shape):
+        operands = self.one_integer_type(depth, shape) if shape == (3,) else None
         if operands is None:
-            return self.varith(depth, width)
+            return self.varith(depth, shape)
         a, b, t = operands
         x, y = a.comps, b.comps
 
@@ -235,37 +264,76 @@ class VectorExpressions:
 
         return Vector(f"{a.src}.cross({b.src})", [comp(1, 2), comp(2, 0), comp(0, 1)])
 
+    def transpose(self, depth, shape):
+        if len(shape) == 1:
+            return self.varith(depth, shape)
+        n = shape[0]
+        m = self.vector(depth, shape)
+        return Vector(f"{m.src}.transpose()", [m.comps[(k % n) * n + k // n] for k in range(n * n)], shape)
+
+    def product(self, depth, shape):
+        """a @ b of integer operands cast to one type: matrix @ matrix,
+        matrix @ vector (a column) or vector @ matrix (a row); each entry
+        the sum of its products in index order, wrapped in the type."""
+        n = shape[0]
+        if len(shape) == 2:
+            operands = self.one_integer_type(depth, shape)
+            rows, inner, cols = n, n, n
+        elif self.rng.random() < 0.5:
+            operands = self.one_integer_type(depth, (n, n), (n,))
+            rows, inner, cols = n, n, 1
+        else:
+            operands = self.one_integer_type(depth, (n,), (n, n))
+            rows, inner, cols = 1, n, n
+        if operands is None:
+            return self.varith(depth, shape)
+        a, b, t = operands
+        x, y = a.comps, b.comps
+
+        def entry(i, j):
+            return component(t, lambda c: wrap(sum(x[i * inner + k].ev(c) * y[k * cols + j].ev(c)
+                                                   for k in range(inner)), t))
+
+        return Vector(f"({a.src} @ {b.src})", [entry(i, j) for i in range(rows) for j in range(cols)], shape)
+
+    def row(self, depth, shape):
+        """A matrix's row by a literal index (negative ones count from the
+        end)."""
+        if len(shape) == 2:
+            return self.varith(depth, shape)
+        n = shape[0]
+        m = self.vector(depth, (n, n))
+        r = self.rng.randrange(-n, n)
+        return Vector(f"{m.src}[{r}]", m.comps[(r % n) * n:(r % n) * n + n])
+
     # ------------------------------------------------------ vector to number
 
     def from_vector(self, depth):
-        """A number read from a vector expression."""
+        """A number read from a vector or matrix expression."""
         r = self.rng
-        width = r.choice((2, 3, 4))
+        shape = random_shape(r)
+        if len(shape) == 2:
+            return self.from_matrix(depth, shape)
+        width = shape[0]
         kind = r.choices(["index", "name", "runtime", "sum", "dot", "any_all"], [3, 2, 2, 2, 2, 1])[0]
         if kind == "dot":
-            operands = self.one_integer_type(depth, width)
+            operands = self.one_integer_type(depth, shape)
             if operands:
                 a, b, t = operands
                 src = f"{a.src}.dot({b.src})" if r.random() < 0.5 else f"({a.src} @ {b.src})"
                 return Node(src, t, lambda c: wrap(sum(x.ev(c) * y.ev(c) for x, y in zip(a.comps, b.comps)), t))
             kind = "index"
         if kind == "any_all":
-            m = self.vcompare(depth, width)
+            m = self.vcompare(depth, shape)
             fn = r.choice([any, all])
             return Node(f"(1 if {fn.__name__}({m.src}) else 0)", "i32",
                         lambda c: int(fn(x.ev(c) != 0 for x in m.comps)))
-        v = self.vector(depth, width)
+        v = self.vector(depth, shape)
         if kind == "sum":
-            types = [v.comps[0].type]
-            for x in v.comps[1:]:
-                types.append(promoted(types[-1], x.type) if types[-1] is not None else None)
-            if None in types or any(is_float(x.type) and x.product for x in v.comps):
-                kind = "index"
-            else:
-                total = v.comps[0]
-                for x in v.comps[1:]:
-                    total = self.arith_of("+", total, x)
+            total = self.sum_of(v.comps)
+            if total:
                 return Node(f"{v.src}.sum()", total.type, total.ev)
+            kind = "index"
         if kind == "runtime":
             if joined([x.type for x in v.comps]) is None:
                 v = self.as_f64(v)
@@ -282,3 +350,52 @@ class VectorExpressions:
         src = f"{v.src}[{k}]" if kind == "index" else f"{v.src}.{NAMES[k]}"
         return Node(src, x.type, x.ev, product=x.product)
 
+    def sum_of(self, comps):
+        """The components added in index order, or None where two have no
+        common type or a float one is a product (beside an add)."""
+        if any(is_float(x.type) and x.product for x in comps):
+            return None
+        total = comps[0]
+        for x in comps[1:]:
+            if promoted(total.type, x.type) is None:
+                return None
+            total = self.arith_of("+", total, x)
+        return total
+
+    def from_matrix(self, depth, shape):
+        r = self.rng
+        n = shape[0]
+        kind = r.choices(["index", "runtime", "sum", "trace", "determinant"], [2, 2, 1, 2, 4])[0]
+        if kind == "determinant" and n < 4:
+            operands = self.one_integer_type(depth, shape)
+            if operands:
+                m, t = operands[0], operands[2]
+                x = m.comps
+
+                def det(c):
+                    v = [e.ev(c) for e in x]
+                    if n == 2:
+                        return wrap(v[0] * v[3] - v[1] * v[2], t)
+                    return wrap(v[0] * (v[4] * v[8] - v[5] * v[7]) - v[1] * (v[3] * v[8] - v[5] * v[6])
+                                + v[2] * (v[3] * v[7] - v[4] * v[6]), t)
+
+                return Node(f"{m.src}.determinant()", t, det)
+        m = self.vector(depth, shape)
+        if kind in ("sum", "trace"):
+            total = self.sum_of(m.comps if kind == "sum" else [m.comps[k * n + k] for k in range(n)])
+            if total:
+                return Node(f"{m.src}.{kind}()", total.type, total.ev)
+        if kind == "runtime" and n in (2, 4):  # in range, as the contract requires
+            i, j = self.masked(self.integer(depth), n - 1), self.masked(self.integer(depth), n - 1)
+            if joined([x.type for x in m.comps]) is None:
+                m = self.as_f64(m)
+            t = joined([x.type for x in m.comps])
+
+            def ev(c):
+                x = m.comps[i.ev(c) * n + j.ev(c)]
+                return convert(x.ev(c), x.type, t)
+
+            return Node(f"{m.src}[{i.src}, {j.src}]", t, ev)
+        i, j = r.randrange(-n, n), r.randrange(-n, n)
+        x = m.comps[(i % n) * n + j % n]
+        return Node(f"{m.src}[{i}, {j}]", x.type, x.ev, product=x.product)
