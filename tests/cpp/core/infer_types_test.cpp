@@ -106,5 +106,47 @@ TEST(InferTypes, ConversionsAreExplicitCasts) {
     EXPECT_EQ(c->operand->dtype(), DType::F64);
 }
 
+// The numbers the front end adds beside a user's integer (IntConst::adopts)
+// take that integer's type where theirs cannot be mixed with it, and only
+// there: range(n) counts in u64 for a u64 n and in i32 for an i8 one.
+TEST(InferTypes, ImplicitRangeStartsAndStepsJoinOnlyWhereTheyCan) {
+    auto loop_type = [](DType bound) {
+        auto k = typed_kernel(
+            "def k(out, n):\n"
+            "    for i in range(len(out)):\n"
+            "        for j in range(n):\n"
+            "            out[i] = 1\n",
+            {array_of(DType::I32), scalar_of(bound)});
+        for (auto& v : k->vars)
+            if (v.name == "j") return *v.type;
+        return DType::F64;
+    };
+    EXPECT_EQ(loop_type(DType::U64), DType::U64);
+    EXPECT_EQ(loop_type(DType::I8), DType::I32);
+    EXPECT_EQ(loop_type(DType::U32), DType::I64);
+    EXPECT_EQ(loop_type(DType::I64), DType::I64);
+}
+
+// A runtime index chooses among the components in the type of them all
+// together (Select::joins_all), and compares itself, and a matrix's row and
+// column each, in its own type.
+TEST(InferTypes, ARuntimeComponentChoiceHasTheTypeOfAllTheComponents) {
+    std::vector<driver::ParamFacts> p{array_of(DType::F64), array_of(DType::I64), array_of(DType::U64)};
+    // i16, u64, f32: no integer type holds the first two; the float takes all.
+    EXPECT_EQ(stored_type("tack.vec3(tack.i16(a[i]), b[i], tack.f32(a[i]))[b[i]]", p), DType::F32);
+    EXPECT_EQ(stored_type("tack.vec3(tack.f32(a[i]), b[i], tack.f64(a[i]))[a[i]]", p), DType::F64);
+    EXPECT_EQ(stored_type("tack.vec2(tack.i8(a[i]), tack.u16(a[i]))[b[i]]", p), DType::I32);
+    // A u64 row beside an i64 column.
+    EXPECT_EQ(stored_type("tack.mat2(tack.i16(a[i]), b[i], tack.f32(a[i]), 1)[b[i] & tack.u64(1), a[i] & 1]", p),
+              DType::F32);
+    try {
+        stored_type("tack.vec2(tack.i16(a[i]), b[i])[a[i]]", p);
+        FAIL() << "an i16 and a u64 alone have no common type";
+    } catch (const syntax::CompileError& e) {
+        EXPECT_NE(e.diagnostic().message.find("explicit cast"), std::string::npos);
+        EXPECT_EQ(e.diagnostic().span.line, 3);
+    }
+}
+
 }  // namespace
 }  // namespace tack

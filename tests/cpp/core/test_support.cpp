@@ -47,10 +47,10 @@ frontend::Resolution TestResolver::resolve(const std::vector<std::string>& path)
             r.builtin = path[1];
             return r;
         }
-        // Workgroup primitives, private scratch and atomics.
+        // Workgroup primitives, private scratch, atomics, vectors and matrices.
         for (const char* b :
              {"barrier", "thread_id", "block_sum", "block_min", "block_max", "shared", "shared_like", "local_array",
-              "atomic_add"})
+              "atomic_add", "vec2", "vec3", "vec4", "mat2"})
             if (head == "tack" && path[1] == b) {
                 r.kind = K::Builtin;
                 r.builtin = path[1];
