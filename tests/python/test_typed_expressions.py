@@ -99,6 +99,8 @@ def test_the_grammar_reaches_every_construct_it_promises():
         "matrices from numbers": r"tack\.mat[234]\(",
         "identity": r"tack\.identity\(",
         "transpose": r"\.transpose\(\)",
+        "outer product": r"\.outer_product\(",
+        "vector min and max": r"\.(min|max)\(\)",
         "determinant": r"\.determinant\(\)",
         "trace": r"\.trace\(\)",
         "a matrix entry by runtime indices": r"\)\[\([^\n]*, \([^\n]*\)\]",

@@ -16,7 +16,8 @@ construct builds its components with the scalar rules of grammar.py:
   evaluated), tack.select(mask, a, b) (each component the conditional
   expression of its own), cross of integer vectors of one type;
 - matrices: tack.matN(N*N numbers, row-major), tack.identity(N) (i32 ones
-  and zeros), the same componentwise constructs, transpose, a row by a
+  and zeros), outer_product of integer vectors of one type, the same
+  componentwise constructs, transpose, a row by a
   literal index, and @ of integer operands cast to one type (matrix @
   matrix, matrix @ vector as a column, vector @ matrix as a row: each entry
   its products added in index order); into numbers m[i, j] by literal
@@ -24,7 +25,8 @@ construct builds its components with the scalar rules of grammar.py:
   the contract requires), sum, trace (the diagonal added in index order)
   and the determinant of 2x2 and 3x3 integer matrices of one type;
 - into numbers: a component by a literal index (negative ones count from
-  the end) or by name (.x .y .z .w), by a runtime index (at or past the
+  the end) or by name (.x .y .z .w), min and max of integer vectors (in
+  the components' pairwise join), by a runtime index (at or past the
   width: the last component; the type of all the components together, any
   float making it a float), sum
   (the components added in index order), dot and @ of integer vectors of
@@ -108,7 +110,7 @@ class VectorExpressions:
         if depth <= 0 or r.random() < 0.3:
             return self.vector_leaf(depth, shape)
         kind = r.choices(["varith", "vscale", "vunary", "vcast", "vcompare", "vselect", "vlogic", "vcross",
-                          "transpose", "product", "row"], [4, 2, 1, 1, 1, 1, 1, 1, 2, 2, 1])[0]
+                          "transpose", "product", "row", "outer"], [4, 2, 1, 1, 1, 1, 1, 1, 2, 2, 1, 1])[0]
         return getattr(self, kind)(depth - 1, shape)
 
     def vector_leaf(self, depth, shape):
@@ -296,6 +298,18 @@ class VectorExpressions:
 
         return Vector(f"({a.src} @ {b.src})", [entry(i, j) for i in range(rows) for j in range(cols)], shape)
 
+    def outer(self, depth, shape):
+        """a.outer_product(b) of integer vectors cast to one type: entry (i, j)
+        is a[i] * b[j], wrapped."""
+        operands = self.one_integer_type(depth, shape[:1]) if len(shape) == 2 else None
+        if operands is None:
+            return self.varith(depth, shape)
+        a, b, t = operands
+        n = shape[0]
+        return Vector(f"{a.src}.outer_product({b.src})",
+                      [component(t, lambda c, k=k: wrap(a.comps[k // n].ev(c) * b.comps[k % n].ev(c), t))
+                       for k in range(n * n)], shape)
+
     def row(self, depth, shape):
         """A matrix's row by a literal index (negative ones count from the
         end)."""
@@ -315,7 +329,7 @@ class VectorExpressions:
         if len(shape) == 2:
             return self.from_matrix(depth, shape)
         width = shape[0]
-        kind = r.choices(["index", "name", "runtime", "sum", "dot", "any_all"], [3, 2, 2, 2, 2, 1])[0]
+        kind = r.choices(["index", "name", "runtime", "sum", "dot", "any_all", "min_max"], [3, 2, 2, 2, 2, 1, 2])[0]
         if kind == "dot":
             operands = self.one_integer_type(depth, shape)
             if operands:
@@ -329,6 +343,14 @@ class VectorExpressions:
             return Node(f"(1 if {fn.__name__}({m.src}) else 0)", "i32",
                         lambda c: int(fn(x.ev(c) != 0 for x in m.comps)))
         v = self.vector(depth, shape)
+        if kind == "min_max":  # integers: the least or greatest value, in the components' pairwise join
+            t = v.comps[0].type
+            for x in v.comps[1:]:
+                t = promoted(t, x.type) if t is not None else None
+            if v.all_integer() and t is not None:
+                fn = r.choice([min, max])
+                return Node(f"{v.src}.{fn.__name__}()", t, lambda c: fn(x.ev(c) for x in v.comps))
+            kind = "index"
         if kind == "sum":
             total = self.sum_of(v.comps)
             if total:
