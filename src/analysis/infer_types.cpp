@@ -422,9 +422,10 @@ private:
     }
 
     // A tree of Select::joins_all links, a runtime index's choice among a
-    // vector's or a matrix's components: the type of all of them together. Any float
-    // makes it a float (f64 where one is f64; a weak float literal beside
-    // integers only, f32); integers alone join as integers do.
+    // vector's or a matrix's components: the type of all of them together.
+    // Any float makes it a float (f64 where one is f64; a weak float
+    // literal beside integers only, f32); integers alone join as integers
+    // do.
     Info component_choice(Select& s, DType weak_as) {
         // The links (a matrix's runtime row and column nest one chain per
         // row in the chain of rows) and the components they choose among.

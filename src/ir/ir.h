@@ -170,11 +170,11 @@ struct Compare : Expr { TACK_IR_EXPR(Compare) CmpOp op; ExprPtr lhs, rhs; };
 // Short-circuit `and` / `or`; produces i32 0 or 1.
 struct Logical : Expr { TACK_IR_EXPR(Logical) LogicOp op; ExprPtr lhs, rhs; };
 // `a if cond else b`: evaluates only the selected arm.
-// `joins_all`: one link of the front end's choice among a vector's
-// components by a runtime index (an arm that is a link continues the tree,
-// a matrix's rows nesting their columns): the tree
-// has the type of all its components together, as if each met every other
-// at once, not the type of the last two first (an i16, a u64 and an f32
+// `joins_all`: one link of the front end's choice among a vector's or a
+// matrix's components by a runtime index (an arm that is another link
+// continues the choice; a matrix's rows nest their columns): the whole
+// choice has the type of all its components together, as if each met every
+// other at once, not that of the last two first (an i16, a u64 and an f32
 // component choose an f32).
 struct Select : Expr { TACK_IR_EXPR(Select) ExprPtr cond, if_true, if_false; bool joins_all = false; };
 struct Cast : Expr { TACK_IR_EXPR(Cast) DType to = DType::I32; ExprPtr operand; };
