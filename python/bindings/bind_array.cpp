@@ -312,9 +312,15 @@ int64_t extent_arg(nb::handle h) {
 // array's elements included).
 std::vector<int64_t> extents_arg(nb::handle shape) {
     std::vector<int64_t> out;
-    if (PyIndex_Check(shape.ptr())) {  // (asks without raising, as PyNumber_Index would for a tuple)
-        out.push_back(extent_arg(shape));
-        return out;
+    // (PyIndex_Check asks without raising, as PyNumber_Index would for a
+    // tuple; an integer NumPy array has __index__ but is a sequence.)
+    if (PyIndex_Check(shape.ptr())) {
+        if (PyObject* one = PyNumber_Index(shape.ptr())) {
+            Py_DECREF(one);
+            out.push_back(extent_arg(shape));
+            return out;
+        }
+        PyErr_Clear();
     }
     if (!PyObject_HasAttrString(shape.ptr(), "__iter__"))
         throw nb::type_error(("a shape is an integer or a sequence of integers, not " +
