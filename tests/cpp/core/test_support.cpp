@@ -74,7 +74,17 @@ std::unique_ptr<ir::Kernel> typed_kernel(const std::string& text, const std::vec
     return driver::specialize(*tmpl, params, precision);
 }
 
-driver::ParamFacts array_of(DType t, int ndim) { return driver::ParamFacts{true, t, ndim, true}; }
-driver::ParamFacts scalar_of(DType t) { return driver::ParamFacts{false, t, 0, true}; }
+driver::ParamFacts array_of(DType t, int ndim) {
+    driver::ParamFacts p;
+    p.is_array = true;
+    p.dtype = t;
+    p.ndim = ndim;
+    return p;
+}
+driver::ParamFacts scalar_of(DType t) {
+    driver::ParamFacts p;
+    p.dtype = t;
+    return p;
+}
 
 }  // namespace tack::testing
