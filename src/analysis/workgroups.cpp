@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <tuple>
 
-
 namespace tack::analysis {
 
 std::vector<WorkgroupUse> workgroup_uses(const ir::Kernel& k) {

@@ -159,6 +159,11 @@ class VectorExpressions:
             a = self.as_f64(a)
         return a, b
 
+    def pairable_number(self, v, s):
+        """The number s, converted to f64 where it has no common type with
+        one of v's components."""
+        return self.cast("f64", s) if any(promoted(x.type, s.type) is None for x in v.comps) else s
+
     def arith_op(self, op, pairs):
         """op, or * where a float pair cannot take it (a bitwise operator, or
         + and - beside a product)."""
@@ -174,9 +179,8 @@ class VectorExpressions:
         return Vector(f"({a.src} {op} {b.src})", [self.arith_of(op, x, y) for x, y in zip(a.comps, b.comps)], shape)
 
     def vscale(self, depth, shape):
-        v, s = self.vector(depth, shape), self.expr(depth)
-        if any(promoted(x.type, s.type) is None for x in v.comps):
-            s = self.cast("f64", s)
+        v = self.vector(depth, shape)
+        s = self.pairable_number(v, self.expr(depth))
         op = self.rng.choice(["+", "-", "*", "&", "|", "^"])
         if self.rng.random() < 0.5:
             op = self.arith_op(op, [(x, s) for x in v.comps])
@@ -200,9 +204,7 @@ class VectorExpressions:
         op = self.rng.choice(sorted(self.COMPARISONS))
         a = self.vector(depth, shape)
         if self.rng.random() < 0.3:  # a number compared with every component
-            s = self.expr(depth)
-            if any(promoted(x.type, s.type) is None for x in a.comps):
-                s = self.cast("f64", s)
+            s = self.pairable_number(a, self.expr(depth))
             fns = [self.compared(op, x, s) for x in a.comps]
             return Vector(f"({a.src} {op} {s.src})",
                           [component("i32", lambda c, x=x, f=f: int(f(x.ev(c), s.ev(c)))) for x, f in zip(a.comps, fns)],
@@ -344,9 +346,7 @@ class VectorExpressions:
                         lambda c: int(fn(x.ev(c) != 0 for x in m.comps)))
         v = self.vector(depth, shape)
         if kind == "min_max":  # integers: the least or greatest value, in the components' pairwise join
-            t = v.comps[0].type
-            for x in v.comps[1:]:
-                t = promoted(t, x.type) if t is not None else None
+            t = joined([x.type for x in v.comps])
             if v.all_integer() and t is not None:
                 fn = r.choice([min, max])
                 return Node(f"{v.src}.{fn.__name__}()", t, lambda c: fn(x.ev(c) for x in v.comps))
