@@ -17,8 +17,11 @@
 namespace tack::tile {
 namespace {
 
-const CompileOptions kOverlap{.overlap_stages = true};
-
+const CompileOptions kOverlap = [] {
+  CompileOptions options;
+  options.overlap_stages = true;
+  return options;
+}();
 
 void expect_same_bits(const GuardedTensor<float>& want, const GuardedTensor<float>& got, const std::string& what) {
   auto w = want.values(), g = got.values();
