@@ -11,13 +11,18 @@ vectors and square matrices of independently typed components
 sum, trace, determinants, any, all, components by literal, name or runtime
 index, rows, vector arrays of either layout loaded and stored), i32 comparisons and truth values (NaN true and unequal),
 float min/max preferring numbers, the exact math builtins (floor, ceil,
-trunc, sqrt, copysign, fmod, the class tests), joined local types, and a
-local assigned under a condition only reading zero where it was not.
+trunc, sqrt, copysign, fmod, the class tests), joined local types, a
+local assigned under a condition only reading zero where it was not, and
+atomic updates (add, sub, min, max, exch, cas on every type of the
+device's atomic domain; numbers, 2x2 arrays by tuple indices, vector arrays
+of either layout; as statements, checked against the fold every order
+gives, and as expressions, whose returned old values must fit some order).
 
     TACK_TYPED_EXPRESSIONS_COUNT=20000 pytest tests/python/test_typed_expressions.py
     python -m tests.python.typed_expressions --count 100000     # soak
 """
 
+import itertools
 import math
 import os
 import random
@@ -26,8 +31,9 @@ import re
 import numpy as np
 import pytest
 
-from integer_types import INT_NAMES
+from integer_types import INT_NAMES, wrap
 from typed_expressions import generate, run_batch
+from typed_expressions.atomics import Atomics, Shape, Update
 from typed_expressions.grammar import FLOAT_NAMES, Unspecified, float_divmod, promoted, to_float
 
 COUNT = int(os.environ.get("TACK_TYPED_EXPRESSIONS_COUNT", "200"))
@@ -108,11 +114,18 @@ def test_the_grammar_reaches_every_construct_it_promises():
         "any and all": r"if (any|all)\(",
         "a component by name": r"\)\.[xyzw]\b",
         "a component by a runtime index": r"\)\[\([^\n]* & (tack\.[iu]\d+\()?3\)?\)\]",
+        "atomic statements": r"\n        tack\.atomic_(add|sub|min|max)\(oa, ",
+        "atomic expressions": r"\n        b\d\[i\] = tack\.atomic_(add|sub|min|max|exch)\(oa, ",
+        "compare-and-swap": r"tack\.atomic_cas\(oa, ",
+        "an atomic by a tuple index": r"tack\.atomic_\w+\(oa, \(\([^\n]* & 1\), \(",
+        "an atomic of a vector value": r"tack\.atomic_\w+\(oa, [^\n]*, tack\.vec[234]\([^\n]*\)\)\n",
+        "two atomics": r"tack\.atomic_\w+\(oa, [^\n]*\n        [^\n]*tack\.atomic_\w+\(oa, ",
     }
     missing = [name for name, pattern in features.items() if not re.search(pattern, text)]
     assert not missing, f"the first 300 programs never generate: {missing}"
     for t in INT_NAMES + FLOAT_NAMES:
         assert any(t in p.inputs.values() for p in programs) and any(t in p.outputs.values() for p in programs)
+        assert any(p.atomics and p.atomics.type == t for p in programs), f"no atomics on {t}"
 
 
 def test_the_oracles_promotion_is_the_contracts():
@@ -167,3 +180,47 @@ def test_the_oracles_float_divmod_is_cpythons():
                     (t, a, b, got, want)
             compared += 1
     assert compared > 5000
+
+
+def test_the_atomic_oracle_finds_an_order_exactly_when_one_exists():
+    # The trail check (atomics.py) against every order of up to six
+    # updates of one element, run one after another: the old values each
+    # returned and the final value are consistent with some order exactly
+    # when the check passes them. Half the cases are what an order gives,
+    # half have one old value or the final value changed.
+    rng = random.Random(3)
+    checked_orders = {True: 0, False: 0}
+    for _ in range(1500):
+        t = rng.choice(["i8", "u8", "f32"])
+        ops = ["add", "sub", "min", "max", "exch", "cas"] if t != "f32" else ["add", "min", "max", "exch", "cas"]
+        op = [rng.choice(ops) for _ in range(rng.randint(1, 6))]
+
+        def value():
+            v = rng.choice([0, 1, 2, 3, -1, 127, -128, 255]) if t != "f32" else rng.choice([0.0, -0.0, 1.0, 2.5, -3.0])
+            return np.float32(v) if t == "f32" else wrap(v, t)
+
+        contributions = [(value(), value()) for _ in op]  # (value, expected)
+        updates = [Update(o, None, None, None, "b0") for o in op]
+        atomics = Atomics(t, Shape("flat"), [value()], updates)
+
+        def run(order):
+            """The old values and the final value of running `order`."""
+            current, olds = atomics.initial[0], [None] * len(op)
+            for j in order:
+                olds[j] = current
+                current = atomics.result(op[j], current, *contributions[j])
+            return olds, current
+
+        olds, final = run(rng.sample(range(len(op)), len(op)))
+        if rng.random() < 0.5:
+            if rng.random() < 0.5:
+                final = value()
+            else:
+                olds[rng.randrange(len(op))] = value()
+        key = atomics.key
+        possible = any([key(x) for x in got] + [key(f)] == [key(x) for x in olds] + [key(final)]
+                       for got, f in (run(order) for order in itertools.permutations(range(len(op)))))
+        element = [(o, v, e, old) for o, (v, e), old in zip(op, contributions, olds)]
+        assert (atomics.trail(0, element, final) is None) == possible, (t, element, atomics.initial, final)
+        checked_orders[possible] += 1
+    assert min(checked_orders.values()) > 300, checked_orders

@@ -6,7 +6,9 @@ contract's fixed-width rules evaluated in Python integers.
     python -m tests.python.typed_expressions --show 1234         # one program
 
 grammar.py generates programs from seeds, each expression with its type and
-its value under the contract; runner.py runs them and compares every output.
+its value under the contract (rules.py: the typing and value rules;
+vectors.py: vectors and matrices; atomics.py: atomic updates and what any
+order of them allows); runner.py runs them and compares every output.
 """
 
 from .grammar import generate

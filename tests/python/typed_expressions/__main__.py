@@ -18,7 +18,7 @@ def main(argv=None):
     parser.add_argument("--show", type=int, metavar="SEED", help="print one program's source and exit")
     args = parser.parse_args(argv)
     if args.show is not None:
-        print(generate(args.show).source)
+        print(generate(args.show, args.device).source)
         return 0
     import tack
 

@@ -2,7 +2,8 @@
 
 Every program is a kernel `e<seed>(a0, a1, a2, a3, o0, o1)` over arrays of
 random types (i8 to u64, f32, f64): for each i it binds a few locals and
-stores two expressions into o0[i] and o1[i]. Each expression is a tree whose
+stores two expressions into o0[i] and o1[i] (and may end with atomic
+updates of an array `oa`, atomics.py). Each expression is a tree whose
 nodes carry their source text, their type under the contract's rules and a
 function that evaluates them exactly (Python integers; NumPy f32/f64
 scalars, each operation rounded once in its type):
@@ -61,6 +62,7 @@ from integer_types import INT_NAMES, bits, hi, lo, signed, wrap
 
 from .rules import (FLOAT_NAMES, INPUTS, MAX_DEPTH, NUMPY_FLOAT, OUTPUTS, Context, Node, Program, Unspecified,
                     checked, convert, float_divmod, is_float, literal_type, promoted, to_float)
+from .atomics import ARRAY, AtomicUpdates, atomic_types
 from .vectors import VectorExpressions, random_shape
 
 __all__ = ["FLOAT_NAMES", "Unspecified", "float_divmod", "generate", "promoted", "to_float"]
@@ -69,9 +71,10 @@ __all__ = ["FLOAT_NAMES", "Unspecified", "float_divmod", "generate", "promoted",
 FLOAT_LITERALS = [0.0, -0.0, 0.1, 1.5, -2.25, 3.0, 1e30, -3.4e38, 1e-3, 0.5, 2.0**31, 2.0**63, 16777217.0]
 
 
-class Generator(VectorExpressions):
-    def __init__(self, seed):
+class Generator(VectorExpressions, AtomicUpdates):
+    def __init__(self, seed, device="cpu"):
         self.seed = seed
+        self.device = device
         self.rng = random.Random(seed)
         types = INT_NAMES + FLOAT_NAMES if self.rng.random() < 0.5 else INT_NAMES
         self.inputs = {name: self.rng.choice(types) for name in INPUTS}
@@ -412,13 +415,19 @@ class Generator(VectorExpressions):
                 outputs["ov"], shapes["ov"] = r.choice(FLOAT_NAMES), (width, layout)
                 vector_store = self.vector(MAX_DEPTH - 1, (width,))
                 lines.append(f"        ov[i] = {vector_store.src}")
+        atomics = self.atomic_section(atomic_types(self.device))
+        extra = []
+        if atomics:
+            lines += atomics[0]
+            atomics = atomics[1]
+            extra = [ARRAY, *atomics.olds]
         kernel = f"e{self.seed}"
-        params = ", ".join(list(inputs) + list(outputs))
+        params = ", ".join(list(inputs) + list(outputs) + extra)
         source = (f"@tack.kernel\ndef {kernel}({params}):\n    for i in range(len({OUTPUTS[0]})):\n"
                   + "\n".join(lines) + "\n")
 
         def run(arrays, n):
-            results = {name: [] for name in outputs}
+            results = {name: [] for name in list(outputs) + ([ARRAY] if atomics else [])}
             for i in range(n):
                 c = Context(arrays, i, n)
                 try:
@@ -430,8 +439,8 @@ class Generator(VectorExpressions):
                         if cond is not None and cond.ev(c) != 0:
                             c.locals[name] = convert(second.ev(c), second.type, t)
                 except Unspecified:
-                    for name in outputs:
-                        results[name].append(None)
+                    for values in results.values():
+                        values.append(None)
                     continue
                 for name, e in stores:
                     try:
@@ -447,10 +456,16 @@ class Generator(VectorExpressions):
                         except Unspecified:
                             values.append(None)
                     results["ov"].append(values)
+                if atomics:
+                    try:
+                        results[ARRAY].append(atomics.evaluate(c))
+                    except Unspecified:
+                        results[ARRAY].append(None)
             return results
 
-        return Program(self.seed, kernel, source, inputs, outputs, run, shapes)
+        return Program(self.seed, kernel, source, inputs, outputs, run, shapes, atomics)
 
 
-def generate(seed):
-    return Generator(seed).program()
+def generate(seed, device="cpu"):
+    """The program of `seed`, its atomics in `device`'s domain."""
+    return Generator(seed, device).program()

@@ -119,6 +119,7 @@ class Program:
     outputs: dict  # name -> type
     run: object  # (arrays as lists of values, n) -> {output: list of values, None where unspecified}
     shapes: dict = field(default_factory=dict)  # a vector array's name -> (width, layout); its values are lists
+    atomics: object = None  # atomics.Atomics: the atomic updates of oa, or None
 
 
 class Context:

@@ -12,6 +12,7 @@ import numpy as np
 from differential.builder import load_module
 from integer_types import NP, hi, lo, wrap
 
+from .atomics import ARRAY, LENGTH
 from .grammar import NUMPY_FLOAT, generate, is_float
 
 
@@ -100,6 +101,28 @@ def same(got, want, t):
     return np.asarray(got).tobytes() == np.asarray(want, dtype=got.dtype).tobytes()
 
 
+def atomic_array(atomics):
+    """oa holding its starting values, in its shape."""
+    import tack
+
+    shape = atomics.shape
+    if shape.kind == "vector":
+        values = [atomics.initial[k:k + shape.width] for k in range(0, shape.components, shape.width)]
+        return make_array(values, atomics.type, (shape.width, shape.layout), LENGTH)
+    data = np.array(atomics.initial, dtype=dtype(atomics.type))
+    return tack.array(data.reshape(2, 2) if shape.kind == "grid" else data)
+
+
+def values_of(array, t, flat=True):
+    """An array's elements (`flat`: all its components in row-major
+    order): Python ints, or NumPy floats of type t."""
+    got = array.numpy()
+    got = got.reshape(-1) if flat else got
+    if is_float(t):
+        return [list(x) for x in got] if got.ndim == 2 else list(got)
+    return [[int(y) for y in x] for x in got] if got.ndim == 2 else [int(x) for x in got]
+
+
 def _run_one(program, module):
     import tack
 
@@ -111,6 +134,11 @@ def _run_one(program, module):
     for spmd in modes:
         inputs = {name: make_array(v, program.inputs[name], program.shapes.get(name), n) for name, v in arrays.items()}
         outputs = {name: make_array(None, t, program.shapes.get(name), n) for name, t in program.outputs.items()}
+        atomics = program.atomics
+        if atomics:  # oa from its starting values, then the arrays of old values
+            outputs[ARRAY] = atomic_array(atomics)
+            outputs.update({name: make_array(None, atomics.type, (width, "aos") if width else None, n)
+                            for name, width in atomics.olds.items()})
         mode = "" if spmd is None else (" (SPMD)" if spmd else " (scalar)")
         was = tack.cpu_spmd_enabled()
         try:
@@ -121,8 +149,14 @@ def _run_one(program, module):
             return Mismatch(program.seed, "tack raised" + mode, f"{type(e).__name__}: {e}", program.source)
         finally:
             tack.set_cpu_spmd(was)
-        for name, out in outputs.items():
-            t = program.outputs[name]
+        if atomics:
+            problem = atomics.check(expected[ARRAY], values_of(outputs[ARRAY], atomics.type),
+                                    {name: values_of(outputs[name], atomics.type, flat=False)
+                                     for name in atomics.olds})
+            if problem:
+                return Mismatch(program.seed, "atomics" + mode, problem, program.source)
+        for name, t in program.outputs.items():
+            out = outputs[name]
             got = out.numpy()
             bad = [i for i in range(n) if not same_element(got[i], expected[name][i], t)]
             if bad:
@@ -149,4 +183,7 @@ def run_programs(programs, name):
 
 
 def run_batch(seeds):
-    return run_programs([generate(s) for s in seeds], f"tack_typed_expressions_{seeds[0]}_{len(seeds)}")
+    import tack
+
+    device = tack.get_default_device()
+    return run_programs([generate(s, device) for s in seeds], f"tack_typed_expressions_{seeds[0]}_{len(seeds)}")
