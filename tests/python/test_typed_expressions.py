@@ -97,6 +97,8 @@ def test_the_grammar_reaches_every_construct_it_promises():
         "a vector array loaded": r"v0\[",
         "a vector array stored": r"ov\[i\] = ",
         "a vector local": r"\n        w\d = ",
+        "a vector local joined under a condition": r"\n        w(\d) = .*\n        if .*:\n            w\1 = ",
+        "a vector local assigned under a condition only": r"\n        if .*:\n            w(\d) = [^\n]*\n(?!        w\1 = )",
         "masks and select": r"tack\.select\(\(",
         "cross": r"\.cross\(",
         "dot": r"\.dot\(",

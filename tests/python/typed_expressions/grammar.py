@@ -38,8 +38,9 @@ scalars, each operation rounded once in its type):
   copysign and fmod are NumPy's in the result type (f32, or f64 beside an
   f64 argument; integers converted), isnan, isinf and isfinite i32 0 or 1;
 - a local assigned twice (the second time under a condition) has the join
-  of its assignments' types; one assigned under a condition only reads
-  zero of its type where the condition was false.
+  of its assignments' types (a vector local: each component the join of
+  its own); one assigned under a condition only reads zero of its type
+  where the condition was false (a vector local: every component).
 
 A product is never an operand of + or - (nor of a negation that is): the
 contract lets a backend fuse a multiply with an adjacent add into one
@@ -398,8 +399,20 @@ class Generator(VectorExpressions, AtomicUpdates):
                 name = f"w{k}"
                 v = self.vector(r.randint(1, 3), random_shape(r))
                 lines.append(f"        {name} = {v.src}")
-                steps.append((name, None, v, None, None))
-                self.vector_locals[name] = (v.shape, [x.type for x in v.comps])
+                types, cond, second = [x.type for x in v.comps], None, None
+                pick = r.random()
+                if pick < 0.3:  # a second assignment under a condition: each component the join
+                    cond, second = self.expr(2), self.vector(2, v.shape)
+                    if any(promoted(x.type, y.type) is None for x, y in zip(v.comps, second.comps)):
+                        second = self.as_f64(second)
+                    types = [promoted(x.type, y.type) for x, y in zip(v.comps, second.comps)]
+                    lines += [f"        if {cond.src}:", f"            {name} = {second.src}"]
+                elif pick < 0.45:  # assigned under a condition only: zeros where not
+                    cond, second = self.expr(2), v
+                    lines[-1:] = [f"        if {cond.src}:", f"            {name} = {v.src}"]
+                    v = None
+                steps.append((name, types, v, cond, second))
+                self.vector_locals[name] = ((second or v).shape, types)
         stores = []
         for name, t in self.outputs.items():
             e = self.expr()
@@ -432,8 +445,11 @@ class Generator(VectorExpressions, AtomicUpdates):
                 c = Context(arrays, i, n)
                 try:
                     for name, t, first, cond, second in steps:
-                        if t is None:  # a vector local: its components
-                            c.locals[name] = [x.ev(c) for x in first.comps]
+                        if isinstance(t, list):  # a vector local: its components, each of its own type
+                            c.locals[name] = ([convert(x.ev(c), x.type, u) for x, u in zip(first.comps, t)]
+                                              if first else [convert(0, "i64", u) for u in t])
+                            if cond is not None and cond.ev(c) != 0:
+                                c.locals[name] = [convert(x.ev(c), x.type, u) for x, u in zip(second.comps, t)]
                             continue
                         c.locals[name] = convert(first.ev(c), first.type, t) if first else convert(0, "i64", t)
                         if cond is not None and cond.ev(c) != 0:
