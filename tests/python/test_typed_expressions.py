@@ -16,10 +16,15 @@ local assigned under a condition only reading zero where it was not, and
 atomic updates (add, sub, min, max, exch, cas on every type of the
 device's atomic domain; numbers, 2x2 arrays by tuple indices, vector arrays
 of either layout; as statements, checked against the fold every order
-gives, and as expressions, whose returned old values must fit some order).
+gives, and as expressions, whose returned old values must fit some order),
+and on backends with workgroups, programs that pass values of random types
+between lanes through shared arrays across barriers and block reductions
+(typed_expressions/workgroups.py, checked by running each group in lock
+step between barriers).
 
     TACK_TYPED_EXPRESSIONS_COUNT=20000 pytest tests/python/test_typed_expressions.py
     python -m tests.python.typed_expressions --count 100000     # soak
+    python -m tests.python.typed_expressions --workgroups --count 1000 --device opencl
 """
 
 import itertools
@@ -30,13 +35,18 @@ import re
 
 import numpy as np
 import pytest
+import tack
 
+from backends import WORKGROUPS
 from integer_types import INT_NAMES, wrap
 from typed_expressions import generate, run_batch
 from typed_expressions.atomics import Atomics, Shape, Update
 from typed_expressions.grammar import FLOAT_NAMES, Unspecified, float_divmod, promoted, to_float
+from typed_expressions.runner import run_workgroup_batch
+from typed_expressions.workgroups import generate_workgroup
 
 COUNT = int(os.environ.get("TACK_TYPED_EXPRESSIONS_COUNT", "200"))
+WORKGROUP_SEEDS = 60
 BATCH = 50
 
 
@@ -61,6 +71,43 @@ def test_generated_expressions(backend, seeds):
 def test_generation_is_reproducible():
     for seed in (0, 1, 77, 123456):
         assert generate(seed).source == generate(seed).source
+        assert generate_workgroup(seed).source == generate_workgroup(seed).source
+
+
+# Workgroup programs (typed_expressions/workgroups.py) on each backend with
+# workgroups: one batch each (PoCL builds each program in about half a
+# second).
+@pytest.mark.parametrize("device", [d for d in tack.available_devices() if WORKGROUPS[d]] or [pytest.param(
+    None, marks=pytest.mark.skip(reason="no device with workgroups is available (install PoCL: pocl-opencl-icd)"))])
+def test_generated_workgroup_programs(device):
+    tack.set_default_device(device)
+    try:
+        mismatches = run_workgroup_batch(list(range(WORKGROUP_SEEDS)))
+    finally:
+        tack.set_default_device("cpu")
+    assert not mismatches, _report(mismatches)
+
+
+def test_the_workgroup_grammar_reaches_every_construct_it_promises():
+    programs = [generate_workgroup(seed) for seed in range(WORKGROUP_SEEDS)]
+    text = "\n".join(p.source for p in programs)
+    features = {
+        "a shared array of 256": r"s = tack\.shared\(256, tack\.",
+        "a 16x16 shared array": r"s = tack\.shared\(\(16, 16\), tack\.",
+        "the lane's own element": r"s\[lane\] = ",
+        "a reversed permutation": r"s\[255 - lane\] = ",
+        "an xor permutation": r"s\[lane \^ \d+\] = ",
+        "an affine permutation": r"s\[\(lane \* \d+ \+ \d+\) & 255\] = ",
+        "a transposed element": r"s\[lane % 16, lane // 16\] = ",
+        "a read at a computed index": r"s\[\([^\n]* & (tack\.[iu]\d+\()?255\)?\)",
+        "block_min and block_max": r"r = tack\.block_min\([^\n]*\n[\s\S]*r = tack\.block_max\(",
+        "the reduction read": r"\bo\d\[i\] = [^\n]*\br\b",
+        "a second write between barriers": r"tack\.barrier\(\)\n        s\[[^\n]*\n        tack\.barrier\(\)",
+    }
+    missing = [name for name, pattern in features.items() if not re.search(pattern, text)]
+    assert not missing, f"the first {WORKGROUP_SEEDS} workgroup programs never generate: {missing}"
+    for t in INT_NAMES + FLOAT_NAMES:
+        assert any(f"tack.shared(256, tack.{t})" in p.source for p in programs), f"no shared array of {t}"
 
 
 def test_the_grammar_reaches_every_construct_it_promises():

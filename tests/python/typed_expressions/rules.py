@@ -120,6 +120,7 @@ class Program:
     run: object  # (arrays as lists of values, n) -> {output: list of values, None where unspecified}
     shapes: dict = field(default_factory=dict)  # a vector array's name -> (width, layout); its values are lists
     atomics: object = None  # atomics.Atomics: the atomic updates of oa, or None
+    groups: int = 0  # launched over this many complete groups of 256 lanes (0: 1 to MAX_LEN iterations)
 
 
 class Context:

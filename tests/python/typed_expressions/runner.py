@@ -14,6 +14,7 @@ from integer_types import NP, hi, lo, wrap
 
 from .atomics import ARRAY, LENGTH
 from .grammar import NUMPY_FLOAT, generate, is_float
+from .workgroups import generate_workgroup
 
 
 def dtype(t):
@@ -40,6 +41,8 @@ def inputs_for(program):
     denormals), fixed by the program's seed."""
     rng = random.Random(program.seed * 7919 + 3)
     n = rng.randint(1, MAX_LEN)
+    if program.groups:
+        n = 256 * program.groups
     arrays = {}
     for name, t in program.inputs.items():
         if is_float(t):
@@ -180,6 +183,12 @@ def run_programs(programs, name):
             return [m for m in (_run_one(p, module) for p in programs) if m]
         finally:
             sys.modules.pop(name, None)
+
+
+def run_workgroup_batch(seeds):
+    """Mismatches of the workgroup programs of `seeds` (workgroups.py) on
+    the default device, which must have workgroups."""
+    return run_programs([generate_workgroup(s) for s in seeds], f"tack_workgroup_expressions_{seeds[0]}_{len(seeds)}")
 
 
 def run_batch(seeds):
