@@ -101,6 +101,9 @@ def test_the_workgroup_grammar_reaches_every_construct_it_promises():
         "a transposed element": r"s\[lane % 16, lane // 16\] = ",
         "a read at a computed index": r"s\[\([^\n]* & (tack\.[iu]\d+\()?255\)?\)",
         "block_min and block_max": r"r = tack\.block_min\([^\n]*\n[\s\S]*r = tack\.block_max\(",
+        "block_sum": r"r = tack\.block_sum\(tack\.f32\(",
+        "rounds of reads and writes in a loop": r"for step in range\(\d\):\n[^\n]*\n            tack\.barrier\(\)\n"
+                                                r"            s\[[^\n]*\n            tack\.barrier\(\)",
         "the reduction read": r"\bo\d\[i\] = [^\n]*\br\b",
         "a second write between barriers": r"tack\.barrier\(\)\n        s\[[^\n]*\n        tack\.barrier\(\)",
     }

@@ -15,17 +15,22 @@ Every program is a kernel `g<seed>(a0, a1, a2, a3, o0, o1)` launched over
 - after tack.barrier(), reads s at any element (those indices, or a
   generated integer expression masked into [0, 255], of any integer type)
   anywhere in its expressions, may take tack.block_min or tack.block_max
-  of an f32 expression and read the result, and stores o0[i];
+  of an f32 expression, or tack.block_sum of integers in [0, 255] as f32
+  (exact in any order), and read the result;
+- may run a loop of one to three trips, each reading s into a local,
+  waiting at a barrier, writing s again from that local (not from s) and
+  waiting again; then stores o0[i];
 - may then wait at a second barrier (every lane done reading), write s
   again, wait at a third, and store o1[i] from the new contents.
 
 The oracle runs each group in lock step between barriers: every lane's
 statements up to a barrier, then every lane's after it, each expression
-evaluated by grammar.py's rules. A block minimum or maximum is the exact
-extremum of the group's values: NaN where any is NaN, -0.0 before +0.0 in
-a minimum and +0.0 before -0.0 in a maximum (docs/workgroups.md, "Block
-reductions"). A shared element or reduction whose value the contract
-leaves open makes whatever reads it unchecked.
+evaluated by grammar.py's rules (a loop's trips one after another). A
+block minimum or maximum is the exact extremum of the group's values: NaN
+where any is NaN, -0.0 before +0.0 in a minimum and +0.0 before -0.0 in a
+maximum (docs/workgroups.md, "Block reductions"). A shared element or
+reduction whose value the contract leaves open makes whatever reads it
+unchecked.
 """
 
 import random
@@ -133,18 +138,20 @@ class WorkgroupGenerator(Generator):
         phases.append([])
         self.shared_readable = True
         if r.random() < 0.5:
-            x = self.expr(3)
-            op = r.choice(["min", "max"])
+            op = r.choice(["min", "max", "sum"])
+            # A sum of integers in [0, 255]: exact in f32 (below 2^24) in any order.
+            x = self.masked(self.integer(2), 255) if op == "sum" else self.expr(3)
             lines.append(f"        {REDUCED} = tack.block_{op}(tack.f32({x.src}))")
             phases[-1].append(("reduce", op, x, None))
             phases.append([])  # the reduction's value is known once every lane gave its own
             self.reduced = True
+        if r.random() < 0.35:
+            self.rounds(lines, phases)
         if r.random() < 0.5:
             e = self.expr(2)
             lines.append(f"        t9 = {e.src}")
             phases[-1].append(("local", "t9", e, None))
             self.locals["t9"] = e.type
-        stores = {}
         e = self.stored(self.outputs[OUTPUTS[0]])
         lines.append(f"        {OUTPUTS[0]}[i] = {e.src}")
         phases[-1].append(("store", OUTPUTS[0], e, None))
@@ -197,14 +204,39 @@ class WorkgroupGenerator(Generator):
 
         return Program(self.seed, kernel, source, inputs, outputs, run, shapes, groups=groups)
 
-    def write(self, lines, phase):
+    def rounds(self, lines, phases):
+        """A loop of a uniform trip count whose every trip reads s, waits,
+        writes s from what it read (reading no s itself), and waits again."""
+        trips = self.rng.randint(1, 3)
+        self.locals["step"] = "i32"
+        read = self.expr(2)
+        self.locals["t8"] = read.type
+        lines += [f"        for step in range({trips}):", f"            t8 = {read.src}", "            tack.barrier()"]
+        self.shared_readable = False
+        write = self.write(lines, indent="            ")
+        self.shared_readable = True
+        lines.append("            tack.barrier()")
+        for trip in range(trips):
+            phases[-1] += [("set", "step", trip, None), ("local", "t8", read, None)]
+            phases += [[write], []]
+        del self.locals["step"]  # the loop's variable ends with it
+
+    def write(self, lines, phase=None, indent="        "):
+        """Writes s at a permutation of the lanes; the statement (added to
+        `phase` where given)."""
         src, at = self.permutation()
         e = self.stored(self.shared_type)
-        lines.append(f"        {SHARED}[{src}] = {e.src}")
-        phase.append(("write", SHARED, e, at))
+        lines.append(f"{indent}{SHARED}[{src}] = {e.src}")
+        statement = ("write", SHARED, e, at)
+        if phase is not None:
+            phase.append(statement)
+        return statement
 
     def execute(self, c, kind, name, node, at, written, results, outputs, values):
         """One lane's statement."""
+        if kind == "set":
+            c.locals[name] = node
+            return
         if kind == "local":
             try:
                 c.locals[name] = node.ev(c)
@@ -227,9 +259,12 @@ class WorkgroupGenerator(Generator):
 
 
 def block(op, values):
-    """The group's block_min or block_max of f32 values."""
+    """The group's block_min, block_max or block_sum (of integers, exact)
+    of f32 values."""
     if any(v is OPEN for v in values):
         return OPEN
+    if op == "sum":
+        return np.float32(sum(int(v) for v in values))
     if any(np.isnan(v) for v in values):
         return np.float32(np.nan)
     best = values[0]
