@@ -12,8 +12,9 @@ sum, trace, determinants, any, all, components by literal, name or runtime
 index, rows, vector arrays of either layout loaded and stored), i32 comparisons and truth values (NaN true and unequal),
 float min/max preferring numbers, the exact math builtins (floor, ceil,
 trunc, sqrt, copysign, fmod, the class tests), joined local types, a
-local assigned under a condition only reading zero where it was not, and
-atomic updates (add, sub, min, max, exch, cas on every type of the
+local assigned under a condition only reading zero where it was not,
+device functions (typed parameters, a local, early returns whose types
+join, calls of other device functions), atomic updates (add, sub, min, max, exch, cas on every type of the
 device's atomic domain; numbers, 2x2 arrays by tuple indices, vector arrays
 of either layout; as statements, checked against the fold every order
 gives, and as expressions, whose returned old values must fit some order),
@@ -166,6 +167,11 @@ def test_the_grammar_reaches_every_construct_it_promises():
         "any and all": r"if (any|all)\(",
         "a component by name": r"\)\.[xyzw]\b",
         "a component by a runtime index": r"\)\[\([^\n]* & (tack\.[iu]\d+\()?3\)?\)\]",
+        "a device function": r"@tack\.func\ndef h\d+_\d\(a0, a1, a2, a3, (v0, )?i, p0",
+        "a device function's local": r"@tack\.func\n[^\n]*\n    u = ",
+        "an early return": r"\n    if [^\n]*:\n        return [^\n]*\n    return ",
+        "a helper calling a helper": r"def h(\d+)_1\([^\n]*\n(    [^\n]*\n)*[^\n]*\bh\1_0\(a0, ",
+        "a call with a converted argument": r"h\d+_\d\(a0, a1, a2, a3, (v0, )?i, [^\n]*tack\.[iuf]\d+\(",
         "atomic statements": r"\n        tack\.atomic_(add|sub|min|max)\(oa, ",
         "atomic expressions": r"\n        b\d\[i\] = tack\.atomic_(add|sub|min|max|exch)\(oa, ",
         "compare-and-swap": r"tack\.atomic_cas\(oa, ",

@@ -1,6 +1,7 @@
 """Random typed expressions and the contract's reading of them.
 
-Every program is a kernel `e<seed>(a0, a1, a2, a3, o0, o1)` over arrays of
+Every program is a kernel `e<seed>(a0, a1, a2, a3, o0, o1)` (after the
+device functions it calls, helpers.py) over arrays of
 random types (i8 to u64, f32, f64): for each i it binds a few locals and
 stores two expressions into o0[i] and o1[i] (and may end with atomic
 updates of an array `oa`, atomics.py). Each expression is a tree whose
@@ -64,6 +65,7 @@ from integer_types import INT_NAMES, bits, hi, lo, signed, wrap
 from .rules import (FLOAT_NAMES, INPUTS, MAX_DEPTH, NUMPY_FLOAT, OUTPUTS, Context, Node, Program, Unspecified,
                     checked, convert, float_divmod, is_float, literal_type, promoted, to_float)
 from .atomics import ARRAY, AtomicUpdates, atomic_types
+from .helpers import HelperCalls
 from .vectors import VectorExpressions, random_shape
 
 __all__ = ["FLOAT_NAMES", "Unspecified", "float_divmod", "generate", "promoted", "to_float"]
@@ -72,7 +74,7 @@ __all__ = ["FLOAT_NAMES", "Unspecified", "float_divmod", "generate", "promoted",
 FLOAT_LITERALS = [0.0, -0.0, 0.1, 1.5, -2.25, 3.0, 1e30, -3.4e38, 1e-3, 0.5, 2.0**31, 2.0**63, 16777217.0]
 
 
-class Generator(VectorExpressions, AtomicUpdates):
+class Generator(VectorExpressions, AtomicUpdates, HelperCalls):
     def __init__(self, seed, device="cpu"):
         self.seed = seed
         self.device = device
@@ -82,6 +84,7 @@ class Generator(VectorExpressions, AtomicUpdates):
         self.outputs = {name: self.rng.choice(types) for name in OUTPUTS}
         self.locals = {}  # name -> type of locals readable from here
         self.vector_locals = {}  # name -> its components' types
+        self.helpers = []  # the device functions defined so far (helpers.py)
         self.vector_array = self.choose_vector_array()  # (width, type, layout) of v0, or None
 
     # ------------------------------------------------------------ leaves
@@ -174,8 +177,8 @@ class Generator(VectorExpressions, AtomicUpdates):
                 return self.read_local()
             return self.literal() if pick < 0.45 else self.load()
         kind = r.choices(["arith", "cast_", "unary", "shift", "minmax", "compare", "chain", "select", "logic",
-                          "divmod_", "divide", "power", "exact_math", "from_vector"],
-                         [8, 3, 2, 2, 2, 2, 1, 2, 1, 2, 1, 1, 2, 2])[0]
+                          "divmod_", "divide", "power", "exact_math", "from_vector", "call"],
+                         [8, 3, 2, 2, 2, 2, 1, 2, 1, 2, 1, 1, 2, 2, 2 if self.helpers else 0])[0]
         return getattr(self, kind)(depth - 1)
 
     def arith(self, depth):
@@ -371,6 +374,7 @@ class Generator(VectorExpressions, AtomicUpdates):
 
     def program(self):
         r = self.rng
+        helpers = self.helper_definitions()
         lines, steps = [], []
         for k in range(r.randint(0, 3)):
             name = f"t{k}"
@@ -436,8 +440,9 @@ class Generator(VectorExpressions, AtomicUpdates):
             extra = [ARRAY, *atomics.olds]
         kernel = f"e{self.seed}"
         params = ", ".join(list(inputs) + list(outputs) + extra)
-        source = (f"@tack.kernel\ndef {kernel}({params}):\n    for i in range(len({OUTPUTS[0]})):\n"
-                  + "\n".join(lines) + "\n")
+        source = "".join(h + "\n\n" for h in helpers)
+        source += (f"@tack.kernel\ndef {kernel}({params}):\n    for i in range(len({OUTPUTS[0]})):\n"
+                   + "\n".join(lines) + "\n")
 
         def run(arrays, n):
             results = {name: [] for name in list(outputs) + ([ARRAY] if atomics else [])}
