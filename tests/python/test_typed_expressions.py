@@ -14,7 +14,8 @@ float min/max preferring numbers, the exact math builtins (floor, ceil,
 trunc, sqrt, copysign, fmod, the class tests), joined local types, a
 local assigned under a condition only reading zero where it was not,
 device functions (typed parameters, a local, early returns whose types
-join, calls of other device functions), atomic updates (add, sub, min, max, exch, cas on every type of the
+join, calls of other device functions), sequential loops carrying a typed
+local over a varying trip count with break and continue, atomic updates (add, sub, min, max, exch, cas on every type of the
 device's atomic domain; numbers, 2x2 arrays by tuple indices, vector arrays
 of either layout; as statements, checked against the fold every order
 gives, and as expressions, whose returned old values must fit some order),
@@ -172,6 +173,9 @@ def test_the_grammar_reaches_every_construct_it_promises():
         "an early return": r"\n    if [^\n]*:\n        return [^\n]*\n    return ",
         "a helper calling a helper": r"def h(\d+)_1\([^\n]*\n(    [^\n]*\n)*[^\n]*\bh\1_0\(a0, ",
         "a call with a converted argument": r"h\d+_\d\(a0, a1, a2, a3, (v0, )?i, [^\n]*tack\.[iuf]\d+\(",
+        "a loop carrying a local": r"\n        for j in range\([^\n]*\n            (t\d) = [^\n]*\b\1\b",
+        "a loop of a varying trip count": r"for j in range\(\([^\n]* & (tack\.[iu]\d+\()?7\)?\)\):",
+        "break and continue": r"\n                break\n[\s\S]*\n                continue\n",
         "atomic statements": r"\n        tack\.atomic_(add|sub|min|max)\(oa, ",
         "atomic expressions": r"\n        b\d\[i\] = tack\.atomic_(add|sub|min|max|exch)\(oa, ",
         "compare-and-swap": r"tack\.atomic_cas\(oa, ",

@@ -38,6 +38,8 @@ scalars, each operation rounded once in its type):
 - float min and max prefer the number to a NaN; floor, ceil, trunc, sqrt,
   copysign and fmod are NumPy's in the result type (f32, or f64 beside an
   f64 argument; integers converted), isnan, isinf and isfinite i32 0 or 1;
+- a sequential loop may carry a local round a varying trip count, with
+  break or continue (loops.py);
 - a local assigned twice (the second time under a condition) has the join
   of its assignments' types (a vector local: each component the join of
   its own); one assigned under a condition only reads zero of its type
@@ -66,6 +68,7 @@ from .rules import (FLOAT_NAMES, INPUTS, MAX_DEPTH, NUMPY_FLOAT, OUTPUTS, Contex
                     checked, convert, float_divmod, is_float, literal_type, promoted, to_float)
 from .atomics import ARRAY, AtomicUpdates, atomic_types
 from .helpers import HelperCalls
+from .loops import Loop, SequentialLoops
 from .vectors import VectorExpressions, random_shape
 
 __all__ = ["FLOAT_NAMES", "Unspecified", "float_divmod", "generate", "promoted", "to_float"]
@@ -74,7 +77,7 @@ __all__ = ["FLOAT_NAMES", "Unspecified", "float_divmod", "generate", "promoted",
 FLOAT_LITERALS = [0.0, -0.0, 0.1, 1.5, -2.25, 3.0, 1e30, -3.4e38, 1e-3, 0.5, 2.0**31, 2.0**63, 16777217.0]
 
 
-class Generator(VectorExpressions, AtomicUpdates, HelperCalls):
+class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops):
     def __init__(self, seed, device="cpu"):
         self.seed = seed
         self.device = device
@@ -417,6 +420,10 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls):
                     v = None
                 steps.append((name, types, v, cond, second))
                 self.vector_locals[name] = ((second or v).shape, types)
+        if r.random() < 0.35:
+            loop = self.loop(lines)
+            if loop:
+                steps.append(loop)
         stores = []
         for name, t in self.outputs.items():
             e = self.expr()
@@ -449,7 +456,11 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls):
             for i in range(n):
                 c = Context(arrays, i, n)
                 try:
-                    for name, t, first, cond, second in steps:
+                    for step in steps:
+                        if isinstance(step, Loop):
+                            step.run(c)
+                            continue
+                        name, t, first, cond, second = step
                         if isinstance(t, list):  # a vector local: its components, each of its own type
                             c.locals[name] = ([convert(x.ev(c), x.type, u) for x, u in zip(first.comps, t)]
                                               if first else [convert(0, "i64", u) for u in t])
