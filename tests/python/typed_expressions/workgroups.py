@@ -2,7 +2,8 @@
 through a shared array of a random type, across barriers and block
 reductions, on backends with workgroups (docs/workgroups.md).
 
-Every program is a kernel `g<seed>(a0, a1, a2, a3, o0, o1)` launched over
+Every program is a kernel `g<seed>(a0, a1, a2, a3, o0, o1)` (after the
+device functions it calls, helpers.py) launched over
 256 * G iterations (G complete groups of 256 lanes). Each lane
 
 - declares `s = tack.shared(256, T)` (or a 16x16 one) of a random type T
@@ -125,6 +126,7 @@ class WorkgroupGenerator(Generator):
     def program(self):
         r = self.rng
         t = self.shared_type
+        helpers = self.helper_definitions()
         shape = "(16, 16)" if self.grid else "256"
         lines = [f"        {SHARED} = tack.shared({shape}, tack.{t})", f"        {LANE} = tack.thread_id()"]
         phases = [[]]  # each: statements between barriers, as (kind, name, node, at)
@@ -172,8 +174,9 @@ class WorkgroupGenerator(Generator):
             inputs[self.VECTOR_ARRAY] = vt
         kernel = f"g{self.seed}"
         params = ", ".join(list(inputs) + list(outputs))
-        source = (f"@tack.kernel\ndef {kernel}({params}):\n    for i in range(len({OUTPUTS[0]})):\n"
-                  + "\n".join(lines) + "\n")
+        source = "".join(h + "\n\n" for h in helpers)
+        source += (f"@tack.kernel\ndef {kernel}({params}):\n    for i in range(len({OUTPUTS[0]})):\n"
+                   + "\n".join(lines) + "\n")
         shapes = {self.VECTOR_ARRAY: (self.vector_array[0], self.vector_array[2])} if self.vector_array else {}
         groups = random.Random(self.seed).randint(1, 3)
 
