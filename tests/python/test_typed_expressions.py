@@ -90,10 +90,15 @@ def test_generated_workgroup_programs(device):
     assert not mismatches, _report(mismatches)
 
 
+def _unreached(programs, features):
+    """The names of the features (name -> a pattern) no program's source has."""
+    text = "\n".join(p.source for p in programs)
+    return [name for name, pattern in features.items() if not re.search(pattern, text)]
+
+
 def test_the_workgroup_grammar_reaches_every_construct_it_promises():
     programs = [generate_workgroup(seed) for seed in range(WORKGROUP_SEEDS)]
-    text = "\n".join(p.source for p in programs)
-    features = {
+    missing = _unreached(programs, {
         "a shared array of 256": r"s = tack\.shared\(256, tack\.",
         "a 16x16 shared array": r"s = tack\.shared\(\(16, 16\), tack\.",
         "the lane's own element": r"s\[lane\] = ",
@@ -108,8 +113,7 @@ def test_the_workgroup_grammar_reaches_every_construct_it_promises():
                                                 r"            s\[[^\n]*\n            tack\.barrier\(\)",
         "the reduction read": r"\bo\d\[i\] = [^\n]*\br\b",
         "a second write between barriers": r"tack\.barrier\(\)\n        s\[[^\n]*\n        tack\.barrier\(\)",
-    }
-    missing = [name for name, pattern in features.items() if not re.search(pattern, text)]
+    })
     assert not missing, f"the first {WORKGROUP_SEEDS} workgroup programs never generate: {missing}"
     for t in INT_NAMES + FLOAT_NAMES:
         assert any(f"tack.shared(256, tack.{t})" in p.source for p in programs), f"no shared array of {t}"
@@ -117,8 +121,7 @@ def test_the_workgroup_grammar_reaches_every_construct_it_promises():
 
 def test_the_grammar_reaches_every_construct_it_promises():
     programs = [generate(seed) for seed in range(300)]
-    text = "\n".join(p.source for p in programs)
-    features = {
+    missing = _unreached(programs, {
         "every cast": r"tack\.(i8|i16|i32|i64|u8|u16|u32|u64)\(",
         "wrapping arithmetic": r"\) [-+*] \(",
         "bitwise operators": r" [&|^] ",
@@ -182,8 +185,7 @@ def test_the_grammar_reaches_every_construct_it_promises():
         "an atomic by a tuple index": r"tack\.atomic_\w+\(oa, \(\([^\n]* & 1\), \(",
         "an atomic of a vector value": r"tack\.atomic_\w+\(oa, [^\n]*, tack\.vec[234]\([^\n]*\)\)\n",
         "two atomics": r"tack\.atomic_\w+\(oa, [^\n]*\n        [^\n]*tack\.atomic_\w+\(oa, ",
-    }
-    missing = [name for name, pattern in features.items() if not re.search(pattern, text)]
+    })
     assert not missing, f"the first 300 programs never generate: {missing}"
     for t in INT_NAMES + FLOAT_NAMES:
         assert any(t in p.inputs.values() for p in programs) and any(t in p.outputs.values() for p in programs)
