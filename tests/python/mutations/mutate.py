@@ -53,12 +53,8 @@ def base_program(seed):
     arrays, n = typed_expressions.runner.inputs_for(p)
 
     def args():
-        import numpy as np
-        import tack
-
-        dtype = typed_expressions.runner.dtype
-        return ([tack.array(np.array(v, dtype=dtype(p.inputs[k]))) for k, v in arrays.items()]
-                + [tack.zeros(n, dtype=getattr(tack, t)) for t in p.outputs.values()])
+        inputs, outputs = typed_expressions.runner.kernel_arrays(p, arrays, n)
+        return [*inputs.values(), *outputs.values()]
 
     return p.kernel, p.source, args
 

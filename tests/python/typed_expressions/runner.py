@@ -126,6 +126,21 @@ def values_of(array, t, flat=True):
     return [[int(y) for y in x] for x in got] if got.ndim == 2 else [int(x) for x in got]
 
 
+def kernel_arrays(program, arrays, n):
+    """(inputs, outputs): the kernel's arrays by name, in its parameters'
+    order, the inputs holding `arrays` (inputs_for's), the outputs zero,
+    and where the program has atomics oa holding its starting values and
+    the arrays of old values after it (among the outputs)."""
+    inputs = {name: make_array(v, program.inputs[name], program.shapes.get(name), n) for name, v in arrays.items()}
+    outputs = {name: make_array(None, t, program.shapes.get(name), n) for name, t in program.outputs.items()}
+    atomics = program.atomics
+    if atomics:
+        outputs[ARRAY] = atomic_array(atomics)
+        outputs.update({name: make_array(None, atomics.type, (width, "aos") if width else None, n)
+                        for name, width in atomics.olds.items()})
+    return inputs, outputs
+
+
 def _run_one(program, module):
     import tack
 
@@ -135,13 +150,8 @@ def _run_one(program, module):
     # On the CPU the kernel runs in SIMD lanes and as the scalar program.
     modes = [True, False] if tack.get_default_device() == "cpu" else [None]
     for spmd in modes:
-        inputs = {name: make_array(v, program.inputs[name], program.shapes.get(name), n) for name, v in arrays.items()}
-        outputs = {name: make_array(None, t, program.shapes.get(name), n) for name, t in program.outputs.items()}
+        inputs, outputs = kernel_arrays(program, arrays, n)
         atomics = program.atomics
-        if atomics:  # oa from its starting values, then the arrays of old values
-            outputs[ARRAY] = atomic_array(atomics)
-            outputs.update({name: make_array(None, atomics.type, (width, "aos") if width else None, n)
-                            for name, width in atomics.olds.items()})
         mode = "" if spmd is None else (" (SPMD)" if spmd else " (scalar)")
         was = tack.cpu_spmd_enabled()
         try:
