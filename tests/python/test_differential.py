@@ -2,7 +2,11 @@
 with the same source run as serial CPython.
 
 The generator (tests/python/differential) builds race-free integer kernels
-from seeds; each batch of 50 programs becomes one module. Every mismatch the
+from seeds; each batch of 50 programs becomes one module. A quarter of the
+programs run with their two outputs as one array (each iteration touches
+only its own index of either, so the program stays race-free, and CPython
+runs it over one list): the CPU may not take its disjoint-storage variant
+there, and every store must land in source order. Every mismatch the
 generator has found is kept below as a fixed, named regression case, in its
 reduced form, so it stays covered when the grammar changes.
 

@@ -1,5 +1,6 @@
 """Differential testing: generated kernels run compiled by Tack and as
-serial CPython over independent copies of the same arrays.
+serial CPython over independent copies of the same arrays (the two
+outputs, in a quarter of the programs, one array on both sides).
 
     python -m tests.python.differential --count 100000       # soak test
     python -m tests.python.differential --show 1234          # one program

@@ -30,6 +30,7 @@ class Inputs:
     arrays: dict  # name -> NumPy array (a, b inputs; o, p outputs)
     n0: int
     n1: int
+    alias: bool = False  # o and p are one array (each iteration touches only its own index of either)
 
 
 def inputs_for(seed):
@@ -40,7 +41,18 @@ def inputs_for(seed):
     for name in ("a", "b", "o", "p"):
         dtype = DTYPES[rng.choice(list(DTYPES))]
         arrays[name] = np.array([rng.randint(-INPUT_BOUND, INPUT_BOUND) for _ in range(n)], dtype=dtype)
-    return Inputs(arrays, rng.randint(0, 3), rng.randint(-5, 5))
+    n0, n1 = rng.randint(0, 3), rng.randint(-5, 5)
+    alias = rng.random() < 0.25
+    if alias:
+        arrays["p"] = arrays["o"]
+    return Inputs(arrays, n0, n1, alias)
+
+
+def _shared(inputs, make):
+    """make(name) for a, b, o and p; p is o's where they alias."""
+    made = {k: make(k) for k in ("a", "b", "o")}
+    made["p"] = made["o"] if inputs.alias else make("p")
+    return made
 
 
 def _run_one(program, compiled, plain):
@@ -49,7 +61,7 @@ def _run_one(program, compiled, plain):
     inputs = inputs_for(program.seed)
     order = ("a", "b", "o", "p")
     # The oracle works on Python lists of Python ints: exact arithmetic.
-    lists = {k: [int(v) for v in inputs.arrays[k]] for k in order}
+    lists = _shared(inputs, lambda k: [int(v) for v in inputs.arrays[k]])
     try:
         getattr(plain, program.kernel)(*(lists[k] for k in order), inputs.n0, inputs.n1)
     except Exception as e:  # the generator produced something CPython rejects
@@ -68,7 +80,7 @@ def _run_compiled(program, compiled, inputs, lists, spmd):
     import tack
 
     order = ("a", "b", "o", "p")
-    arrays = {k: tack.array(inputs.arrays[k]) for k in order}
+    arrays = _shared(inputs, lambda k: tack.array(inputs.arrays[k]))
     mode = "" if spmd is None else (" (SPMD)" if spmd else " (scalar)")
     was = tack.cpu_spmd_enabled()
     try:
@@ -88,7 +100,7 @@ def _run_compiled(program, compiled, inputs, lists, spmd):
         got = arrays[k].numpy().tolist()
         if got != expected:
             return Mismatch(program.seed, "array" + mode, f"{k}: tack {got} != python {expected} "
-                            f"(n0={inputs.n0}, n1={inputs.n1}, dtypes "
+                            f"(n0={inputs.n0}, n1={inputs.n1}, o and p {'one array' if inputs.alias else 'apart'}, dtypes "
                             f"{ {n: str(a.dtype) for n, a in inputs.arrays.items()} })", program.source)
     return None
 
