@@ -1,28 +1,29 @@
-"""Generated kernels of random integer and float types and nested
-expressions agree with the contract's rules evaluated exactly, in Python
-integers and NumPy's f32/f64 scalars (tests/python/typed_expressions):
-promotion (the narrowest integer type holding both ranges; an integer with
-a float to the float), wrapping at every operation's width, casts and
-stores modulo 2^N or rounded to the nearest float or truncated, shifts that
-keep their left type, floor division and modulo, true division in f32,
-float // and % (CPython's float_divmod), integer power,
-vectors and square matrices of independently typed components
-(componentwise operators, casts, masks, select, cross, dot, @, transpose,
-sum, trace, determinants, any, all, components by literal, name or runtime
-index, rows, vector arrays of either layout loaded and stored), i32 comparisons and truth values (NaN true and unequal),
-float min/max preferring numbers, the exact math builtins (floor, ceil,
-trunc, sqrt, copysign, fmod, the class tests), joined local types, a
-local assigned under a condition only reading zero where it was not,
-device functions (typed parameters, a local, early returns whose types
-join, calls of other device functions), sequential loops carrying a typed
-local over a varying trip count with break and continue, atomic updates (add, sub, min, max, exch, cas on every type of the
-device's atomic domain; numbers, 2x2 arrays by tuple indices, vector arrays
-of either layout; as statements, checked against the fold every order
+"""Generated kernels of random integer and float types and nested expressions
+agree with the contract's rules evaluated exactly, in Python integers and
+NumPy's f32/f64 scalars (tests/python/typed_expressions): promotion (the
+narrowest integer type holding both ranges; an integer with a float to the
+float), wrapping at every operation's width, casts and stores modulo 2^N or
+rounded to the nearest float or truncated, shifts that keep their left type,
+floor division and modulo, true division in f32, float // and % (CPython's
+float_divmod), integer power, vectors and square matrices of independently
+typed components (componentwise operators, casts, masks, select, cross, dot,
+@, transpose, sum, trace, determinants, any, all, components by literal,
+name or runtime index, rows, vector arrays of either layout loaded and
+stored), i32 comparisons and truth values (NaN true and unequal), float
+min/max preferring numbers, the exact math builtins (floor, ceil, trunc,
+sqrt, copysign, fmod, the class tests), joined local types, a local assigned
+under a condition only reading zero where it was not, device functions
+(typed parameters, a local, early returns whose types join, calls of other
+device functions), number arguments (NumPy scalars, Python ints and floats),
+sequential loops carrying a typed local over a varying trip count with break
+and continue, atomic updates (add, sub, min, max, exch, cas on every type of
+the device's atomic domain; numbers, 2x2 arrays by tuple indices, vector
+arrays of either layout; as statements, checked against the fold every order
 gives, and as expressions, whose returned old values must fit some order),
 and on backends with workgroups, programs that pass values of random types
 between lanes through shared arrays across barriers and block reductions
-(typed_expressions/workgroups.py, checked by running each group in lock
-step between barriers).
+(typed_expressions/workgroups.py, checked by running each group in lock step
+between barriers).
 
     TACK_TYPED_EXPRESSIONS_COUNT=20000 pytest tests/python/test_typed_expressions.py
     python -m tests.python.typed_expressions --count 100000     # soak
@@ -190,6 +191,14 @@ def test_the_grammar_reaches_every_construct_it_promises():
     for t in INT_NAMES + FLOAT_NAMES:
         assert any(t in p.inputs.values() for p in programs) and any(t in p.outputs.values() for p in programs)
         assert any(p.atomics and p.atomics.type == t for p in programs), f"no atomics on {t}"
+    arguments = [v for p in programs if re.search(r"\bs\d\b", p.source.split("\n    for i")[-1])
+                 for v in p.scalars.values()]
+    kinds = {"a NumPy integer": lambda v: isinstance(v, np.integer),
+             "a NumPy float": lambda v: isinstance(v, np.floating),
+             "a Python int of i32": lambda v: type(v) is int and abs(v) < 2**31,
+             "a Python int of u64": lambda v: type(v) is int and v >= 2**63,
+             "a Python float": lambda v: type(v) is float}
+    assert not [k for k, is_one in kinds.items() if not any(is_one(v) for v in arguments)], "number arguments"
 
 
 def test_the_oracles_promotion_is_the_contracts():

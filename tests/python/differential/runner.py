@@ -99,8 +99,9 @@ def _run_compiled(program, compiled, inputs, lists, spmd):
                             program.source)
         got = arrays[k].numpy().tolist()
         if got != expected:
+            together = "one array" if inputs.alias else "apart"
             return Mismatch(program.seed, "array" + mode, f"{k}: tack {got} != python {expected} "
-                            f"(n0={inputs.n0}, n1={inputs.n1}, o and p {'one array' if inputs.alias else 'apart'}, dtypes "
+                            f"(n0={inputs.n0}, n1={inputs.n1}, o and p {together}, dtypes "
                             f"{ {n: str(a.dtype) for n, a in inputs.arrays.items()} })", program.source)
     return None
 

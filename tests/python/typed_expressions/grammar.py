@@ -12,7 +12,9 @@ scalars, each operation rounded once in its type):
 - integer literals take the narrowest of i32, i64 and u64 that holds their
   whole value; float literals appear under tack.f32/tack.f64, which round
   their Python value once; array loads take the array's type, at i or at
-  another index;
+  another index; number arguments (s0, s1) take a NumPy scalar's dtype, a
+  Python int's i32, i64 or u64 by magnitude, a Python float's f64 beside
+  an f64 array argument and f32 otherwise;
 - +, -, *, &, |, ^, min, max, comparisons and conditional arms promote
   integer operands to the narrowest type that holds both ranges (a signed
   type with u64 has none: the generator casts one side, as a user must),
@@ -58,11 +60,12 @@ division and power, the floating-point execution policy), not from Tack's
 output.
 """
 
+import math
 import random
 
 import numpy as np
 
-from integer_types import INT_NAMES, bits, hi, lo, signed, wrap
+from integer_types import INT_NAMES, NP, bits, hi, lo, signed, wrap
 
 from .rules import (FLOAT_NAMES, INPUTS, MAX_DEPTH, NUMPY_FLOAT, OUTPUTS, Context, Node, Program, Unspecified,
                     checked, convert, float_divmod, is_float, literal_type, promoted, to_float)
@@ -88,6 +91,8 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops):
         self.locals = {}  # name -> type of locals readable from here
         self.vector_locals = {}  # name -> its components' types
         self.helpers = []  # the device functions defined so far (helpers.py)
+        self.scalars = {}  # name -> (the argument passed, its type, its value in that type)
+        self.float_precision = None  # a Python float argument's type, once one is passed
         self.vector_array = self.choose_vector_array()  # (width, type, layout) of v0, or None
 
     # ------------------------------------------------------------ leaves
@@ -113,6 +118,8 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops):
         return Node(f"({value})" if value < 0 else str(value), t, lambda c: value, literal=value)
 
     def load(self):
+        if self.scalars and self.rng.random() < 0.15:
+            return self.read_scalar()
         name = self.rng.choice(INPUTS)
         form = self.rng.random()
         if form < 0.7:
@@ -123,6 +130,46 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops):
             k = self.rng.randint(2, 5)
             index, at = f"(i * {k}) % len({name})", lambda c: (c.i * k) % c.n
         return Node(f"{name}[{index}]", self.inputs[name], lambda c: c.arrays[name][at(c)])
+
+    def choose_scalars(self):
+        """Zero to two number arguments: a NumPy scalar keeps its dtype, a
+        Python int is i32, i64 or u64 by magnitude, a Python float f64
+        beside an f64 array argument and f32 otherwise (docs/language.md,
+        "Values and types"; no f64 array comes after a Python float that
+        was f32)."""
+        r = self.rng
+        for k in range(r.choice([0, 0, 1, 2])):
+            kind = r.choice(["numpy", "int", "float"])
+            if kind == "numpy":
+                t = r.choice(INT_NAMES + FLOAT_NAMES)
+                if is_float(t):
+                    v = NUMPY_FLOAT[t](r.choice(FLOAT_LITERALS + [math.nan, -math.inf]))
+                    arg, value = v, v
+                else:
+                    value = r.choice([lo(t), hi(t), 0, 1, r.randint(lo(t), hi(t))])
+                    arg = np.array(value).astype(NP[t])[()]
+            elif kind == "int":
+                value = r.choice([0, 7, -5, (1 << 31) - 1, 1 << 31, -(1 << 31) - 1, (1 << 63) - 1, 1 << 63,
+                                  (1 << 64) - 1, r.randint(-(1 << 63), (1 << 64) - 1)])
+                arg, t = value, literal_type(value)
+            else:
+                if self.float_precision is None:
+                    known = list(self.inputs.values()) + list(self.outputs.values())
+                    known += [self.vector_array[1]] if self.vector_array else []
+                    self.float_precision = "f64" if "f64" in known else "f32"
+                t = self.float_precision
+                arg = r.choice([0.1, -2.5, 1e30, 3.0, -0.0, 16777217.0, math.inf])
+                value = NUMPY_FLOAT[t](arg)
+            self.scalars[f"s{k}"] = (arg, t, value)
+
+    def read_scalar(self):
+        name = self.rng.choice(sorted(self.scalars))
+        _, t, value = self.scalars[name]
+        return Node(name, t, lambda c: value)
+
+    def float_array_types(self):
+        """The float types an array chosen from here may take."""
+        return ["f32"] if self.float_precision == "f32" else FLOAT_NAMES
 
     def read_local(self):
         name = self.rng.choice(sorted(self.locals))
@@ -378,6 +425,7 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops):
     def program(self):
         r = self.rng
         helpers = self.helper_definitions()
+        self.choose_scalars()  # after the helpers, which cannot read them
         lines, steps = [], []
         for k in range(r.randint(0, 3)):
             name = f"t{k}"
@@ -436,17 +484,18 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops):
             inputs[self.VECTOR_ARRAY], shapes[self.VECTOR_ARRAY] = t, (width, layout)
             if r.random() < 0.5:  # a vector output (of floats: no float component converts to an integer)
                 width, layout = r.choice((2, 3, 4)), r.choice(("aos", "soa"))
-                outputs["ov"], shapes["ov"] = r.choice(FLOAT_NAMES), (width, layout)
+                outputs["ov"], shapes["ov"] = r.choice(self.float_array_types()), (width, layout)
                 vector_store = self.vector(MAX_DEPTH - 1, (width,))
                 lines.append(f"        ov[i] = {vector_store.src}")
-        atomics = self.atomic_section(atomic_types(self.device))
+        atomics = self.atomic_section([t for t in atomic_types(self.device)
+                                       if not is_float(t) or t in self.float_array_types()])
         extra = []
         if atomics:
             lines += atomics[0]
             atomics = atomics[1]
             extra = [ARRAY, *atomics.olds]
         kernel = f"e{self.seed}"
-        params = ", ".join(list(inputs) + list(outputs) + extra)
+        params = ", ".join(list(inputs) + list(self.scalars) + list(outputs) + extra)
         source = "".join(h + "\n\n" for h in helpers)
         source += (f"@tack.kernel\ndef {kernel}({params}):\n    for i in range(len({OUTPUTS[0]})):\n"
                    + "\n".join(lines) + "\n")
@@ -495,7 +544,8 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops):
                         results[ARRAY].append(None)
             return results
 
-        return Program(self.seed, kernel, source, inputs, outputs, run, shapes, atomics)
+        return Program(self.seed, kernel, source, inputs, outputs, run, shapes, atomics,
+                       scalars={name: arg for name, (arg, _, _) in self.scalars.items()})
 
 
 def generate(seed, device="cpu"):

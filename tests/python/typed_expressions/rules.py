@@ -121,6 +121,7 @@ class Program:
     shapes: dict = field(default_factory=dict)  # a vector array's name -> (width, layout); its values are lists
     atomics: object = None  # atomics.Atomics: the atomic updates of oa, or None
     groups: int = 0  # launched over this many complete groups of 256 lanes (0: 1 to MAX_LEN iterations)
+    scalars: dict = field(default_factory=dict)  # a number argument's name -> what is passed (after the inputs)
 
 
 class Context:
