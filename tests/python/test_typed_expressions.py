@@ -141,6 +141,7 @@ def test_the_grammar_reaches_every_construct_it_promises():
         "a local joined under a condition": r"\n        t(\d) = .*\n        if .*:\n            t\1 = ",
         "a local assigned under a condition only": r"\n        if .*:\n            t(\d) = [^\n]*\n(?!        t\1 = )",
         "a load at another index": r"len\(a\d\) - 1 - i|\(i \* \d\) % len",
+        "a load at a generated index": r"\ba\d\[\([^\n]* & (tack\.[iu]\d+\()?7\)?\)\]",
         "a literal beyond i32": r"\b(2147483648|4294967295|9223372036854775807|18446744073709551615)\b",
         "a literal of i64's least value": r"\(-9223372036854775808\)",
         "float literals": r"tack\.f32\(-?\d+\.\d+\)[^\n]*tack\.f64\(-?\d+\.\d+",

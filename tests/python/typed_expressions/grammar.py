@@ -12,7 +12,7 @@ scalars, each operation rounded once in its type):
 - integer literals take the narrowest of i32, i64 and u64 that holds their
   whole value; float literals appear under tack.f32/tack.f64, which round
   their Python value once; array loads take the array's type, at i or at
-  another index; number arguments (s0, s1) take a NumPy scalar's dtype, a
+  another index (a generated integer expression of any type, too); number arguments (s0, s1) take a NumPy scalar's dtype, a
   Python int's i32, i64 or u64 by magnitude, a Python float's f64 beside
   an f64 array argument and f32 otherwise;
 - +, -, *, &, |, ^, min, max, comparisons and conditional arms promote
@@ -93,6 +93,7 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops):
         self.helpers = []  # the device functions defined so far (helpers.py)
         self.scalars = {}  # name -> (the argument passed, its type, its value in that type)
         self.float_precision = None  # a Python float argument's type, once one is passed
+        self.typed_indices = self.rng.random() < 0.3  # loads at generated indices in [0, 7]
         self.vector_array = self.choose_vector_array()  # (width, type, layout) of v0, or None
 
     # ------------------------------------------------------------ leaves
@@ -126,6 +127,9 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops):
             index, at = "i", lambda c: c.i
         elif form < 0.85:
             index, at = f"len({name}) - 1 - i", lambda c: c.n - 1 - c.i
+        elif form < 0.93 and self.typed_indices:  # an index of any integer type (the arrays have 8 elements or more)
+            e = self.masked(self.integer(1), 7)
+            index, at = e.src, e.ev
         else:
             k = self.rng.randint(2, 5)
             index, at = f"(i * {k}) % len({name})", lambda c: (c.i * k) % c.n
@@ -545,7 +549,8 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops):
             return results
 
         return Program(self.seed, kernel, source, inputs, outputs, run, shapes, atomics,
-                       scalars={name: arg for name, (arg, _, _) in self.scalars.items()})
+                       scalars={name: arg for name, (arg, _, _) in self.scalars.items()},
+                       min_length=8 if self.typed_indices else 1)
 
 
 def generate(seed, device="cpu"):

@@ -122,6 +122,7 @@ class Program:
     atomics: object = None  # atomics.Atomics: the atomic updates of oa, or None
     groups: int = 0  # launched over this many complete groups of 256 lanes (0: 1 to MAX_LEN iterations)
     scalars: dict = field(default_factory=dict)  # a number argument's name -> what is passed (after the inputs)
+    min_length: int = 1  # the fewest elements its arrays may have
 
 
 class Context:

@@ -40,7 +40,7 @@ def inputs_for(program):
     NaN, integers near powers of two, values of every magnitude but
     denormals), fixed by the program's seed."""
     rng = random.Random(program.seed * 7919 + 3)
-    n = rng.randint(1, MAX_LEN)
+    n = max(rng.randint(1, MAX_LEN), program.min_length)
     if program.groups:
         n = 256 * program.groups
     arrays = {}
