@@ -9,7 +9,7 @@ float_divmod), integer power, vectors and square matrices of independently
 typed components (componentwise operators, casts, masks, select, cross, dot,
 @, transpose, sum, trace, determinants, any, all, components by literal,
 name or runtime index, rows, vector arrays of either layout loaded and
-stored), i32 comparisons and truth values (NaN true and unequal), float
+stored, matrix arrays loaded), i32 comparisons and truth values (NaN true and unequal), float
 min/max preferring numbers, the exact math builtins (floor, ceil, trunc,
 sqrt, copysign, fmod, the class tests), joined local types, a local assigned
 under a condition only reading zero where it was not, device functions
@@ -152,6 +152,7 @@ def test_the_grammar_reaches_every_construct_it_promises():
         "class tests": r"tack\.(isnan|isinf|isfinite)\(",
         "vectors from numbers": r"tack\.vec[234]\([^()]*, ",
         "a vector array loaded": r"v0\[",
+        "a matrix array loaded": r"m0\[",
         "a vector array stored": r"ov\[i\] = ",
         "a vector local": r"\n        w\d = ",
         "a vector local joined under a condition": r"\n        w(\d) = .*\n        if .*:\n            w\1 = ",

@@ -95,6 +95,7 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops):
         self.float_precision = None  # a Python float argument's type, once one is passed
         self.typed_indices = self.rng.random() < 0.3  # loads at generated indices in [0, 7]
         self.vector_array = self.choose_vector_array()  # (width, type, layout) of v0, or None
+        self.matrix_array = self.choose_matrix_array()  # (size, type, layout) of m0, or None
 
     # ------------------------------------------------------------ leaves
 
@@ -159,7 +160,7 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops):
             else:
                 if self.float_precision is None:
                     known = list(self.inputs.values()) + list(self.outputs.values())
-                    known += [self.vector_array[1]] if self.vector_array else []
+                    known += [t for t, _ in self.element_arrays().values()]
                     self.float_precision = "f64" if "f64" in known else "f32"
                 t = self.float_precision
                 arg = r.choice([0.1, -2.5, 1e30, 3.0, -0.0, 16777217.0, math.inf])
@@ -483,9 +484,9 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops):
         lines += [f"        {name}[i] = {e.src}" for name, e in stores]
         inputs, outputs, shapes = dict(self.inputs), dict(self.outputs), {}
         vector_store = None
+        for name, (t, shape) in self.element_arrays().items():
+            inputs[name], shapes[name] = t, shape
         if self.vector_array:
-            width, t, layout = self.vector_array
-            inputs[self.VECTOR_ARRAY], shapes[self.VECTOR_ARRAY] = t, (width, layout)
             if r.random() < 0.5:  # a vector output (of floats: no float component converts to an integer)
                 width, layout = r.choice((2, 3, 4)), r.choice(("aos", "soa"))
                 outputs["ov"], shapes["ov"] = r.choice(self.float_array_types()), (width, layout)

@@ -9,7 +9,8 @@ A program may define up to two helpers before its kernel:
             return <expression>
         return <expression>
 
-Each takes the kernel's input arrays (and v0 where the program has it) and
+Each takes the kernel's input arrays (v0 and m0 too where the program has
+them) and
 its index, so its expressions load as the kernel's do, and one or two
 numbers of random types; a later helper may call an earlier one. The
 kernel's expressions call a helper with its numbers converted to the
@@ -54,7 +55,7 @@ class HelperCalls:
         return [h.source for h in self.helpers]
 
     def array_params(self):
-        return list(INPUTS) + ([self.VECTOR_ARRAY] if self.vector_array else [])
+        return list(INPUTS) + list(self.element_arrays())
 
     def helper(self, name):
         r = self.rng

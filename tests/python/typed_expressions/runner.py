@@ -64,9 +64,10 @@ def inputs_for(program):
                     return rng.choice(edges)
                 return wrap(rng.randint(-9, 9), t) if pick < 0.6 else rng.randint(lo(t), hi(t))
 
-        if name in program.shapes:  # a vector array: a list of components per element
+        if name in program.shapes:  # a vector or matrix array: a list of components per element, row-major
             width = program.shapes[name][0]
-            arrays[name] = [[value() for _ in range(width)] for _ in range(n)]
+            size = width[0] * width[1] if isinstance(width, tuple) else width
+            arrays[name] = [[value() for _ in range(size)] for _ in range(n)]
         else:
             arrays[name] = [value() for _ in range(n)]
     return arrays, n
@@ -74,15 +75,18 @@ def inputs_for(program):
 
 def make_array(values, t, shape, n):
     """A tack array of type t holding `values` (None: zeros), a vector
-    array where `shape` (width, layout) is given."""
+    or matrix array where `shape` (width or (rows, columns), layout) is
+    given."""
     import tack
 
     if shape is None:
         data = np.zeros(n, dtype(t)) if values is None else np.array(values, dtype=dtype(t))
         return tack.array(data)
     width, layout = shape
-    data = np.zeros((n, width), dtype(t)) if values is None else np.array(values, dtype=dtype(t)).reshape(n, width)
-    return tack.array(data, dtype=tack.vector(width, getattr(tack, t)), layout=layout)
+    element = width if isinstance(width, tuple) else (width,)
+    data = np.zeros((n, *element), dtype(t)) if values is None else np.array(values, dtype=dtype(t)).reshape(n, *element)
+    kind = tack.matrix(*element, getattr(tack, t)) if len(element) == 2 else tack.vector(width, getattr(tack, t))
+    return tack.array(data, dtype=kind, layout=layout)
 
 
 def same_element(got, want, t):

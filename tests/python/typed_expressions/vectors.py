@@ -9,7 +9,7 @@ construct builds its components with the scalar rules of grammar.py:
 
 - tack.vecN(e0, ..., eN-1), tack.vecN(e) (one number for every component),
   a load from a vector array (v0[i], its element type in every component)
-  and a vector local;
+  or a square-matrix array (m0[i]), and a vector local;
 - + - * & | ^ between vectors (or square matrices) of one shape or a vector
   and a number (used for every component), negation, abs, ~, casts, comparisons giving masks
   (vectors of i32 0/1), `and`/`or`/`not` over masks (every operand
@@ -95,6 +95,7 @@ class VectorExpressions:
     uses the Generator's rng, scalar expressions and scalar rules)."""
 
     VECTOR_ARRAY = "v0"
+    MATRIX_ARRAY = "m0"
 
     def choose_vector_array(self):
         """A vector input array (its width, component type and layout), or
@@ -102,6 +103,25 @@ class VectorExpressions:
         if self.rng.random() < 0.5:
             return None
         return (self.rng.choice((2, 3, 4)), self.rng.choice(INT_NAMES + FLOAT_NAMES), self.rng.choice(("aos", "soa")))
+
+    def choose_matrix_array(self):
+        """A square-matrix input array (its size, entry type and layout),
+        or None."""
+        if self.rng.random() < 0.7:
+            return None
+        return (self.rng.choice((2, 3, 4)), self.rng.choice(INT_NAMES + FLOAT_NAMES), self.rng.choice(("aos", "soa")))
+
+    def element_arrays(self):
+        """name -> (type, (width or (rows, columns), layout)) of the vector
+        and matrix input arrays."""
+        arrays = {}
+        if self.vector_array:
+            width, t, layout = self.vector_array
+            arrays[self.VECTOR_ARRAY] = (t, (width, layout))
+        if self.matrix_array:
+            n, t, layout = self.matrix_array
+            arrays[self.MATRIX_ARRAY] = (t, ((n, n), layout))
+        return arrays
 
     # ------------------------------------------------------------ leaves
 
@@ -119,6 +139,8 @@ class VectorExpressions:
         choices = ["scalars", "one"] if len(shape) == 1 else ["scalars", "scalars", "identity"]
         if self.vector_array and (self.vector_array[0],) == shape:
             choices += ["load", "load"]
+        if self.matrix_array and (self.matrix_array[0],) * 2 == shape:
+            choices += ["load"] * 4
         readable = [name for name, (s, _) in self.vector_locals.items() if s == shape]
         if readable:
             choices += ["local", "local"]
@@ -134,14 +156,15 @@ class VectorExpressions:
         if pick == "identity":  # ones and zeros: literals, i32
             return Vector(f"tack.identity({n})", [component("i32", lambda c, k=k: int(k // n == k % n))
                                                  for k in range(size)], shape)
-        if pick == "load":
-            name, t = self.VECTOR_ARRAY, self.vector_array[1]
+        if pick == "load":  # an element of v0 or m0, its components row-major
+            name, t = ((self.VECTOR_ARRAY, self.vector_array[1]) if len(shape) == 1
+                       else (self.MATRIX_ARRAY, self.matrix_array[1]))
             if r.random() < 0.7:
                 index, at = "i", lambda c: c.i
             else:
                 index, at = f"len({name}) - 1 - i", lambda c: c.n - 1 - c.i
             return Vector(f"{name}[{index}]",
-                          [component(t, lambda c, k=k: c.arrays[name][at(c)][k]) for k in range(n)])
+                          [component(t, lambda c, k=k: c.arrays[name][at(c)][k]) for k in range(size)], shape)
         name = r.choice(sorted(readable))
         return Vector(name, [component(t, lambda c, k=k: c.locals[name][k])
                              for k, t in enumerate(self.vector_locals[name][1])], shape)

@@ -169,15 +169,14 @@ class WorkgroupGenerator(Generator):
         lines.append(f"        {OUTPUTS[1]}[i] = {e.src}")
         phases[-1].append(("store", OUTPUTS[1], e, None))
         inputs, outputs = dict(self.inputs), dict(self.outputs)
-        if self.vector_array:
-            width, vt, layout = self.vector_array
-            inputs[self.VECTOR_ARRAY] = vt
+        shapes = {}
+        for name, (element, shape) in self.element_arrays().items():
+            inputs[name], shapes[name] = element, shape
         kernel = f"g{self.seed}"
         params = ", ".join(list(inputs) + list(outputs))
         source = "".join(h + "\n\n" for h in helpers)
         source += (f"@tack.kernel\ndef {kernel}({params}):\n    for i in range(len({OUTPUTS[0]})):\n"
                    + "\n".join(lines) + "\n")
-        shapes = {self.VECTOR_ARRAY: (self.vector_array[0], self.vector_array[2])} if self.vector_array else {}
         groups = random.Random(self.seed).randint(1, 3)
 
         def run(arrays, n):
