@@ -84,7 +84,8 @@ def make_array(values, t, shape, n):
         return tack.array(data)
     width, layout = shape
     element = width if isinstance(width, tuple) else (width,)
-    data = np.zeros((n, *element), dtype(t)) if values is None else np.array(values, dtype=dtype(t)).reshape(n, *element)
+    data = np.zeros((n, *element), dtype(t)) if values is None else np.array(values, dtype=dtype(t))
+    data = data.reshape(n, *element)
     kind = tack.matrix(*element, getattr(tack, t)) if len(element) == 2 else tack.vector(width, getattr(tack, t))
     return tack.array(data, dtype=kind, layout=layout)
 
