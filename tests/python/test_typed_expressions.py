@@ -113,6 +113,7 @@ def test_the_workgroup_grammar_reaches_every_construct_it_promises():
         "rounds of reads and writes in a loop": r"for step in range\(\d\):\n[^\n]*\n            tack\.barrier\(\)\n"
                                                 r"            s\[[^\n]*\n            tack\.barrier\(\)",
         "the reduction read": r"\bo\d\[i\] = [^\n]*\br\b",
+        "global atomics": r"\n        (b\d\[i\] = )?tack\.atomic_\w+\(oa, ",
         "a second write between barriers": r"tack\.barrier\(\)\n        s\[[^\n]*\n        tack\.barrier\(\)",
     })
     assert not missing, f"the first {WORKGROUP_SEEDS} workgroup programs never generate: {missing}"

@@ -22,7 +22,8 @@ device functions it calls, helpers.py) launched over
   waiting at a barrier, writing s again from that local (not from s) and
   waiting again; then stores o0[i];
 - may then wait at a second barrier (every lane done reading), write s
-  again, wait at a third, and store o1[i] from the new contents.
+  again, wait at a third, and store o1[i] from the new contents;
+- may end with atomic updates of a global array (atomics.py).
 
 The oracle runs each group in lock step between barriers: every lane's
 statements up to a barrier, then every lane's after it, each expression
@@ -40,6 +41,7 @@ import numpy as np
 
 from integer_types import INT_NAMES
 
+from .atomics import ARRAY, atomic_types
 from .grammar import Generator
 from .rules import FLOAT_NAMES, OUTPUTS, Context, Node, Program, Unspecified, checked, convert, is_float
 
@@ -168,19 +170,25 @@ class WorkgroupGenerator(Generator):
         e = self.stored(self.outputs[OUTPUTS[1]])
         lines.append(f"        {OUTPUTS[1]}[i] = {e.src}")
         phases[-1].append(("store", OUTPUTS[1], e, None))
+        atomics, extra = self.atomic_section(atomic_types(self.device)), []
+        if atomics:  # global atomics among the lanes of every group (atomics.py)
+            lines += atomics[0]
+            atomics = atomics[1]
+            phases[-1].append(("atomics", ARRAY, atomics, None))
+            extra = [ARRAY, *atomics.olds]
         inputs, outputs = dict(self.inputs), dict(self.outputs)
         shapes = {}
         for name, (element, shape) in self.element_arrays().items():
             inputs[name], shapes[name] = element, shape
         kernel = f"g{self.seed}"
-        params = ", ".join(list(inputs) + list(outputs))
+        params = ", ".join(list(inputs) + list(outputs) + extra)
         source = "".join(h + "\n\n" for h in helpers)
         source += (f"@tack.kernel\ndef {kernel}({params}):\n    for i in range(len({OUTPUTS[0]})):\n"
                    + "\n".join(lines) + "\n")
         groups = random.Random(self.seed).randint(1, 3)
 
         def run(arrays, n):
-            results = {name: [None] * n for name in outputs}
+            results = {name: [None] * n for name in list(outputs) + ([ARRAY] if atomics else [])}
             for first in range(0, n, GROUP):
                 contexts = []
                 for lane in range(GROUP):
@@ -204,7 +212,7 @@ class WorkgroupGenerator(Generator):
                     shared = written
             return results
 
-        return Program(self.seed, kernel, source, inputs, outputs, run, shapes, groups=groups)
+        return Program(self.seed, kernel, source, inputs, outputs, run, shapes, atomics, groups=groups)
 
     def rounds(self, lines, phases):
         """A loop of a uniform trip count whose every trip reads s, waits,
@@ -246,7 +254,9 @@ class WorkgroupGenerator(Generator):
                 c.locals[name] = OPEN
             return
         try:
-            if kind == "write":
+            if kind == "atomics":
+                results[name][c.i] = node.evaluate(c)
+            elif kind == "write":
                 t = self.shared_type
                 written[at(c.locals[LANE])] = checked(convert(node.ev(c), node.type, t), t)
             elif kind == "reduce":
