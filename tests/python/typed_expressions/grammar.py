@@ -12,9 +12,10 @@ scalars, each operation rounded once in its type):
 - integer literals take the narrowest of i32, i64 and u64 that holds their
   whole value; float literals appear under tack.f32/tack.f64, which round
   their Python value once; array loads take the array's type, at i or at
-  another index (a generated integer expression of any type, too); number arguments (s0, s1) take a NumPy scalar's dtype, a
-  Python int's i32, i64 or u64 by magnitude, a Python float's f64 beside
-  an f64 array argument and f32 otherwise;
+  another index (a generated integer expression of any type, too); number
+  arguments (s0, s1) take a NumPy scalar's dtype, a Python int's i32, i64
+  or u64 by magnitude, a Python float's f64 beside an f64 array argument
+  and f32 otherwise;
 - +, -, *, &, |, ^, min, max, comparisons and conditional arms promote
   integer operands to the narrowest type that holds both ranges (a signed
   type with u64 has none: the generator casts one side, as a user must),
@@ -67,11 +68,11 @@ import numpy as np
 
 from integer_types import INT_NAMES, NP, bits, hi, lo, signed, wrap
 
-from .rules import (FLOAT_NAMES, INPUTS, MAX_DEPTH, NUMPY_FLOAT, OUTPUTS, Context, Node, Program, Unspecified,
-                    checked, convert, float_divmod, is_float, literal_type, promoted, to_float)
 from .atomics import ARRAY, AtomicUpdates, atomic_types
 from .helpers import HelperCalls
 from .loops import Loop, SequentialLoops
+from .rules import (FLOAT_NAMES, INPUTS, MAX_DEPTH, NUMPY_FLOAT, OUTPUTS, Context, Node, Program, Unspecified,
+                    checked, convert, float_divmod, is_float, literal_type, promoted, to_float)
 from .vectors import VectorExpressions, random_shape
 
 __all__ = ["FLOAT_NAMES", "Unspecified", "float_divmod", "generate", "promoted", "to_float"]
