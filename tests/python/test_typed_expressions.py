@@ -182,6 +182,7 @@ def test_the_grammar_reaches_every_construct_it_promises():
         "a call with a converted argument": r"h\d+_\d\(a0, a1, a2, a3, (v0, )?i, [^\n]*tack\.[iuf]\d+\(",
         "a loop carrying a local": r"\n        for j in range\([^\n]*\n            (t\d) = [^\n]*\b\1\b",
         "a loop of a varying trip count": r"for j in range\(\([^\n]* & (tack\.[iu]\d+\()?7\)?\)\):",
+        "a loop from a start to an end": r"for j in range\(tack\.[iu]\d+\([^\n]*\), tack\.[iu]\d+\(",
         "break and continue": r"\n                break\n[\s\S]*\n                continue\n",
         "atomic statements": r"\n        tack\.atomic_(add|sub|min|max)\(oa, ",
         "atomic expressions": r"\n        b\d\[i\] = tack\.atomic_(add|sub|min|max|exch)\(oa, ",

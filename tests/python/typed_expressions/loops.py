@@ -10,10 +10,14 @@ After its locals a program may run
         if <condition>:          # sometimes
             t<k> = <expression>
 
-over one of its scalar locals t<k> of type T. The bound is a literal or a
-generated integer expression masked into [0, 7] (so SIMD lanes run
-different trip counts); j counts in the bound's type joined with i32 (u64
-for a u64 bound: the contract's range over a u64). Every assignment in the
+over one of its scalar locals t<k> of type T. The range is a literal end,
+a generated integer expression masked into [0, 7] (so SIMD lanes run
+different trip counts), that cast to any integer type, or a start in
+[0, 3] and an end in [0, 7] each of its own integer type. j counts in the
+type of the start and end together, where an implicit start is an i32
+unless the end is a u64 (docs/language.md: the loop variable has the type
+of the bounds and step together, an implicit start counting in the end's
+type where an i32 cannot be mixed with it). Every assignment in the
 loop is of type T, cast where the expression's type would widen T (a float
 into an integer type through the grammar's guarded cast), so T is the
 local's settled type; the oracle runs the trips one after another and
@@ -22,14 +26,16 @@ converts each assignment to T. The loop's variable ends with the loop.
 
 from dataclasses import dataclass
 
-from .rules import Node, convert, is_float, promoted
+from integer_types import INT_NAMES
+
+from .rules import Node, convert, promoted
 
 VARIABLE = "j"
 
 
 @dataclass
 class Loop:
-    bound: Node
+    bounds: tuple  # the range's Nodes: (end,) or (start, end)
     target: str
     type: str
     value: Node
@@ -38,7 +44,7 @@ class Loop:
 
     def run(self, c):
         """The loop's trips in context c."""
-        for j in range(self.bound.ev(c)):
+        for j in range(*(b.ev(c) for b in self.bounds)):
             c.locals[VARIABLE] = j
             if self.exit and self.exit[2] and self.exit[1].ev(c) != 0:
                 if self.exit[0] == "break":
@@ -67,12 +73,21 @@ class SequentialLoops:
             return None
         target = r.choice(carried)
         t = self.locals[target]
-        if r.random() < 0.3:
-            bound = self.literal(r.randint(0, 4))
+        pick = r.random()
+        if pick < 0.2:
+            bounds = (self.literal(r.randint(0, 4)),)
+        elif pick < 0.7:
+            bounds = (self.masked(self.integer(2), 7),)
+            if r.random() < 0.4:  # an end of any integer type
+                bounds = (self.cast(r.choice(INT_NAMES), bounds[0]),)
+        else:  # a start and an end, each of its own integer type
+            start, end = (self.cast(r.choice(INT_NAMES), self.masked(self.integer(2), mask)) for mask in (3, 7))
+            bounds = self.joinable(start, end)
+        if len(bounds) == 1:  # the implicit start counts in the end's type where an i32 cannot be mixed with it
+            self.locals[VARIABLE] = "u64" if bounds[0].type == "u64" else promoted("i32", bounds[0].type)
         else:
-            bound = self.masked(self.integer(2), 7)
-        self.locals[VARIABLE] = "u64" if bound.type == "u64" else promoted("i32", bound.type)
-        lines.append(f"        for {VARIABLE} in range({bound.src}):")
+            self.locals[VARIABLE] = promoted(bounds[0].type, bounds[1].type)
+        lines.append(f"        for {VARIABLE} in range({', '.join(b.src for b in bounds)}):")
         exit = None
         if r.random() < 0.4:
             exit = (r.choice(["break", "continue"]), self.expr(2), r.random() < 0.5)
@@ -91,7 +106,7 @@ class SequentialLoops:
         if exit and not exit[2]:
             lines += [f"            if {exit[1].src}:", f"                {exit[0]}"]
         del self.locals[VARIABLE]  # the loop's variable ends with it
-        return Loop(bound, target, t, value, exit, second)
+        return Loop(bounds, target, t, value, exit, second)
 
     def settled(self, t, e):
         """e, cast to t where it would widen t."""
