@@ -14,10 +14,11 @@ over one of its scalar locals t<k> of type T. The range is a literal end,
 a generated integer expression masked into [0, 7] (so SIMD lanes run
 different trip counts), that cast to any integer type, or a start in
 [0, 3] and an end in [0, 7] each of its own integer type. j counts in the
-type of the start and end together, where an implicit start is an i32
-unless the end is a u64 (docs/language.md: the loop variable has the type
-of the bounds and step together, an implicit start counting in the end's
-type where an i32 cannot be mixed with it). Every assignment in the
+type of the bounds and the implicit step together, the implicit start and
+step i32s unless the bounds are u64s (docs/language.md: the loop variable
+has the type of the bounds and step together, an implicit start or step
+counting in the bounds' type where an i32 cannot be mixed with it: range
+of a u8 and a u32 counts in i64, of two u64s in u64). Every assignment in the
 loop is of type T, cast where the expression's type would widen T (a float
 into an integer type through the grammar's guarded cast), so T is the
 local's settled type; the oracle runs the trips one after another and
@@ -83,10 +84,10 @@ class SequentialLoops:
         else:  # a start and an end, each of its own integer type
             start, end = (self.cast(r.choice(INT_NAMES), self.masked(self.integer(2), mask)) for mask in (3, 7))
             bounds = self.joinable(start, end)
-        if len(bounds) == 1:  # the implicit start counts in the end's type where an i32 cannot be mixed with it
-            self.locals[VARIABLE] = "u64" if bounds[0].type == "u64" else promoted("i32", bounds[0].type)
-        else:
-            self.locals[VARIABLE] = promoted(bounds[0].type, bounds[1].type)
+        # The implicit start and step are i32s, which count in the bounds'
+        # type where an i32 cannot be mixed with it (a u64).
+        counted = bounds[0].type if len(bounds) == 1 else promoted(bounds[0].type, bounds[1].type)
+        self.locals[VARIABLE] = "u64" if counted == "u64" else promoted("i32", counted)
         lines.append(f"        for {VARIABLE} in range({', '.join(b.src for b in bounds)}):")
         exit = None
         if r.random() < 0.4:
