@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <sstream>
+#include <utility>
 
 #include "ir/traverse.h"
 
@@ -171,7 +172,7 @@ void visit(const Expr& e, const std::function<void(const Expr&)>& on_expr,
            const std::function<void(const Stmt&)>& on_stmt) {
     on_expr(e);
     for_each_child(
-        e, [&](const ExprPtr& c) { visit(*c, on_expr, on_stmt); },
+        e, [&](const ExprPtr& c) { visit(std::as_const(*c), on_expr, on_stmt); },
         [&](const Block& b) { visit(b, on_expr, on_stmt); });
 }
 
@@ -179,7 +180,7 @@ void visit(const Stmt& s, const std::function<void(const Expr&)>& on_expr,
            const std::function<void(const Stmt&)>& on_stmt) {
     on_stmt(s);
     for_each_child(
-        s, [&](const ExprPtr& c) { visit(*c, on_expr, on_stmt); },
+        s, [&](const ExprPtr& c) { visit(std::as_const(*c), on_expr, on_stmt); },
         [&](const Block& b) { visit(b, on_expr, on_stmt); });
 }
 
@@ -192,13 +193,13 @@ void visit(const Kernel& k, const std::function<void(const Expr&)>& on_expr,
            const std::function<void(const Stmt&)>& on_stmt) {
     visit(k.prologue, on_expr, on_stmt);
     for (const ParallelDim& d : k.dims) {
-        visit(*d.start, on_expr, on_stmt);
-        visit(*d.end, on_expr, on_stmt);
-        if (d.step) visit(*d.step, on_expr, on_stmt);
+        visit(std::as_const(*d.start), on_expr, on_stmt);
+        visit(std::as_const(*d.end), on_expr, on_stmt);
+        if (d.step) visit(std::as_const(*d.step), on_expr, on_stmt);
     }
     visit(k.body, on_expr, on_stmt);
     visit(k.epilogue, on_expr, on_stmt);
-    if (k.result) visit(*k.result, on_expr, on_stmt);
+    if (k.result) visit(std::as_const(*k.result), on_expr, on_stmt);
 }
 
 // ---------------------------------------------------------------------- clone

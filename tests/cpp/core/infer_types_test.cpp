@@ -89,8 +89,11 @@ TEST(InferTypes, LocalsTakeTheJoinOfTheirAssignments) {
         "            s = s + a[i]\n"
         "        out[i] = s\n",
         {array_of(DType::F32), array_of(DType::F32)});
-    for (auto& v : k->vars)
-        if (v.name == "s") EXPECT_EQ(v.type, DType::F32);
+    for (auto& v : k->vars) {
+        if (v.name == "s") {
+            EXPECT_EQ(v.type, DType::F32);
+        }
+    }
 }
 
 TEST(InferTypes, ConversionsAreExplicitCasts) {

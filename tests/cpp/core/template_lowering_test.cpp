@@ -53,11 +53,10 @@ std::unique_ptr<ir::Kernel> lowered(const std::string& text, const TemplateInfo&
     auto tree = syntax::parse_function(testing::source(text));
     std::vector<frontend::ParamShape> shapes(6);
     shapes[0].object = &info;
-    shapes[1] = frontend::ParamShape{true, 1};   // g.values
-    shapes[2] = frontend::ParamShape{false, 0};  // g.scale
-    shapes[3] = frontend::ParamShape{false, 0};  // g.shape[0]
-    shapes[4] = frontend::ParamShape{false, 0};  // g.shape[1]
-    shapes[5] = frontend::ParamShape{true, 1};   // out
+    for (int i : {1, 5}) {  // g.values and out; g.scale, g.shape[0] and g.shape[1] are numbers
+        shapes[i].is_array = true;
+        shapes[i].ndim = 1;
+    }
     return driver::build_template(*tree, std::make_shared<testing::TestResolver>(), shapes);
 }
 
