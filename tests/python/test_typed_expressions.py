@@ -15,8 +15,8 @@ sqrt, copysign, fmod, the class tests), joined local types, a local assigned
 under a condition only reading zero where it was not, device functions
 (typed parameters, a local, early returns whose types join, calls of other
 device functions), number arguments (NumPy scalars, Python ints and floats),
-sequential loops carrying a typed local over a varying trip count with break
-and continue, atomic updates (add, sub, min, max, exch, cas on every type of
+sequential for and while loops carrying a typed local over a varying trip
+count with break and continue, atomic updates (add, sub, min, max, exch, cas on every type of
 the device's atomic domain; numbers, 2x2 arrays by tuple indices, vector
 arrays of either layout; as statements, checked against the fold every order
 gives, and as expressions, whose returned old values must fit some order),
@@ -183,6 +183,8 @@ def test_the_grammar_reaches_every_construct_it_promises():
         "a loop carrying a local": r"\n        for j in range\([^\n]*\n            (t\d) = [^\n]*\b\1\b",
         "a loop of a varying trip count": r"for j in range\(\([^\n]* & (tack\.[iu]\d+\()?7\)?\)\):",
         "a loop from a start to an end": r"for j in range\(tack\.[iu]\d+\([^\n]*\), tack\.[iu]\d+\(",
+        "a while loop over a typed counter": r"\n        j = tack\.[iu]\d+\(\d\)\n        while j < [^\n]*:\n"
+                                             r"            j \+= tack\.[iu]\d+\(1\)\n",
         "break and continue": r"\n                break\n[\s\S]*\n                continue\n",
         "atomic statements": r"\n        tack\.atomic_(add|sub|min|max)\(oa, ",
         "atomic expressions": r"\n        b\d\[i\] = tack\.atomic_(add|sub|min|max|exch)\(oa, ",

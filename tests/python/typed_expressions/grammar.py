@@ -41,8 +41,8 @@ scalars, each operation rounded once in its type):
 - float min and max prefer the number to a NaN; floor, ceil, trunc, sqrt,
   copysign and fmod are NumPy's in the result type (f32, or f64 beside an
   f64 argument; integers converted), isnan, isinf and isfinite i32 0 or 1;
-- a sequential loop may carry a local round a varying trip count, with
-  break or continue (loops.py);
+- a sequential for or while loop may carry a local round a varying trip
+  count, with break or continue (loops.py);
 - a local assigned twice (the second time under a condition) has the join
   of its assignments' types (a vector local: each component the join of
   its own); one assigned under a condition only reads zero of its type
@@ -474,7 +474,7 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops):
                     v = None
                 steps.append((name, types, v, cond, second))
                 self.vector_locals[name] = ((second or v).shape, types)
-        if r.random() < 0.35:
+        if r.random() < 0.45:
             loop = self.loop(lines)
             if loop:
                 steps.append(loop)
