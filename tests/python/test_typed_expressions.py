@@ -9,19 +9,20 @@ float_divmod), integer power, vectors and square matrices of independently
 typed components (componentwise operators, casts, masks, select, cross, dot,
 @, transpose, sum, trace, determinants, any, all, components by literal,
 name or runtime index, rows, vector arrays of either layout loaded and
-stored, matrix arrays loaded), i32 comparisons and truth values (NaN true and unequal), float
-min/max preferring numbers, the exact math builtins (floor, ceil, trunc,
-sqrt, copysign, fmod, the class tests), joined local types, a local assigned
-under a condition only reading zero where it was not, device functions
-(typed parameters, a local, early returns whose types join, calls of other
-device functions), number arguments (NumPy scalars, Python ints and floats),
-sequential for and while loops carrying a typed local over a varying trip
-count with break and continue, atomic updates (add, sub, min, max, exch, cas on every type of
-the device's atomic domain; numbers, 2x2 arrays by tuple indices, vector
-arrays of either layout; as statements, checked against the fold every order
-gives, and as expressions, whose returned old values must fit some order),
-and on backends with workgroups, programs that pass values of random types
-between lanes through shared arrays across barriers and block reductions
+stored, matrix arrays loaded), i32 comparisons and truth values (NaN true
+and unequal), float min/max preferring numbers, the exact math builtins
+(floor, ceil, trunc, sqrt, copysign, fmod, the class tests), joined local
+types, a local assigned under a condition only reading zero where it was
+not, device functions (typed parameters, a local, early returns whose types
+join, calls of other device functions), number arguments (NumPy scalars,
+Python ints and floats), sequential for and while loops carrying a typed
+local over a varying trip count with break and continue, atomic updates
+(add, sub, min, max, exch, cas on every type of the device's atomic domain;
+numbers, 2x2 arrays by tuple indices, vector arrays of either layout; as
+statements, checked against the fold every order gives, and as expressions,
+whose returned old values must fit some order), and on backends with
+workgroups, programs that pass values of random types between lanes through
+shared arrays across barriers and block reductions
 (typed_expressions/workgroups.py, checked by running each group in lock step
 between barriers).
 
