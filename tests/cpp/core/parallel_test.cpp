@@ -122,7 +122,9 @@ TEST_F(ThreadCount, ChunksStartOnARowsWholeGroups) {
                 EXPECT_EQ(r.cut.load(), 0) << threads << " threads, rows of " << row << ", " << rows << " rows";
                 for (int64_t i = 0; i < n; ++i)
                     ASSERT_EQ(r.hits[static_cast<size_t>(i)].load(), 1) << threads << " " << row << " " << i;
-                if (n >= 64 * 16 && threads > 1) EXPECT_GT(r.chunks.load(), 1);  // still divided
+                if (n >= 64 * 16 && threads > 1) {
+                    EXPECT_GT(r.chunks.load(), 1);  // still divided
+                }
             }
     }
 }

@@ -142,8 +142,9 @@ void TileCompileLib::expect_same(const Kernel& kernel, const std::vector<Arg>& a
   if (!on_cpu()) {
     const std::string plan = lowered_kernel_ir(kernel, chosen, workgroup_target());
     grouping.scalar_trees = plan.rfind("; in workgroups", 0) == 0;
-    if (groups())
+    if (groups()) {
       ASSERT_TRUE(grouping.scalar_trees) << kernel.name() << ": " << plan.substr(0, plan.find('\n'));
+    }
   }
   interpret(kernel, views(want), grouping);
   compile(device(), kernel, chosen)->launch(views(got));

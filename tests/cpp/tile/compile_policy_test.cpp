@@ -87,7 +87,9 @@ TEST(TileCompilePolicy, SubtractionFoldsKeepTheirOrder) {
       EXPECT_EQ(bits(right[r]), bits(rf)) << cols << " columns, row " << r;
       differ = differ || bits(left[r]) != bits(right[r]);
     }
-    if (cols >= 2) EXPECT_TRUE(differ) << "left and right folds of - agree on every row of " << cols << " columns";
+    if (cols >= 2) {
+      EXPECT_TRUE(differ) << "left and right folds of - agree on every row of " << cols << " columns";
+    }
     EXPECT_TRUE(x.margin_intact() && left.margin_intact() && right.margin_intact());
   }
 }
