@@ -48,7 +48,7 @@ import numpy as np
 
 from integer_types import INT_NAMES, hi, lo, wrap
 
-from .rules import FLOAT_NAMES, NUMPY_FLOAT, Unspecified, checked, convert, is_float
+from .rules import FLOAT_NAMES, NUMPY_FLOAT, Node, Unspecified, checked, convert, is_float
 
 LENGTH = 4
 ARRAY = "oa"
@@ -145,18 +145,9 @@ class AtomicUpdates:
         return self.cast(t, e) if is_float(e.type) and not is_float(t) else e
 
     def literal_of(self, v, t):
+        """The value v of type t as a source constant, tack.t(v)."""
         src = f"tack.{t}({float(v)!r})" if is_float(t) else f"tack.{t}({v})"
-        return _Constant(src, t, v)
-
-
-@dataclass
-class _Constant:
-    src: str
-    type: str
-    value: object
-
-    def ev(self, c):
-        return self.value
+        return Node(src, t, lambda c: v)
 
 
 class Atomics:
