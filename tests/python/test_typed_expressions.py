@@ -16,7 +16,9 @@ types, a local assigned under a condition only reading zero where it was
 not, device functions (typed parameters, a local, early returns whose types
 join, calls of other device functions), number arguments (NumPy scalars,
 Python ints and floats), sequential for and while loops carrying a typed
-local over a varying trip count with break and continue, atomic updates
+local over a varying trip count with break and continue (one loop inside
+another too), parallel ranges over bounds and steps of their own integer
+types at the ends of those types, atomic updates
 (add, sub, min, max, exch, cas on every type of the device's atomic domain;
 numbers, 2x2 arrays by tuple indices, vector arrays of either layout; as
 statements, checked against the fold every order gives, and as expressions,
@@ -42,10 +44,11 @@ import pytest
 import tack
 
 from backends import WORKGROUPS
-from integer_types import INT_NAMES, wrap
+from integer_types import INT_NAMES, NP, hi, lo, wrap
 from typed_expressions import generate, run_batch
 from typed_expressions.atomics import Atomics, Shape, Update
 from typed_expressions.grammar import FLOAT_NAMES, Unspecified, float_divmod, promoted, to_float
+from typed_expressions.ranges import choose_range
 from typed_expressions.runner import run_workgroup_batch
 from typed_expressions.workgroups import generate_workgroup
 
@@ -187,6 +190,13 @@ def test_the_grammar_reaches_every_construct_it_promises():
         "a while loop over a typed counter": r"\n        j = tack\.[iu]\d+\(\d\)\n        while j < [^\n]*:\n"
                                              r"            j \+= tack\.[iu]\d+\(1\)\n",
         "break and continue": r"\n                break\n[\s\S]*\n                continue\n",
+        "a loop in a loop": r"\n            (for k in range\(|while k < )",
+        "an inner loop counting to the outer variable": r"\n            (for k in range\(|while k < )[^\n]*\(j & ",
+        "a parallel range of a typed end": r"\n    for q in range\(r1\):\n        i = tack\.i64\(q\)\n",
+        "a parallel range from a typed start": r"\n    for q in range\(r0, r1\):\n        i = tack\.i64\(q\) - tack\.i64\(r0\)\n",
+        "a parallel range of a typed step": r"\n    for q in range\(r0, r1, r2\):\n"
+                                            r"        i = \(tack\.i64\(q\) - tack\.i64\(r0\)\) // tack\.i64\(r2\)\n",
+        "the parallel range's variable read": r"\n        i = [^\n]*\n(        [^\n]*\n)*        [^\n]*\bq\b",
         "atomic statements": r"\n        tack\.atomic_(add|sub|min|max)\(oa, ",
         "atomic expressions": r"\n        b\d\[i\] = tack\.atomic_(add|sub|min|max|exch)\(oa, ",
         "compare-and-swap": r"tack\.atomic_cas\(oa, ",
@@ -198,7 +208,7 @@ def test_the_grammar_reaches_every_construct_it_promises():
     for t in INT_NAMES + FLOAT_NAMES:
         assert any(t in p.inputs.values() for p in programs) and any(t in p.outputs.values() for p in programs)
         assert any(p.atomics and p.atomics.type == t for p in programs), f"no atomics on {t}"
-    arguments = [v for p in programs if re.search(r"\bs\d\b", p.source.split("\n    for i")[-1])
+    arguments = [v for p in programs if re.search(r"\bs\d\b", p.source.split("@tack.kernel")[-1].split("):\n", 1)[1])
                  for v in p.scalars.values()]
     kinds = {"a NumPy integer": lambda v: isinstance(v, np.integer),
              "a NumPy float": lambda v: isinstance(v, np.floating),
@@ -206,6 +216,32 @@ def test_the_grammar_reaches_every_construct_it_promises():
              "a Python int of u64": lambda v: type(v) is int and v >= 2**63,
              "a Python float": lambda v: type(v) is float}
     assert not [k for k, is_one in kinds.items() if not any(is_one(v) for v in arguments)], "number arguments"
+
+
+def test_typed_parallel_ranges_run_n_trips_inside_their_types():
+    # Each call's bounds give exactly n trips (Python's range of the same
+    # values), each bound holds its type's value and q's type holds every
+    # trip; the bounds reach both ends of their types, and every type and
+    # Python ints are passed.
+    ranges = [r for r in map(choose_range, range(10000)) if r]
+    ends, passed = set(), set()
+    for r in ranges:
+        for n in (1, 2, 7, 8, 69, 70):
+            start, end, step = r.values(n)
+            trips = range(start, end, step)
+            assert len(trips) == n and step > 0
+            assert lo(r.type) <= min(trips) and max(trips) <= hi(r.type)
+            for t, v, arg in zip([u for u in r.types if u], [x for x, u in zip((start, end, step), r.types) if u],
+                                 r.arguments(n)):
+                assert lo(t) <= v <= hi(t) and arg == v
+                passed.add("int" if type(arg) is int else arg.dtype)
+            if r.types[0] and start == lo(r.types[0]):
+                ends.add(("low", r.types[0]))
+            if r.types[0] and end == hi(r.types[1]):
+                ends.add(("high", r.types[1]))
+    assert passed == {"int"} | {NP[t] for t in INT_NAMES}, passed
+    assert {t for side, t in ends if side == "low"} == set(INT_NAMES)
+    assert {t for side, t in ends if side == "high"} == set(INT_NAMES)
 
 
 def test_the_oracles_promotion_is_the_contracts():

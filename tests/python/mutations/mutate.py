@@ -54,7 +54,7 @@ def base_program(seed):
 
     def args():
         inputs, outputs = typed_expressions.runner.kernel_arrays(p, arrays, n)
-        return [*inputs.values(), *p.scalars.values(), *outputs.values()]
+        return p.arguments(inputs, outputs, n)
 
     return p.kernel, p.source, args
 

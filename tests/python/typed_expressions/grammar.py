@@ -42,7 +42,9 @@ scalars, each operation rounded once in its type):
   copysign and fmod are NumPy's in the result type (f32, or f64 beside an
   f64 argument; integers converted), isnan, isinf and isfinite i32 0 or 1;
 - a sequential for or while loop may carry a local round a varying trip
-  count, with break or continue (loops.py);
+  count, with break or continue, and hold a second loop (loops.py);
+- the parallel loop may range over bounds and a step of their own integer
+  types, its variable q read as a local of their joined type (ranges.py);
 - a local assigned twice (the second time under a condition) has the join
   of its assignments' types (a vector local: each component the join of
   its own); one assigned under a condition only reads zero of its type
@@ -71,6 +73,8 @@ from integer_types import INT_NAMES, NP, bits, hi, lo, signed, wrap
 from .atomics import ARRAY, AtomicUpdates, atomic_types
 from .helpers import HelperCalls
 from .loops import Loop, SequentialLoops
+from .ranges import VARIABLE as RANGE_VARIABLE
+from .ranges import choose_range
 from .rules import (FLOAT_NAMES, INPUTS, MAX_DEPTH, NUMPY_FLOAT, OUTPUTS, Context, Node, Program, Unspecified,
                     checked, convert, float_divmod, is_float, literal_type, promoted, to_float)
 from .vectors import VectorExpressions, random_shape
@@ -432,6 +436,9 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops):
         r = self.rng
         helpers = self.helper_definitions()
         self.choose_scalars()  # after the helpers, which cannot read them
+        typed_range = choose_range(self.seed)
+        if typed_range:
+            self.locals[RANGE_VARIABLE] = typed_range.type
         lines, steps = [], []
         for k in range(r.randint(0, 3)):
             name = f"t{k}"
@@ -501,15 +508,22 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops):
             atomics = atomics[1]
             extra = [ARRAY, *atomics.olds]
         kernel = f"e{self.seed}"
-        params = ", ".join(list(inputs) + list(self.scalars) + list(outputs) + extra)
+        bounds = typed_range.params if typed_range else []
+        params = ", ".join(list(inputs) + list(self.scalars) + bounds + list(outputs) + extra)
+        header = []
+        if typed_range:
+            typed_range.header(header)
+        else:
+            header.append(f"    for i in range(len({OUTPUTS[0]})):")
         source = "".join(h + "\n\n" for h in helpers)
-        source += (f"@tack.kernel\ndef {kernel}({params}):\n    for i in range(len({OUTPUTS[0]})):\n"
-                   + "\n".join(lines) + "\n")
+        source += f"@tack.kernel\ndef {kernel}({params}):\n" + "\n".join(header + lines) + "\n"
 
         def run(arrays, n):
             results = {name: [] for name in list(outputs) + ([ARRAY] if atomics else [])}
             for i in range(n):
                 c = Context(arrays, i, n)
+                if typed_range:
+                    c.locals[RANGE_VARIABLE] = typed_range.variable(i, n)
                 try:
                     for step in steps:
                         if isinstance(step, Loop):
@@ -552,6 +566,7 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops):
 
         return Program(self.seed, kernel, source, inputs, outputs, run, shapes, atomics,
                        scalars={name: arg for name, (arg, _, _) in self.scalars.items()},
+                       bounds=typed_range.arguments if typed_range else None,
                        min_length=8 if self.typed_indices else 1)
 
 

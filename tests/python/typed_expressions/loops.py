@@ -6,11 +6,11 @@ After its locals a program may run (or a while loop over a counter, below)
     for j in range(<bound>):
         if <condition>:          # sometimes, before or after the update
             break                # or continue
-        t<k> = <expression>      # reads t<k> itself, j, the other locals
+        t<m> = <expression>      # reads t<m> itself, j, the other locals
         if <condition>:          # sometimes
-            t<k> = <expression>
+            t<m> = <expression>
 
-over one of its scalar locals t<k> of type T. The range is a literal end,
+over one of its scalar locals t<m> of type T. The range is a literal end,
 a generated integer expression masked into [0, 7] (so SIMD lanes run
 different trip counts), that cast to any integer type, or a start in
 [0, 3] and an end in [0, 7] each of its own integer type. j counts in the
@@ -31,6 +31,12 @@ loop is of type T, cast where the expression's type would widen T (a float
 into an integer type through the grammar's guarded cast), so T is the
 local's settled type; the oracle runs the trips one after another and
 converts each assignment to T. The loop's variable ends with the loop.
+
+A loop may hold a second one over `k` in each trip, after its update,
+built the same way (carrying one of the locals, the same one or another),
+whose end is sometimes the outer variable masked into [0, 7] (`range((j &
+7))`, `while k < (j & 7)`), so its trip count changes from one outer trip
+to the next; its break and continue leave or skip only its own trips.
 """
 
 from dataclasses import dataclass
@@ -40,6 +46,7 @@ from integer_types import INT_NAMES, wrap
 from .rules import Node, convert, promoted
 
 VARIABLE = "j"
+INNER_VARIABLE = "k"
 
 
 @dataclass
@@ -50,22 +57,25 @@ class Loop:
     value: Node
     exit: tuple = None  # ("break" or "continue", condition, before the update: bool)
     second: tuple = None  # (condition, value): a second assignment under a condition
-    counter: tuple = None  # a while loop's (start, type): j counts from start, incremented first in each trip
+    counter: tuple = None  # a while loop's (start, type): the variable counts from start, incremented first in each trip
+    variable: str = VARIABLE
+    inner: object = None  # a Loop run in each trip after the update (and its second assignment)
 
     def run(self, c):
         """The loop's trips in context c."""
+        v = self.variable
         if self.counter:
-            c.locals[VARIABLE] = self.counter[0]
+            c.locals[v] = self.counter[0]
             while self.bounds[0].ev(c) != 0:
-                c.locals[VARIABLE] = wrap(c.locals[VARIABLE] + 1, self.counter[1])
+                c.locals[v] = wrap(c.locals[v] + 1, self.counter[1])
                 if self.trip(c) == "break":
                     break
         else:
             for j in range(*(b.ev(c) for b in self.bounds)):
-                c.locals[VARIABLE] = j
+                c.locals[v] = j
                 if self.trip(c) == "break":
                     break
-        c.locals.pop(VARIABLE, None)
+        c.locals.pop(v, None)
 
     def trip(self, c):
         """One trip's body: "break" where it breaks."""
@@ -74,6 +84,8 @@ class Loop:
         c.locals[self.target] = convert(self.value.ev(c), self.value.type, self.type)
         if self.second and self.second[0].ev(c) != 0:
             c.locals[self.target] = convert(self.second[1].ev(c), self.second[1].type, self.type)
+        if self.inner:
+            self.inner.run(c)
         if self.exit and not self.exit[2] and self.exit[1].ev(c) != 0:
             return self.exit[0]
         return None
@@ -83,29 +95,33 @@ class SequentialLoops:
     """Loops of the typed-expression Generator (a mixin: it uses the
     Generator's rng, expressions, casts and locals)."""
 
-    def loop(self, lines):
+    def loop(self, lines, variable=VARIABLE, indent=8):
         """A loop carrying one of the scalar locals, its lines added to
-        `lines`; None where there is no local."""
+        `lines` at `indent` spaces; None where there is no local. The
+        outermost loop may hold a second one over `k` in each trip."""
         r = self.rng
         carried = [name for name in sorted(self.locals) if name.startswith("t")]
         if not carried:
             return None
         target = r.choice(carried)
         t = self.locals[target]
+        at, body = " " * indent, " " * (indent + 4)
         pick = r.random()
         counter = None
+        outer = variable != VARIABLE and VARIABLE in self.locals  # an inner loop may count to the outer variable
         if pick < 0.35:  # a while loop over a counter of any integer type
             counter = (r.randint(0, 3), r.choice(INT_NAMES))
-            j = Node(VARIABLE, counter[1], lambda c: c.locals[VARIABLE])
-            left, right = self.joinable(j, self.masked(self.integer(2), 7))
+            j = Node(variable, counter[1], lambda c: c.locals[variable])
+            end = self.outer_end() if outer and r.random() < 0.5 else self.masked(self.integer(2), 7)
+            left, right = self.joinable(j, end)
             bounds = (Node(f"{left.src} < {right.src}", "i32", lambda c: int(left.ev(c) < right.ev(c))),)
-            self.locals[VARIABLE] = counter[1]
-            lines += [f"        {VARIABLE} = tack.{counter[1]}({counter[0]})", f"        while {bounds[0].src}:",
-                      f"            {VARIABLE} += tack.{counter[1]}(1)"]
+            self.locals[variable] = counter[1]
+            lines += [f"{at}{variable} = tack.{counter[1]}({counter[0]})", f"{at}while {bounds[0].src}:",
+                      f"{body}{variable} += tack.{counter[1]}(1)"]
         elif pick < 0.45:
             bounds = (self.literal(r.randint(0, 4)),)
         elif pick < 0.75:
-            bounds = (self.masked(self.integer(2), 7),)
+            bounds = (self.outer_end() if outer and r.random() < 0.5 else self.masked(self.integer(2), 7),)
             if r.random() < 0.4:  # an end of any integer type
                 bounds = (self.cast(r.choice(INT_NAMES), bounds[0]),)
         else:  # a start and an end, each of its own integer type
@@ -115,27 +131,36 @@ class SequentialLoops:
             # The implicit start and step are i32s, which count in the bounds'
             # type where an i32 cannot be mixed with it (a u64).
             counted = bounds[0].type if len(bounds) == 1 else promoted(bounds[0].type, bounds[1].type)
-            self.locals[VARIABLE] = "u64" if counted == "u64" else promoted("i32", counted)
-            lines.append(f"        for {VARIABLE} in range({', '.join(b.src for b in bounds)}):")
+            self.locals[variable] = "u64" if counted == "u64" else promoted("i32", counted)
+            lines.append(f"{at}for {variable} in range({', '.join(b.src for b in bounds)}):")
         exit = None
         if r.random() < 0.4:
             exit = (r.choice(["break", "continue"]), self.expr(2), r.random() < 0.5)
         if exit and exit[2]:
-            lines += [f"            if {exit[1].src}:", f"                {exit[0]}"]
+            lines += [f"{body}if {exit[1].src}:", f"{body}    {exit[0]}"]
         value = self.expr(3)
         if r.random() < 0.6:  # the local's own value, updated
             own = Node(target, t, lambda c: c.locals[target])
             value = self.arith_of(r.choice(["+", "-", "*", "^"]), *self.joinable(own, value))
         value = self.settled(t, value)
-        lines.append(f"            {target} = {value.src}")
+        lines.append(f"{body}{target} = {value.src}")
         second = None
         if r.random() < 0.3:
             second = (self.expr(2), self.settled(t, self.expr(2)))
-            lines += [f"            if {second[0].src}:", f"                {target} = {second[1].src}"]
+            lines += [f"{body}if {second[0].src}:", f"{body}    {target} = {second[1].src}"]
+        inner = None
+        if variable == VARIABLE and r.random() < 0.3:  # a loop in each trip
+            inner = self.loop(lines, INNER_VARIABLE, indent + 4)
         if exit and not exit[2]:
-            lines += [f"            if {exit[1].src}:", f"                {exit[0]}"]
-        del self.locals[VARIABLE]  # the loop's variable ends with it (a while loop's counter is not read after it)
-        return Loop(bounds, target, t, value, exit, second, counter)
+            lines += [f"{body}if {exit[1].src}:", f"{body}    {exit[0]}"]
+        del self.locals[variable]  # the loop's variable ends with it (a while loop's counter is not read after it)
+        return Loop(bounds, target, t, value, exit, second, counter, variable, inner)
+
+    def outer_end(self):
+        """The outer loop's variable as an inner loop's end (so the inner
+        loop's trips vary from trip to trip), masked into [0, 7]."""
+        j = Node(VARIABLE, self.locals[VARIABLE], lambda c: c.locals[VARIABLE])
+        return self.masked(j, 7)
 
     def settled(self, t, e):
         """e, cast to t where it would widen t."""

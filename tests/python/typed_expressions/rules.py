@@ -123,6 +123,13 @@ class Program:
     groups: int = 0  # launched over this many complete groups of 256 lanes (0: 1 to MAX_LEN iterations)
     scalars: dict = field(default_factory=dict)  # a number argument's name -> what is passed (after the inputs)
     min_length: int = 1  # the fewest elements its arrays may have
+    bounds: object = None  # (n) -> a typed parallel range's arguments for n trips (after the numbers), or None
+
+    def arguments(self, inputs, outputs, n):
+        """The kernel's arguments for arrays of n elements: the input
+        arrays, the numbers, the range's bounds, the output arrays."""
+        bounds = self.bounds(n) if self.bounds else []
+        return [*inputs.values(), *self.scalars.values(), *bounds, *outputs.values()]
 
 
 class Context:

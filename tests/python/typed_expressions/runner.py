@@ -162,7 +162,7 @@ def _run_one(program, module):
         try:
             if spmd is not None:
                 tack.set_cpu_spmd("always" if spmd else False)
-            getattr(module, program.kernel)(*inputs.values(), *program.scalars.values(), *outputs.values())
+            getattr(module, program.kernel)(*program.arguments(inputs, outputs, n))
         except Exception as e:
             return Mismatch(program.seed, "tack raised" + mode, f"{type(e).__name__}: {e}", program.source)
         finally:
