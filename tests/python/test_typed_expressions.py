@@ -18,7 +18,9 @@ join, calls of other device functions), number arguments (NumPy scalars,
 Python ints and floats), sequential for and while loops carrying a typed
 local over a varying trip count with break and continue (one loop inside
 another too), parallel ranges over bounds and steps of their own integer
-types at the ends of those types, atomic updates
+types at the ends of those types, arrays passed as views of larger ones
+(stepped, backwards, a column; the elements outside them must keep their
+sentinels), atomic updates
 (add, sub, min, max, exch, cas on every type of the device's atomic domain;
 numbers, 2x2 arrays by tuple indices, vector arrays of either layout; as
 statements, checked against the fold every order gives, and as expressions,

@@ -53,7 +53,7 @@ def base_program(seed):
     arrays, n = typed_expressions.runner.inputs_for(p)
 
     def args():
-        inputs, outputs = typed_expressions.runner.kernel_arrays(p, arrays, n)
+        inputs, outputs, _ = typed_expressions.runner.kernel_arrays(p, arrays, n)
         return p.arguments(inputs, outputs, n)
 
     return p.kernel, p.source, args

@@ -1,5 +1,8 @@
 """Runs generated expression programs compiled by Tack and compares every
-output element with the grammar's evaluation."""
+output element with the grammar's evaluation. About a third of programs
+take some of their arrays as views of larger ones (every second or third
+element, backwards, a column of a 2-D array), whose other elements hold
+sentinels that must survive the call."""
 
 import math
 import random
@@ -73,21 +76,93 @@ def inputs_for(program):
     return arrays, n
 
 
-def make_array(values, t, shape, n):
+def make_array(values, t, shape, n, view=None):
     """A tack array of type t holding `values` (None: zeros), a vector
     or matrix array where `shape` (width or (rows, columns), layout) is
-    given."""
+    given; a view of a larger array where `view` (views_for's) says."""
     import tack
 
-    if shape is None:
-        data = np.zeros(n, dtype(t)) if values is None else np.array(values, dtype=dtype(t))
-        return tack.array(data)
-    width, layout = shape
-    element = width if isinstance(width, tuple) else (width,)
-    data = np.zeros((n, *element), dtype(t)) if values is None else np.array(values, dtype=dtype(t))
-    data = data.reshape(n, *element)
-    kind = tack.matrix(*element, getattr(tack, t)) if len(element) == 2 else tack.vector(width, getattr(tack, t))
-    return tack.array(data, dtype=kind, layout=layout)
+    width, layout = shape or (None, None)
+    element = () if shape is None else width if isinstance(width, tuple) else (width,)
+    data = np.zeros((n, *element), dtype(t)) if values is None else np.array(values, dtype=dtype(t)).reshape(n, *element)
+    kind = None if shape is None else tack.matrix(*element, getattr(tack, t)) if len(element) == 2 else \
+        tack.vector(width, getattr(tack, t))
+    if view is None:
+        return tack.array(data) if kind is None else tack.array(data, dtype=kind, layout=layout)
+    base, key = view.place(data)
+    whole = tack.array(base) if kind is None else tack.array(base, dtype=kind, layout=layout)
+    return Viewed(whole[key], whole, base, key)
+
+
+@dataclass
+class View:
+    """How an array is passed as a view of a larger one: every `step`-th
+    element (negative: backwards) from `offset`, or column `column` of a
+    (n, columns) array; the other elements hold sentinels."""
+    step: int = 1
+    offset: int = 0
+    columns: int = 0
+    column: int = 0
+
+    def __str__(self):
+        if self.columns:
+            return f"column {self.column} of {self.columns}"
+        return f"every {self.step} from {self.offset}" if self.step > 0 else f"every {self.step} to {self.offset}"
+
+    def place(self, data):
+        """(the larger NumPy array, with data at the view and sentinels
+        elsewhere; the key that views it)."""
+        n = len(data)
+        rng = np.random.default_rng(n * 31 + self.offset)
+        if self.columns:
+            base = np.empty((n, self.columns, *data.shape[1:]), data.dtype)
+            key = (slice(None), self.column)
+        else:
+            base = np.empty((self.offset + n * abs(self.step) + 1, *data.shape[1:]), data.dtype)
+            if self.step > 0:
+                key = slice(self.offset, self.offset + n * self.step, self.step)
+            else:  # backwards from the view's first element, the last in memory
+                last = self.offset + (n - 1) * -self.step
+                key = slice(last, None if last + self.step * n < 0 else last + self.step * n, self.step)
+        base.view(np.uint8)[...] = rng.integers(0, 256, base.nbytes, dtype=np.uint8).reshape(base.view(np.uint8).shape)
+        base[key] = data
+        return base, key
+
+
+class Viewed:
+    """A view passed to a kernel, with what it views: `sentinels_kept()`
+    says whether every element outside the view still holds its
+    sentinel."""
+
+    def __init__(self, view, whole, base, key):
+        self.view, self.whole, self.base, self.key = view, whole, base, key
+
+    def sentinels_kept(self):
+        outside = np.ones(self.base.shape[:2] if isinstance(self.key, tuple) else self.base.shape[:1], bool)
+        outside[self.key] = False
+        got = self.whole.numpy()
+        return got[outside].tobytes() == self.base[outside].tobytes()
+
+
+def views_for(program):
+    """How each of the program's input and output arrays is passed: as
+    itself (None), or for about a third of programs some of them as views
+    of larger arrays (View), fixed by the program's seed."""
+    rng = random.Random(program.seed * 104729 + 11)
+    names = list(program.inputs) + list(program.outputs)
+    if program.groups or rng.random() >= 0.35:
+        return {name: None for name in names}
+    views = {}
+    for name in names:
+        pick = rng.random()
+        if pick < 0.4:
+            views[name] = None
+        elif pick < 0.8:
+            views[name] = View(step=rng.choice([2, 3, -1, -2]), offset=rng.randint(0, 3))
+        else:
+            columns = rng.randint(2, 4)
+            views[name] = View(columns=columns, column=rng.randrange(columns))
+    return views
 
 
 def same_element(got, want, t):
@@ -131,31 +206,41 @@ def values_of(array, t, flat=True):
     return [[int(y) for y in x] for x in got] if got.ndim == 2 else [int(x) for x in got]
 
 
-def kernel_arrays(program, arrays, n):
-    """(inputs, outputs): the kernel's arrays by name, in its parameters'
-    order, the inputs holding `arrays` (inputs_for's), the outputs zero,
-    and where the program has atomics oa holding its starting values and
-    the arrays of old values after it (among the outputs)."""
-    inputs = {name: make_array(v, program.inputs[name], program.shapes.get(name), n) for name, v in arrays.items()}
-    outputs = {name: make_array(None, t, program.shapes.get(name), n) for name, t in program.outputs.items()}
+def kernel_arrays(program, arrays, n, views=None):
+    """(inputs, outputs, viewed): the kernel's arrays by name, in its
+    parameters' order, the inputs holding `arrays` (inputs_for's), the
+    outputs zero, and where the program has atomics oa holding its
+    starting values and the arrays of old values after it (among the
+    outputs). `views` (views_for's) passes some as views of larger arrays;
+    `viewed` holds their Viewed by name."""
+    views = views or {}
+    made = {name: make_array(v, program.inputs[name], program.shapes.get(name), n, views.get(name))
+            for name, v in arrays.items()}
+    made.update({name: make_array(None, t, program.shapes.get(name), n, views.get(name))
+                 for name, t in program.outputs.items()})
+    viewed = {name: a for name, a in made.items() if isinstance(a, Viewed)}
+    made = {name: a.view if isinstance(a, Viewed) else a for name, a in made.items()}
+    inputs = {name: made[name] for name in arrays}
+    outputs = {name: made[name] for name in program.outputs}
     atomics = program.atomics
     if atomics:
         outputs[ARRAY] = atomic_array(atomics)
         outputs.update({name: make_array(None, atomics.type, (width, "aos") if width else None, n)
                         for name, width in atomics.olds.items()})
-    return inputs, outputs
+    return inputs, outputs, viewed
 
 
 def _run_one(program, module):
     import tack
 
     arrays, n = inputs_for(program)
+    views = views_for(program)
     with np.errstate(all="ignore"):
         expected = program.run(arrays, n)
     # On the CPU the kernel runs in SIMD lanes and as the scalar program.
     modes = [True, False] if tack.get_default_device() == "cpu" else [None]
     for spmd in modes:
-        inputs, outputs = kernel_arrays(program, arrays, n)
+        inputs, outputs, viewed = kernel_arrays(program, arrays, n, views)
         atomics = program.atomics
         mode = "" if spmd is None else (" (SPMD)" if spmd else " (scalar)")
         was = tack.cpu_spmd_enabled()
@@ -173,6 +258,10 @@ def _run_one(program, module):
                                      for name in atomics.olds})
             if problem:
                 return Mismatch(program.seed, "atomics" + mode, problem, program.source)
+        touched = [name for name, v in viewed.items() if not v.sentinels_kept()]
+        if touched:
+            return Mismatch(program.seed, "wrote outside a view" + mode,
+                            ", ".join(f"{name} ({views[name]})" for name in touched), program.source)
         for name, t in program.outputs.items():
             out = outputs[name]
             got = out.numpy()
@@ -182,7 +271,8 @@ def _run_one(program, module):
                 return Mismatch(program.seed, "output" + mode,
                                 f"{name}[{i}] ({t}): tack {got[i]!r} != contract {expected[name][i]!r} "
                                 f"({len(bad)} of {n} differ); inputs at {i}: "
-                                f"{ {k: (program.inputs[k], v[i]) for k, v in arrays.items()} }", program.source)
+                                f"{ {k: (program.inputs[k], v[i]) for k, v in arrays.items()} }"
+                                + (f"; views: {', '.join(f'{k} ({views[k]})' for k in viewed)}" if viewed else ""), program.source)
     return None
 
 
