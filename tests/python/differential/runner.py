@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from soak import run_batches
+from view_arguments import Viewed, choose_views
 
 from . import builder
 from .grammar import INPUT_BOUND, MAX_LEN, Options, generate
@@ -31,6 +32,7 @@ class Inputs:
     n0: int
     n1: int
     alias: bool = False  # o and p are one array (each iteration touches only its own index of either)
+    views: dict = None  # name -> how it is passed (view_arguments.View, or None: as itself)
 
 
 def inputs_for(seed):
@@ -45,7 +47,8 @@ def inputs_for(seed):
     alias = rng.random() < 0.25
     if alias:
         arrays["p"] = arrays["o"]
-    return Inputs(arrays, n0, n1, alias)
+    views = choose_views(random.Random(seed * 104729 + 13), ("a", "b", "o", "p"))
+    return Inputs(arrays, n0, n1, alias, views)
 
 
 def _shared(inputs, make):
@@ -80,7 +83,9 @@ def _run_compiled(program, compiled, inputs, lists, spmd):
     import tack
 
     order = ("a", "b", "o", "p")
-    arrays = _shared(inputs, lambda k: tack.array(inputs.arrays[k]))
+    made = _shared(inputs, lambda k: inputs.views[k].make(inputs.arrays[k], tack.array) if inputs.views[k]
+                   else tack.array(inputs.arrays[k]))
+    arrays = {k: a.view if isinstance(a, Viewed) else a for k, a in made.items()}
     mode = "" if spmd is None else (" (SPMD)" if spmd else " (scalar)")
     was = tack.cpu_spmd_enabled()
     try:
@@ -91,6 +96,11 @@ def _run_compiled(program, compiled, inputs, lists, spmd):
         return Mismatch(program.seed, "tack raised" + mode, f"{type(e).__name__}: {e}", program.source)
     finally:
         tack.set_cpu_spmd(was)
+    viewed = {k: inputs.views[k] for k, a in made.items() if isinstance(a, Viewed)}
+    touched = [k for k, a in made.items() if isinstance(a, Viewed) and not a.sentinels_kept()]
+    if touched:
+        return Mismatch(program.seed, "wrote outside a view" + mode,
+                        ", ".join(f"{k} ({inputs.views[k]})" for k in touched), program.source)
     for k in order:
         expected = lists[k]
         info = np.iinfo(inputs.arrays[k].dtype)
@@ -102,7 +112,9 @@ def _run_compiled(program, compiled, inputs, lists, spmd):
             together = "one array" if inputs.alias else "apart"
             return Mismatch(program.seed, "array" + mode, f"{k}: tack {got} != python {expected} "
                             f"(n0={inputs.n0}, n1={inputs.n1}, o and p {together}, dtypes "
-                            f"{ {n: str(a.dtype) for n, a in inputs.arrays.items()} })", program.source)
+                            f"{ {n: str(a.dtype) for n, a in inputs.arrays.items()} }"
+                            + (f"; views: {', '.join(f'{k} ({v})' for k, v in viewed.items())}" if viewed else "")
+                            + ")", program.source)
     return None
 
 

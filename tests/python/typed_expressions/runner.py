@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from differential.builder import load_module
+from view_arguments import Viewed, choose_views
 from integer_types import NP, hi, lo, wrap
 
 from .atomics import ARRAY, LENGTH
@@ -89,80 +90,16 @@ def make_array(values, t, shape, n, view=None):
         tack.vector(width, getattr(tack, t))
     if view is None:
         return tack.array(data) if kind is None else tack.array(data, dtype=kind, layout=layout)
-    base, key = view.place(data)
-    whole = tack.array(base) if kind is None else tack.array(base, dtype=kind, layout=layout)
-    return Viewed(whole[key], whole, base, key)
-
-
-@dataclass
-class View:
-    """How an array is passed as a view of a larger one: every `step`-th
-    element (negative: backwards) from `offset`, or column `column` of a
-    (n, columns) array; the other elements hold sentinels."""
-    step: int = 1
-    offset: int = 0
-    columns: int = 0
-    column: int = 0
-
-    def __str__(self):
-        if self.columns:
-            return f"column {self.column} of {self.columns}"
-        return f"every {self.step} from {self.offset}" if self.step > 0 else f"every {self.step} to {self.offset}"
-
-    def place(self, data):
-        """(the larger NumPy array, with data at the view and sentinels
-        elsewhere; the key that views it)."""
-        n = len(data)
-        rng = np.random.default_rng(n * 31 + self.offset)
-        if self.columns:
-            base = np.empty((n, self.columns, *data.shape[1:]), data.dtype)
-            key = (slice(None), self.column)
-        else:
-            base = np.empty((self.offset + n * abs(self.step) + 1, *data.shape[1:]), data.dtype)
-            if self.step > 0:
-                key = slice(self.offset, self.offset + n * self.step, self.step)
-            else:  # backwards from the view's first element, the last in memory
-                last = self.offset + (n - 1) * -self.step
-                key = slice(last, None if last + self.step * n < 0 else last + self.step * n, self.step)
-        base.view(np.uint8)[...] = rng.integers(0, 256, base.nbytes, dtype=np.uint8).reshape(base.view(np.uint8).shape)
-        base[key] = data
-        return base, key
-
-
-class Viewed:
-    """A view passed to a kernel, with what it views: `sentinels_kept()`
-    says whether every element outside the view still holds its
-    sentinel."""
-
-    def __init__(self, view, whole, base, key):
-        self.view, self.whole, self.base, self.key = view, whole, base, key
-
-    def sentinels_kept(self):
-        outside = np.ones(self.base.shape[:2] if isinstance(self.key, tuple) else self.base.shape[:1], bool)
-        outside[self.key] = False
-        got = self.whole.numpy()
-        return got[outside].tobytes() == self.base[outside].tobytes()
+    return view.make(data, lambda base: tack.array(base) if kind is None else tack.array(base, dtype=kind, layout=layout))
 
 
 def views_for(program):
-    """How each of the program's input and output arrays is passed: as
-    itself (None), or for about a third of programs some of them as views
-    of larger arrays (View), fixed by the program's seed."""
+    """How each of the program's input and output arrays is passed
+    (view_arguments.choose_views), fixed by the program's seed; none for
+    workgroup programs."""
     rng = random.Random(program.seed * 104729 + 11)
     names = list(program.inputs) + list(program.outputs)
-    if program.groups or rng.random() >= 0.35:
-        return {name: None for name in names}
-    views = {}
-    for name in names:
-        pick = rng.random()
-        if pick < 0.4:
-            views[name] = None
-        elif pick < 0.8:
-            views[name] = View(step=rng.choice([2, 3, -1, -2]), offset=rng.randint(0, 3))
-        else:
-            columns = rng.randint(2, 4)
-            views[name] = View(columns=columns, column=rng.randrange(columns))
-    return views
+    return {name: None for name in names} if program.groups else choose_views(rng, names)
 
 
 def same_element(got, want, t):
