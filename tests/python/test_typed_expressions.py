@@ -51,6 +51,7 @@ from typed_expressions import generate, run_batch
 from typed_expressions.atomics import Atomics, Shape, Update
 from typed_expressions.grammar import FLOAT_NAMES, Unspecified, float_divmod, promoted, to_float
 from typed_expressions.ranges import choose_range
+from typed_expressions.rules import Context
 from typed_expressions.runner import run_workgroup_batch
 from typed_expressions.workgroups import generate_workgroup
 
@@ -195,6 +196,9 @@ def test_the_grammar_reaches_every_construct_it_promises():
         "a loop in a loop": r"\n            (for k in range\(|while k < )",
         "an inner loop counting to the outer variable": r"\n            (for k in range\(|while k < )[^\n]*\(j & ",
         "a parallel range of a typed end": r"\n    for q in range\(r1\):\n        i = tack\.i64\(q\)\n",
+        "ndindex over sizes": r"\n    for q, c in tack\.ndindex\(r1, r4\):\n        i = \(tack\.i64\(q\)\) \* \d \+ \(tack\.i64\(c\)\)\n",
+        "ndindex over pairs": r"\n    for q, c in tack\.ndindex\(\(r0, r1\), \(r3, r4\)\):\n",
+        "an ndindex variable read": r"\n        i = [^\n]*\n(        [^\n]*\n)*        [^\n]*\bc\b",
         "a parallel range from a typed start": r"\n    for q in range\(r0, r1\):\n        i = tack\.i64\(q\) - tack\.i64\(r0\)\n",
         "a parallel range of a typed step": r"\n    for q in range\(r0, r1, r2\):\n"
                                             r"        i = \(tack\.i64\(q\) - tack\.i64\(r0\)\) // tack\.i64\(r2\)\n",
@@ -221,26 +225,40 @@ def test_the_grammar_reaches_every_construct_it_promises():
 
 
 def test_typed_parallel_ranges_run_n_trips_inside_their_types():
-    # Each call's bounds give exactly n trips (Python's range of the same
-    # values), each bound holds its type's value and q's type holds every
-    # trip; the bounds reach both ends of their types, and every type and
+    # Each call's bounds give each dimension its trips (Python's range of
+    # the same values), each bound holds its type's value, each variable's
+    # type holds every trip, and the elements' trips are the loop's, each
+    # once; the bounds reach both ends of their types, and every type and
     # Python ints are passed.
     ranges = [r for r in map(choose_range, range(10000)) if r]
+    assert any(r.columns for r in ranges) and any(not r.columns for r in ranges)
     ends, passed = set(), set()
     for r in ranges:
         for n in (1, 2, 7, 8, 69, 70):
-            start, end, step = r.values(n)
-            trips = range(start, end, step)
-            assert len(trips) == n and step > 0
-            assert lo(r.type) <= min(trips) and max(trips) <= hi(r.type)
-            for t, v, arg in zip([u for u in r.types if u], [x for x, u in zip((start, end, step), r.types) if u],
-                                 r.arguments(n)):
-                assert lo(t) <= v <= hi(t) and arg == v
-                passed.add("int" if type(arg) is int else arg.dtype)
-            if r.types[0] and start == lo(r.types[0]):
-                ends.add(("low", r.types[0]))
-            if r.types[0] and end == hi(r.types[1]):
-                ends.add(("high", r.types[1]))
+            n = -(-n // max(r.columns, 1)) * max(r.columns, 1)
+            loop = []
+            for d, trips in zip(r.dims, r.trips(n)):
+                start, end, step = d.values(trips, r.seed)
+                values = range(start, end, step)
+                assert len(values) == trips and step > 0
+                assert lo(d.type) <= min(values) and max(values) <= hi(d.type)
+                loop.append(values)
+                for t, v in zip(d.types, (start, end, step)):
+                    if t:
+                        assert lo(t) <= v <= hi(t)
+                if d.types[0] and start == lo(d.types[0]):
+                    ends.add(("low", d.types[0]))
+                if d.types[0] and end == hi(d.types[1]):
+                    ends.add(("high", d.types[1]))
+            given = [v for d, trips in zip(r.dims, r.trips(n)) for t, v in zip(d.types, d.values(trips, r.seed)) if t]
+            assert r.arguments(n) == given
+            passed.update("int" if type(a) is int else a.dtype for a in r.arguments(n))
+            bound = []
+            for k in range(n):
+                c = Context({}, k, n)
+                r.bind(c, k, n)
+                bound.append(tuple(c.locals[v] for v in r.variables))
+            assert bound == list(itertools.product(*loop))
     assert passed == {"int"} | {NP[t] for t in INT_NAMES}, passed
     assert {t for side, t in ends if side == "low"} == set(INT_NAMES)
     assert {t for side, t in ends if side == "high"} == set(INT_NAMES)

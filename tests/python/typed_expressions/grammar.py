@@ -44,7 +44,8 @@ scalars, each operation rounded once in its type):
 - a sequential for or while loop may carry a local round a varying trip
   count, with break or continue, and hold a second loop (loops.py);
 - the parallel loop may range over bounds and a step of their own integer
-  types, its variable q read as a local of their joined type (ranges.py);
+  types, or be a tack.ndindex over two such dimensions, its variables read
+  as locals of their joined types (ranges.py);
 - a local assigned twice (the second time under a condition) has the join
   of its assignments' types (a vector local: each component the join of
   its own); one assigned under a condition only reads zero of its type
@@ -73,7 +74,6 @@ from integer_types import INT_NAMES, NP, bits, hi, lo, signed, wrap
 from .atomics import ARRAY, AtomicUpdates, atomic_types
 from .helpers import HelperCalls
 from .loops import Loop, SequentialLoops
-from .ranges import VARIABLE as RANGE_VARIABLE
 from .ranges import choose_range
 from .rules import (FLOAT_NAMES, INPUTS, MAX_DEPTH, NUMPY_FLOAT, OUTPUTS, Context, Node, Program, Unspecified,
                     checked, convert, float_divmod, is_float, literal_type, promoted, to_float)
@@ -438,7 +438,7 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops):
         self.choose_scalars()  # after the helpers, which cannot read them
         typed_range = choose_range(self.seed)
         if typed_range:
-            self.locals[RANGE_VARIABLE] = typed_range.type
+            self.locals.update(typed_range.variables)
         lines, steps = [], []
         for k in range(r.randint(0, 3)):
             name = f"t{k}"
@@ -523,7 +523,7 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops):
             for i in range(n):
                 c = Context(arrays, i, n)
                 if typed_range:
-                    c.locals[RANGE_VARIABLE] = typed_range.variable(i, n)
+                    typed_range.bind(c, i, n)
                 try:
                     for step in steps:
                         if isinstance(step, Loop):
@@ -567,6 +567,7 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops):
         return Program(self.seed, kernel, source, inputs, outputs, run, shapes, atomics,
                        scalars={name: arg for name, (arg, _, _) in self.scalars.items()},
                        bounds=typed_range.arguments if typed_range else None,
+                       length_multiple=typed_range.columns if typed_range and typed_range.columns else 1,
                        min_length=8 if self.typed_indices else 1)
 
 

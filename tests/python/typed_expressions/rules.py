@@ -123,7 +123,8 @@ class Program:
     groups: int = 0  # launched over this many complete groups of 256 lanes (0: 1 to MAX_LEN iterations)
     scalars: dict = field(default_factory=dict)  # a number argument's name -> what is passed (after the inputs)
     min_length: int = 1  # the fewest elements its arrays may have
-    bounds: object = None  # (n) -> a typed parallel range's arguments for n trips (after the numbers), or None
+    bounds: object = None  # (n) -> a typed parallel range's arguments for n elements (after the numbers), or None
+    length_multiple: int = 1  # its arrays' lengths are multiples of this (an ndindex's second extent)
 
     def arguments(self, inputs, outputs, n):
         """The kernel's arguments for arrays of n elements: the input

@@ -45,6 +45,7 @@ def inputs_for(program):
     denormals), fixed by the program's seed."""
     rng = random.Random(program.seed * 7919 + 3)
     n = max(rng.randint(1, MAX_LEN), program.min_length)
+    n = -(-n // program.length_multiple) * program.length_multiple
     if program.groups:
         n = 256 * program.groups
     arrays = {}
