@@ -9,7 +9,8 @@ float_divmod), integer power, vectors and square matrices of independently
 typed components (componentwise operators, casts, masks, select, cross, dot,
 @, transpose, sum, trace, determinants, any, all, components by literal,
 name or runtime index, rows, vector arrays of either layout loaded and
-stored, matrix arrays loaded), i32 comparisons and truth values (NaN true
+stored, matrix arrays loaded), 2-D arrays read at (row, column) indices of
+any integer types, i32 comparisons and truth values (NaN true
 and unequal), float min/max preferring numbers, the exact math builtins
 (floor, ceil, trunc, sqrt, copysign, fmod, the class tests), joined local
 types, a local assigned under a condition only reading zero where it was
@@ -20,7 +21,7 @@ local over a varying trip count with break and continue (one loop inside
 another too), parallel ranges over bounds and steps of their own integer
 types at the ends of those types, arrays passed as views of larger ones
 (stepped, backwards, a column; the elements outside them must keep their
-sentinels), atomic updates
+sentinels; a 2-D array transposed twice), atomic updates
 (add, sub, min, max, exch, cas on every type of the device's atomic domain;
 numbers, 2x2 arrays by tuple indices, vector arrays of either layout; as
 statements, checked against the fold every order gives, and as expressions,
@@ -161,6 +162,9 @@ def test_the_grammar_reaches_every_construct_it_promises():
         "vectors from numbers": r"tack\.vec[234]\([^()]*, ",
         "a vector array loaded": r"v0\[",
         "a matrix array loaded": r"m0\[",
+        "a 2-D array at a literal column": r"g0\[i, \d\]",
+        "a 2-D array at a generated column": r"g0\[[^\n]*, \([^\n]* & (tack\.[iu]\d+\()?3\)?\)\]",
+        "a 2-D array's extent": r"g0\[g0\.shape\[0\] - 1 - i, ",
         "a vector array stored": r"ov\[i\] = ",
         "a vector local": r"\n        w\d = ",
         "a vector local joined under a condition": r"\n        w(\d) = .*\n        if .*:\n            w\1 = ",

@@ -12,13 +12,17 @@ import numpy as np
 class View:
     """How an array is passed as a view of a larger one: every `step`-th
     element (negative: backwards) from `offset`, or column `column` of a
-    (n, columns) array; the other elements hold sentinels."""
+    (n, columns) array, the other elements holding sentinels; or (a 2-D
+    array) as the transpose of its transpose's storage."""
     step: int = 1
     offset: int = 0
     columns: int = 0
     column: int = 0
+    transposed: bool = False
 
     def __str__(self):
+        if self.transposed:
+            return "transposed"
         if self.columns:
             return f"column {self.column} of {self.columns}"
         return f"every {self.step} from {self.offset}" if self.step > 0 else f"every {self.step} to {self.offset}"
@@ -29,6 +33,8 @@ class View:
         it)."""
         n = len(data)
         rng = np.random.default_rng(n * 31 + self.offset)
+        if self.transposed:
+            return np.ascontiguousarray(data.swapaxes(0, 1)), None
         if self.columns:
             base = np.empty((n, self.columns, *data.shape[1:]), data.dtype)
             key = (slice(None), self.column)
@@ -49,7 +55,7 @@ class View:
         tack array of the larger NumPy array."""
         base, key = self.place(data)
         whole = to_tack(base)
-        return Viewed(whole[key], whole, base, key)
+        return Viewed(whole.T if self.transposed else whole[key], whole, base, key)
 
 
 class Viewed:
@@ -61,6 +67,8 @@ class Viewed:
         self.view, self.whole, self.base, self.key = view, whole, base, key
 
     def sentinels_kept(self):
+        if self.key is None:  # a transpose: every element is the view's
+            return True
         outside = np.ones(self.base.shape[:2] if isinstance(self.key, tuple) else self.base.shape[:1], bool)
         outside[self.key] = False
         return self.whole.numpy()[outside].tobytes() == self.base[outside].tobytes()

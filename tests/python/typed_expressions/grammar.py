@@ -75,8 +75,8 @@ from .atomics import ARRAY, AtomicUpdates, atomic_types
 from .helpers import HelperCalls
 from .loops import Loop, SequentialLoops
 from .ranges import choose_range
-from .rules import (FLOAT_NAMES, INPUTS, MAX_DEPTH, NUMPY_FLOAT, OUTPUTS, Context, Node, Program, Unspecified,
-                    checked, convert, float_divmod, is_float, literal_type, promoted, to_float)
+from .rules import (FLOAT_NAMES, GRID_ARRAY, GRID_COLUMNS, INPUTS, MAX_DEPTH, NUMPY_FLOAT, OUTPUTS, Context, Node,
+                    Program, Unspecified, checked, convert, float_divmod, is_float, literal_type, promoted, to_float)
 from .vectors import VectorExpressions, random_shape
 
 __all__ = ["FLOAT_NAMES", "Unspecified", "float_divmod", "generate", "promoted", "to_float"]
@@ -101,6 +101,7 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops):
         self.typed_indices = self.rng.random() < 0.3  # loads at generated indices in [0, 7]
         self.vector_array = self.choose_vector_array()  # (width, type, layout) of v0, or None
         self.matrix_array = self.choose_matrix_array()  # (size, type, layout) of m0, or None
+        self.grid_array = self.choose_grid_array()  # the type of g0, or None
 
     # ------------------------------------------------------------ leaves
 
@@ -127,6 +128,8 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops):
     def load(self):
         if self.scalars and self.rng.random() < 0.15:
             return self.read_scalar()
+        if self.grid_array and self.rng.random() < 0.25:
+            return self.grid_load()
         name = self.rng.choice(INPUTS)
         form = self.rng.random()
         if form < 0.7:
@@ -140,6 +143,39 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops):
             k = self.rng.randint(2, 5)
             index, at = f"(i * {k}) % len({name})", lambda c: (c.i * k) % c.n
         return Node(f"{name}[{index}]", self.inputs[name], lambda c: c.arrays[name][at(c)])
+
+    def choose_grid_array(self):
+        """The type of a 2-D input array g0 (a row of GRID_COLUMNS numbers
+        per element) for about a third of programs, else None; from a
+        random stream of its own, so programs without one are as they were."""
+        r = random.Random(self.seed * 11 + 5)
+        return r.choice(INT_NAMES + FLOAT_NAMES) if r.random() < 0.3 else None
+
+    def grid_load(self):
+        """g0[row, column]: the row i, from the end, at a multiple of i or
+        at a generated index, the column a literal or a generated index of
+        any integer type."""
+        r = self.rng
+        if r.random() < 0.4:
+            at_column = r.randrange(GRID_COLUMNS)
+            column = Node(str(at_column), "i32", lambda c: at_column)
+        else:
+            column = self.masked(self.integer(1), GRID_COLUMNS - 1)
+        form = r.random()
+        if form < 0.55:
+            row, at = "i", lambda c: c.i
+        elif form < 0.7:
+            row, at = f"len({GRID_ARRAY}) - 1 - i", lambda c: c.n - 1 - c.i
+        elif form < 0.8:
+            row, at = f"{GRID_ARRAY}.shape[0] - 1 - i", lambda c: c.n - 1 - c.i
+        elif form < 0.9 and self.typed_indices:
+            e = self.masked(self.integer(1), 7)
+            row, at = e.src, e.ev
+        else:
+            k = r.randint(2, 5)
+            row, at = f"(i * {k}) % len({GRID_ARRAY})", lambda c: (c.i * k) % c.n
+        return Node(f"{GRID_ARRAY}[{row}, {column.src}]", self.grid_array,
+                    lambda c: c.arrays[GRID_ARRAY][at(c)][column.ev(c)])
 
     def choose_scalars(self):
         """Zero to two number arguments: a NumPy scalar keeps its dtype, a

@@ -17,6 +17,7 @@ FLOAT_NAMES = ["f32", "f64"]
 NUMPY_FLOAT = {"f32": np.float32, "f64": np.float64}
 INPUTS = ("a0", "a1", "a2", "a3")
 OUTPUTS = ("o0", "o1")
+GRID_ARRAY, GRID_COLUMNS = "g0", 4  # a 2-D input array: a row of numbers per element
 MAX_DEPTH = 4
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from differential.builder import load_module
-from view_arguments import Viewed, choose_views
+from view_arguments import View, Viewed, choose_views
 from integer_types import NP, hi, lo, wrap
 
 from .atomics import ARRAY, LENGTH
@@ -87,8 +87,11 @@ def make_array(values, t, shape, n, view=None):
     width, layout = shape or (None, None)
     element = () if shape is None else width if isinstance(width, tuple) else (width,)
     data = np.zeros((n, *element), dtype(t)) if values is None else np.array(values, dtype=dtype(t)).reshape(n, *element)
-    kind = None if shape is None else tack.matrix(*element, getattr(tack, t)) if len(element) == 2 else \
-        tack.vector(width, getattr(tack, t))
+    if layout == "rows":  # a 2-D array of numbers
+        kind = None
+    else:
+        kind = None if shape is None else tack.matrix(*element, getattr(tack, t)) if len(element) == 2 else \
+            tack.vector(width, getattr(tack, t))
     if view is None:
         return tack.array(data) if kind is None else tack.array(data, dtype=kind, layout=layout)
     return view.make(data, lambda base: tack.array(base) if kind is None else tack.array(base, dtype=kind, layout=layout))
@@ -100,7 +103,13 @@ def views_for(program):
     workgroup programs."""
     rng = random.Random(program.seed * 104729 + 11)
     names = list(program.inputs) + list(program.outputs)
-    return {name: None for name in names} if program.groups else choose_views(rng, names)
+    if program.groups:
+        return {name: None for name in names}
+    views = choose_views(rng, names)
+    for name, (_, layout) in program.shapes.items():
+        if layout == "rows" and rng.random() < 0.4:  # a 2-D array as the transpose of its transpose
+            views[name] = View(transposed=True)
+    return views
 
 
 def same_element(got, want, t):

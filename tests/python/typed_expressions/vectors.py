@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 from integer_types import INT_NAMES, wrap
 
-from .rules import FLOAT_NAMES, Node, convert, is_float, promoted
+from .rules import GRID_ARRAY, GRID_COLUMNS, FLOAT_NAMES, Node, convert, is_float, promoted
 
 NAMES = "xyzw"
 
@@ -113,7 +113,8 @@ class VectorExpressions:
 
     def element_arrays(self):
         """name -> (type, (width or (rows, columns), layout)) of the vector
-        and matrix input arrays."""
+        and matrix input arrays, and of the 2-D input array (layout
+        "rows": a number per element, `width` of them in each row)."""
         arrays = {}
         if self.vector_array:
             width, t, layout = self.vector_array
@@ -121,6 +122,8 @@ class VectorExpressions:
         if self.matrix_array:
             n, t, layout = self.matrix_array
             arrays[self.MATRIX_ARRAY] = (t, ((n, n), layout))
+        if self.grid_array:
+            arrays[GRID_ARRAY] = (self.grid_array, (GRID_COLUMNS, "rows"))
         return arrays
 
     # ------------------------------------------------------------ leaves
