@@ -10,7 +10,7 @@ typed components (componentwise operators, casts, masks, select, cross, dot,
 @, transpose, sum, trace, determinants, any, all, components by literal,
 name or runtime index, rows, vector arrays of either layout loaded and
 stored, matrix arrays loaded), 2-D arrays read at (row, column) indices of
-any integer types, i32 comparisons and truth values (NaN true
+any integer types or one flat row-major index, i32 comparisons and truth values (NaN true
 and unequal), float min/max preferring numbers, the exact math builtins
 (floor, ceil, trunc, sqrt, copysign, fmod, the class tests), joined local
 types, a local assigned under a condition only reading zero where it was
@@ -165,6 +165,7 @@ def test_the_grammar_reaches_every_construct_it_promises():
         "a 2-D array at a literal column": r"g0\[i, \d\]",
         "a 2-D array at a generated column": r"g0\[[^\n]*, \([^\n]* & (tack\.[iu]\d+\()?3\)?\)\]",
         "a 2-D array's extent": r"g0\[g0\.shape\[0\] - 1 - i, ",
+        "a 2-D array at one flat index": r"g0\[(tack\.[iu]64\()?\([^\n]*\) \* 4\)? \+ ",
         "a vector array stored": r"ov\[i\] = ",
         "a vector local": r"\n        w\d = ",
         "a vector local joined under a condition": r"\n        w(\d) = .*\n        if .*:\n            w\1 = ",

@@ -152,9 +152,10 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops):
         return r.choice(INT_NAMES + FLOAT_NAMES) if r.random() < 0.3 else None
 
     def grid_load(self):
-        """g0[row, column]: the row i, from the end, at a multiple of i or
-        at a generated index, the column a literal or a generated index of
-        any integer type."""
+        """g0[row, column] (or g0[row * 4 + column], one flat row-major
+        index): the row i, from the end, at a multiple of i or at a
+        generated index, the column a literal or a generated index of any
+        integer type."""
         r = self.rng
         if r.random() < 0.4:
             at_column = r.randrange(GRID_COLUMNS)
@@ -162,6 +163,7 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops):
         else:
             column = self.masked(self.integer(1), GRID_COLUMNS - 1)
         form = r.random()
+        row_type = "i64"  # i's, len()'s
         if form < 0.55:
             row, at = "i", lambda c: c.i
         elif form < 0.7:
@@ -170,12 +172,16 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops):
             row, at = f"{GRID_ARRAY}.shape[0] - 1 - i", lambda c: c.n - 1 - c.i
         elif form < 0.9 and self.typed_indices:
             e = self.masked(self.integer(1), 7)
-            row, at = e.src, e.ev
+            row, at, row_type = e.src, e.ev, e.type
         else:
             k = r.randint(2, 5)
             row, at = f"(i * {k}) % len({GRID_ARRAY})", lambda c: (c.i * k) % c.n
-        return Node(f"{GRID_ARRAY}[{row}, {column.src}]", self.grid_array,
-                    lambda c: c.arrays[GRID_ARRAY][at(c)][column.ev(c)])
+        if row_type == "i64" and r.random() < 0.2:  # one flat row-major index (docs/language.md, "Arrays")
+            flat, column = self.joinable(Node(f"({row}) * {GRID_COLUMNS}", "i64", lambda c: 0), column)
+            index = f"{flat.src} + {column.src}"
+        else:
+            index = f"{row}, {column.src}"
+        return Node(f"{GRID_ARRAY}[{index}]", self.grid_array, lambda c: c.arrays[GRID_ARRAY][at(c)][column.ev(c)])
 
     def choose_scalars(self):
         """Zero to two number arguments: a NumPy scalar keeps its dtype, a
