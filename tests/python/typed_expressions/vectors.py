@@ -11,26 +11,33 @@ construct builds its components with the scalar rules of grammar.py:
   a load from a vector array (v0[i], its element type in every component)
   or a square-matrix array (m0[i]), and a vector local;
 - + - * & | ^ between vectors (or square matrices) of one shape or a vector
-  and a number (used for every component), negation, abs, ~, casts, comparisons giving masks
-  (vectors of i32 0/1), `and`/`or`/`not` over masks (every operand
-  evaluated), tack.select(mask, a, b) (each component the conditional
-  expression of its own), cross of integer vectors of one type;
+  and a number (used for every component), negation, abs, ~, casts,
+  comparisons giving masks (vectors of i32 0/1), `and`/`or`/`not` over
+  masks (every operand evaluated), tack.select(mask, a, b) (each component
+  the conditional expression of its own), cross of integer vectors;
 - matrices: tack.matN(N*N numbers, row-major), tack.identity(N) (i32 ones
-  and zeros), outer_product of integer vectors of one type, the same
-  componentwise constructs, transpose, a row by a
-  literal index, and @ of integer operands cast to one type (matrix @
-  matrix, matrix @ vector as a column, vector @ matrix as a row: each entry
-  its products added in index order); into numbers m[i, j] by literal
-  indices (negative ones count from the end) or runtime ones (in range, as
-  the contract requires), sum, trace (the diagonal added in index order)
-  and the determinant of 2x2 and 3x3 integer matrices of one type;
+  and zeros), outer_product of integer vectors, the same componentwise
+  constructs, transpose, a row by a literal index, and @ of integer
+  operands (matrix @ matrix, matrix @ vector as a column, vector @ matrix
+  as a row: each entry its products added in index order); into numbers
+  m[i, j] by literal indices (negative ones count from the end) or runtime
+  ones (in range, as the contract requires), sum, trace (the diagonal
+  added in index order) and the determinant of 2x2 and 3x3 integer
+  matrices of one type;
 - into numbers: a component by a literal index (negative ones count from
   the end) or by name (.x .y .z .w), min and max of integer vectors (in
   the components' pairwise join), by a runtime index (at or past the
   width: the last component; the type of all the components together, any
-  float making it a float), sum
-  (the components added in index order), dot and @ of integer vectors of
-  one type (the products added in index order), any and all.
+  float making it a float), sum (the components added in index order),
+  dot and @ of integer vectors (the products added in index order), any
+  and all.
+
+Products of integer vectors (cross, outer_product, @, dot) take their
+operands' components with their own types half the time: each product in
+its pair's promoted type and each partial sum or difference in its
+operands' (a vector is its components; `tack.vec2(a_i8, b_i64).dot(
+tack.vec2(c_i8, d_i8))` multiplies a by c in i8), and otherwise, or where
+two of those types have no common one, cast both operands to one type.
 
 Float components keep the scalar grammar's limits: no product beside an add
 (sum and the arithmetic turn such an add into a product), no bitwise
@@ -75,6 +82,34 @@ def random_shape(rng, matrices=True):
 
 def component(t, ev, product=False):
     return Node("", t, ev, product=product)
+
+
+def product(x, y):
+    """x * y of integer components in their promoted type (wrapped), or
+    None where they have none."""
+    t = promoted(x.type, y.type)
+    return None if t is None else component(t, lambda c: wrap(x.ev(c) * y.ev(c), t))
+
+
+def difference(x, y):
+    """x - y of integer components (either None: None), as product()."""
+    t = None if x is None or y is None else promoted(x.type, y.type)
+    return None if t is None else component(t, lambda c: wrap(x.ev(c) - y.ev(c), t))
+
+
+def sum_of_products(pairs):
+    """The products of `pairs` of integer components added in index order,
+    each product and each partial sum in the promoted type of its operands
+    (the scalar rules: a vector is its components); None where two types
+    have no common one."""
+    total = product(*pairs[0])
+    for x, y in pairs[1:]:
+        p = product(x, y)
+        t = None if total is None or p is None else promoted(total.type, p.type)
+        if t is None:
+            return None
+        total = component(t, lambda c, a=total, b=p, t=t: wrap(a.ev(c) + b.ev(c), t))
+    return total
 
 
 def joined(types):
@@ -265,34 +300,44 @@ class VectorExpressions:
         return Vector(f"tack.select({m.src}, {a.src}, {b.src})",
                       [pick(x, y, k) for k, (x, y) in enumerate(zip(a.comps, b.comps))], shape)
 
-    def one_integer_type(self, depth, shape, other=None):
-        """Two integer vectors or matrices (of `shape`, and of `other` for
-        the second where given) cast to one integer type t: (a, b, t), or
-        None where one of them has a float component."""
+    def integer_operands(self, depth, shape, other, combine):
+        """combine(a, b) of two integer vectors or matrices (of `shape`, and
+        of `other` for the second where given), with their components' own
+        types or (half the time, and where combine returns None: two
+        components with no common type) both cast to one integer type; the
+        operands' source and combine's result, or None where one of them
+        has a float component."""
         for _ in range(2):  # (a second try where the first has a float)
             a, b = self.vector(depth, shape), self.vector(depth, other or shape)
             if a.all_integer() and b.all_integer():
                 break
         else:
             return None
+        if self.rng.random() < 0.5:
+            result = combine(a.comps, b.comps)
+            if result is not None:
+                return a.src, b.src, result
         t = self.rng.choice(INT_NAMES)
 
         def cast(v):
             return Vector(f"tack.{t}({v.src})", [component(t, lambda c, x=x: wrap(x.ev(c), t)) for x in v.comps], v.shape)
 
-        return cast(a), cast(b), t
+        a, b = cast(a), cast(b)
+        return a.src, b.src, combine(a.comps, b.comps)
 
     def vcross(self, depth, shape):
-        operands = self.one_integer_type(depth, shape) if shape == (3,) else None
+        if shape != (3,):
+            return self.varith(depth, shape)
+
+        def cross(x, y):
+            comps = [difference(product(x[i], y[j]), product(x[j], y[i])) for i, j in ((1, 2), (2, 0), (0, 1))]
+            return None if None in comps else comps
+
+        operands = self.integer_operands(depth, shape, None, cross)
         if operands is None:
             return self.varith(depth, shape)
-        a, b, t = operands
-        x, y = a.comps, b.comps
-
-        def comp(i, j):
-            return component(t, lambda c: wrap(x[i].ev(c) * y[j].ev(c) - x[j].ev(c) * y[i].ev(c), t))
-
-        return Vector(f"{a.src}.cross({b.src})", [comp(1, 2), comp(2, 0), comp(0, 1)])
+        a, b, comps = operands
+        return Vector(f"{a}.cross({b})", comps)
 
     def transpose(self, depth, shape):
         if len(shape) == 1:
@@ -302,41 +347,43 @@ class VectorExpressions:
         return Vector(f"{m.src}.transpose()", [m.comps[(k % n) * n + k // n] for k in range(n * n)], shape)
 
     def product(self, depth, shape):
-        """a @ b of integer operands cast to one type: matrix @ matrix,
-        matrix @ vector (a column) or vector @ matrix (a row); each entry
-        the sum of its products in index order, wrapped in the type."""
+        """a @ b of integer operands: matrix @ matrix, matrix @ vector (a
+        column) or vector @ matrix (a row); each entry the sum of its
+        products in index order (sums_of_products)."""
         n = shape[0]
         if len(shape) == 2:
-            operands = self.one_integer_type(depth, shape)
-            rows, inner, cols = n, n, n
+            shapes, (rows, inner, cols) = (shape, None), (n, n, n)
         elif self.rng.random() < 0.5:
-            operands = self.one_integer_type(depth, (n, n), (n,))
-            rows, inner, cols = n, n, 1
+            shapes, (rows, inner, cols) = ((n, n), (n,)), (n, n, 1)
         else:
-            operands = self.one_integer_type(depth, (n,), (n, n))
-            rows, inner, cols = 1, n, n
+            shapes, (rows, inner, cols) = ((n,), (n, n)), (1, n, n)
+
+        def entries(x, y):
+            comps = [sum_of_products([(x[i * inner + k], y[k * cols + j]) for k in range(inner)])
+                     for i in range(rows) for j in range(cols)]
+            return None if None in comps else comps
+
+        operands = self.integer_operands(depth, *shapes, entries)
         if operands is None:
             return self.varith(depth, shape)
-        a, b, t = operands
-        x, y = a.comps, b.comps
-
-        def entry(i, j):
-            return component(t, lambda c: wrap(sum(x[i * inner + k].ev(c) * y[k * cols + j].ev(c)
-                                                   for k in range(inner)), t))
-
-        return Vector(f"({a.src} @ {b.src})", [entry(i, j) for i in range(rows) for j in range(cols)], shape)
+        a, b, comps = operands
+        return Vector(f"({a} @ {b})", comps, shape)
 
     def outer(self, depth, shape):
-        """a.outer_product(b) of integer vectors cast to one type: entry (i, j)
-        is a[i] * b[j], wrapped."""
-        operands = self.one_integer_type(depth, shape[:1]) if len(shape) == 2 else None
+        """a.outer_product(b) of integer vectors: entry (i, j) is a[i] * b[j]."""
+        if len(shape) != 2:
+            return self.varith(depth, shape)
+        n = shape[0]
+
+        def entries(x, y):
+            comps = [product(x[k // n], y[k % n]) for k in range(n * n)]
+            return None if None in comps else comps
+
+        operands = self.integer_operands(depth, shape[:1], None, entries)
         if operands is None:
             return self.varith(depth, shape)
-        a, b, t = operands
-        n = shape[0]
-        return Vector(f"{a.src}.outer_product({b.src})",
-                      [component(t, lambda c, k=k: wrap(a.comps[k // n].ev(c) * b.comps[k % n].ev(c), t))
-                       for k in range(n * n)], shape)
+        a, b, comps = operands
+        return Vector(f"{a}.outer_product({b})", comps, shape)
 
     def row(self, depth, shape):
         """A matrix's row by a literal index (negative ones count from the
@@ -359,11 +406,11 @@ class VectorExpressions:
         width = shape[0]
         kind = r.choices(["index", "name", "runtime", "sum", "dot", "any_all", "min_max"], [3, 2, 2, 2, 2, 1, 2])[0]
         if kind == "dot":
-            operands = self.one_integer_type(depth, shape)
+            operands = self.integer_operands(depth, shape, None, lambda x, y: sum_of_products(list(zip(x, y))))
             if operands:
-                a, b, t = operands
-                src = f"{a.src}.dot({b.src})" if r.random() < 0.5 else f"({a.src} @ {b.src})"
-                return Node(src, t, lambda c: wrap(sum(x.ev(c) * y.ev(c) for x, y in zip(a.comps, b.comps)), t))
+                a, b, total = operands
+                src = f"{a}.dot({b})" if r.random() < 0.5 else f"({a} @ {b})"
+                return Node(src, total.type, total.ev)
             kind = "index"
         if kind == "any_all":
             m = self.vcompare(depth, shape)
@@ -415,10 +462,11 @@ class VectorExpressions:
         n = shape[0]
         kind = r.choices(["index", "runtime", "sum", "trace", "determinant"], [2, 2, 1, 2, 4])[0]
         if kind == "determinant" and n < 4:
-            operands = self.one_integer_type(depth, shape)
-            if operands:
-                m, t = operands[0], operands[2]
-                x = m.comps
+
+            def determinant(x, _):  # of integers of one type (a mixed matrix is cast to one)
+                t = x[0].type
+                if any(e.type != t for e in x):
+                    return None
 
                 def det(c):
                     v = [e.ev(c) for e in x]
@@ -427,7 +475,12 @@ class VectorExpressions:
                     return wrap(v[0] * (v[4] * v[8] - v[5] * v[7]) - v[1] * (v[3] * v[8] - v[5] * v[6])
                                 + v[2] * (v[3] * v[7] - v[4] * v[6]), t)
 
-                return Node(f"{m.src}.determinant()", t, det)
+                return component(t, det)
+
+            operands = self.integer_operands(depth, shape, None, determinant)
+            if operands:
+                m, _, value = operands
+                return Node(f"{m}.determinant()", value.type, value.ev)
         m = self.vector(depth, shape)
         if kind in ("sum", "trace"):
             total = self.sum_of(m.comps if kind == "sum" else [m.comps[k * n + k] for k in range(n)])
