@@ -14,7 +14,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 import tack
-from float_bits import ulp_distance
+from float_bits import round_to, ulp_distance
 
 NAN, INF = float("nan"), float("inf")
 NP = {"f32": np.float32, "f64": np.float64}
@@ -27,27 +27,6 @@ def same_class(got, expected):
         (bool(np.isnan(g)) if np.isnan(e) else (g == e and np.signbit(g) == np.signbit(e)))
         for g, e in zip(got, expected)
     ]
-
-
-def round_f32(q):
-    """The f32 nearest the rational q (ties to even); normal range only."""
-    if q == 0:
-        return np.float32(0.0)
-    sign = -1 if q < 0 else 1
-    a = abs(q)
-    e = a.numerator.bit_length() - a.denominator.bit_length()
-    if Fraction(2) ** e > a:
-        e -= 1
-    scaled = a / Fraction(2) ** (e - 23)
-    m, rest = divmod(scaled.numerator, scaled.denominator)
-    twice = 2 * rest
-    if twice > scaled.denominator or (twice == scaled.denominator and m % 2 == 1):
-        m += 1
-    return np.float32(sign * float(Fraction(m) * Fraction(2) ** (e - 23)))
-
-
-def round_to(q, t):
-    return round_f32(q) if t == "f32" else np.float64(float(q))
 
 
 # ----------------------------------------------------- ordinary arithmetic

@@ -9,9 +9,10 @@ float_divmod), integer power, vectors and square matrices of independently
 typed components (componentwise operators, casts, masks, select, cross, dot,
 @, transpose, sum, trace, determinants, any, all, components by literal,
 name or runtime index, rows, vector arrays of either layout loaded and
-stored, matrix arrays loaded), 2-D arrays read at (row, column) indices of
-any integer types or one flat row-major index, i32 comparisons and truth values (NaN true
-and unequal), float min/max preferring numbers, the exact math builtins
+stored, matrix arrays loaded; float dot, @, norm_sqr and norm with every
+fusion contraction allows), 2-D arrays read at (row, column) indices of
+any integer types or one flat row-major index, i32 comparisons and truth
+values (NaN true and unequal), float min/max preferring numbers, the exact math builtins
 (floor, ceil, trunc, sqrt, copysign, fmod, the class tests), joined local
 types, a local assigned under a condition only reading zero where it was
 not, device functions (typed parameters, a local, early returns whose types
@@ -51,8 +52,9 @@ from integer_types import INT_NAMES, NP, hi, lo, wrap
 from typed_expressions import generate, run_batch
 from typed_expressions.atomics import Atomics, Shape, Update
 from typed_expressions.grammar import FLOAT_NAMES, Unspecified, float_divmod, promoted, to_float
+from typed_expressions.contraction import fused, products_added
 from typed_expressions.ranges import choose_range
-from typed_expressions.rules import Context
+from typed_expressions.rules import Context, Node
 from typed_expressions.runner import run_workgroup_batch
 from typed_expressions.workgroups import generate_workgroup
 
@@ -173,6 +175,7 @@ def test_the_grammar_reaches_every_construct_it_promises():
         "masks and select": r"tack\.select\(\(",
         "cross": r"\.cross\(",
         "dot": r"\.dot\(",
+        "a float sum of products stored": r"\n        o\d\[i\] = [^\n]*\.(norm_sqr|norm)\(\)\n",
         "@": r"\) @ tack\.",
         "sum": r"\.sum\(\)",
         "matrices from numbers": r"tack\.mat[234]\(",
@@ -267,6 +270,30 @@ def test_typed_parallel_ranges_run_n_trips_inside_their_types():
     assert passed == {"int"} | {NP[t] for t in INT_NAMES}, passed
     assert {t for side, t in ends if side == "low"} == set(INT_NAMES)
     assert {t for side, t in ends if side == "high"} == set(INT_NAMES)
+
+
+def test_the_contraction_oracle_allows_eachfused_step():
+    # fma(x, y, acc) is x*y + acc rounded once: where the separate product
+    # rounds, overflows or meets an infinity the two differ, and zeros take
+    # IEEE 754's sign of an exact zero sum.
+    f64, f32 = np.float64, np.float32
+    x, y = f64(1 + 2.0**-30), f64(1 - 2.0**-30)
+    assert fused(x, y, f64(-1.0), "f64") == -(2.0**-60)
+    assert np.multiply(x, y) + f64(-1.0) == 0.0
+    assert np.isneginf(fused(f64(1e300), f64(1e300), f64(-np.inf), "f64"))
+    big = np.finfo(np.float32).max
+    assert fused(big, f32(2.0), -big, "f32") == big  # the separate product overflows
+    assert np.signbit(fused(f64(-0.0), f64(1.0), f64(-0.0), "f64"))
+    assert not np.signbit(fused(f64(0.0), f64(-1.0), f64(0.0), "f64"))
+    assert not np.signbit(fused(f64(2.0), f64(3.0), f64(-6.0), "f64"))
+    # The sums of three products of one type: separate, each step fused,
+    # and the first product fused into the second.
+    nodes = [Node("", "f64", lambda c, v=v: f64(v)) for v in (1 + 2.0**-30, 1 - 2.0**-30, 1.0, -1.0, 0.0, 0.5)]
+    choices = products_added([(nodes[0], nodes[1]), (nodes[2], nodes[3]), (nodes[4], nodes[5])], None)
+    assert len(choices) == 6 and {float(v) for v in choices} == {0.0, -(2.0**-60)}
+    # A product of f32 added to an f64 sum is rounded to f32 first: no fused choice.
+    mixed = [Node("", "f32", lambda c: f32(1 + 2.0**-12)), Node("", "f64", lambda c: f64(0.0))]
+    assert products_added([(mixed[0], mixed[0]), (mixed[1], mixed[1])], None) == (f64(1 + 2.0**-11),)
 
 
 def test_the_oracles_promotion_is_the_contracts():

@@ -17,6 +17,7 @@ from view_arguments import View, Viewed, choose_views
 from integer_types import NP, hi, lo, wrap
 
 from .atomics import ARRAY, LENGTH
+from .contraction import Choices
 from .grammar import NUMPY_FLOAT, generate, is_float
 from .workgroups import generate_workgroup
 
@@ -124,6 +125,8 @@ def same(got, want, t):
     the same bits, or both NaN (a NaN's sign and payload are open)."""
     if want is None:  # the contract leaves it open
         return True
+    if isinstance(want, Choices):  # any of the values the contract allows
+        return any(same(got, w, t) for w in want)
     if not is_float(t):
         return int(got) == want
     if np.isnan(want):

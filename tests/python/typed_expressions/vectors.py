@@ -49,9 +49,12 @@ component converts to exactly or by the contract's rounding.
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from integer_types import INT_NAMES, wrap
 
-from .rules import GRID_ARRAY, GRID_COLUMNS, FLOAT_NAMES, Node, convert, is_float, promoted
+from .contraction import products_added
+from .rules import GRID_ARRAY, GRID_COLUMNS, FLOAT_NAMES, NUMPY_FLOAT, Node, checked, convert, is_float, promoted
 
 NAMES = "xyzw"
 
@@ -444,6 +447,34 @@ class VectorExpressions:
         x = v.comps[k % width]
         src = f"{v.src}[{k}]" if kind == "index" else f"{v.src}.{NAMES[k]}"
         return Node(src, x.type, x.ev, product=x.product)
+
+    def contracted(self, depth):
+        """A float sum of products of a vector or matrix expression (dot,
+        @, norm_sqr, norm) whose value is the Choices contraction allows
+        (contraction.py), or None where its type is no float or two of its
+        types have no common one."""
+        r = self.rng
+        shape = random_shape(r)
+        kind = r.choice(["dot", "@", "norm_sqr", "norm"] if len(shape) == 1 else ["norm_sqr", "norm"])
+        for _ in range(3):  # (again where the sum is of integers)
+            a = self.vector(depth, shape)
+            b = self.vector(depth, shape) if kind in ("dot", "@") else a
+            pairs = list(zip(a.comps, b.comps))
+            types = [promoted(x.type, y.type) for x, y in pairs]
+            t = types[0]
+            for u in types[1:]:
+                t = None if t is None or u is None else promoted(t, u)
+            if is_float(t):
+                break
+        else:
+            return None
+        if kind == "norm":
+            ft = NUMPY_FLOAT[t]
+            return Node(f"{a.src}.norm()", t,
+                        lambda c: products_added(pairs, c).map(lambda v: checked(np.sqrt(ft(v), dtype=ft), t)))
+        src = f"{a.src}.{kind}()" if kind == "norm_sqr" else f"{a.src}.dot({b.src})" if kind == "dot" else \
+            f"({a.src} @ {b.src})"
+        return Node(src, t, lambda c: products_added(pairs, c))
 
     def sum_of(self, comps):
         """The components added in index order, or None where two have no
