@@ -228,7 +228,14 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops):
 
     def read_local(self):
         name = self.rng.choice(sorted(self.locals))
-        return Node(name, self.locals[name], lambda c: c.locals[name])
+        read = self.read_value
+        return Node(name, self.locals[name], lambda c: read(c.locals[name]))
+
+    @staticmethod
+    def read_value(value):
+        """A local's value as an expression reads it (workgroups.py's
+        generator raises Unspecified for one the contract leaves open)."""
+        return value
 
     # ----------------------------------------------------------- helpers
 

@@ -65,6 +65,8 @@ def _read(value):
 
 
 class WorkgroupGenerator(Generator):
+    read_value = staticmethod(_read)  # a local may hold a value the contract leaves open
+
     def __init__(self, seed):
         super().__init__(seed, "opencl")
         self.shared_type = self.rng.choice(INT_NAMES + FLOAT_NAMES)
@@ -93,10 +95,6 @@ class WorkgroupGenerator(Generator):
             return f"{LANE} ^ {k}", lambda lane: lane ^ k
         k, c = r.randrange(1, 256, 2), r.randint(0, 255)
         return f"({LANE} * {k} + {c}) & 255", lambda lane: (lane * k + c) & 255
-
-    def read_local(self):
-        name = self.rng.choice(sorted(self.locals))
-        return Node(name, self.locals[name], lambda c: _read(c.locals[name]))
 
     def load(self):
         """Grammar.load, or once s is written a read of s or of the
