@@ -19,7 +19,8 @@ not, device functions (typed parameters, a local, early returns whose types
 join, calls of other device functions), number arguments (NumPy scalars,
 Python ints and floats), sequential for and while loops carrying a typed
 local over a varying trip count with break and continue (one loop inside
-another too), parallel ranges over bounds and steps of their own integer
+another too), local arrays filled with values the same in every SIMD lane
+or varying, stored to under conditions and read back, parallel ranges over bounds and steps of their own integer
 types at the ends of those types, arrays passed as views of larger ones
 (stepped, backwards, a column; the elements outside them must keep their
 sentinels; a 2-D array transposed twice), atomic updates
@@ -202,6 +203,11 @@ def test_the_grammar_reaches_every_construct_it_promises():
                                              r"            j \+= tack\.[iu]\d+\(1\)\n",
         "break and continue": r"\n                break\n[\s\S]*\n                continue\n",
         "a loop in a loop": r"\n            (for k in range\(|while k < )",
+        "a local array filled": r"\n        l0 = tack\.local_array\(\d, tack\.\w+\)\n        for m in range\(\d\):\n",
+        "a 2-D local array": r"l0 = tack\.local_array\(\(2, \d\), ",
+        "a local array filled by a uniform value": r"\n            l0\[m\] = [^\n]*\bm\b",
+        "a local array stored under a condition": r"\n        if [^\n]*:\n            l0\[",
+        "a local array read at two indices": r"l0\[[^\[\]]*, [^\[\]]*\]",
         "an inner loop counting to the outer variable": r"\n            (for k in range\(|while k < )[^\n]*\(j & ",
         "a parallel range of a typed end": r"\n    for q in range\(r1\):\n        i = tack\.i64\(q\)\n",
         "ndindex over sizes": r"\n    for q, c in tack\.ndindex\(r1, r4\):\n        i = \(tack\.i64\(q\)\) \* \d \+ \(tack\.i64\(c\)\)\n",

@@ -43,6 +43,8 @@ scalars, each operation rounded once in its type):
   f64 argument; integers converted), isnan, isinf and isfinite i32 0 or 1;
 - a sequential for or while loop may carry a local round a varying trip
   count, with break or continue, and hold a second loop (loops.py);
+- a local array may be filled, stored to under conditions and read back
+  at indices of any integer type (local_arrays.py);
 - the parallel loop may range over bounds and a step of their own integer
   types, or be a tack.ndindex over two such dimensions, its variables read
   as locals of their joined types (ranges.py);
@@ -76,6 +78,7 @@ from integer_types import INT_NAMES, NP, bits, hi, lo, signed, wrap
 from .atomics import ARRAY, AtomicUpdates, atomic_types
 from .contraction import Choices
 from .helpers import HelperCalls
+from .local_arrays import LocalArray, LocalArrays
 from .loops import Loop, SequentialLoops
 from .ranges import choose_range
 from .rules import (FLOAT_NAMES, GRID_ARRAY, GRID_COLUMNS, INPUTS, MAX_DEPTH, NUMPY_FLOAT, OUTPUTS, Context, Node,
@@ -88,7 +91,7 @@ __all__ = ["FLOAT_NAMES", "Unspecified", "float_divmod", "generate", "promoted",
 FLOAT_LITERALS = [0.0, -0.0, 0.1, 1.5, -2.25, 3.0, 1e30, -3.4e38, 1e-3, 0.5, 2.0**31, 2.0**63, 16777217.0]
 
 
-class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops):
+class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops, LocalArrays):
     def __init__(self, seed, device="cpu"):
         self.seed = seed
         self.device = device
@@ -105,6 +108,7 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops):
         self.vector_array = self.choose_vector_array()  # (width, type, layout) of v0, or None
         self.matrix_array = self.choose_matrix_array()  # (size, type, layout) of m0, or None
         self.grid_array = self.choose_grid_array()  # the type of g0, or None
+        self.local = None  # the local array (local_arrays.py), once declared
 
     # ------------------------------------------------------------ leaves
 
@@ -133,6 +137,8 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops):
             return self.read_scalar()
         if self.grid_array and self.rng.random() < 0.25:
             return self.grid_load()
+        if self.local and self.rng.random() < 0.25:
+            return self.load_local()
         name = self.rng.choice(INPUTS)
         form = self.rng.random()
         if form < 0.7:
@@ -533,6 +539,8 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops):
                     v = None
                 steps.append((name, types, v, cond, second))
                 self.vector_locals[name] = ((second or v).shape, types)
+        if random.Random(self.seed * 13 + 7).random() < 0.3:  # (a stream of its own: other programs stay as they were)
+            steps.append(self.local_array(lines))
         if r.random() < 0.45:
             loop = self.loop(lines)
             if loop:
@@ -580,7 +588,7 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops):
                     typed_range.bind(c, i, n)
                 try:
                     for step in steps:
-                        if isinstance(step, Loop):
+                        if isinstance(step, (Loop, LocalArray)):
                             step.run(c)
                             continue
                         name, t, first, cond, second = step
