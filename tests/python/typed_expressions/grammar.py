@@ -137,7 +137,7 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops, 
             return self.read_scalar()
         if self.grid_array and self.rng.random() < 0.25:
             return self.grid_load()
-        if self.local and self.rng.random() < 0.25:
+        if self.local and self.rng.random() < 0.4:
             return self.load_local()
         name = self.rng.choice(INPUTS)
         form = self.rng.random()

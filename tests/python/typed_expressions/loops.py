@@ -32,6 +32,10 @@ into an integer type through the grammar's guarded cast), so T is the
 local's settled type; the oracle runs the trips one after another and
 converts each assignment to T. The loop's variable ends with the loop.
 
+A trip may store to the program's local array after its update
+(local_arrays.py: a value and an index the same in every SIMD lane or
+not; the trip counts differ between lanes either way).
+
 A loop may hold a second one over `k` in each trip, after its update,
 built the same way (carrying one of the locals, the same one or another),
 whose end is sometimes the outer variable masked into [0, 7] (`range((j &
@@ -43,6 +47,7 @@ from dataclasses import dataclass
 
 from integer_types import INT_NAMES, wrap
 
+from .local_arrays import ARRAY
 from .rules import Node, convert, promoted
 
 VARIABLE = "j"
@@ -60,6 +65,7 @@ class Loop:
     counter: tuple = None  # a while loop's (start, type): the variable counts from start, incremented first in each trip
     variable: str = VARIABLE
     inner: object = None  # a Loop run in each trip after the update (and its second assignment)
+    local_store: tuple = None  # (flat index, value): a store to the local array after the update
 
     def run(self, c):
         """The loop's trips in context c."""
@@ -84,6 +90,9 @@ class Loop:
         c.locals[self.target] = convert(self.value.ev(c), self.value.type, self.type)
         if self.second and self.second[0].ev(c) != 0:
             c.locals[self.target] = convert(self.second[1].ev(c), self.second[1].type, self.type)
+        if self.local_store:
+            index, value, array = self.local_store
+            c.locals[ARRAY][index.ev(c)] = array.stored(value, c)
         if self.inner:
             self.inner.run(c)
         if self.exit and not self.exit[2] and self.exit[1].ev(c) != 0:
@@ -148,13 +157,19 @@ class SequentialLoops:
         if r.random() < 0.3:
             second = (self.expr(2), self.settled(t, self.expr(2)))
             lines += [f"{body}if {second[0].src}:", f"{body}    {target} = {second[1].src}"]
+        local_store = None
+        if self.local and r.random() < 0.6:  # the local array, at an index and of a value uniform or not
+            index, at = self.local_index(self.local.shape)
+            stored = self.storable(self.local.type, self.uniform() if r.random() < 0.6 else self.expr(2))
+            lines.append(f"{body}{ARRAY}[{index}] = {stored.src}")
+            local_store = (at, stored, self.local)
         inner = None
         if variable == VARIABLE and r.random() < 0.3:  # a loop in each trip
             inner = self.loop(lines, INNER_VARIABLE, indent + 4)
         if exit and not exit[2]:
             lines += [f"{body}if {exit[1].src}:", f"{body}    {exit[0]}"]
         del self.locals[variable]  # the loop's variable ends with it (a while loop's counter is not read after it)
-        return Loop(bounds, target, t, value, exit, second, counter, variable, inner)
+        return Loop(bounds, target, t, value, exit, second, counter, variable, inner, local_store)
 
     def outer_end(self):
         """The outer loop's variable as an inner loop's end (so the inner
