@@ -307,9 +307,8 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops, 
         """l op r, of operands with a common type (on floats a bitwise
         operator, and + or - beside a product, become *)."""
         t = promoted(l.type, r.type)
+        op = self.operator_for(op, l, r)
         if is_float(t):
-            if op in "&|^" or (op in "+-" and (l.product or r.product)):
-                op = "*"  # no bitwise operators on floats; no product beside an add
             fn = {"+": np.add, "-": np.subtract, "*": np.multiply}[op]
             ft = NUMPY_FLOAT[t]
             return Node(f"({l.src} {op} {r.src})", t,
@@ -318,6 +317,15 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops, 
         fn = {"+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y,
               "&": lambda x, y: x & y, "|": lambda x, y: x | y, "^": lambda x, y: x ^ y}[op]
         return Node(f"({l.src} {op} {r.src})", t, lambda c: wrap(fn(l.ev(c), r.ev(c)), t))
+
+    @staticmethod
+    def operator_for(op, l, r):
+        """The operator arith_of applies for op: on floats a bitwise
+        operator, and + or - beside a product, become * (no bitwise
+        operators on floats; no product beside an add)."""
+        if is_float(promoted(l.type, r.type)) and (op in "&|^" or (op in "+-" and (l.product or r.product))):
+            return "*"
+        return op
 
     def cast_(self, depth):
         return self.cast(self.rng.choice(INT_NAMES + FLOAT_NAMES), self.expr(depth))

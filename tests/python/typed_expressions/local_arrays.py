@@ -7,7 +7,7 @@ After its locals a program may declare (in the parallel loop)
     for m in range(K):
         l0[m] = <value>                        # every element, in order
     if <condition>:                            # sometimes
-        l0[<index>] = <value>
+        l0[<index>] = <value>                  # or l0[<index>] op= <value>
     l0[<index>] = <value>                      # sometimes
 
 of K in {2, 4, 8} elements of any of the ten types, and its later
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from integer_types import INT_NAMES
 
-from .rules import Node, checked, convert, is_float
+from .rules import Node, checked, convert, is_float, promoted
 
 ARRAY = "l0"
 FILL = "m"
@@ -55,7 +55,12 @@ class LocalArray:
         c.locals[ARRAY] = values
         for condition, index, value in self.stores:
             if condition is None or condition.ev(c) != 0:
-                values[index.ev(c)] = self.stored(value, c)
+                self.store(index, value, c)
+
+    def store(self, index, value, c):
+        """Stores value at the flat index in context c, converted to the
+        array's type."""
+        c.locals[ARRAY][index.ev(c)] = self.stored(value, c)
 
     def stored(self, value, c):
         return checked(convert(value.ev(c), value.type, self.type), self.type)
@@ -83,13 +88,28 @@ class LocalArrays:
             condition = None
             if r.random() < 0.4:
                 condition = self.uniform_condition() if r.random() < 0.5 else self.expr(2)
-            index, at = self.local_index(shape)
-            value = self.storable(t, self.uniform() if r.random() < 0.5 else self.expr(2))
-            store = f"{ARRAY}[{index}] = {value.src}"
+            store, at, value = self.local_store(LocalArray(t, shape, fill, stores))
             lines += [f"        if {condition.src}:", f"            {store}"] if condition else [f"        {store}"]
             stores.append((condition, at, value))
         self.local = LocalArray(t, shape, fill, stores)
         return self.local
+
+    def local_store(self, array):
+        """(source, flat index Node, value Node) of a store to `array`: of a
+        value uniform across the lanes or not, or (a third of the time) an
+        augmented one, `l0[k] op= value`, whose value is the element's
+        old value op the value (its index evaluated once), converted on
+        the store as the assignment's is."""
+        r = self.rng
+        index, at = self.local_index(array.shape)
+        value = self.storable(array.type, self.uniform() if r.random() < 0.5 else self.expr(2))
+        if r.random() < 0.33:
+            if promoted(array.type, value.type) is None:  # a signed type with u64: the value is cast
+                value = self.cast("u64" if array.type == "u64" else "i64", value)
+            old = Node(f"{ARRAY}[{index}]", array.type, lambda c: c.locals[ARRAY][at.ev(c)])
+            op = self.operator_for(r.choice(["+", "-", "*", "&", "|", "^"]), old, value)
+            return f"{ARRAY}[{index}] {op}= {value.src}", at, self.arith_of(op, old, value)
+        return f"{ARRAY}[{index}] = {value.src}", at, value
 
     def local_types(self):
         """The types a local array may take: any but an f64 after a

@@ -47,7 +47,6 @@ from dataclasses import dataclass
 
 from integer_types import INT_NAMES, wrap
 
-from .local_arrays import ARRAY
 from .rules import Node, convert, promoted
 
 VARIABLE = "j"
@@ -92,7 +91,7 @@ class Loop:
             c.locals[self.target] = convert(self.second[1].ev(c), self.second[1].type, self.type)
         if self.local_store:
             index, value, array = self.local_store
-            c.locals[ARRAY][index.ev(c)] = array.stored(value, c)
+            array.store(index, value, c)
         if self.inner:
             self.inner.run(c)
         if self.exit and not self.exit[2] and self.exit[1].ev(c) != 0:
@@ -159,9 +158,8 @@ class SequentialLoops:
             lines += [f"{body}if {second[0].src}:", f"{body}    {target} = {second[1].src}"]
         local_store = None
         if self.local and r.random() < 0.6:  # the local array, at an index and of a value uniform or not
-            index, at = self.local_index(self.local.shape)
-            stored = self.storable(self.local.type, self.uniform() if r.random() < 0.6 else self.expr(2))
-            lines.append(f"{body}{ARRAY}[{index}] = {stored.src}")
+            store, at, stored = self.local_store(self.local)
+            lines.append(f"{body}{store}")
             local_store = (at, stored, self.local)
         inner = None
         if variable == VARIABLE and r.random() < 0.3:  # a loop in each trip
