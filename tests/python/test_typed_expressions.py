@@ -19,7 +19,8 @@ not, device functions (typed parameters, a local, early returns whose types
 join, calls of other device functions), number arguments (NumPy scalars,
 Python ints and floats), sequential for and while loops carrying a typed
 local over a varying trip count with break and continue (one loop inside
-another too), local arrays filled with values the same in every SIMD lane
+another too), a continue of the parallel loop (the iteration's outputs
+keep their zeros), local arrays filled with values the same in every SIMD lane
 or varying, stored to under conditions and read back, parallel ranges over bounds and steps of their own integer
 types at the ends of those types, arrays passed as views of larger ones
 (stepped, backwards, a column; the elements outside them must keep their
@@ -202,6 +203,7 @@ def test_the_grammar_reaches_every_construct_it_promises():
         "a while loop over a typed counter": r"\n        j = tack\.[iu]\d+\(\d\)\n        while j < [^\n]*:\n"
                                              r"            j \+= tack\.[iu]\d+\(1\)\n",
         "break and continue": r"\n                break\n[\s\S]*\n                continue\n",
+        "a continue of the parallel loop": r"\n        if [^\n]*:\n            continue\n",
         "a loop in a loop": r"\n            (for k in range\(|while k < )",
         "a local array filled": r"\n        l0 = tack\.local_array\(\d, tack\.\w+\)\n        for m in range\(\d\):\n",
         "a 2-D local array": r"l0 = tack\.local_array\(\(2, \d\), ",

@@ -45,6 +45,9 @@ scalars, each operation rounded once in its type):
   count, with break or continue, and hold a second loop (loops.py);
 - a local array may be filled, stored to under conditions and read back
   at indices of any integer type (local_arrays.py);
+- `if <condition>: continue` may end an iteration of the parallel loop
+  before or after the sequential loop: its outputs keep their zeros and it
+  updates no atomic;
 - the parallel loop may range over bounds and a step of their own integer
   types, or be a tack.ndindex over two such dimensions, its variables read
   as locals of their joined types (ranges.py);
@@ -70,6 +73,7 @@ output.
 
 import math
 import random
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -89,6 +93,16 @@ __all__ = ["FLOAT_NAMES", "Unspecified", "float_divmod", "generate", "promoted",
 
 
 FLOAT_LITERALS = [0.0, -0.0, 0.1, 1.5, -2.25, 3.0, 1e30, -3.4e38, 1e-3, 0.5, 2.0**31, 2.0**63, 16777217.0]
+
+
+@dataclass
+class Continue:
+    """`if <condition>: continue` in the parallel loop."""
+    condition: Node
+
+
+class Skipped(Exception):
+    """An iteration ended by the parallel loop's continue."""
 
 
 class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops, LocalArrays):
@@ -152,6 +166,14 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops, 
             k = self.rng.randint(2, 5)
             index, at = f"(i * {k}) % len({name})", lambda c: (c.i * k) % c.n
         return Node(f"{name}[{index}]", self.inputs[name], lambda c: c.arrays[name][at(c)])
+
+    def parallel_continue(self, lines):
+        """`if <condition>: continue` in the parallel loop, its lines added
+        to `lines`: the iteration ends there (docs/language.md; its outputs
+        keep what they held, zeros here)."""
+        condition = self.expr(2)
+        lines += [f"        if {condition.src}:", "            continue"]
+        return Continue(condition)
 
     def choose_grid_array(self):
         """The type of a 2-D input array g0 (a row of GRID_COLUMNS numbers
@@ -549,10 +571,16 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops, 
                 self.vector_locals[name] = ((second or v).shape, types)
         if random.Random(self.seed * 13 + 7).random() < 0.3:  # (a stream of its own: other programs stay as they were)
             steps.append(self.local_array(lines))
+        skip = random.Random(self.seed * 17 + 3).random() < 0.2  # (a stream of its own)
+        early = skip and r.random() < 0.5
+        if early:  # before the sequential loop
+            steps.append(self.parallel_continue(lines))
         if r.random() < 0.45:
             loop = self.loop(lines)
             if loop:
                 steps.append(loop)
+        if skip and not early:
+            steps.append(self.parallel_continue(lines))
         stores = []
         for name, t in self.outputs.items():
             e = self.contracted(MAX_DEPTH - 1) if is_float(t) and r.random() < 0.3 else None
@@ -596,6 +624,10 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops, 
                     typed_range.bind(c, i, n)
                 try:
                     for step in steps:
+                        if isinstance(step, Continue):
+                            if step.condition.ev(c) != 0:
+                                raise Skipped
+                            continue
                         if isinstance(step, (Loop, LocalArray)):
                             step.run(c)
                             continue
@@ -612,6 +644,13 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops, 
                 except Unspecified:
                     for values in results.values():
                         values.append(None)
+                    continue
+                except Skipped:  # the iteration ends: its outputs keep their zeros, it updates no atomic
+                    for name, t in outputs.items():
+                        width = shapes[name][0] if name in shapes else 0
+                        results[name].append([convert(0, "i64", t)] * width if width else convert(0, "i64", t))
+                    if atomics:
+                        results[ARRAY].append([[] for _ in atomics.updates])
                     continue
                 for name, e in stores:
                     t = outputs[name]
