@@ -210,6 +210,7 @@ def test_the_grammar_reaches_every_construct_it_promises():
         "a local array filled by a uniform value": r"\n            l0\[m\] = [^\n]*\bm\b",
         "a local array stored under a condition": r"\n        if [^\n]*:\n            l0\[",
         "a local array read at two indices": r"l0\[[^\[\]]*, [^\[\]]*\]",
+        "a local array filled by a device function": r"@tack\.func\ndef f\d+\(l, [^\n]*\n    for m in range\(\d\):\n        l\[m\] = ",
         "an augmented store to a local array": r"\n +l0\[[^\n]*\] [-+*&|^]= ",
         "a local array stored in a loop": r"\n        (for|while) j[^\n]*\n(            [^\n]*\n)*            l0\[",
         "an inner loop counting to the outer variable": r"\n            (for k in range\(|while k < )[^\n]*\(j & ",

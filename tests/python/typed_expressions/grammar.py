@@ -123,6 +123,7 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops, 
         self.matrix_array = self.choose_matrix_array()  # (size, type, layout) of m0, or None
         self.grid_array = self.choose_grid_array()  # the type of g0, or None
         self.local = None  # the local array (local_arrays.py), once declared
+        self.local_helpers = []  # the sources of device functions that fill it
 
     # ------------------------------------------------------------ leaves
 
@@ -613,7 +614,7 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops, 
             typed_range.header(header)
         else:
             header.append(f"    for i in range(len({OUTPUTS[0]})):")
-        source = "".join(h + "\n\n" for h in helpers)
+        source = "".join(h + "\n\n" for h in helpers + self.local_helpers)
         source += f"@tack.kernel\ndef {kernel}({params}):\n" + "\n".join(header + lines) + "\n"
 
         def run(arrays, n):

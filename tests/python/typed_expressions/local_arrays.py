@@ -6,6 +6,7 @@ After its locals a program may declare (in the parallel loop)
     l0 = tack.local_array(K, tack.T)           # or (2, K // 2): two indices, or one flat
     for m in range(K):
         l0[m] = <value>                        # every element, in order
+                                               # (or f<seed>(l0, a0, ..., i): a device function that does)
     if <condition>:                            # sometimes
         l0[<index>] = <value>                  # or l0[<index>] op= <value>
     l0[<index>] = <value>                      # sometimes
@@ -79,10 +80,13 @@ class LocalArrays:
         shape = (size,) if size == 2 or r.random() < 0.6 else (2, size // 2)
         extents = str(size) if len(shape) == 1 else f"({shape[0]}, {shape[1]})"
         lines.append(f"        {ARRAY} = tack.local_array({extents}, tack.{t})")
-        self.locals[FILL] = "i32"
-        fill = self.storable(t, self.uniform() if r.random() < 0.5 else self.expr(2))
-        del self.locals[FILL]
-        lines += [f"        for {FILL} in range({size}):", f"            {ARRAY}[{FILL}] = {fill.src}"]
+        if r.random() < 0.3:  # filled by a device function the array is passed to
+            fill = self.fill_helper(t, size, lines)
+        else:
+            self.locals[FILL] = "i32"
+            fill = self.storable(t, self.uniform() if r.random() < 0.5 else self.expr(2))
+            del self.locals[FILL]
+            lines += [f"        for {FILL} in range({size}):", f"            {ARRAY}[{FILL}] = {fill.src}"]
         stores = []
         for _ in range(r.choice((0, 1, 1, 2))):
             condition = None
@@ -110,6 +114,23 @@ class LocalArrays:
             op = self.operator_for(r.choice(["+", "-", "*", "&", "|", "^"]), old, value)
             return f"{ARRAY}[{index}] {op}= {value.src}", at, self.arith_of(op, old, value)
         return f"{ARRAY}[{index}] = {value.src}", at, value
+
+    def fill_helper(self, t, size, lines):
+        """Fills the local array through a device function that takes it
+        (arrays are storage: its stores are the caller's), defined after
+        the program's other helpers, which it may call; the call's line is
+        added to `lines`. Inside it only its parameters are readable (the
+        arrays, i and m). The fill's value Node."""
+        name = f"f{self.seed}"
+        saved = self.locals, self.vector_locals, self.scalars
+        self.locals, self.vector_locals, self.scalars = {FILL: "i32"}, {}, {}
+        fill = self.storable(t, self.uniform() if self.rng.random() < 0.5 else self.expr(2))
+        self.locals, self.vector_locals, self.scalars = saved
+        params = self.array_params() + ["i"]
+        self.local_helpers.append(f"@tack.func\ndef {name}(l, {', '.join(params)}):\n"
+                                  f"    for {FILL} in range({size}):\n        l[{FILL}] = {fill.src}\n")
+        lines.append(f"        {name}({ARRAY}, {', '.join(params)})")
+        return fill
 
     def local_types(self):
         """The types a local array may take: any but an f64 after a
