@@ -60,10 +60,10 @@ A product is never an operand of + or - (nor of a negation that is): the
 contract lets a backend fuse a multiply with an adjacent add into one
 rounding, which this oracle models only for float sums of products stored
 directly into an output (dot, @, norm_sqr and norm of vectors and
-matrices), whose value is the Choices of every fusion (contraction.py). Where the contract leaves a
-result open (a nonzero denormal on the way, min or max of zeros of both
-signs, copysign from a NaN, whose sign is open) the evaluation raises
-Unspecified and that element is not compared.
+matrices), whose value is the Choices of every fusion (contraction.py).
+Where the contract leaves a result open (a nonzero denormal on the way,
+min or max of zeros of both signs, copysign from a NaN, whose sign is
+open) the evaluation raises Unspecified and that element is not compared.
 
 The oracle is this module's evaluation, written from the contract's text
 (kernel-language contract: fixed-width arithmetic, promotion, shifts,
