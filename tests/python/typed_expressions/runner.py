@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 
 from differential.builder import load_module
-from view_arguments import View, Viewed, choose_views
 from integer_types import NP, hi, lo, wrap
+from view_arguments import View, Viewed, choose_views
 
 from .atomics import ARRAY, LENGTH
 from .contraction import Choices
@@ -88,14 +88,17 @@ def make_array(values, t, shape, n, view=None):
     width, layout = shape or (None, None)
     element = () if shape is None else width if isinstance(width, tuple) else (width,)
     data = np.zeros((n, *element), dtype(t)) if values is None else np.array(values, dtype=dtype(t)).reshape(n, *element)
-    if layout == "rows":  # a 2-D array of numbers
+    if shape is None or layout == "rows":  # numbers ("rows": a 2-D array of them)
         kind = None
+    elif len(element) == 2:
+        kind = tack.matrix(*element, getattr(tack, t))
     else:
-        kind = None if shape is None else tack.matrix(*element, getattr(tack, t)) if len(element) == 2 else \
-            tack.vector(width, getattr(tack, t))
-    if view is None:
+        kind = tack.vector(width, getattr(tack, t))
+
+    def to_tack(data):
         return tack.array(data) if kind is None else tack.array(data, dtype=kind, layout=layout)
-    return view.make(data, lambda base: tack.array(base) if kind is None else tack.array(base, dtype=kind, layout=layout))
+
+    return to_tack(data) if view is None else view.make(data, to_tack)
 
 
 def views_for(program):
