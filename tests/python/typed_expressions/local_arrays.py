@@ -12,7 +12,8 @@ After its locals a program may declare (in the parallel loop)
     l0[<index>] = <value>                      # sometimes
 
 of K in {2, 4, 8} elements of any of the ten types, and its later
-expressions read `l0[<index>]` (a 2-D one `l0[r, c]` or flat). A value is
+expressions read `l0[<index>]` (a 2-D one `l0[r, c]` or flat); a
+sequential loop's trips may store to it too (loops.py). A value is
 uniform (literals, the number arguments, m, and +, -, *, &, |, ^ of them:
 the same in every SIMD lane, which docs/backends.md lets the lanes share
 one copy of the array for, filled once per group) or varies with i (the

@@ -54,7 +54,7 @@ import numpy as np
 from integer_types import INT_NAMES, wrap
 
 from .contraction import products_added
-from .rules import GRID_ARRAY, GRID_COLUMNS, FLOAT_NAMES, NUMPY_FLOAT, Node, checked, convert, is_float, promoted
+from .rules import FLOAT_NAMES, GRID_ARRAY, GRID_COLUMNS, NUMPY_FLOAT, Node, checked, convert, is_float, promoted
 
 NAMES = "xyzw"
 
@@ -352,7 +352,7 @@ class VectorExpressions:
     def product(self, depth, shape):
         """a @ b of integer operands: matrix @ matrix, matrix @ vector (a
         column) or vector @ matrix (a row); each entry the sum of its
-        products in index order (sums_of_products)."""
+        products in index order (sum_of_products)."""
         n = shape[0]
         if len(shape) == 2:
             shapes, (rows, inner, cols) = (shape, None), (n, n, n)
