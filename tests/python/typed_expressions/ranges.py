@@ -75,6 +75,8 @@ class Dim:
     def values(self, trips, seed):
         """(start, end, step) for `trips` trips."""
         if not self.types[0]:
+            if trips > hi(self.types[1]):
+                raise AssertionError(f"no room for {trips} trips in {self.types[1]}")
             return 0, trips, 1
         start_type, end_type, _ = self.types
         for step in range(self.magnitude, 0, -1):

@@ -133,6 +133,14 @@ class Program:
         bounds = self.bounds(n) if self.bounds else []
         return [*inputs.values(), *self.scalars.values(), *bounds, *outputs.values()]
 
+    def fits(self, n):
+        """Whether its typed range's bounds hold n elements' trips."""
+        try:
+            self.bounds(n)
+        except AssertionError:
+            return False
+        return True
+
 
 class Context:
     """One iteration: its index, the input arrays and the locals so far."""

@@ -25,7 +25,7 @@ from .workgroups import generate_workgroup
 def dtype(t):
     return NUMPY_FLOAT[t] if is_float(t) else NP[t]
 
-MAX_LEN = 70  # past a few SIMD widths, so lanes and tails both run
+MAX_LEN = 70  # past a few SIMD widths, so lanes and tails both run (soaks may set more: --max-length)
 
 
 @dataclass
@@ -47,6 +47,8 @@ def inputs_for(program):
     rng = random.Random(program.seed * 7919 + 3)
     n = max(rng.randint(1, MAX_LEN), program.min_length)
     n = -(-n // program.length_multiple) * program.length_multiple
+    while program.bounds and not program.fits(n):  # (past MAX_LEN's default: a typed range's types too narrow)
+        n -= program.length_multiple
     if program.groups:
         n = 256 * program.groups
     arrays = {}
