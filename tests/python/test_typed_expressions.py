@@ -165,6 +165,7 @@ def test_the_grammar_reaches_every_construct_it_promises():
         "class tests": r"tack\.(isnan|isinf|isfinite)\(",
         "vectors from numbers": r"tack\.vec[234]\([^()]*, ",
         "a vector array loaded": r"v0\[",
+        "a vector or matrix array at a generated index": r"\b[vm]0\[\([^\n]* & (tack\.[iu]\d+\()?7\)?\)\]",
         "a matrix array loaded": r"m0\[",
         "a 2-D array at a literal column": r"g0\[i, \d\]",
         "a 2-D array at a generated column": r"g0\[[^\n]*, \([^\n]* & (tack\.[iu]\d+\()?3\)?\)\]",

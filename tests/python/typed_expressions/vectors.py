@@ -9,7 +9,8 @@ construct builds its components with the scalar rules of grammar.py:
 
 - tack.vecN(e0, ..., eN-1), tack.vecN(e) (one number for every component),
   a load from a vector array (v0[i], its element type in every component)
-  or a square-matrix array (m0[i]), and a vector local;
+  or a square-matrix array (m0[i]), at i, from the end or at a generated
+  index of any integer type, and a vector local;
 - + - * & | ^ between vectors (or square matrices) of one shape or a vector
   and a number (used for every component), negation, abs, ~, casts,
   comparisons giving masks (vectors of i32 0/1), `and`/`or`/`not` over
@@ -200,10 +201,14 @@ class VectorExpressions:
         if pick == "load":  # an element of v0 or m0, its components row-major
             name, t = ((self.VECTOR_ARRAY, self.vector_array[1]) if len(shape) == 1
                        else (self.MATRIX_ARRAY, self.matrix_array[1]))
-            if r.random() < 0.7:
+            pick = r.random()
+            if pick < 0.6:
                 index, at = "i", lambda c: c.i
-            else:
+            elif pick < 0.8 or not self.typed_indices:
                 index, at = f"len({name}) - 1 - i", lambda c: c.n - 1 - c.i
+            else:  # a generated index of any integer type (the arrays have 8 elements or more)
+                e = self.masked(self.integer(1), 7)
+                index, at = e.src, e.ev
             return Vector(f"{name}[{index}]",
                           [component(t, lambda c, k=k: c.arrays[name][at(c)][k]) for k in range(size)], shape)
         name = r.choice(sorted(readable))
