@@ -11,9 +11,10 @@ typed components (componentwise operators, casts, masks, select, cross, dot,
 name or runtime index, rows, vector arrays of either layout loaded and
 stored, matrix arrays loaded; float dot, @, norm_sqr and norm with every
 fusion contraction allows), 2-D arrays read at (row, column) indices of
-any integer types or one flat row-major index, i32 comparisons and truth
-values (NaN true and unequal), float min/max preferring numbers, the exact math builtins
-(floor, ceil, trunc, sqrt, copysign, fmod, the class tests), joined local
+any integer types, one flat row-major index or a vector index, i32
+comparisons and truth values (NaN true and unequal), float min/max
+preferring numbers, the exact math builtins (floor, ceil, trunc, sqrt,
+copysign, fmod, the class tests), joined local
 types, a local assigned under a condition only reading zero where it was
 not, device functions (typed parameters, a local, early returns whose types
 join, calls of other device functions), number arguments (NumPy scalars,
@@ -170,6 +171,7 @@ def test_the_grammar_reaches_every_construct_it_promises():
         "a 2-D array at a literal column": r"g0\[i, \d\]",
         "a 2-D array at a generated column": r"g0\[[^\n]*, \([^\n]* & (tack\.[iu]\d+\()?3\)?\)\]",
         "a 2-D array's extent": r"g0\[g0\.shape\[0\] - 1 - i, ",
+        "a 2-D array at a vector index": r"g0\[tack\.vec2\(",
         "a 2-D array at one flat index": r"g0\[(tack\.[iu]64\()?\([^\n]*\) \* 4\)? \+ ",
         "a vector array stored": r"ov\[i\] = ",
         "a vector local": r"\n        w\d = ",

@@ -185,9 +185,9 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops, 
 
     def grid_load(self):
         """g0[row, column] (or g0[row * 4 + column], one flat row-major
-        index): the row i, from the end, at a multiple of i or at a
-        generated index, the column a literal or a generated index of any
-        integer type."""
+        index, or g0[tack.vec2(row, column)], a vector index): the row i,
+        from the end, at a multiple of i or at a generated index, the
+        column a literal or a generated index of any integer type."""
         r = self.rng
         if r.random() < 0.4:
             at_column = r.randrange(GRID_COLUMNS)
@@ -211,6 +211,8 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops, 
         if row_type == "i64" and r.random() < 0.2:  # one flat row-major index (docs/language.md, "Arrays")
             flat, column = self.joinable(Node(f"({row}) * {GRID_COLUMNS}", "i64", lambda c: 0), column)
             index = f"{flat.src} + {column.src}"
+        elif r.random() < 0.25:  # a vector of integers as the index (docs/status.md: vectors of integers as indices)
+            index = f"tack.vec2({row}, {column.src})"
         else:
             index = f"{row}, {column.src}"
         return Node(f"{GRID_ARRAY}[{index}]", self.grid_array, lambda c: c.arrays[GRID_ARRAY][at(c)][column.ev(c)])
