@@ -141,8 +141,7 @@ class AtomicUpdates:
     def contribution(self, t, depth):
         """A generated expression the atomic converts to t: a float one
         cast under the guard where t is an integer type."""
-        e = self.expr(depth)
-        return self.cast(t, e) if is_float(e.type) and not is_float(t) else e
+        return self.storable(t, self.expr(depth))
 
     def literal_of(self, v, t):
         """The value v of type t as a source constant, tack.t(v)."""

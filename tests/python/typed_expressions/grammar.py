@@ -286,6 +286,12 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops, 
             return Node(f"(tack.{t}({e.src}) if {low!r} < {e.src} < {high!r} else tack.{t}({fallback}))", t, ev)
         return Node(f"tack.{t}({e.src})", t, lambda c: convert(e.ev(c), e.type, t))
 
+    def storable(self, t, e):
+        """e as a store to (or a conversion into) type t takes it: a float
+        into an integer type through the guarded cast, anything else as
+        it is."""
+        return self.cast(t, e) if is_float(e.type) and not is_float(t) else e
+
     def joinable(self, l, r):
         """(l, r) with one side cast where no type holds both."""
         if promoted(l.type, r.type) is not None:
@@ -413,7 +419,11 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops, 
 
     def compare(self, depth):
         op = self.rng.choice(sorted(self.COMPARISONS))
-        l, r = self.joinable(self.expr(depth), self.expr(depth))
+        return self.compare_of(op, *self.joinable(self.expr(depth), self.expr(depth)))
+
+    def compare_of(self, op, l, r):
+        """(l op r) of operands with a common type: i32 0 or 1, compared in
+        their promoted type."""
         fn = self.compared(op, l, r)
         return Node(f"({l.src} {op} {r.src})", "i32", lambda c: int(fn(l.ev(c), r.ev(c))))
 
@@ -589,7 +599,7 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops, 
             e = self.contracted(MAX_DEPTH - 1) if is_float(t) and r.random() < 0.3 else None
             if e is None:
                 e = self.expr()
-            stores.append((name, self.cast(t, e) if is_float(e.type) and not is_float(t) else e))
+            stores.append((name, self.storable(t, e)))
         lines += [f"        {name}[i] = {e.src}" for name, e in stores]
         inputs, outputs, shapes = dict(self.inputs), dict(self.outputs), {}
         vector_store = None

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from integer_types import INT_NAMES
 
 from .rules import Node, checked, convert, is_float, promoted
+from .vectors import count
 
 ARRAY = "l0"
 FILL = "m"
@@ -43,14 +44,10 @@ class LocalArray:
     fill: Node  # reads FILL
     stores: list  # (condition Node or None, flat index Node, value Node)
 
-    @property
-    def size(self):
-        return self.shape[0] * (self.shape[1] if len(self.shape) == 2 else 1)
-
     def run(self, c):
         """The array's fill and stores in context c: c.locals[ARRAY]."""
         values = []
-        for m in range(self.size):
+        for m in range(count(self.shape)):
             c.locals[FILL] = m
             values.append(self.stored(self.fill, c))
         c.locals.pop(FILL)
@@ -66,6 +63,11 @@ class LocalArray:
 
     def stored(self, value, c):
         return checked(convert(value.ev(c), value.type, self.type), self.type)
+
+
+def element(index, at, t):
+    """l0[index] of type t, its flat index the Node `at`."""
+    return Node(f"{ARRAY}[{index}]", t, lambda c: c.locals[ARRAY][at.ev(c)])
 
 
 class LocalArrays:
@@ -88,16 +90,16 @@ class LocalArrays:
             fill = self.storable(t, self.uniform() if r.random() < 0.5 else self.expr(2))
             del self.locals[FILL]
             lines += [f"        for {FILL} in range({size}):", f"            {ARRAY}[{FILL}] = {fill.src}"]
-        stores = []
+        array = LocalArray(t, shape, fill, [])
         for _ in range(r.choice((0, 1, 1, 2))):
             condition = None
             if r.random() < 0.4:
                 condition = self.uniform_condition() if r.random() < 0.5 else self.expr(2)
-            store, at, value = self.local_store(LocalArray(t, shape, fill, stores))
+            store, at, value = self.local_store(array)
             lines += [f"        if {condition.src}:", f"            {store}"] if condition else [f"        {store}"]
-            stores.append((condition, at, value))
-        self.local = LocalArray(t, shape, fill, stores)
-        return self.local
+            array.stores.append((condition, at, value))
+        self.local = array
+        return array
 
     def local_store(self, array):
         """(source, flat index Node, value Node) of a store to `array`: of a
@@ -111,7 +113,7 @@ class LocalArrays:
         if r.random() < 0.33:
             if promoted(array.type, value.type) is None:  # a signed type with u64: the value is cast
                 value = self.cast("u64" if array.type == "u64" else "i64", value)
-            old = Node(f"{ARRAY}[{index}]", array.type, lambda c: c.locals[ARRAY][at.ev(c)])
+            old = element(index, at, array.type)
             op = self.operator_for(r.choice(["+", "-", "*", "&", "|", "^"]), old, value)
             return f"{ARRAY}[{index}] {op}= {value.src}", at, self.arith_of(op, old, value)
         return f"{ARRAY}[{index}] = {value.src}", at, value
@@ -139,11 +141,6 @@ class LocalArrays:
         the program's float precision)."""
         return set(INT_NAMES) | set(self.float_array_types())
 
-    def storable(self, t, e):
-        """e as a store to an array of type t takes it (a float into an
-        integer type through the guarded cast)."""
-        return self.cast(t, e) if is_float(e.type) and not is_float(t) else e
-
     def uniform(self):
         """A value the same in every lane: literals, the number arguments
         and the fill's m where it is bound, combined by + - * & | ^."""
@@ -159,17 +156,15 @@ class LocalArrays:
     def uniform_condition(self):
         """A condition the same in every lane: a uniform value compared
         with a literal."""
-        left, right = self.joinable(self.uniform(), self.literal())
-        return Node(f"({left.src} < {right.src})", "i32", lambda c: int(left.ev(c) < right.ev(c)))
+        return self.compare_of("<", *self.joinable(self.uniform(), self.literal()))
 
     def local_index(self, shape):
         """(source, flat index Node) of an element: a literal, a number
         argument masked into range, or a generated expression masked into
         range; of a 2-D array two such indices or one flat one."""
         r = self.rng
-        size = shape[0] * (shape[1] if len(shape) == 2 else 1)
         if len(shape) == 1 or r.random() < 0.3:
-            e = self.index_below(size)
+            e = self.index_below(count(shape))
             return e.src, e
         row, column = self.index_below(shape[0]), self.index_below(shape[1])
         columns = shape[1]
@@ -191,6 +186,5 @@ class LocalArrays:
 
     def load_local(self):
         """l0[<index>]: an element of the local array."""
-        a = self.local
-        index, at = self.local_index(a.shape)
-        return Node(f"{ARRAY}[{index}]", a.type, lambda c: c.locals[ARRAY][at.ev(c)])
+        index, at = self.local_index(self.local.shape)
+        return element(index, at, self.local.type)

@@ -47,7 +47,7 @@ from dataclasses import dataclass
 
 from integer_types import INT_NAMES, wrap
 
-from .rules import Node, convert, promoted
+from .rules import Node, convert, promoted, range_type
 
 VARIABLE = "j"
 INNER_VARIABLE = "k"
@@ -122,9 +122,9 @@ class SequentialLoops:
             j = Node(variable, counter[1], lambda c: c.locals[variable])
             end = self.outer_end() if outer and r.random() < 0.5 else self.masked(self.integer(2), 7)
             left, right = self.joinable(j, end)
-            bounds = (Node(f"{left.src} < {right.src}", "i32", lambda c: int(left.ev(c) < right.ev(c))),)
+            bounds = (self.compare_of("<", left, right),)
             self.locals[variable] = counter[1]
-            lines += [f"{at}{variable} = tack.{counter[1]}({counter[0]})", f"{at}while {bounds[0].src}:",
+            lines += [f"{at}{variable} = tack.{counter[1]}({counter[0]})", f"{at}while {left.src} < {right.src}:",
                       f"{body}{variable} += tack.{counter[1]}(1)"]
         elif pick < 0.45:
             bounds = (self.literal(r.randint(0, 4)),)
@@ -139,7 +139,7 @@ class SequentialLoops:
             # The implicit start and step are i32s, which count in the bounds'
             # type where an i32 cannot be mixed with it (a u64).
             counted = bounds[0].type if len(bounds) == 1 else promoted(bounds[0].type, bounds[1].type)
-            self.locals[variable] = "u64" if counted == "u64" else promoted("i32", counted)
+            self.locals[variable] = range_type(counted)
             lines.append(f"{at}for {variable} in range({', '.join(b.src for b in bounds)}):")
         exit = None
         if r.random() < 0.4:

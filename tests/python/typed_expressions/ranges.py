@@ -44,7 +44,7 @@ import numpy as np
 
 from integer_types import INT_NAMES, NP, hi, lo
 
-from .rules import promoted
+from .rules import promoted, range_type
 
 VARIABLE = "q"
 COLUMN = "c"  # an ndindex's second variable
@@ -73,10 +73,11 @@ class Dim:
         return f"({offset}) // tack.i64({self.names[2]})" if self.types[2] else offset
 
     def values(self, trips, seed):
-        """(start, end, step) for `trips` trips."""
+        """(start, end, step) for `trips` trips; ValueError where the types
+        leave no room for them."""
         if not self.types[0]:
             if trips > hi(self.types[1]):
-                raise AssertionError(f"no room for {trips} trips in {self.types[1]}")
+                raise ValueError(f"no room for {trips} trips in {self.types[1]}")
             return 0, trips, 1
         start_type, end_type, _ = self.types
         for step in range(self.magnitude, 0, -1):
@@ -86,7 +87,7 @@ class Dim:
             if low <= high:
                 break
         else:
-            raise AssertionError(f"no room for {trips} trips in {self.types}")
+            raise ValueError(f"no room for {trips} trips in {self.types}")
         if self.placement == "low":
             start = low
         elif self.placement == "high":
@@ -158,14 +159,14 @@ def choose_dim(r, names, forms):
         counted = promoted(promoted(start_type, end_type), step_type)
     else:
         bounds = end_type if form == "end" else promoted(start_type, end_type)
-        counted = "u64" if bounds == "u64" else promoted("i32", bounds)
+        counted = range_type(bounds)
     return Dim(names, (start_type, end_type, step_type), counted, r.randint(1, 3) if form == "step" else 1,
                r.randint(0, 2), r.choice(["low", "high", "zero", "random"]))
 
 
 def choose_range(seed):
     """A TypedRange for about a third of seeds, else None; from a random
-    stream of its own, so the rest of a program is as it was without it."""
+    stream of its own, so programs without one are as they were."""
     r = random.Random(seed * 7 + 1)
     if r.random() >= 0.33:
         return None

@@ -36,6 +36,14 @@ def promoted(a, b):
     return integer_promoted(a, b)
 
 
+def range_type(bounds):
+    """The type a range of bounds of type `bounds` with an implicit step
+    (and start) counts in: the implicit i32s join the bounds, unless the
+    bounds are u64s, which an i32 cannot be mixed with (docs/language.md,
+    "The parallel loop")."""
+    return "u64" if bounds == "u64" else promoted("i32", bounds)
+
+
 def literal_type(v):
     for t in ("i32", "i64", "u64"):
         if lo(t) <= v <= hi(t):
@@ -137,7 +145,7 @@ class Program:
         """Whether its typed range's bounds hold n elements' trips."""
         try:
             self.bounds(n)
-        except AssertionError:
+        except ValueError:
             return False
         return True
 

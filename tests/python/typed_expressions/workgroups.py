@@ -43,7 +43,7 @@ from integer_types import INT_NAMES
 
 from .atomics import ARRAY, atomic_types
 from .grammar import Generator
-from .rules import FLOAT_NAMES, OUTPUTS, Context, Node, Program, Unspecified, checked, convert, is_float
+from .rules import FLOAT_NAMES, OUTPUTS, Context, Node, Program, Unspecified, checked, convert
 
 GROUP = 256
 SHARED = "s"
@@ -120,8 +120,7 @@ class WorkgroupGenerator(Generator):
 
     def stored(self, t):
         """An expression stored into (or written to s as) type t."""
-        e = self.expr()
-        return self.cast(t, e) if is_float(e.type) and not is_float(t) else e
+        return self.storable(t, self.expr())
 
     def program(self):
         r = self.rng
