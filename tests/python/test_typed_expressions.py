@@ -7,25 +7,24 @@ rounded to the nearest float or truncated, shifts that keep their left type,
 floor division and modulo, true division in f32, float // and % (CPython's
 float_divmod), integer power, vectors and square matrices of independently
 typed components (componentwise operators, casts, masks, select, cross, dot,
-@, transpose, sum, trace, determinants, any, all, components by literal,
-name or runtime index, rows, vector arrays of either layout loaded and
-stored, matrix arrays loaded; float dot, @, norm_sqr and norm with every
-fusion contraction allows), 2-D arrays read at (row, column) indices of
-any integer types, one flat row-major index or a vector index, i32
-comparisons and truth values (NaN true and unequal), float min/max
-preferring numbers, the exact math builtins (floor, ceil, trunc, sqrt,
-copysign, fmod, the class tests), joined local
-types, a local assigned under a condition only reading zero where it was
-not, device functions (typed parameters, a local, early returns whose types
-join, calls of other device functions), number arguments (NumPy scalars,
-Python ints and floats), sequential for and while loops carrying a typed
-local over a varying trip count with break and continue (one loop inside
-another too), a continue of the parallel loop (the iteration's outputs
-keep their zeros), local arrays filled with values the same in every SIMD lane
-or varying, stored to under conditions and read back, parallel ranges over bounds and steps of their own integer
-types at the ends of those types, arrays passed as views of larger ones
-(stepped, backwards, a column; the elements outside them must keep their
-sentinels; a 2-D array transposed twice), atomic updates
+@, transpose, sum, trace, determinants, any, all, components by literal, name
+or runtime index, rows, vector arrays of either layout loaded and stored,
+matrix arrays loaded; float dot, @, norm_sqr and norm with every fusion
+contraction allows), 2-D arrays read at (row, column) indices of any integer
+types, one flat row-major index or a vector index, i32 comparisons and truth
+values (NaN true and unequal), float min/max preferring numbers, the exact
+math builtins (floor, ceil, trunc, sqrt, copysign, fmod, the class tests),
+joined local types, a local assigned under a condition only reading zero where
+it was not, device functions (typed parameters, a local, early returns whose
+types join, calls of other device functions), number arguments (NumPy scalars,
+Python ints and floats), sequential for and while loops carrying a typed local
+over a varying trip count with break and continue (one loop inside another
+too), a continue of the parallel loop (the iteration's outputs keep their
+zeros), local arrays filled with values the same in every SIMD lane or
+varying, stored to under conditions and read back, parallel ranges over bounds
+and steps of their own integer types at the ends of those types, arrays passed
+as views of larger ones (stepped, backwards, a column; the elements outside
+them must keep their sentinels; a 2-D array transposed twice), atomic updates
 (add, sub, min, max, exch, cas on every type of the device's atomic domain;
 numbers, 2x2 arrays by tuple indices, vector arrays of either layout; as
 statements, checked against the fold every order gives, and as expressions,

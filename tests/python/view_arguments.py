@@ -31,10 +31,10 @@ class View:
         """(the larger NumPy array, with data (n elements along its first
         axis) at the view and random bytes elsewhere; the key that views
         it)."""
-        n = len(data)
-        rng = np.random.default_rng(n * 31 + self.offset)
         if self.transposed:
             return np.ascontiguousarray(data.swapaxes(0, 1)), None
+        n = len(data)
+        rng = np.random.default_rng(n * 31 + self.offset)
         if self.columns:
             base = np.empty((n, self.columns, *data.shape[1:]), data.dtype)
             key = (slice(None), self.column)
