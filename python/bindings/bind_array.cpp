@@ -188,9 +188,13 @@ Array transpose(const Array& a, nb::args given) {
     }
 }
 
+// A Python int (bool included) or float, or a NumPy integer, bool or float
+// scalar: not a complex number, whose imaginary part a fill would drop.
 bool is_number(nb::handle v) {
     PyObject* o = v.ptr();
-    return PyLong_Check(o) || PyFloat_Check(o) || is_numpy_scalar(o);
+    if (PyLong_Check(o) || PyFloat_Check(o)) return true;
+    const char k = numpy_scalar_kind(o);
+    return k == 'i' || k == 'u' || k == 'f' || k == 'b';
 }
 
 // One number into every scalar of `a`, converted as a cast would.

@@ -40,6 +40,12 @@ bool is_numpy_scalar(PyObject* o) {
     return PyObject_IsInstance(o, generic) == 1;
 }
 
+char numpy_scalar_kind(PyObject* o) {
+    if (!is_numpy_scalar(o)) return 0;
+    std::string kind = nb::cast<std::string>(nb::handle(o).attr("dtype").attr("kind"));
+    return kind.size() == 1 ? kind[0] : 0;
+}
+
 namespace {
 
 [[noreturn]] void bad_argument(Kernel& k, size_t i, nb::handle h, const std::string& why, const std::string& leaf = {}) {

@@ -92,6 +92,9 @@ DType dtype_from_object(nb::handle h);  // a tack dtype, a NumPy dtype or a name
 // Whether `o` is a NumPy scalar (an instance of numpy.generic). tack._core
 // does not import NumPy: until the process has, no object can be one.
 bool is_numpy_scalar(PyObject* o);
+// A NumPy scalar's dtype kind ('i', 'u', 'f', 'b', 'c', ...); 0 for anything
+// else.
+char numpy_scalar_kind(PyObject* o);
 
 // Raises the Python exception for a C++ error (CompileError, ArgumentError).
 [[noreturn]] void raise_compile_error(const std::exception_ptr& e);

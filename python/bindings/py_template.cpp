@@ -167,10 +167,8 @@ const ClassSnapshot& class_of(PyTypeObject* type) {
 
 bool is_number(PyObject* o) {
     if (PyLong_Check(o) || PyFloat_Check(o)) return true;
-    if (!is_numpy_scalar(o)) return false;
-    nb::object kind = nb::handle(o).attr("dtype").attr("kind");
-    std::string k = nb::cast<std::string>(kind);
-    return k == "i" || k == "u" || k == "f";
+    const char k = numpy_scalar_kind(o);
+    return k == 'i' || k == 'u' || k == 'f';
 }
 
 bool all_numbers(PyObject* tuple) {

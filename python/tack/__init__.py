@@ -98,6 +98,7 @@ from ._builtins import (
     vec3,
     vec4,
 )
+from ._arrays import _device_name
 from ._cache import cache_dir, clear_cache
 from ._constants import Constant, constant
 from ._decorators import DeviceFunction, func, kernel
@@ -301,7 +302,7 @@ def set_default_device(name: str) -> None:
     is missing; "cpu" is always taken (its arrays are host memory, which a
     build without LLVM has too; a kernel launched there names the missing
     backend)."""
-    _core.set_default_device(str(name))
+    _core.set_default_device(_device_name(name, "tack.set_default_device: a device"))
 
 
 def get_default_device() -> str:

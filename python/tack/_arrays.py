@@ -59,8 +59,20 @@ def _element(dtype, layout):
     return _dtypes.as_dtype(dtype), (), "aos"
 
 
-def _device(device):
-    return _core.default_device() if device is None else str(device)
+def _device(device, who="a device"):
+    """The device named by `device`, the default device for None; anything
+    but a string is a TypeError (str() would make None or 3 a name that no
+    backend has)."""
+    if device is None:
+        return _core.default_device()
+    return _device_name(device, who)
+
+
+def _device_name(device, who="a device"):
+    if not isinstance(device, str):
+        raise TypeError(f"{who} is named by a string ('cpu', 'opencl', 'cuda', 'hip'), not {device!r} "
+                        f"({type(device).__name__})")
+    return device
 
 
 def empty(shape: ShapeLike, dtype: ElementTypeLike = _dtypes.f32, layout: str = "aos", device: Optional[str] = None) -> Array:
@@ -81,10 +93,7 @@ def full(
     matrix elements also one element's components (a sequence or NumPy
     array of the element's shape)."""
     a = empty(shape, dtype, layout, device)
-    if a.element_shape and not isinstance(value, (int, float, np.number)):
-        np.copyto(a.numpy(), np.asarray(value, dtype=a.dtype.numpy), casting="same_kind")
-    else:
-        a.fill(value)
+    a.fill(value)
     return a
 
 
@@ -268,7 +277,7 @@ def array_from_ptr(
     passes `owner`, an object the array keeps referenced. Read-only by
     default: a kernel that may store to it refuses it."""
     return _core.array_from_ptr(
-        int(address), _shape(shape), _dtypes.as_dtype(dtype).name, strides, bool(readonly), owner, str(device),
+        int(address), _shape(shape), _dtypes.as_dtype(dtype).name, strides, bool(readonly), owner, _device_name(device),
         stream,
     )
 

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "runtime/errors.h"
+
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
@@ -37,25 +39,6 @@ int64_t checked_elements(const std::vector<int64_t>& shape, int64_t scalars_per_
                                     " has more elements or bytes than a 64-bit count can hold");
     return n;
 }
-
-// What an allocation that failed says (Python's MemoryError carries it):
-// how much it asked for, as NumPy says it.
-class OutOfMemory : public std::bad_alloc {
-public:
-    explicit OutOfMemory(size_t bytes) {
-        static const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-        double amount = double(bytes);
-        size_t unit = 0;
-        while (amount >= 1024 && unit + 1 < std::size(units)) amount /= 1024, ++unit;
-        char text[64];
-        std::snprintf(text, sizeof text, unit ? "%.1f %s" : "%.0f %s", amount, units[unit]);
-        message_ = std::string("unable to allocate ") + text + " for an array";
-    }
-    const char* what() const noexcept override { return message_.c_str(); }
-
-private:
-    std::string message_;
-};
 
 }  // namespace
 

@@ -337,6 +337,27 @@ def test_shapes_take_integers_as_numpy_does():
         tack.empty((2**29, 2**29))
 
 
+def test_an_array_no_device_can_hold_is_a_memory_error(backend):
+    # On every backend, as NumPy says it: Python's MemoryError with the
+    # size asked for. The device stays usable.
+    with pytest.raises(MemoryError, match=r"unable to allocate 1\.0 EiB for an array"):
+        tack.empty((2**29, 2**29))
+    with pytest.raises(MemoryError, match=r"unable to allocate 16\.0 TiB for an array"):
+        tack.full((2**40,), 1.5, dtype=tack.vec4f)
+    if backend == "opencl":
+        # 16 GiB: past the largest buffer of PoCL's device on a host of
+        # 24 GiB (a quarter to a half of its memory), which clCreateBuffer
+        # answers with CL_INVALID_BUFFER_SIZE. A device that holds it
+        # allocates it. CUDA and HIP: test_device_memory.py.
+        try:
+            big = tack.empty(2**32, dtype=tack.f32)
+        except MemoryError as e:
+            assert str(e).startswith("unable to allocate 16.0 GiB for an array"), str(e)
+        else:
+            del big
+    np.testing.assert_array_equal(tack.arange(3).numpy(), [0, 1, 2])
+
+
 @pytest.mark.parametrize("dtype", [tack.i8, tack.u8, tack.i16, tack.u16, tack.i32, tack.u32, tack.i64, tack.u64])
 def test_an_integer_fill_takes_its_types_integers_as_numpy_does(dtype):
     # Oracle: NumPy 2's np.full with a Python integer, which refuses one

@@ -47,6 +47,8 @@ CASES = [
     "cuda_textures_are_texture_objects",
     "ptr_is_the_device_address",
     "tile_calls_leave_their_arrays_unshared",
+    "an_allocation_past_the_device_memory_is_a_memory_error",
+    "hip_allocation_past_the_device_memory_is_a_memory_error",
 ]
 
 
@@ -354,6 +356,27 @@ def case_hip_names_rocm_memory(tack, fake):
     c = tack.from_dlpack(DLPackProducer(a))
     assert c.device == "hip"
     np.testing.assert_array_equal(c.numpy(), [0, 1, 2, 3])
+
+
+def _past_the_device_memory(tack, device, error_name):
+    # The recording driver's device has 1 GiB and answers a larger
+    # allocation as the drivers do (CUDA_ERROR_OUT_OF_MEMORY,
+    # hipErrorOutOfMemory): Python's MemoryError, worded as NumPy's and
+    # naming the device and the driver's answer; the device stays usable.
+    for make in (lambda: tack.empty((1 << 29,), tack.f64, device=device),
+                 lambda: tack.zeros((1 << 15, 1 << 15), tack.i32, device=device),
+                 lambda: tack.full(3 << 28, 1.5, device=device)):
+        with pytest.raises(MemoryError, match=rf"unable to allocate (4\.0|3\.0) GiB for an array on .*{error_name}"):
+            make()
+    np.testing.assert_array_equal(tack.array(np.arange(3, dtype=np.int32), device=device).numpy(), [0, 1, 2])
+
+
+def case_an_allocation_past_the_device_memory_is_a_memory_error(tack, fake):
+    _past_the_device_memory(tack, "cuda", "CUDA_ERROR_OUT_OF_MEMORY")
+
+
+def case_hip_allocation_past_the_device_memory_is_a_memory_error(tack, fake):
+    _past_the_device_memory(tack, "hip", "hipErrorOutOfMemory")
 
 
 def _texture(fake, handle):

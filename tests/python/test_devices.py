@@ -7,6 +7,7 @@ Every expected value comes from NumPy over the same inputs.
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -180,6 +181,21 @@ def test_an_unknown_device_is_refused_by_name():
         tack.array(np.zeros(3, np.float32), device="nosuch")
     with pytest.raises(RuntimeError, match=r"its devices: cpu, opencl, cuda, hip"):
         tack.zeros(3, device="gpu")
+
+
+@pytest.mark.parametrize("name", [None, 3, b"cpu"], ids=["None", "int", "bytes"])
+def test_a_device_name_that_is_no_string_is_a_type_error(name):
+    # str() would make None or 3 a name no backend has (a RuntimeError
+    # about a missing device); for an array's device=, None is the default.
+    with pytest.raises(TypeError, match=r"tack.set_default_device: a device is named by a string \('cpu'"):
+        tack.set_default_device(name)
+    assert tack.get_default_device() == "cpu"
+    creators = [lambda: tack.array_from_ptr(0, (0,), tack.f32, device=name)]
+    if name is not None:
+        creators += [lambda: tack.zeros(3, device=name), lambda: tack.array(np.zeros(3, np.float32), device=name)]
+    for make in creators:
+        with pytest.raises(TypeError, match=rf"a device is named by a string .*not {re.escape(repr(name))}"):
+            make()
 
 
 @pytest.mark.parametrize("name", ["cuda:0", "cpu:0", "opencl:1"])

@@ -393,3 +393,24 @@ def test_fill_refuses_values_of_another_shape_or_kind(backend):
     with pytest.raises(TypeError):
         tack.zeros(3, dtype=tack.vec2i).fill([0.5, 1])
     np.testing.assert_array_equal(v.numpy(), np.zeros((3, 2), dtype=np.float32))
+
+
+@pytest.mark.parametrize("value", [np.complex64(1), np.complex128(1 + 2j), 1 + 2j, np.str_("1"),
+                                   np.datetime64("2020-01-01"), np.bytes_(b"1")],
+                         ids=lambda v: type(v).__name__)
+def test_fill_refuses_numbers_that_are_not_real(backend, value):
+    # A complex number would lose its imaginary part (NumPy warns and drops
+    # it), a string or a date is no number: each is a TypeError naming the
+    # array, and the array keeps its elements.
+    for dtype in (tack.f32, tack.i8, tack.u64, tack.vec3f):
+        a = tack.zeros(3, dtype=dtype)
+        with pytest.raises(TypeError, match=r"fill\(\) of array\["):
+            a.fill(value)
+        with pytest.raises(TypeError):
+            tack.full(3, value, dtype=dtype)
+        with pytest.raises(TypeError):
+            tack.full_like(a, value)
+        assert not a.numpy().any()
+    # NumPy's bools, integers and floats are numbers.
+    for value, want in ((np.bool_(True), 1), (np.int8(-3), -3), (np.float16(2.5), 2.5)):
+        np.testing.assert_array_equal(tack.full(2, value, dtype=tack.f32).numpy(), np.full(2, want, np.float32))

@@ -28,6 +28,7 @@ const Vendor kCudaVendor{
     34,   // CUDA_ERROR_STUB_LIBRARY
     100,  // CUDA_ERROR_NO_DEVICE
     101,  // CUDA_ERROR_INVALID_DEVICE
+    2,    // CUDA_ERROR_OUT_OF_MEMORY
     2,    // kDLCUDA
     1,    // CU_STREAM_LEGACY
     2,    // CU_STREAM_PER_THREAD
@@ -49,6 +50,7 @@ const Vendor kHipVendor{
     0,    // (no stub library)
     100,  // hipErrorNoDevice
     101,  // hipErrorInvalidDevice
+    2,    // hipErrorOutOfMemory
     10,   // kDLROCM
     0,    // the null stream
     2,    // hipStreamPerThread

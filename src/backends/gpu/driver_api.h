@@ -139,6 +139,7 @@ struct Vendor {
     DriverResult stub_library;   // the CUDA toolkit's stub libcuda (CUDA only; else 0)
     DriverResult no_device;      // cuInit's and hipInit's answers without a device
     DriverResult invalid_device;
+    DriverResult out_of_memory;  // an allocation the device's memory cannot hold
     // Sharing memory: the DLPack device type (kDLCUDA 2, kDLROCM 10), and
     // the handles of the default streams that __cuda_array_interface__ and
     // DLPack name 1 (legacy) and 2 (per-thread).

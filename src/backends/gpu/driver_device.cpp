@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "runtime/errors.h"
+
 namespace tack::backends::gpu {
 
 namespace {
@@ -145,6 +147,8 @@ std::unique_ptr<Memory> DriverDevice::allocate(size_t bytes) {
     DeviceAddress a = 0;
     // At least one byte: drivers refuse empty allocations.
     DriverResult rc = api_.allocate(&a, std::max<size_t>(bytes, 1));
+    if (rc == api_.vendor->out_of_memory)
+        throw runtime::OutOfMemory(bytes, "on " + name_ + " (" + driver_error(api_, api_.name.allocate, rc) + ")");
     if (rc != 0)
         throw DriverError(driver_error(api_, api_.name.allocate, rc) + " (" +
                           std::to_string(bytes) + " bytes on " + name_ + ")");

@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "runtime/errors.h"
+
 namespace tack::backends::opencl {
 
 namespace {
@@ -297,6 +299,13 @@ bool ClDevice::has_extension(const std::string& name) const {
 ClBuffer ClDevice::allocate(size_t bytes) {
     cl_int err = CL_SUCCESS;
     cl_mem mem = api_->clCreateBuffer(context_, CL_MEM_READ_WRITE, std::max<size_t>(bytes, 1), nullptr, &err);
+    // A buffer past the device's largest, or one its memory cannot hold, is
+    // a MemoryError as the CPU's is.
+    if (err == CL_INVALID_BUFFER_SIZE)
+        throw runtime::OutOfMemory(bytes, "on " + device_name_ + " (its largest buffer is " +
+                                              std::to_string(max_allocation_bytes_) + " bytes)");
+    if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES || err == CL_OUT_OF_HOST_MEMORY)
+        throw runtime::OutOfMemory(bytes, "on " + device_name_ + " (clCreateBuffer: " + cl_error_name(err) + ")");
     if (err != CL_SUCCESS || !mem)
         throw ClError("clCreateBuffer", err, "(" + std::to_string(bytes) + " bytes on " + device_name_ + ")");
     return ClBuffer(api_, mem, bytes);

@@ -47,7 +47,7 @@ std::vector<Launch> launches;
 int context_token, stream_tokens[64], streams_made = 0;
 void* current_context = nullptr;
 
-constexpr int kSuccess = 0, kInvalidValue = 1, kNoDevice = 100, kNotFound = 500, kIllegalAddress = 700,
+constexpr int kSuccess = 0, kInvalidValue = 1, kOutOfMemory = 2, kNoDevice = 100, kNotFound = 500, kIllegalAddress = 700,
               kInvalidContext = 201;
 
 bool has_device() {
@@ -100,8 +100,9 @@ int device_attribute(int* value, int attribute, int) {
     *value = 0;
     return kInvalidValue;
 }
+constexpr size_t kDeviceMemory = size_t{1} << 30;
 int device_memory(size_t* bytes, int) {
-    *bytes = size_t{1} << 30;
+    *bytes = kDeviceMemory;
     return kSuccess;
 }
 int primary_context(void** context, int) {
@@ -115,6 +116,7 @@ int set_context(void* context) {
 int allocate(uint64_t* address, size_t bytes) {
     if (!current_context) return kInvalidContext;
     if (bytes == 0) return kInvalidValue;
+    if (bytes > kDeviceMemory) return kOutOfMemory;
     std::lock_guard<std::mutex> hold(mutex);
     auto* block = new std::vector<char>(bytes, 0);
     *address = reinterpret_cast<uint64_t>(block->data());
@@ -312,6 +314,7 @@ int texture_destroy(uint64_t texture) {
 
 int cuda_error_name(int code, const char** name) {
     switch (code) {
+        case kOutOfMemory: *name = "CUDA_ERROR_OUT_OF_MEMORY"; return kSuccess;
         case kNoDevice: *name = "CUDA_ERROR_NO_DEVICE"; return kSuccess;
         case kIllegalAddress: *name = "CUDA_ERROR_ILLEGAL_ADDRESS"; return kSuccess;
         case kNotFound: *name = "CUDA_ERROR_NOT_FOUND"; return kSuccess;
@@ -321,6 +324,7 @@ int cuda_error_name(int code, const char** name) {
 }
 const char* hip_error_name(int code) {
     switch (code) {
+        case kOutOfMemory: return "hipErrorOutOfMemory";
         case kNoDevice: return "hipErrorNoDevice";
         case kIllegalAddress: return "hipErrorIllegalAddress";
         case kNotFound: return "hipErrorNotFound";
