@@ -276,8 +276,12 @@ def array_from_ptr(
     memory alive for as long as the array (or any view of it) is used, or
     passes `owner`, an object the array keeps referenced. Read-only by
     default: a kernel that may store to it refuses it."""
+    try:
+        address = operator.index(address)  # an integer: 2.5 or "0x10" is no address
+    except TypeError:
+        raise TypeError(f"array_from_ptr: the address must be an integer, not {address!r}") from None
     return _core.array_from_ptr(
-        int(address), _shape(shape), _dtypes.as_dtype(dtype).name, strides, bool(readonly), owner, _device_name(device),
+        address, _shape(shape), _dtypes.as_dtype(dtype).name, strides, bool(readonly), owner, _device_name(device),
         stream,
     )
 

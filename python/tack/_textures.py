@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from . import _core
-from ._arrays import Array
+from ._arrays import Array, _shape
 
 Texture3D = _core.Texture3D
 
@@ -29,7 +29,10 @@ def texture3d(array: Array, shape: Sequence[int], interp: str = "linear") -> Tex
     if not isinstance(array, Array):
         raise TypeError(f"texture3d: expected a tack.Array of f32, not {type(array).__name__}")
     try:
-        width, height, depth = (int(e) for e in shape)
-    except (TypeError, ValueError):
-        raise ValueError(f"texture3d: shape must be three extents (W, H, D), not {shape!r}") from None
+        extents = _shape(shape)  # integers only: 2.5, "2" or True is no extent
+    except TypeError:
+        raise TypeError(f"texture3d: shape must be three integer extents (W, H, D), not {shape!r}") from None
+    if len(extents) != 3:
+        raise ValueError(f"texture3d: shape must be three extents (W, H, D), not {shape!r}")
+    width, height, depth = extents
     return Texture3D(array, width, height, depth)

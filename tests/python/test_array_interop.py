@@ -126,6 +126,18 @@ def test_array_from_ptr_rejects_bad_layouts(kwargs, message):
 
 
 @pytest.mark.cpu_only(IMPORTED_HOST_MEMORY)
+def test_array_from_ptr_takes_an_integer_address():
+    # An address is an integer (NumPy's too): 2.5 or its text is refused,
+    # never truncated or parsed.
+    src = np.arange(4, dtype=np.float32)
+    for address in (src.ctypes.data + 0.5, float(src.ctypes.data), str(src.ctypes.data), None):
+        with pytest.raises(TypeError, match="array_from_ptr: the address must be an integer"):
+            tack.array_from_ptr(address, 4, tack.f32, owner=src)
+    a = tack.array_from_ptr(np.uint64(src.ctypes.data), 4, tack.f32, owner=src)
+    np.testing.assert_array_equal(a.numpy(), src)
+
+
+@pytest.mark.cpu_only(IMPORTED_HOST_MEMORY)
 def test_array_from_ptr_rejects_null_with_elements_and_unknown_dtypes():
     with pytest.raises(ValueError, match="non-null"):
         tack.array_from_ptr(0, (3,), tack.f32)

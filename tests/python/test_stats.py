@@ -290,6 +290,11 @@ def test_histogram_rejects_bad_arguments():
         stats.histogram(x, bins=3, range=(2.0, 1.0))
     with pytest.raises(ValueError, match="not finite"):
         stats.histogram(x, bins=3, range=(0.0, np.inf))
+    # As numpy.histogram: 2.5 is no count of bins (it made 2), nor is True.
+    for bins in (2.5, 3.0, "3", True, None):
+        with pytest.raises(TypeError, match="histogram: bins must be an integer"):
+            stats.histogram(x, bins=bins)
+    assert stats.histogram(x, bins=np.int8(3))[0].shape == (3,)
 
 
 # NumPy inputs

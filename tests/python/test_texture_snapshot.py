@@ -189,6 +189,15 @@ def test_the_element_count_must_be_the_extents_product(shape):
         tack.texture3d(tack.zeros(8), shape)
 
 
+@pytest.mark.parametrize("shape", [(2.9, 2, 2), ("2", 2, 2), (True, 8, 1), None])
+def test_extents_are_integers_never_truncated_or_parsed(shape):
+    # As NumPy's shapes: 2.9 is not an extent of 2, "2" not one of 2 and
+    # True not one of 1 (each of these made a 2x2x2 or 1x8x1 texture).
+    with pytest.raises(TypeError, match=r"texture3d: shape must be three integer extents \(W, H, D\)"):
+        tack.texture3d(tack.zeros(8), shape)
+    assert tack.texture3d(tack.zeros(8), (np.int8(2), np.uint64(2), 2)).shape == (2, 2, 2)
+
+
 def test_numpy_arrays_are_refused():
     with pytest.raises(TypeError, match="tack.Array"):
         tack.texture3d(np.zeros(8, F), (2, 2, 2))

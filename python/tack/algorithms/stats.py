@@ -8,6 +8,7 @@ parallel reductions"). Results are Python floats, except histogram's arrays.
 """
 
 import math
+import operator
 
 import numpy as np
 import tack
@@ -139,7 +140,11 @@ def histogram(x, bins=10, range=None):
     numpy.linspace. Inputs of 2**31 or more elements are refused, since the
     counts are i32 (the widest atomic every backend provides)."""
     a = _flat(_as_array(x))
-    bins = int(bins)
+    if isinstance(bins, bool) or not hasattr(bins, "__index__"):
+        # numpy.histogram's TypeError: 2.5 is not 2 bins (its bin-estimator
+        # names and explicit edges are not supported).
+        raise TypeError(f"histogram: bins must be an integer, not {bins!r}")
+    bins = operator.index(bins)
     if bins < 1:
         raise ValueError(f"histogram: bins must be a positive integer, not {bins}")
     if a.size >= 2**31:

@@ -11,6 +11,7 @@ raise one of the exceptions Python's own functions raise for bad
 arguments; a host index must select what NumPy's basic indexing selects.
 """
 
+import math
 import random
 from dataclasses import dataclass
 from typing import Callable
@@ -238,7 +239,7 @@ def _host_calls(d):
         return call(f"tack.linspace(0, 1, {n!r})", lambda: tack.linspace(0, 1, n))
 
     def method():
-        a, _, text = d.tack_array()
+        a, x, text = d.tack_array()
         name = d.r.choice(["reshape", "astype", "copy", "numpy", "fill", "transpose", "sum", "min", "max", "mean",
                            "item", "tolist", "__len__", "__repr__", "__float__", "__int__", "__bool__", "__iter__"])
         args = []
@@ -254,7 +255,14 @@ def _host_calls(d):
         f = getattr(a, name, None)
         if f is None:
             return call(f"{text}.{name}", lambda: None)
-        return call(f"{text}.{name}(*{args!r})", lambda: list(f(*args)) if name == "__iter__" else f(*args))
+        result = {}
+
+        def run():
+            result["value"] = list(f(*args)) if name == "__iter__" else f(*args)
+            return result["value"]
+
+        check = (lambda: _reduction_problem(name, x, result["value"])) if name in ("sum", "min", "max", "mean") else None
+        return call(f"{text}.{name}(*{args!r})", run, check=check)
 
     def copy_to():
         dst, x, dt = d.tack_array()
@@ -509,6 +517,37 @@ def calls(seed, count, devices):
             yield make()
         except Exception as e:  # drawing an argument failed: the call is that failure
             yield Call(f"<drawing arguments: {type(e).__name__}: {e}>", lambda e=e: _raise(e))
+
+
+def _reduction_problem(name, x, got):
+    """What is wrong with `got`, a.sum(), a.min(), a.max() or a.mean() of
+    an array holding NumPy's `x`, by docs/arrays.md's rules (a Python
+    float; integer sums exact modulo 2**64 in i64 or u64; float sums within
+    gamma_n * sum|x| of the exact sum; min and max exact; mean sum() / n;
+    an empty array's min and max refused); None where nothing is."""
+    if type(got) is not float:
+        return f"{name}() gave {got!r}, not a Python float"
+    n = x.size
+    if name in ("min", "max"):
+        if n == 0:
+            return f"{name}() of an empty array gave {got!r} (a ValueError is due)"
+        want = float(getattr(np, name)(x))
+        return None if got == want else f"{name}() gave {got!r}, NumPy {want!r}"
+    if x.dtype.kind in "iu":
+        total = sum(int(v) for v in x.ravel()) % (1 << 64)
+        if x.dtype.kind == "i" and total >= 1 << 63:
+            total -= 1 << 64
+        want = float(total) if name == "sum" else (float(total) / n if n else float("nan"))
+        return None if got == want or (want != want and got != got) else f"{name}() gave {got!r}, due {want!r}"
+    exact = math.fsum(float(v) for v in x.ravel())
+    u = 2.0**-24 if x.dtype == np.float32 else 2.0**-53
+    bound = n * u / (1 - n * u) * math.fsum(abs(float(v)) for v in x.ravel())
+    if name == "mean":
+        if n == 0:
+            return None if got != got else f"mean() of an empty array gave {got!r}, not NaN"
+        got = got * n  # mean() is sum() / n in binary64
+        bound += abs(got) * 2.0**-52
+    return None if abs(got - exact) <= bound else f"{name}() gave {got!r}, the exact sum {exact!r} (bound {bound!r})"
 
 
 def _raise(e):
