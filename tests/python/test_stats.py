@@ -295,6 +295,10 @@ def test_histogram_rejects_bad_arguments():
         with pytest.raises(TypeError, match="histogram: bins must be an integer"):
             stats.histogram(x, bins=bins)
     assert stats.histogram(x, bins=np.int8(3))[0].shape == (3,)
+    # The range's ends are numbers, as numpy.histogram's: text is not parsed.
+    for given in (("1", "2"), (0, 1 + 0j), (0,), (0, 1, 2)):
+        with pytest.raises(TypeError, match="histogram: range must be two real numbers"):
+            stats.histogram(x, bins=3, range=given)
 
 
 # NumPy inputs

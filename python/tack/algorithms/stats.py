@@ -159,6 +159,8 @@ def histogram(x, bins=10, range=None):
         else:
             lo, hi = precision.numpy.type(a.min()), precision.numpy.type(a.max())
     else:
+        if len(range) != 2 or not all(isinstance(e, (int, float, np.integer, np.floating)) for e in range):
+            raise TypeError(f"histogram: range must be two real numbers (lower, upper), not {range!r}")
         lo, hi = (float(e) for e in range)
         if lo > hi:
             raise ValueError(f"histogram: the range's lower end {lo} exceeds its upper end {hi}")
