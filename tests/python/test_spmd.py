@@ -481,6 +481,15 @@ def test_the_environment_names_an_older_cpu_to_compile_for(tmp_path):
     rc, _, stderr = _run_script(tmp_path, script, TACK_CPU_TARGET="no-such-cpu")
     assert rc != 0
     assert "ValueError: TACK_CPU_TARGET='no-such-cpu' is not a CPU that LLVM knows" in stderr, stderr
+    # A CPU whose code this host cannot run is refused the same way, not run:
+    # a 32-bit one (LLVM aborted the process), one with arithmetic the host
+    # lacks (Piledriver's XOP, FMA4 and TBM, which no later x86 has: the
+    # first such instruction would stop the process).
+    rc, _, stderr = _run_script(tmp_path, script, TACK_CPU_TARGET="i686")
+    assert rc == 1 and "ValueError: TACK_CPU_TARGET='i686' is a 32-bit CPU" in stderr, stderr
+    rc, _, stderr = _run_script(tmp_path, script, TACK_CPU_TARGET="bdver2")
+    assert rc == 1 and "ValueError: TACK_CPU_TARGET='bdver2' has instructions this host lacks (" in stderr, stderr
+    assert "xop" in stderr.split("lacks (")[1].split(")")[0].split(", "), stderr
 
 
 # ------------------------------------------------------- lane counts, tails

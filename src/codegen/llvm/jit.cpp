@@ -1,5 +1,6 @@
 #include "codegen/llvm/jit.h"
 
+#include <llvm/ADT/StringMap.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
@@ -21,6 +22,7 @@
 #include <future>
 #include <mutex>
 #include <stdexcept>
+#include <string_view>
 #include <system_error>
 
 #include "codegen/llvm/lower_gathers.h"
@@ -122,6 +124,36 @@ void target_cpu(llvm::orc::JITTargetMachineBuilder& jtmb, const std::string& cpu
     if (!known->isCPUStringValid(cpu))
         throw std::invalid_argument("TACK_CPU_TARGET='" + cpu + "' is not a CPU that LLVM knows for " + triple +
                                     " (e.g. x86-64-v3, znver3, skylake-avx512)");
+    // Kernels run on this host: a CPU with arithmetic instructions the host
+    // lacks would stop the process at the first one (SIGILL), and a CPU
+    // without the host's 64-bit mode cannot run its code (LLVM aborts).
+    // System instructions (pku, rdpru, ...), which kernels never use and
+    // virtual machines often hide, are not compared.
+    static constexpr std::string_view kArithmetic[] = {"sse", "ssse3", "avx", "fma", "f16c", "bmi", "popcnt",
+                                                        "lzcnt", "movbe", "cx16", "cmov", "adx", "aes", "pclmul",
+                                                        "vpclmulqdq", "gfni", "vaes", "sha", "amx", "xop", "tbm",
+                                                        "evex512", "crc32", "neon", "sve", "fp-armv8"};
+    auto arithmetic = [](std::string_view feature) {
+        for (std::string_view family : kArithmetic)
+            if (feature.substr(0, family.size()) == family) return true;
+        return false;
+    };
+    std::unique_ptr<llvm::MCSubtargetInfo> named(target->createMCSubtargetInfo(triple, cpu, ""));
+    const llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
+    std::string lacking;
+    for (const llvm::SubtargetFeatureKV& f : named->getAllProcessorFeatures()) {
+        auto it = host.find(f.Key);
+        if (it == host.end()) continue;
+        const bool has = named->getFeatureBits()[f.Value];
+        if (it->second && !has && std::string_view(f.Key) == "64bit")
+            throw std::invalid_argument("TACK_CPU_TARGET='" + cpu + "' is a 32-bit CPU; this host runs " + triple +
+                                        " code (e.g. x86-64-v3, znver3, skylake-avx512)");
+        if (has && !it->second && arithmetic(f.Key)) lacking += std::string(lacking.empty() ? "" : ", ") + f.Key;
+    }
+    if (!lacking.empty())
+        throw std::invalid_argument("TACK_CPU_TARGET='" + cpu + "' has instructions this host lacks (" + lacking +
+                                    "); name a CPU this host can run, such as " +
+                                    llvm::sys::getHostCPUName().str() + " or an older one (x86-64-v3, x86-64-v2)");
     jtmb.setCPU(cpu);
     jtmb.getFeatures() = llvm::SubtargetFeatures();
     auto tm = jtmb.createTargetMachine();
