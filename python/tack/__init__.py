@@ -236,10 +236,14 @@ if _os.environ.get("TACK_DEBUG_RACES", "") == "0":
     _core.set_debug_races(False)
 if _os.environ.get("TACK_DEBUG", "") not in ("", "0"):
     set_debug(True)
-if _os.environ.get("TACK_CPU_SPMD", "") == "0":
+_spmd = _os.environ.get("TACK_CPU_SPMD", "").strip()
+if _spmd == "0":
     set_cpu_spmd(False)
-elif _os.environ.get("TACK_CPU_SPMD", "") == "always":
+elif _spmd == "always":
     set_cpu_spmd("always")
+elif _spmd:
+    raise ValueError(f"TACK_CPU_SPMD={_spmd!r}: expected 0 (the scalar program) or always (SIMD lanes wherever "
+                     "the kernel allows); unset, the lanes run where they pay")
 
 
 def set_num_threads(n: int) -> None:

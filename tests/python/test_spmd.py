@@ -454,6 +454,14 @@ def test_the_environment_keeps_the_lanes_always_at_import(tmp_path):
     assert json.loads(counts) == np.bincount(np.arange(100) % 7).tolist()
 
 
+@pytest.mark.parametrize("value", ["1", "yes", "Always"])
+def test_another_value_of_the_environment_fails_the_import(tmp_path, value):
+    # As TACK_NUM_THREADS: a value Tack does not know is not ignored.
+    rc, _, stderr = _run_script(tmp_path, "import tack\n", TACK_CPU_SPMD=value)
+    assert rc == 1 and f"ValueError: TACK_CPU_SPMD={value!r}: expected 0 (the scalar program) or always" in stderr, \
+        stderr
+
+
 @pytest.mark.skipif(platform.machine() != "x86_64", reason="the CPU names are x86's")
 def test_the_environment_names_an_older_cpu_to_compile_for(tmp_path):
     """TACK_CPU_TARGET compiles for the CPU it names (here AVX2 without
