@@ -13,11 +13,25 @@ from ._resolver import Resolver
 from ._source import capture
 
 
+def _python_function(fn, decorator):
+    """`fn`, a Python function (a `def`), or the TypeError that says what
+    `decorator` was given instead."""
+    if isinstance(fn, types.FunctionType):
+        return fn
+    if isinstance(fn, (_core.Kernel, DeviceFunction)):
+        what = "a @tack.kernel" if isinstance(fn, _core.Kernel) else "a @tack.func"
+        raise TypeError(f"@tack.{decorator} decorates a function, and {fn.__name__!r} is {what} already")
+    if isinstance(fn, type):
+        raise TypeError(f"@tack.{decorator} decorates a function, not the class {fn.__qualname__!r} "
+                        "(@tack.device_class declares a class kernels take)")
+    raise TypeError(f"@tack.{decorator} decorates a function written with def, not {fn!r} ({type(fn).__name__})")
+
+
 class DeviceFunction:
     """A @tack.func: inlined into kernels; callable as plain Python on the host."""
 
     def __init__(self, fn: Callable[..., Any]) -> None:
-        self.fn = fn
+        self.fn = _python_function(fn, "func")
         self._resolver = Resolver(fn)
         # The source is read now, as Python has just compiled it: a file
         # edited later must not change what kernels inline. A function without
@@ -67,6 +81,7 @@ def kernel(fn: Callable[..., Any]) -> _core.Kernel:
     """Declares a kernel: one top-level parallel `for` loop, compiled at its
     first call for the argument types it receives. Its source is read here,
     at decoration."""
+    fn = _python_function(fn, "kernel")
     text, filename, first_line, indent = capture(fn)
     k = _core.Kernel(fn.__name__, text, filename, first_line, indent, Resolver(fn))
     # As functools.wraps would: __module__, __name__, __qualname__, __doc__,

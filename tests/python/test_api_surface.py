@@ -6,6 +6,7 @@ function, and the names the stub files declare (read with ast).
 """
 
 import ast
+import functools
 import inspect
 import os
 import pickle
@@ -256,6 +257,24 @@ def test_decorators_keep_the_function_attributes(wrapper):
     assert wrapper.__module__ == __name__
     assert inspect.signature(wrapper) == inspect.signature(fn)
     assert inspect.getdoc(wrapper) == inspect.getdoc(fn)
+
+
+@pytest.mark.parametrize("decorator", ["kernel", "func"])
+def test_decorators_take_functions_only(decorator):
+    # A class, a builtin, a functools.partial or a kernel or device function
+    # already made is a TypeError saying so (a class and a kernel raised
+    # AttributeError: no attribute '__globals__').
+    class Plain:
+        pass
+
+    decorate = getattr(tack, decorator)
+    refused = [(Plain, "not the class '.*Plain' \\(@tack.device_class declares a class"),
+               (len, "written with def, not <built-in function len>"),
+               (functools.partial(_plain, alpha=1.0), "written with def, not functools.partial"),
+               (scaled, "'scaled' is a @tack.kernel already"), (twice, "'twice' is a @tack.func already")]
+    for given, message in refused:
+        with pytest.raises(TypeError, match=f"@tack.{decorator} decorates a function.*{message}"):
+            decorate(given)
 
 
 def test_kernel_signature_is_the_python_functions():

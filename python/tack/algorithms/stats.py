@@ -8,7 +8,7 @@ parallel reductions"). Results are Python floats, except histogram's arrays.
 """
 
 import math
-import operator
+import operator as _operator
 
 import numpy as np
 import tack
@@ -144,7 +144,7 @@ def histogram(x, bins=10, range=None):
         # numpy.histogram's TypeError: 2.5 is not 2 bins (its bin-estimator
         # names and explicit edges are not supported).
         raise TypeError(f"histogram: bins must be an integer, not {bins!r}")
-    bins = operator.index(bins)
+    bins = _operator.index(bins)
     if bins < 1:
         raise ValueError(f"histogram: bins must be a positive integer, not {bins}")
     if a.size >= 2**31:
