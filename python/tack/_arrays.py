@@ -59,16 +59,14 @@ def _element(dtype, layout):
     return _dtypes.as_dtype(dtype), (), "aos"
 
 
-def _device(device, who="a device"):
-    """The device named by `device`, the default device for None; anything
-    but a string is a TypeError (str() would make None or 3 a name that no
-    backend has)."""
-    if device is None:
-        return _core.default_device()
-    return _device_name(device, who)
+def _device(device):
+    """The device named by `device`, the default device for None."""
+    return _core.default_device() if device is None else _device_name(device)
 
 
 def _device_name(device, who="a device"):
+    """`device`, a device's name; anything but a string is a TypeError
+    (str() would make None or 3 a name that no backend has)."""
     if not isinstance(device, str):
         raise TypeError(f"{who} is named by a string ('cpu', 'opencl', 'cuda', 'hip'), not {device!r} "
                         f"({type(device).__name__})")
