@@ -29,9 +29,8 @@ from fractions import Fraction
 import numpy as np
 
 from float_bits import round_to
-from integer_types import wrap
 
-from .rules import NUMPY_FLOAT, checked, convert, is_float, promoted
+from .rules import NUMPY_FLOAT, arithmetic, checked, convert, is_float, promoted
 
 
 class Choices(tuple):
@@ -41,23 +40,10 @@ class Choices(tuple):
         return Choices(fn(v) for v in self)
 
 
-def _multiply(x, tx, y, ty, t):
-    if is_float(t):
-        return checked(np.multiply(convert(x, tx, t), convert(y, ty, t), dtype=NUMPY_FLOAT[t]), t)
-    return wrap(x * y, t)
-
-
-def _add(a, ta, b, tb):
-    t = promoted(ta, tb)
-    if is_float(t):
-        return checked(np.add(convert(a, ta, t), convert(b, tb, t), dtype=NUMPY_FLOAT[t]), t)
-    return wrap(a + b, t)
-
-
 def fused(x, y, acc, t):
     """fma(x, y, acc), all of float type t."""
     if not (np.isfinite(x) and np.isfinite(y)):
-        return _add(acc, t, _multiply(x, t, y, t, t), t)
+        return arithmetic("+", acc, t, arithmetic("*", x, t, y, t), t)
     if not np.isfinite(acc):
         return acc
     exact = Fraction(float(x)) * Fraction(float(y)) + Fraction(float(acc))
@@ -73,12 +59,12 @@ def products_added(pairs, c):
     context c, `pairs` of component Nodes (rules.Node)."""
     terms = [(x.ev(c), x.type, y.ev(c), y.type, promoted(x.type, y.type)) for x, y in pairs]
     x0, tx0, y0, ty0, t0 = terms[0]
-    sums = [(_multiply(x0, tx0, y0, ty0, t0), t0)]
+    sums = [(arithmetic("*", x0, tx0, y0, ty0), t0)]
     for k, (x, tx, y, ty, t) in enumerate(terms[1:], 1):
-        product = _multiply(x, tx, y, ty, t)
+        product = arithmetic("*", x, tx, y, ty)
         following = []
         for acc, ta in sums:
-            following.append((_add(acc, ta, product, t), promoted(ta, t)))
+            following.append((arithmetic("+", acc, ta, product, t), promoted(ta, t)))
             if is_float(t) and ta == t:
                 following.append((fused(convert(x, tx, t), convert(y, ty, t), acc, t), t))
         if k == 1 and is_float(t0) and t0 == t:  # the first product fused into the second

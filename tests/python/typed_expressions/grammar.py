@@ -86,7 +86,8 @@ from .local_arrays import LocalArray, LocalArrays
 from .loops import Loop, SequentialLoops
 from .ranges import choose_range
 from .rules import (FLOAT_NAMES, GRID_ARRAY, GRID_COLUMNS, INPUTS, MAX_DEPTH, NUMPY_FLOAT, OUTPUTS, Context, Node,
-                    Program, Unspecified, checked, convert, float_divmod, is_float, literal_type, promoted, to_float)
+                    Program, Unspecified, arithmetic, checked, convert, float_divmod, is_float, literal_type, promoted,
+                    to_float)
 from .vectors import VectorExpressions, random_shape
 
 __all__ = ["FLOAT_NAMES", "Unspecified", "float_divmod", "generate", "promoted", "to_float"]
@@ -339,15 +340,8 @@ class Generator(VectorExpressions, AtomicUpdates, HelperCalls, SequentialLoops, 
         operator, and + or - beside a product, become *)."""
         t = promoted(l.type, r.type)
         op = self.operator_for(op, l, r)
-        if is_float(t):
-            fn = {"+": np.add, "-": np.subtract, "*": np.multiply}[op]
-            ft = NUMPY_FLOAT[t]
-            return Node(f"({l.src} {op} {r.src})", t,
-                        lambda c: checked(fn(convert(l.ev(c), l.type, t), convert(r.ev(c), r.type, t), dtype=ft), t),
-                        product=op == "*")
-        fn = {"+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y,
-              "&": lambda x, y: x & y, "|": lambda x, y: x | y, "^": lambda x, y: x ^ y}[op]
-        return Node(f"({l.src} {op} {r.src})", t, lambda c: wrap(fn(l.ev(c), r.ev(c)), t))
+        return Node(f"({l.src} {op} {r.src})", t, lambda c: arithmetic(op, l.ev(c), l.type, r.ev(c), r.type),
+                    product=is_float(t) and op == "*")
 
     @staticmethod
     def operator_for(op, l, r):

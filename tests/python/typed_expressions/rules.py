@@ -84,6 +84,21 @@ def checked(v, t):
     return v
 
 
+_FLOAT_OPERATORS = {"+": np.add, "-": np.subtract, "*": np.multiply}
+_INTEGER_OPERATORS = {"+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y,
+                      "&": lambda x, y: x & y, "|": lambda x, y: x | y, "^": lambda x, y: x ^ y}
+
+
+def arithmetic(op, a, ta, b, tb):
+    """a op b for a of type ta and b of type tb (op one of + - * & | ^,
+    bitwise ones on integers only): both converted to their promoted type,
+    a float result rounded once in it (checked), an integer one wrapped."""
+    t = promoted(ta, tb)
+    if is_float(t):
+        return checked(_FLOAT_OPERATORS[op](convert(a, ta, t), convert(b, tb, t), dtype=NUMPY_FLOAT[t]), t)
+    return wrap(_INTEGER_OPERATORS[op](a, b), t)
+
+
 def float_divmod(a, b, t):
     """(a // b, a % b) for floats of type t, b nonzero: the contract's
     reading, CPython's float_divmod (a truncating remainder corrected to the

@@ -55,7 +55,8 @@ import numpy as np
 from integer_types import INT_NAMES, wrap
 
 from .contraction import products_added
-from .rules import FLOAT_NAMES, GRID_ARRAY, GRID_COLUMNS, NUMPY_FLOAT, Node, checked, convert, is_float, promoted
+from .rules import (FLOAT_NAMES, GRID_ARRAY, GRID_COLUMNS, NUMPY_FLOAT, Node, arithmetic, checked, convert, is_float,
+                    promoted)
 
 NAMES = "xyzw"
 
@@ -92,13 +93,13 @@ def product(x, y):
     """x * y of integer components in their promoted type (wrapped), or
     None where they have none."""
     t = promoted(x.type, y.type)
-    return None if t is None else component(t, lambda c: wrap(x.ev(c) * y.ev(c), t))
+    return None if t is None else component(t, lambda c: arithmetic("*", x.ev(c), x.type, y.ev(c), y.type))
 
 
 def difference(x, y):
     """x - y of integer components (either None: None), as product()."""
     t = None if x is None or y is None else promoted(x.type, y.type)
-    return None if t is None else component(t, lambda c: wrap(x.ev(c) - y.ev(c), t))
+    return None if t is None else component(t, lambda c: arithmetic("-", x.ev(c), x.type, y.ev(c), y.type))
 
 
 def sum_of_products(pairs):
@@ -112,7 +113,7 @@ def sum_of_products(pairs):
         t = None if total is None or p is None else promoted(total.type, p.type)
         if t is None:
             return None
-        total = component(t, lambda c, a=total, b=p, t=t: wrap(a.ev(c) + b.ev(c), t))
+        total = component(t, lambda c, a=total, b=p: arithmetic("+", a.ev(c), a.type, b.ev(c), b.type))
     return total
 
 
