@@ -432,8 +432,14 @@ namespace {
 // The DLPack device of a producer that has __dlpack_device__, or kDLCPU.
 std::pair<int, int> producer_device(nb::handle obj) {
     if (!nb::hasattr(obj, "__dlpack_device__")) return {nb::device::cpu::value, 0};
-    nb::tuple d = nb::cast<nb::tuple>(obj.attr("__dlpack_device__")());
-    return {nb::cast<int>(d[0]), nb::cast<int>(d[1])};
+    nb::object d = obj.attr("__dlpack_device__")();
+    nb::tuple pair;
+    int type = 0, id = 0;
+    if (!nb::try_cast(d, pair) || pair.size() != 2 || !nb::try_cast(pair[0], type) || !nb::try_cast(pair[1], id))
+        throw nb::type_error(("from_dlpack: __dlpack_device__() returned " + nb::cast<std::string>(nb::repr(d)) +
+                              ", not a (device type, device id) pair of integers")
+                                 .c_str());
+    return {type, id};
 }
 
 // tack.from_dlpack(obj): zero-copy import of host memory, read-only when

@@ -303,23 +303,41 @@ _TYPESTRS = {
 
 def _from_cuda_array_interface(obj):
     cai = obj.__cuda_array_interface__
+
+    def refuse(what):
+        raise TypeError(f"asarray: __cuda_array_interface__ {what}")
+
+    if not isinstance(cai, dict):
+        refuse(f"is a dict, not {cai!r}")
+    for key in ("shape", "typestr", "data"):
+        if key not in cai:
+            refuse(f"has no {key!r}")
     version = cai.get("version", 0)
+    if isinstance(version, bool) or not isinstance(version, int):
+        refuse(f"'version' is an integer, not {version!r}")
     if version > 3:
         raise ValueError(f"asarray: __cuda_array_interface__ version {version} is newer than the 3 Tack reads")
     if cai.get("mask") is not None:
         raise ValueError("asarray: __cuda_array_interface__ with a mask is not supported; Tack arrays have none")
     typestr = cai["typestr"]
-    if typestr[0] == ">" or typestr[1:] not in _TYPESTRS:
+    if not isinstance(typestr, str) or typestr[:1] == ">" or typestr[1:] not in _TYPESTRS:
         raise TypeError(
             f"asarray: element type {typestr!r} is not one of Tack's (little-endian i1..i8, u1..u8, f4, f8)"
         )
-    address, readonly = cai["data"]
+    data = cai["data"]
+    if not (isinstance(data, (tuple, list)) and len(data) == 2 and data[1] in (True, False) and
+            hasattr(data[0], "__index__") and not isinstance(data[0], bool)):
+        refuse(f"'data' is (an integer address, a read-only bool), not {data!r}")
+    address, readonly = operator.index(data[0]), bool(data[1])
+    shape = cai["shape"]
+    if not isinstance(shape, (tuple, list)):
+        refuse(f"'shape' is a tuple of extents, not {shape!r}")
     # ROCm builds of CuPy and PyTorch export HIP memory through the same
     # protocol.
     device = "hip" if _core.device_unavailable_reason("cuda") and not _core.device_unavailable_reason("hip") else "cuda"
     # The producer's stream: None when its data is ready for every stream.
     return _core.array_from_ptr(
-        int(address), tuple(cai["shape"]), _TYPESTRS[typestr[1:]], cai.get("strides"), bool(readonly), obj,
+        address, _shape(shape), _TYPESTRS[typestr[1:]], cai.get("strides"), readonly, obj,
         device, cai.get("stream") if version >= 3 else None,
     )
 

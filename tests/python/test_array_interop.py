@@ -201,6 +201,26 @@ def test_from_dlpack_rejects_unsupported_inputs():
         tack.from_dlpack([1.0, 2.0])
 
 
+def test_from_dlpack_refuses_a_device_that_is_no_pair():
+    # A producer whose __dlpack_device__ gives no (type, id) pair of
+    # integers is refused by name (a string raised std::bad_cast).
+    class Producer:
+        def __init__(self, device):
+            self.data, self.device = np.arange(3, dtype=np.float32), device
+
+        def __dlpack__(self, **kwargs):
+            return self.data.__dlpack__(**kwargs)
+
+        def __dlpack_device__(self):
+            return self.device
+
+    for device in ("cpu", None, (1,), (1, 0, 0), (1.5, 0), ("1", 0)):
+        with pytest.raises(TypeError, match=r"from_dlpack: __dlpack_device__\(\) returned .*, not a \(device type, "
+                                            r"device id\) pair of integers"):
+            tack.from_dlpack(Producer(device))
+    np.testing.assert_array_equal(tack.from_dlpack(Producer((1, 0))).numpy(), [0, 1, 2])
+
+
 # DLPack export and __array_interface__
 
 

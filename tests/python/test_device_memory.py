@@ -258,6 +258,23 @@ def case_refuses_what_it_cannot_import(tack, fake):
     refused(ValueError, "version 4", shape=(4,), typestr="<f4", data=(base, False), version=4)
     refused(ValueError, "not a multiple of the 4-byte f32 element", shape=(2,), typestr="<f4", data=(base, False),
             strides=(6,), version=3)
+    # A malformed interface is refused by what is wrong, never truncated or
+    # parsed (a float address 1.5 was taken as 1; a missing field raised
+    # KeyError, a data of one number "cannot unpack").
+    refused(TypeError, "'data' is (an integer address, a read-only bool), not (1.5, False)", shape=(4,),
+            typestr="<f4", data=(1.5, False), version=3)
+    refused(TypeError, "'data' is (an integer address, a read-only bool), not 7", shape=(4,), typestr="<f4", data=7,
+            version=3)
+    refused(TypeError, "'data' is (an integer address, a read-only bool), not", shape=(4,), typestr="<f4",
+            data=(base, "no"), version=3)
+    refused(TypeError, "has no 'typestr'", shape=(4,), data=(base, False), version=3)
+    refused(TypeError, "element type None", shape=(4,), typestr=None, data=(base, False), version=3)
+    refused(TypeError, "'shape' is a tuple of extents, not '4'", shape="4", typestr="<f4", data=(base, False),
+            version=3)
+    refused(TypeError, "an array shape is an integer or a sequence of integers", shape=(4.0,), typestr="<f4",
+            data=(base, False), version=3)
+    refused(TypeError, "'version' is an integer, not '3'", shape=(4,), typestr="<f4", data=(base, False),
+            version="3")
     try:
         tack.asarray([1.0, 2.0])
     except TypeError as e:

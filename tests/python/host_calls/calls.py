@@ -473,6 +473,46 @@ def _host_calls(d):
 
         return call(f"{way}({text})", shared_call, check=lambda: kept() if result.get("array") is not None else None)
 
+    def producer():
+        """An object sharing memory through a protocol whose answers may be
+        odd: __dlpack__ giving no capsule or raising, __dlpack_device__ no
+        (type, id) pair, a __cuda_array_interface__ or __array_interface__
+        dict with fields missing or of other kinds."""
+        data = np.arange(6, dtype=d.r.choice([np.float32, np.int64, np.float16]))
+        odd = [None, 3, "cpu", (1,), (1, 0, 0), (1.5, 0), (99, 0), (2, 0), (10, 0), {}, data]
+        protocol = d.r.choice(["dlpack", "cuda", "array"])
+        if protocol == "dlpack":
+            answer = d.r.choice(odd + [lambda: data.__dlpack__(), lambda: data.__dlpack__()])
+            device = d.r.choice(odd + [(1, 0), (1, 0)])
+
+            class Producer:
+                def __dlpack__(self, **kwargs):
+                    return answer() if callable(answer) else answer
+
+                def __dlpack_device__(self):
+                    return device
+
+            text = f"<__dlpack__ {answer!r}, __dlpack_device__ {device!r}>"
+        else:
+            interface = {"shape": d.r.choice([(6,), (2, 3), (7,), None, "6", (-1,)]),
+                         "typestr": d.r.choice(["<f4", "<i8", "<f2", "|b1", "f4", None, 3]),
+                         "data": d.r.choice([(0, False), (data.ctypes.data, False), None, (1.5, True), 7]),
+                         "version": d.r.choice([2, 3, None])}
+            for key in list(interface):
+                if d.r.random() < 0.15:
+                    del interface[key]
+            if protocol == "array":
+                interface["data"] = (data.ctypes.data, d.r.random() < 0.5)  # NumPy reads it: no wild pointer
+                interface["shape"], interface["typestr"] = (6,), np.dtype(data.dtype).str
+
+            class Producer:
+                pass
+
+            setattr(Producer, "__cuda_array_interface__" if protocol == "cuda" else "__array_interface__",
+                    property(lambda self: interface))
+            text = f"<{protocol} interface {interface!r}>"
+        return call(f"tack.asarray({text})", lambda: tack.asarray(Producer()))
+
     def element_indexing():
         """An array of vector or matrix elements made from NumPy values,
         indexed on the host: one element is a NumPy copy of it, anything
@@ -502,7 +542,7 @@ def _host_calls(d):
             return call(f"tack.vector({n!r}, {dtype!r})", lambda: tack.vector(n, dtype))
         return call(f"tack.matrix({n!r}, {m!r}, {dtype!r})", lambda: tack.matrix(n, m, dtype))
 
-    return [(6, indexing), (3, shared), (2, element_indexing), (3, creation), (2, from_values), (1, ranges), (5, method), (1, copy_to), (1, like),
+    return [(6, indexing), (3, shared), (2, element_indexing), (2, producer), (3, creation), (2, from_values), (1, ranges), (5, method), (1, copy_to), (1, like),
             (3, kernel), (3, tile), (1, setting),
             (1, unary("tack.asarray", tack.asarray)), (1, unary("np.asarray", np.asarray)),
             (1, unary("tack.from_dlpack", tack.from_dlpack))]

@@ -6,6 +6,7 @@ finding and one as each seed ends.
 """
 
 import json
+import re
 import sys
 import warnings
 
@@ -32,8 +33,10 @@ def _refusal(e):
         return False
     if isinstance(e, REFUSALS):
         return True
-    # A device that does not start (no driver, no such backend).
-    return type(e) is RuntimeError and str(e).startswith("device '") and "is not available" in str(e)
+    # A device that does not start (no driver, no such backend), named in
+    # its own words or after what needed it ("from_dlpack: the memory is on
+    # DLPack device (2, 0), and device 'cuda' is not available: ...").
+    return type(e) is RuntimeError and re.search(r"(^|: |, and )device '[^']*' is not available", str(e)) is not None
 
 
 def _advanced(index):
