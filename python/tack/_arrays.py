@@ -112,19 +112,21 @@ def array(
     numpy.asarray accepts). Without `dtype`, NumPy's dtype is kept; it must be
     one of Tack's ten. With a vector or matrix element type, the last
     dimensions of `data` are one element's: an (m, 3) array makes m vec3s."""
-    src = np.asarray(data)
-    if isinstance(dtype, _element_types.ElementType):
-        k = len(dtype.shape)
-        if src.shape[src.ndim - k:] != dtype.shape or src.ndim < k:
+    element = dtype if isinstance(dtype, _element_types.ElementType) else None
+    component = None if dtype is None else (element.dtype if element else _dtypes.as_dtype(dtype))
+    src = _numbers(data, component, "tack.array")
+    if element:
+        k = len(element.shape)
+        if src.shape[src.ndim - k:] != element.shape or src.ndim < k:
             raise ValueError(
-                f"tack.array: data of shape {src.shape} does not end in the {dtype!r} element shape {dtype.shape}"
+                f"tack.array: data of shape {src.shape} does not end in the {element!r} element shape {element.shape}"
             )
-        a = empty(src.shape[: src.ndim - k], dtype, layout, device)
-        np.copyto(a.numpy(), src.astype(dtype.numpy, copy=False))
+        a = empty(src.shape[: src.ndim - k], element, layout, device)
+        np.copyto(a.numpy(), _converted(src, component, "tack.array", " of the data"))
         return a
     _element(dtype if dtype is not None else _dtypes.f32, layout)
-    if dtype is not None:
-        src = src.astype(_dtypes.as_dtype(dtype).numpy, copy=False)
+    if component is not None:
+        src = _converted(src, component, "tack.array", " of the data")
     else:
         _dtypes.as_dtype(src.dtype)
     # asarray keeps a 0-d array 0-d; ascontiguousarray would make it (1,).
@@ -390,6 +392,60 @@ def _unrepresentable(values, target):
     return ~inside
 
 
+def _converted(values, component, who, of=""):
+    """NumPy `values` (of one of Tack's ten types) as scalar type
+    `component`, as NumPy's astype converts them (casting="unsafe"):
+    integers wrap, floats round to nearest or truncate toward zero into
+    integers. A float with no integer value of the target type (NaN, an
+    infinity, or out of range after truncation), where NumPy's result
+    depends on the platform, raises ValueError from `who` naming the element
+    (`of` says of what)."""
+    if values.dtype.kind == "f" and component.numpy.kind in "iu":
+        bad = _unrepresentable(values, component.numpy)
+        if bad.any():
+            at = tuple(int(i) for i in np.argwhere(bad)[0])
+            raise ValueError(
+                f"{who}: element {at if len(at) != 1 else at[0]}{of}, {values[at]!r}, has no {component!r} value (NaN, "
+                f"an infinity, or outside [{np.iinfo(component.numpy).min}, {np.iinfo(component.numpy).max}] after "
+                "truncation); NumPy's result there depends on the platform"
+            )
+    # f64 -> f32 overflow to infinity is IEEE rounding, not an error.
+    with np.errstate(over="ignore"):
+        return values.astype(component.numpy, copy=False)
+
+
+def _numbers(data, dtype, who):
+    """`data` read by NumPy (numpy.asarray) as numbers for scalar type
+    `dtype` (None: NumPy's own): strings, dates, complex numbers (whose
+    imaginary part a conversion drops) and other objects are a TypeError.
+    Python integers (not NumPy's arrays) converted to an integer `dtype`
+    are read exactly and must lie inside it, as NumPy 2 and tack.full take
+    them (OverflowError; NumPy alone reads [2**64 - 1, 0] as float64)."""
+    from_python = not isinstance(data, (np.ndarray, np.generic)) and not hasattr(data, "__array_interface__")
+    if from_python and dtype is not None and dtype.numpy.kind in "iu":
+        exact = np.asarray(data, dtype=object)
+        if exact.size and all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+                              for v in exact.ravel()):
+            _integers_inside(exact.ravel(), dtype)
+            return exact.astype(dtype.numpy)
+    src = np.asarray(data)
+    if src.dtype.kind == "O" and src.size and all(type(v) is int for v in src.ravel()):
+        # Python integers beyond 64 bits.
+        if dtype is None:
+            raise TypeError(f"{who}: the data hold integers beyond 64 bits, which no type of Tack's holds")
+        src = np.array(src.tolist(), dtype=dtype.numpy)
+    if src.dtype.kind not in "biuf":
+        raise TypeError(f"{who}: the data are {src.dtype} values, not numbers of one of Tack's ten types")
+    return src
+
+
+def _integers_inside(values, dtype):
+    info = np.iinfo(dtype.numpy)
+    for v in values:
+        if not info.min <= int(v) <= info.max:
+            raise OverflowError(f"Python integer {int(v)} out of bounds for {dtype.name}")
+
+
 def _astype(self: Array, dtype: ElementTypeLike) -> Array:
     """A new array (same device, shape and layout) with every component
     converted to `dtype` as NumPy's astype converts it (casting="unsafe"):
@@ -410,19 +466,7 @@ def _astype(self: Array, dtype: ElementTypeLike) -> Array:
     else:
         component = _dtypes.as_dtype(dtype)
     target = _element_types.element_type(component, element_shape) if element_shape else component
-    values = self.numpy()
-    if values.dtype.kind == "f" and component.numpy.kind in "iu":
-        bad = _unrepresentable(values, component.numpy)
-        if bad.any():
-            at = tuple(int(i) for i in np.argwhere(bad)[0])
-            raise ValueError(
-                f"astype: element {at if len(at) != 1 else at[0]} of the {self.dtype!r} array, {values[at]!r}, has "
-                f"no {component!r} value (NaN, an infinity, or outside [{np.iinfo(component.numpy).min}, "
-                f"{np.iinfo(component.numpy).max}] after truncation); NumPy's result there depends on the platform"
-            )
-    # f64 -> f32 overflow to infinity is IEEE rounding, not an error.
-    with np.errstate(over="ignore"):
-        converted = values.astype(component.numpy)
+    converted = _converted(self.numpy(), component, "astype", f" of the {self.dtype!r} array")
     out = empty(self.shape, target, self.layout, self.device)
     copyto(out, converted)
     return out

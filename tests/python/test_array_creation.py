@@ -261,6 +261,63 @@ def test_astype_refuses_floats_with_no_integer_value(src, dst):
     np.testing.assert_array_equal(tack.array(np.array([-0.9, 0.9], dtype=src.numpy)).astype(dst).numpy(), [0, 0])
 
 
+@pytest.mark.parametrize("dst", [t for t in DTYPES if t.numpy.kind in "iu"], ids=[t.name for t in DTYPES[:8]])
+def test_array_with_a_dtype_converts_as_astype_does(dst):
+    # Oracle: NumPy. An array's values convert as its astype (integers wrap,
+    # floats truncate), a float with no integer value of the type is a
+    # ValueError, as astype's is (it gave the platform's integer indefinite,
+    # -2**31 on x86); Python integers outside the type are NumPy 2's
+    # OverflowError (they wrapped: 300 became 44 in a u8 array).
+    info = np.iinfo(dst.numpy)
+    wide = np.array([0, 1, 300, -1, 2**40 + 5, -(2**62) - 3], dtype=np.int64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        np.testing.assert_array_equal(tack.array(wide, dtype=dst).numpy(), wide.astype(dst.numpy))
+    floats = np.array([-0.9, 2.5, 100.75], dtype=np.float64)
+    np.testing.assert_array_equal(tack.array(floats, dtype=dst).numpy(), floats.astype(dst.numpy))
+    for bad in (np.nan, np.inf, -np.inf, 2.0**70):
+        with pytest.raises(ValueError, match=rf"tack.array: element 1 of the data, .* has no tack.{dst.name} value"):
+            tack.array(np.array([1.0, bad]), dtype=dst)
+        with pytest.raises(ValueError, match=rf"tack.array: element \(0, 1\) of the data"):
+            tack.array([[1.0, bad]], dtype=dst)
+    for python in ([info.max + 1], [0, info.min - 1], info.max + 1):
+        with pytest.raises(OverflowError):
+            np.array(python, dtype=dst.numpy)
+        with pytest.raises(OverflowError, match=f"Python integer {np.ravel(python)[-1]} out of bounds for {dst.name}"):
+            tack.array(python, dtype=dst)
+    np.testing.assert_array_equal(tack.array([info.max, info.min], dtype=dst).numpy(), [info.max, info.min])
+
+
+@pytest.mark.parametrize("data", [["1", "2"], [1 + 0j], np.array(["a"]), np.zeros(2, np.complex64),
+                                  [np.datetime64("2020-01-01")]], ids=lambda d: type(np.ravel(d)[0]).__name__)
+def test_array_refuses_data_that_are_not_numbers(data):
+    # NumPy parses strings and drops a complex number's imaginary part (with
+    # a warning); Tack refuses both, with or without a dtype.
+    for dtype in (None, tack.f32, tack.i64, tack.vec2f):
+        with pytest.raises(TypeError, match="tack.array: the data are .*, not numbers of one of Tack's ten types"):
+            tack.array(data, dtype=dtype)
+
+
+def test_array_reads_python_integers_exactly_for_an_integer_dtype():
+    # NumPy reads [2**70] as objects and [-1, 2**64 - 1] as float64 (2**64 - 1
+    # rounds to 2**64); with an integer dtype it raises OverflowError where
+    # the dtype cannot hold them, as Tack does, and Tack reads the ones the
+    # dtype holds exactly.
+    with pytest.raises(TypeError, match="tack.array: the data hold integers beyond 64 bits"):
+        tack.array([2**70])
+    np.testing.assert_array_equal(tack.array([2**64 - 1, 0], dtype=tack.u64).numpy(),
+                                  np.array([2**64 - 1, 0], dtype=np.uint64))
+    np.testing.assert_array_equal(tack.array([[-2**63, 5], [2**63 - 1, 0]], dtype=tack.i64).numpy(),
+                                  np.array([[-2**63, 5], [2**63 - 1, 0]], dtype=np.int64))
+    for data in ([2**70], [-1, 2**64 - 1]):
+        for dtype in (tack.i64, tack.u64, tack.i8):
+            with pytest.raises(OverflowError):
+                np.array(data, dtype=dtype.numpy)
+            with pytest.raises(OverflowError, match=f"out of bounds for {dtype.name}"):
+                tack.array(data, dtype=dtype)
+        np.testing.assert_array_equal(tack.array(data, dtype=tack.f64).numpy(), np.array(data, dtype=np.float64))
+
+
 def test_astype_of_vector_arrays_converts_components(backend):
     values = np.array([[1.5, -2.5, 3.0], [4.0, 5.75, -6.25]], dtype=np.float64)
     a = tack.array(values, dtype=tack.vec3d, layout="soa")
