@@ -44,7 +44,7 @@ class DType:
             return self.name == other.name
         try:
             return self.numpy == np.dtype(other)
-        except TypeError:
+        except (TypeError, ValueError):  # no dtype: another kind of object (tack.vec3f raises ValueError)
             return NotImplemented
 
     def __hash__(self):

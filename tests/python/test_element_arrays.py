@@ -34,6 +34,16 @@ def test_named_types_are_the_general_constructors():
     assert repr(tack.matrix(2, 3, tack.f32)) == "tack.mat23f"
 
 
+def test_element_and_scalar_types_compare_unequal():
+    # A scalar dtype compared with an element type (or anything NumPy cannot
+    # read as a dtype) is unequal, as Python's == is; it raised ValueError.
+    for scalar in (tack.f32, tack.i64):
+        for other in (tack.vec3f, tack.vector(2, scalar), "no dtype", object()):
+            assert not scalar == other and scalar != other and not other == scalar
+    assert tack.f32 in [tack.vec3f, tack.f32] and tack.vec3f not in [tack.f32, tack.f64]
+    assert tack.f32 == np.float32 and tack.f32 == "float32" and tack.f32 != np.float64
+
+
 @pytest.mark.parametrize("bad", [0, 5, 2.0, True])
 def test_element_extents_are_one_to_four(bad):
     with pytest.raises(ValueError, match="1 to 4"):
