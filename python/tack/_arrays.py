@@ -47,7 +47,10 @@ def _shape(shape):
 
 
 def _element(dtype, layout):
-    """(scalar dtype, element shape, layout) of a creation call's dtype."""
+    """(scalar dtype, element shape, layout) of a creation call's dtype;
+    None is the creation functions' default, f32 (NumPy's None is f64)."""
+    if dtype is None:
+        dtype = _dtypes.f32
     if isinstance(dtype, _element_types.ElementType):
         if layout not in ("aos", "soa"):
             raise ValueError(f'layout must be "aos" (interleaved) or "soa" (a structure of arrays), not {layout!r}')

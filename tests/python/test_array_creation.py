@@ -261,6 +261,16 @@ def test_astype_refuses_floats_with_no_integer_value(src, dst):
     np.testing.assert_array_equal(tack.array(np.array([-0.9, 0.9], dtype=src.numpy)).astype(dst).numpy(), [0, 0])
 
 
+def test_dtype_none_is_the_creation_functions_default():
+    # Their default is f32 (docs/arrays.md); dtype=None passed on by a
+    # caller's own default is that default, not NumPy's float64 (it was).
+    for make in (lambda: tack.zeros(3, dtype=None), lambda: tack.ones(3, dtype=None), lambda: tack.empty(3, None),
+                 lambda: tack.full(3, 2, dtype=None), lambda: tack.zeros(3)):
+        assert make().dtype == tack.f32
+    # tack.array's None keeps the data's own dtype, NumPy's reading of it.
+    assert tack.array([1.5], dtype=None).dtype == tack.f64 and tack.array(np.float32([1])).dtype == tack.f32
+
+
 @pytest.mark.parametrize("dst", [t for t in DTYPES if t.numpy.kind in "iu"], ids=[t.name for t in DTYPES[:8]])
 def test_array_with_a_dtype_converts_as_astype_does(dst):
     # Oracle: NumPy. An array's values convert as its astype (integers wrap,
