@@ -499,8 +499,23 @@ def _method(fn, name):
     setattr(Array, name, fn)
 
 
+def _bool(self: Array) -> bool:
+    """Truth as NumPy's: an array of one number is that number's truth;
+    any other array (empty, of several numbers, of vector or matrix
+    elements) raises ValueError, where `if a:` would otherwise ask whether
+    it is empty."""
+    if self.size == 1 and not self.element_shape:
+        return bool(self[(0,) * self.ndim])
+    if self.size == 0:
+        raise ValueError("The truth value of an empty array is ambiguous. Use `a.size > 0` to check that an array "
+                         "is not empty.")
+    raise ValueError("The truth value of an array with more than one element is ambiguous. Use a.numpy().any() or "
+                     "a.numpy().all()")
+
+
 _method(_copy, "copy")
 _method(_astype, "astype")
+_method(_bool, "__bool__")
 setattr(Array, "__reduce__", _reduce)
 
 

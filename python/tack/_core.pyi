@@ -208,6 +208,14 @@ class Array:
         an element type of the same shape.
         """
 
+    def __bool__(self) -> bool:
+        """
+        Truth as NumPy's: an array of one number is that number's truth;
+        any other array (empty, of several numbers, of vector or matrix
+        elements) raises ValueError, where `if a:` would otherwise ask whether
+        it is empty.
+        """
+
     def __reduce__(self) -> tuple[object, tuple[object, ...]]: ...
 
     def sum(self) -> float:

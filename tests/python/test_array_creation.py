@@ -261,6 +261,25 @@ def test_astype_refuses_floats_with_no_integer_value(src, dst):
     np.testing.assert_array_equal(tack.array(np.array([-0.9, 0.9], dtype=src.numpy)).astype(dst).numpy(), [0, 0])
 
 
+@pytest.mark.parametrize("values", [np.zeros(1, np.float32), np.ones(1, np.int8), np.float64(0.0), np.uint8(3),
+                                    np.array([np.nan]), np.zeros((1, 1), np.int32), np.zeros(0, np.float32),
+                                    np.zeros(4, np.float32), np.zeros((2, 2), np.int64)],
+                         ids=lambda v: f"{np.asarray(v).dtype}{np.shape(v)}")
+def test_truth_is_numpys(backend, values):
+    # Oracle: NumPy's bool(). `if a:` of a tack array was whether it had
+    # elements (Python's len), so tack.zeros(1) was true.
+    a = tack.array(values)
+    try:
+        want = bool(np.asarray(values))
+    except ValueError:
+        with pytest.raises(ValueError, match="The truth value of an"):
+            bool(a)
+    else:
+        assert bool(a) is want
+    with pytest.raises(ValueError, match="more than one element"):
+        bool(tack.zeros(1, dtype=tack.vec3f))  # one element of three numbers, as NumPy's (1, 3)
+
+
 def test_dtype_none_is_the_creation_functions_default():
     # Their default is f32 (docs/arrays.md); dtype=None passed on by a
     # caller's own default is that default, not NumPy's float64 (it was).
