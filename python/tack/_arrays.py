@@ -127,7 +127,7 @@ def array(
         a = empty(src.shape[: src.ndim - k], element, layout, device)
         np.copyto(a.numpy(), _converted(src, component, "tack.array", " of the data"))
         return a
-    _element(dtype if dtype is not None else _dtypes.f32, layout)
+    _element(dtype, layout)
     if component is not None:
         src = _converted(src, component, "tack.array", " of the data")
     else:

@@ -6,6 +6,7 @@ operation rounded once in its type). grammar.py documents the rules in
 full."""
 
 import math
+import operator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -85,8 +86,8 @@ def checked(v, t):
 
 
 _FLOAT_OPERATORS = {"+": np.add, "-": np.subtract, "*": np.multiply}
-_INTEGER_OPERATORS = {"+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y,
-                      "&": lambda x, y: x & y, "|": lambda x, y: x | y, "^": lambda x, y: x ^ y}
+_INTEGER_OPERATORS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "&": operator.and_, "|": operator.or_,
+                      "^": operator.xor}
 
 
 def arithmetic(op, a, ta, b, tb):
