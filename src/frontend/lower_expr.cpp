@@ -387,6 +387,7 @@ std::vector<std::string> Lowerer::global_path(const Expr& e) {
 Value Lowerer::attribute(const Attribute& a) {
     auto path = global_path(a);
     if (path.empty()) {
+        if (Value picked; selected_components(a, &picked)) return picked;
         Value base = expr(*a.value);
         if (base.kind == Value::Kind::Vector) return vector_attribute(std::move(base), a.attr, a.span);
         if (base.kind == Value::Kind::Object) return member(base, a.attr, a.span);
@@ -466,6 +467,7 @@ Value Lowerer::subscript(const Subscript& s) {
             return Value::scalar(std::move(d), s.span);
         }
     }
+    if (Value picked; selected_components(s, &picked)) return picked;
     Value base = expr(*s.value);
     if (base.kind == Value::Kind::Vector) return vector_component(std::move(base), *s.index, s.span);
     if (base.kind == Value::Kind::Object) return object_index(base, s);

@@ -146,6 +146,14 @@ public:
     void component_store(int array, const std::vector<ir::ExprPtr>& index, int component, ir::ExprPtr value,
                          ir::Block& out, syntax::Span span);
     Value load_element(int array, const syntax::Expr& index, syntax::Span span);
+    struct ElementView {
+        int array = -1;
+        const syntax::Subscript* element = nullptr;  // a[j]
+        std::vector<int> positions;                  // the flat components selected, row-major
+        std::vector<int> shape;                      // theirs: {} for one number
+    };
+    bool element_view(const syntax::Expr& e, ElementView* view);
+    bool selected_components(const syntax::Expr& e, Value* out);
     void store_element(int array, const syntax::Expr& index, Value v, ir::Block& out, syntax::Span span);
     void store_element_component(int array, const syntax::Subscript& element, const syntax::Expr& target, Value v,
                                  ir::Block& out, syntax::Span span);
