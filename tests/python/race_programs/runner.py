@@ -1,0 +1,226 @@
+"""Runs race programs (programs.py) and compares what Tack does with the
+oracle's accesses and with CPython.
+
+For each program:
+
+- in debug mode on the CPU, the call raises tack.RaceError exactly where
+  two iterations conflict on some byte; the element the message names is
+  such a byte's, and the two accesses it names (verb, line, device
+  function) are a conflicting pair of accesses of that element by two
+  different iterations;
+- a program that does not race leaves its arrays as CPython running the
+  same source leaves them (iterations in order; any order gives the same
+  values when no two conflict), in debug mode and outside it, on the CPU
+  in SIMD lanes and as the scalar program, and on OpenCL where it is
+  present: arrays that share memory must be read and written as one.
+"""
+
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from differential.builder import load_module
+
+from .programs import conflicting, generate
+
+TACK_HEADER = "import tack\n\n\n"
+
+PLAIN_HEADER = '''import numpy
+
+
+class tack:
+    """The plain CPython reading of the same source: i32 arithmetic wraps
+    as NumPy's int32 does (NumPy's overflow warnings are off)."""
+
+    i32 = numpy.int32
+
+    @staticmethod
+    def func(fn):
+        return fn
+
+    @staticmethod
+    def kernel(fn):
+        return fn
+
+    @staticmethod
+    def atomic_add(a, j, v):
+        old = a[j]
+        a[j] += v
+        return old
+
+
+'''
+
+class Wrapping(np.ndarray):
+    """A NumPy array whose element stores reduce the value modulo 2^N, as
+    Tack's stores do (docs/numerics.md); NumPy's refuse a Python or NumPy
+    integer outside the array's type."""
+
+    def __setitem__(self, key, value):
+        super().__setitem__(key, np.asarray(value).astype(self.dtype))
+
+
+VERBS = {"R": "reads", "W": "writes", "A": "updates"}
+
+
+@dataclass
+class Mismatch:
+    seed: int
+    what: str
+    detail: str
+    source: str
+
+    def __str__(self):
+        return f"seed {self.seed}: {self.what}: {self.detail}\n{self.source}"
+
+
+_ACCESS = re.compile(r"iteration (reads|writes|updates) it(?: atomically)? at (\S+?):(\d+)"
+                     r"(?: in device function '(\w+)')?: ")
+_ELEMENT = re.compile(r"data race on element \(([-\d, ]+)\) of array '(\w+)'")
+
+
+def _bindings(program):
+    return ", ".join(f"{p}={program.bindings[p]}" for p in program.params) + \
+        f"; buffers of {program.buffers} i32; n={program.n}"
+
+
+def _check_report(program, message, races, path):
+    """None if `message` names a raced element and a conflicting pair of its
+    accesses, else what is wrong."""
+    element = _ELEMENT.search(message)
+    found = _ACCESS.findall(message)
+    if not element or len(found) != 2:
+        return f"the message does not name an element and two accesses: {message}"
+    index = tuple(int(x) for x in element.group(1).split(",") if x.strip())
+    param = element.group(2)
+    if param not in program.params or len(index) != len(program.shapes()[param]):
+        return f"the message names element {index} of '{param}': {message}"
+    buffer, first, size = program.byte_range(param, index)
+    bytes_ = [races[(buffer, b)] for b in range(first, first + size) if (buffer, b) in races]
+    if not bytes_:
+        return f"element {index} of '{param}' has no conflict (the oracle's raced bytes: " \
+               f"{sorted(races)[:6]}...): {message}"
+    named = []
+    for verb, filename, line, function in found:
+        if not filename.endswith(path.name):
+            return f"an access in another file {filename}: {message}"
+        kind = {v: k for k, v in VERBS.items()}[verb]
+        named.append((kind, int(line) - program.first_line + 1, function is not None and function != ""))
+    if any(conflicting(at, named[0], named[1]) for at in bytes_):
+        return None
+    return f"the accesses named {named} (kind, line in the program, in a device function) are no conflicting " \
+           f"pair of element {index} of '{param}' (its touches: {bytes_[0]}): {message}"
+
+
+def _same(got, want):
+    return all(np.array_equal(_numpy(g), w) for g, w in zip(got, want))
+
+
+def _numpy(a):
+    return a if isinstance(a, np.ndarray) else a.numpy()
+
+
+def _run_one(program, module, plain, path, devices):
+    import tack
+
+    races = program.races()
+    source = program.source + "\n" + _bindings(program)
+    buffers, args, out = program.arrays()
+    with np.errstate(over="ignore"):
+        getattr(plain, program.kernel)(*(a.view(Wrapping) for a in args), out.view(Wrapping))
+    want = buffers + [out]
+
+    was = tack.debug_enabled(), tack.debug_races_enabled()
+    threads = tack.get_num_threads()
+    tack.set_debug(True, races=True)
+    # A quarter of the programs run their debug call on one thread: the
+    # detector finds a race whatever the schedule.
+    if program.seed % 4 == 0:
+        tack.set_num_threads(1)
+    try:
+        buffers, args, out = program.call_arrays("cpu")
+        try:
+            getattr(module, program.kernel)(*args, out)
+        except tack.RaceError as e:
+            if not races:
+                return Mismatch(program.seed, "a race reported where no two iterations conflict", str(e), source)
+            problem = _check_report(program, str(e), races, path)
+            if problem:
+                return Mismatch(program.seed, "the race reported is not one", problem, source)
+        except Exception as e:
+            return Mismatch(program.seed, "debug mode raised", f"{type(e).__name__}: {e}", source)
+        else:
+            if races:
+                (b, byte), at = next(iter(races.items()))
+                return Mismatch(program.seed, "no race reported",
+                                f"byte {byte} of buffer {b} is touched by (kind, line in the program, in a device "
+                                f"function): iterations {at}", source)
+            if program.values_defined() and not _same(buffers + [out], want):
+                return Mismatch(program.seed, "debug mode's values differ from CPython's",
+                                f"got {[list(_numpy(b)) for b in buffers + [out]]}, want {[list(b) for b in want]}", source)
+    finally:
+        tack.set_debug(*was)
+        tack.set_num_threads(threads)
+    if races or not program.values_defined():
+        return None
+
+    for device in devices:
+        modes = [True, False] if device == "cpu" else [None]
+        for spmd in modes:
+            was_spmd = tack.cpu_spmd_enabled()
+            was_device = tack.get_default_device()
+            try:
+                tack.set_default_device(device)
+                if spmd is not None:
+                    tack.set_cpu_spmd("always" if spmd else False)
+                buffers, args, out = program.call_arrays(device)
+                getattr(module, program.kernel)(*args, out)
+            except tack.KernelTypeError as e:
+                if device == "opencl" and program.wide_atomics() and "atomic_add on the i64 array" in str(e):
+                    continue
+                return Mismatch(program.seed, f"{device} raised", f"{type(e).__name__}: {e}", source)
+            except Exception as e:
+                return Mismatch(program.seed, f"{device} raised", f"{type(e).__name__}: {e}", source)
+            finally:
+                tack.set_cpu_spmd(was_spmd)
+                tack.set_default_device(was_device)
+            if not _same(buffers + [out], want):
+                mode = "" if spmd is None else (" in SIMD lanes" if spmd else " as the scalar program")
+                return Mismatch(program.seed, f"{device}{mode}: values differ from CPython's",
+                                f"got {[list(_numpy(b)) for b in buffers + [out]]}, want {[list(b) for b in want]}", source)
+    return None
+
+
+def run_programs(programs, name, devices):
+    import sys
+
+    with tempfile.TemporaryDirectory() as tmp:
+        text = ""
+        for p in programs:
+            p.first_line = len((TACK_HEADER + text).split("\n"))
+            text += p.source + "\n\n"
+        tack_path = Path(tmp) / f"{name}_tack.py"
+        plain_path = Path(tmp) / f"{name}_plain.py"
+        tack_path.write_text(TACK_HEADER + text, encoding="utf-8")
+        plain_path.write_text(PLAIN_HEADER + text, encoding="utf-8")
+        module = load_module(tack_path, f"{name}_tack")
+        plain = load_module(plain_path, f"{name}_plain")
+        try:
+            return [m for m in (_run_one(p, module, plain, tack_path, devices) for p in programs) if m]
+        finally:
+            sys.modules.pop(f"{name}_tack", None)
+            sys.modules.pop(f"{name}_plain", None)
+
+
+def devices_present():
+    import tack
+
+    return ["cpu"] + [d for d in ("opencl",) if d in tack.available_devices()]
+
+
+def run_batch(seeds, devices=None):
+    return run_programs([generate(s) for s in seeds], f"tack_race_programs_{seeds[0]}_{len(seeds)}",
+                        devices or devices_present())
