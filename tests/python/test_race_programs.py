@@ -1,7 +1,7 @@
 """Random kernels whose iterations read, write and atomically update array
 elements at computed indices, through parameters bound to views of shared
 buffers (slices, steps, reversals, the same array twice, an i64 buffer's
-i32 halves, its bytes): in debug mode on the CPU the call raises
+i32 halves, its bytes, the components of vector arrays): in debug mode on the CPU the call raises
 tack.RaceError exactly where two iterations conflict on a byte
 (docs/diagnostics.md, "Data races"), naming a conflicting element and a
 conflicting pair of its accesses; a program without a race leaves its
@@ -45,5 +45,8 @@ def test_the_programs_reach_races_of_every_kind_and_race_free_sharing():
         if not races and program.n > 1 and len({b.buffer for b in program.bindings.values()}) < len(program.params):
             shared_race_free += 1
     assert kinds == {"R", "W", "A"}
+    vectors = [generate(seed) for seed in range(COUNT)]
+    vectors = [p for p in vectors if p.vector]
+    assert sum(bool(p.races()) for p in vectors) >= 20 and sum(not p.races() for p in vectors) >= 20
     assert device_function_races > 0
     assert shared_race_free >= COUNT // 10

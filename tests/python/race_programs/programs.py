@@ -19,13 +19,17 @@ The call binds the parameters to arrays that may share a buffer (i32 or
 i64 elements): the whole buffer, a slice (stepped or reversed), rows of a
 run of it (transposed or reversed), an i64 buffer's i32 halves, its bytes
 (read only), the same view twice, or a buffer and its slice from d indexed
-at i + d and at i. About two programs in three are disciplined: each
+at i + d and at i. A quarter of the programs take Tack arrays of vec2 or
+vec3 of i32 (interleaved or a structure of arrays) instead, whose
+statements touch one component (`p[e].y`, `p[e][1]`, `p[e][i % 3]`) or the
+whole element (`p[e] = tack.vec3(...)`, `p[e].dot(...)`, atomics, device
+functions); their unit of memory is a component, not a byte. About two programs in three are disciplined: each
 iteration reaches only its own elements of what it writes, arrays updated
 atomically take atomics alone, so that only the sharing races. A race
 (docs/diagnostics.md, "Data races") is a byte that two different
 iterations touch where one writes it plainly, or one updates it
 atomically and the other reads or writes it plainly; `races()` finds each
-such byte and who touches it.
+such byte (component) and who touches it.
 """
 
 import random
@@ -90,6 +94,7 @@ class Access:
     index: tuple
     line: int
     function: str = None
+    components: tuple = None   # of a vector array's element: those touched
 
 
 # Each statement is a small tree evaluated per iteration by `_run` (which
@@ -167,6 +172,19 @@ class Statement:
     other: "Statement" = None   # select: the other arm's read
     trips: str = None           # loop: Python source of i
     line: int = 0
+    # Of a vector array's element, what the access touches: ("attr", c)
+    # (p[e].y), ("literal", c) (p[e][1]), ("runtime",) (p[e][i % N]) or
+    # ("all",) (the element as a value); None for a number array.
+    part: tuple = None
+
+    def components(self, i, width):
+        if self.part is None:
+            return None
+        if self.part[0] == "all":
+            return tuple(range(width))
+        if self.part[0] == "runtime":
+            return (i % width,)
+        return (self.part[1],)
 
 
 @dataclass
@@ -183,11 +201,17 @@ class Program:
     before: tuple = None  # (param, index) loaded before the parallel loop
     functions: dict = field(default_factory=dict)  # "get"/"put" -> line of its access
     first_line: int = 0   # of the program's source in the module
+    # Programs over arrays of vectors of i32 (Tack arrays, in the layout
+    # named): (components, "aos" or "soa"); None for number arrays.
+    vector: tuple = None
 
     def arrays(self):
         """The NumPy arrays of one call: fresh buffers, the parameters bound
-        to them, and `out`."""
+        to them, and `out` (a vector program's buffers as (n, components)
+        arrays)."""
         buffers = [np.array(v, dtype=np.dtype(t)) for (t, _), v in zip(self.buffers, self.values)]
+        if self.vector:
+            buffers = [b.reshape(-1, self.vector[0]) for b in buffers]
         args = [self.bindings[p].of(buffers) for p in self.params]
         out = np.zeros(self.n, dtype=np.int32)
         return buffers, args, out
@@ -212,6 +236,8 @@ class Program:
         """Whether the call passes Tack arrays on the device (views made by
         Tack's host indexing) rather than NumPy arrays: half the programs,
         where no parameter reads a buffer as another dtype."""
+        if self.vector:
+            return True
         return self.seed % 2 == 1 and not any(b.view for b in self.bindings.values())
 
     def call_arrays(self, device):
@@ -222,13 +248,18 @@ class Program:
             return buffers, args, out
         import tack
 
-        buffers = [tack.array(b, device=device) for b in buffers]
+        if self.vector:
+            width, layout = self.vector
+            dtype = {2: tack.vec2i, 3: tack.vec3i}[width]
+            buffers = [tack.array(b, dtype=dtype, layout=layout, device=device) for b in buffers]
+        else:
+            buffers = [tack.array(b, device=device) for b in buffers]
         args = [self.bindings[p].of(buffers) for p in self.params]
         return buffers, args, tack.array(out, device=device)
 
     def shapes(self):
         _, args, _ = self.arrays()
-        return {p: a.shape for p, a in zip(self.params, args)}
+        return {p: a.shape[:1] if self.vector else a.shape for p, a in zip(self.params, args)}
 
     def accesses(self):
         """Every access of every iteration."""
@@ -236,7 +267,7 @@ class Program:
         found = []
         for i in range(self.n):
             try:
-                _block(self.statements, i, None, lengths, found, self.functions)
+                _block(self.statements, i, None, lengths, found, self.functions, self.vector and self.vector[0])
             except _Continue:
                 pass
         return found
@@ -258,15 +289,25 @@ class Program:
         buffer, base, strides, size = self.places()[param]
         return buffer, base + sum(x * s for x, s in zip(index, strides)), size
 
+    def units(self, param, index, components=None):
+        """The units of memory element `index` (a tuple) of `param` spans
+        (of `components` of it, for a vector array): (buffer, byte), or for
+        a vector program (buffer, scalar: element * width + component)."""
+        if self.vector:
+            b = self.bindings[param]
+            start, step = (0, 1) if b.start is None else (b.start, b.step)
+            element = start + index[0] * step
+            return [(b.buffer, element * self.vector[0] + c) for c in components]
+        buffer, first, size = self.byte_range(param, index)
+        return [(buffer, byte) for byte in range(first, first + size)]
+
     def touches(self):
-        """{(buffer, byte): {(kind, line, in a device function): {iterations}}}."""
-        places = self.places()
+        """{unit: {(kind, line, in a device function): {iterations}}}: a unit
+        is what units() names."""
         touched = {}
         for acc in self.accesses():
-            buffer, base, strides, size = places[acc.param]
-            first = base + sum(x * s for x, s in zip(acc.index, strides))
-            for byte in range(first, first + size):
-                at = touched.setdefault((buffer, byte), {})
+            for unit in self.units(acc.param, acc.index, acc.components):
+                at = touched.setdefault(unit, {})
                 at.setdefault((acc.kind, acc.line, acc.function is not None), set()).add(acc.iteration)
         return touched
 
@@ -281,10 +322,10 @@ class Program:
         parallel loop")."""
         if not self.before:
             return True
-        buffer, first, size = self.byte_range(*self.before)
+        p, index = self.before
         touched = self.touches()
-        return not any(kind in "WA" for b in range(first, first + size)
-                       for kind, _, _ in touched.get((buffer, b), {}))
+        return not any(kind in "WA" for unit in self.units(p, index, range(self.vector[0]) if self.vector else None)
+                       for kind, _, _ in touched.get(unit, {}))
 
 
 def conflicting(at, x, y):
@@ -313,16 +354,16 @@ class _Continue(Exception):
     pass
 
 
-def _block(statements, i, k, lengths, found, functions):
+def _block(statements, i, k, lengths, found, functions, width):
     """Runs statements of iteration i (k: the sequential loop's variable);
     raises _Continue at a `continue`."""
     for s in statements:
-        _run(s, i, k, lengths, found, functions)
+        _run(s, i, k, lengths, found, functions, width)
 
 
-def _run(s, i, k, lengths, found, functions):
-    def add(kind, param, index, line=s.line, function=None):
-        found.append(Access(i, kind, param, index, line, function))
+def _run(s, i, k, lengths, found, functions, width):
+    def add(kind, param, index, line=s.line, function=None, statement=s):
+        found.append(Access(i, kind, param, index, line, function, statement.components(i, width)))
 
     def at(statement):
         return statement.index.value(i, k, lengths[statement.param])
@@ -343,14 +384,14 @@ def _run(s, i, k, lengths, found, functions):
         add("A", s.param, at(s))
     elif s.kind == "select":
         chosen = s if test(s.condition) else s.other
-        add("R", chosen.param, at(chosen))
+        add("R", chosen.param, at(chosen), statement=chosen)
     elif s.kind == "if":
         if test(s.condition):
-            _block(s.body, i, k, lengths, found, functions)
+            _block(s.body, i, k, lengths, found, functions, width)
     elif s.kind == "loop":
         for kk in range(eval(s.trips, {}, {"i": i})):
             try:
-                _block(s.body, i, kk, lengths, found, functions)
+                _block(s.body, i, kk, lengths, found, functions, width)
             except _Continue:
                 pass
     elif s.kind in ("call_read", "call_write"):
@@ -389,9 +430,9 @@ class _Maker:
     call's sharing of memory can make it race); empty, any access takes any
     form."""
 
-    def __init__(self, r, n, readable, writable, atomic, shapes, own):
+    def __init__(self, r, n, readable, writable, atomic, shapes, own, width=None):
         self.r, self.n, self.readable, self.writable, self.atomic = r, n, readable, writable, atomic
-        self.shapes, self.own = shapes, own
+        self.shapes, self.own, self.width = shapes, own, width
         if own:
             self.readable = [p for p in readable if p not in atomic]
 
@@ -409,11 +450,22 @@ class _Maker:
         if with_k:
             forms += [f"k == {r.randrange(MAX_TRIPS)}", f"i + k > {r.randrange(2, 12)}"]
         condition = Condition(r.choice(forms))
-        if self.readable and r.random() < 0.3:
+        if self.readable and not self.width and r.random() < 0.3:
             condition.join = r.choice(["and", "or"])
             condition.param = r.choice(self.readable)
             condition.index = self.index(condition.param, with_k)
         return condition
+
+    def part(self, kind):
+        """What an access of a vector array's element touches (Statement.part)."""
+        if not self.width:
+            return None
+        if kind in ("atomic", "call_read", "call_write"):
+            return ("all",)
+        forms = [("attr", self.r.randrange(self.width)), ("literal", self.r.randrange(self.width)), ("runtime",)]
+        if kind in ("read", "write"):
+            forms.append(("all",))
+        return self.r.choice(forms)
 
     def statement(self, depth, with_k, in_if=False):
         r = self.r
@@ -434,17 +486,19 @@ class _Maker:
             kind = "atomic"
         if kind in ("read", "call_read"):
             p = r.choice(self.readable)
-            return Statement(kind, p, self.index(p, with_k))
+            return Statement(kind, p, self.index(p, with_k), part=self.part(kind))
         if kind in ("write", "augment", "call_write"):
             p = r.choice(self.writable)
-            return Statement(kind, p, self.index(p, with_k), r.randrange(1, 9))
+            return Statement(kind, p, self.index(p, with_k), r.randrange(1, 9), part=self.part(kind))
         if kind == "atomic":
             p = r.choice(self.atomic)
-            return Statement(kind, p, _at(r, with_k, self.shapes[p], self.n), r.randrange(1, 9))
+            return Statement(kind, p, _at(r, with_k, self.shapes[p], self.n), r.randrange(1, 9),
+                             part=self.part(kind))
         if kind == "select":
             p, q = r.choice(self.readable), r.choice(self.readable)
             return Statement("select", p, self.index(p, with_k), condition=self.condition(with_k),
-                             other=Statement("read", q, self.index(q, with_k)))
+                             other=Statement("read", q, self.index(q, with_k), part=self.part("select")),
+                             part=self.part("select"))
         if kind == "if":
             return Statement("if", condition=self.condition(with_k),
                              body=[self.statement(depth + 1, with_k, True) for _ in range(r.randrange(1, 3))])
@@ -482,11 +536,13 @@ def generate(seed):
     r = random.Random(seed)
     n = r.choice([0, 1, 2, 3] + list(range(4, MAX_N + 1)) * 3 + [r.randrange(MAX_N, 4 * MAX_N)] * 10)
     disciplined = r.random() < 0.6
+    # A quarter of the programs take arrays of vectors of i32.
+    vector = (r.choice([2, 3]), r.choice(["aos", "soa"])) if r.random() < 0.25 else None
     # Buffers of i32 or i64 elements, and parameters bound to them.
     nbuffers = r.randrange(1, 3)
     shortest = 2 * n + 8 if disciplined else 1
-    buffers = [(r.choice(["int32", "int32", "int64"]), r.randrange(shortest, shortest + 2 * MAX_N))
-               for _ in range(nbuffers)]
+    buffers = [("int32" if vector else r.choice(["int32", "int32", "int64"]),
+                r.randrange(shortest, shortest + 2 * MAX_N)) for _ in range(nbuffers)]
     nparams = r.randrange(2 if disciplined else 1, 5 if disciplined else 4)
     params = [f"p{j}" for j in range(nparams)]
     bindings = {}
@@ -510,6 +566,9 @@ def generate(seed):
             continue
         b = r.randrange(nbuffers)
         dtype, size = buffers[b]
+        if vector:
+            bindings[p] = Binding(b) if r.random() < 0.35 else Binding(b, *_slice(r, size, n, disciplined))
+            continue
         view = r.choice([None, None, None, "u8"] + (["i32"] if dtype == "int64" else []))
         if view:
             size *= np.dtype(dtype).itemsize // {"u8": 1, "i32": 4}[view]
@@ -529,8 +588,9 @@ def generate(seed):
             bindings[p] = Binding(b, *_slice(r, size, n, disciplined and view != "u8"), view=view)
     writable = [p for p in params if bindings[p].view != "u8" and r.random() < 0.8]
     atomic = [p for p in writable if r.random() < 0.5]
-    values = [[r.randrange(-50, 50) for _ in range(size)] for _, size in buffers]
-    program = Program(seed, f"races_{seed}", "", params, [], n, buffers, bindings, values)
+    width = vector[0] if vector else 1
+    values = [[r.randrange(-50, 50) for _ in range(size * width)] for _, size in buffers]
+    program = Program(seed, f"races_{seed}", "", params, [], n, buffers, bindings, values, vector=vector)
     shapes = program.shapes()
     assert all(0 not in shape for shape in shapes.values()), shapes
     own = {}
@@ -556,7 +616,7 @@ def generate(seed):
             form = r.choice(["i", "i", "i + {c}", "200 - i", "{L} - 1 - i"]).replace("{c}", str(r.randrange(0, 8)))
             own[p] = At((Index(form, wraps=form != "i"),))
     plain = [p for p in writable if p not in atomic] if disciplined else writable
-    maker = _Maker(r, n, params, plain, atomic, shapes, own)
+    maker = _Maker(r, n, params, plain, atomic, shapes, own, vector and vector[0])
     program.statements = [maker.statement(0, False) for _ in range(r.randrange(1, 6))]
     if r.random() < 0.2:
         # Before the parallel loop: no iteration's.
@@ -567,6 +627,17 @@ def generate(seed):
 
 
 # --------------------------------------------------------------------- source
+
+
+def _part_source(part, width):
+    """The suffix selecting a part of a vector element: .y, [1], [i % 3]."""
+    if part is None:
+        return ""
+    if part[0] == "attr":
+        return "." + "xyzw"[part[1]]
+    if part[0] == "literal":
+        return f"[{part[1]}]"
+    return f"[i % {width}]"
 
 
 def _source(program):
@@ -600,9 +671,27 @@ def _source(program):
     ]
     program.functions = {"get": 3, "put": 8, "get2": 13, "put2": 18}
     lines.append("    for i in range(len(out)):")
+    width = program.vector and program.vector[0]
+    vec = f"tack.vec{width}"
+    ones = f"{vec}({', '.join(['1'] * width)})" if width else None
+
+    def value(x):
+        """A vector of a number x (Python source), its components apart."""
+        return f"{vec}({', '.join(f'{x} + {c}' for c in range(width))})"
+
+    def ref(s, param, at):
+        """The number a read of `s`'s part of param[at] gives."""
+        part = s.part
+        if part is None:
+            return f"{param}[{at}]"
+        if part[0] == "all":
+            return f"{param}[{at}].dot({ones})"
+        return f"{param}[{at}]" + _part_source(part, width)
+
     if program.before:
         p, index = program.before
-        lines.insert(-1, f"    b = {p}[{', '.join(map(str, index))}]")
+        x = ".x" if width else ""
+        lines.insert(-1, f"    b = {p}[{', '.join(map(str, index))}]{x}")
         lines += ["        s = tack.i32(0)", "        s += b"]
     else:
         lines.append("        s = tack.i32(0)")
@@ -612,17 +701,21 @@ def _source(program):
         s.line = len(lines) + 1
         at = s.index.source(s.param) if s.index else None
         if s.kind == "read":
-            lines.append(f"{pad}s += {s.param}[{at}]")
+            lines.append(f"{pad}s += {ref(s, s.param, at)}")
         elif s.kind == "write":
-            lines.append(f"{pad}{s.param}[{at}] = s + {s.constant}")
+            if s.part and s.part[0] == "all":
+                lines.append(f"{pad}{s.param}[{at}] = {value(f's + {s.constant}')}")
+            else:
+                lines.append(f"{pad}{s.param}[{at}]{_part_source(s.part, width)} = s + {s.constant}")
         elif s.kind == "augment":
-            lines.append(f"{pad}{s.param}[{at}] += {s.constant}")
+            lines.append(f"{pad}{s.param}[{at}]{_part_source(s.part, width)} += {s.constant}")
         elif s.kind == "atomic":
             where = f"({at})" if len(s.index.axes) == 2 else at
-            lines.append(f"{pad}tack.atomic_add({s.param}, {where}, {s.constant})")
+            lines.append(f"{pad}tack.atomic_add({s.param}, {where}, {value(s.constant) if width else s.constant})")
         elif s.kind == "select":
             other = s.other.index.source(s.other.param)
-            lines.append(f"{pad}s += {s.param}[{at}] if {s.condition.source()} else {s.other.param}[{other}]")
+            lines.append(f"{pad}s += {ref(s, s.param, at)} if {s.condition.source()} else "
+                         f"{ref(s.other, s.other.param, other)}")
             s.other.line = s.line
         elif s.kind == "if":
             lines.append(f"{pad}if {s.condition.source()}:")
@@ -633,9 +726,11 @@ def _source(program):
             for t in s.body:
                 emit(t, indent + 4)
         elif s.kind == "call_read":
-            lines.append(f"{pad}s += {get2 if len(s.index.axes) == 2 else get}({s.param}, {at})")
+            dot = f".dot({ones})" if width else ""
+            lines.append(f"{pad}s += {get2 if len(s.index.axes) == 2 else get}({s.param}, {at}){dot}")
         elif s.kind == "call_write":
-            lines.append(f"{pad}{put2 if len(s.index.axes) == 2 else put}({s.param}, {at}, s + {s.constant})")
+            v = value(f"s + {s.constant}") if width else f"s + {s.constant}"
+            lines.append(f"{pad}{put2 if len(s.index.axes) == 2 else put}({s.param}, {at}, {v})")
         elif s.kind == "continue":
             lines.append(f"{pad}continue")
 

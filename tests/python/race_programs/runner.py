@@ -38,6 +38,12 @@ class tack:
     i32 = numpy.int32
 
     @staticmethod
+    def vec2(*c):
+        return numpy.array(c).astype(numpy.int32)
+
+    vec3 = vec2
+
+    @staticmethod
     def func(fn):
         return fn
 
@@ -47,8 +53,9 @@ class tack:
 
     @staticmethod
     def atomic_add(a, j, v):
-        old = a[j]
-        a[j] += v
+        base = a.view(numpy.ndarray)
+        old = base[j].copy()
+        base[j] = (old + v).astype(base.dtype)
         return old
 
 
@@ -60,7 +67,44 @@ class Wrapping(np.ndarray):
     integer outside the array's type."""
 
     def __setitem__(self, key, value):
-        super().__setitem__(key, np.asarray(value).astype(self.dtype))
+        self.view(np.ndarray)[key] = np.asarray(value).astype(self.dtype)
+
+
+class Vectors(Wrapping):
+    """An (n, components) NumPy array read as a vector program's kernel
+    reads an array of vectors: v[j] is an element (Row), whose components
+    are .x, .y, [k]."""
+
+    def __getitem__(self, key):
+        if isinstance(key, (int, np.integer)):
+            return Row(np.ndarray.__getitem__(self, key).view(np.ndarray))
+        return super().__getitem__(key)
+
+
+class Row:
+    """One element of Vectors: a view of its row."""
+    __slots__ = ("_r",)
+
+    def __init__(self, r):
+        object.__setattr__(self, "_r", r)
+
+    def __getattr__(self, name):
+        return self._r["xyzw".index(name)]
+
+    def __setattr__(self, name, v):
+        self._r["xyzw".index(name)] = np.asarray(v).astype(self._r.dtype)
+
+    def __getitem__(self, k):
+        return self._r[k]
+
+    def __setitem__(self, k, v):
+        self._r[k] = np.asarray(v).astype(self._r.dtype)
+
+    def dot(self, other):
+        return (self._r * np.asarray(other)).sum(dtype=self._r.dtype)
+
+    def __array__(self, dtype=None, copy=None):
+        return self._r if dtype is None else self._r.astype(dtype)
 
 
 VERBS = {"R": "reads", "W": "writes", "A": "updates"}
@@ -79,7 +123,7 @@ class Mismatch:
 
 _ACCESS = re.compile(r"iteration (reads|writes|updates) it(?: atomically)? at (\S+?):(\d+)"
                      r"(?: in device function '(\w+)')?: ")
-_ELEMENT = re.compile(r"data race on element \(([-\d, ]+)\) of array '(\w+)'")
+_ELEMENT = re.compile(r"data race on (?:component (\d+) of )?element \(([-\d, ]+)\) of array '(\w+)'")
 
 
 def _bindings(program):
@@ -94,12 +138,15 @@ def _check_report(program, message, races, path):
     found = _ACCESS.findall(message)
     if not element or len(found) != 2:
         return f"the message does not name an element and two accesses: {message}"
-    index = tuple(int(x) for x in element.group(1).split(",") if x.strip())
-    param = element.group(2)
+    component = element.group(1)
+    index = tuple(int(x) for x in element.group(2).split(",") if x.strip())
+    param = element.group(3)
+    if (component is None) != (program.vector is None):
+        return f"the message names {'no ' if component is None else 'a '}component: {message}"
     if param not in program.params or len(index) != len(program.shapes()[param]):
         return f"the message names element {index} of '{param}': {message}"
-    buffer, first, size = program.byte_range(param, index)
-    bytes_ = [races[(buffer, b)] for b in range(first, first + size) if (buffer, b) in races]
+    units = program.units(param, index, None if component is None else (int(component),))
+    bytes_ = [races[u] for u in units if u in races]
     if not bytes_:
         return f"element {index} of '{param}' has no conflict (the oracle's raced bytes: " \
                f"{sorted(races)[:6]}...): {message}"
@@ -130,7 +177,8 @@ def _run_one(program, module, plain, path, devices):
     source = program.source + "\n" + _bindings(program)
     buffers, args, out = program.arrays()
     with np.errstate(over="ignore"):
-        getattr(plain, program.kernel)(*(a.view(Wrapping) for a in args), out.view(Wrapping))
+        kind = Vectors if program.vector else Wrapping
+        getattr(plain, program.kernel)(*(a.view(kind) for a in args), out.view(Wrapping))
     want = buffers + [out]
 
     was = tack.debug_enabled(), tack.debug_races_enabled()
