@@ -1,12 +1,14 @@
 """Random kernels whose iterations read, write and atomically update array
 elements at computed indices, through parameters bound to views of shared
 buffers (slices, steps, reversals, the same array twice, an i64 buffer's
-i32 halves, its bytes, the components of vector arrays): in debug mode on the CPU the call raises
-tack.RaceError exactly where two iterations conflict on a byte
-(docs/diagnostics.md, "Data races"), naming a conflicting element and a
-conflicting pair of its accesses; a program without a race leaves its
-arrays as CPython running the same source leaves them, in debug mode and
-outside it, in SIMD lanes, as the scalar program and on OpenCL.
+i32 halves, its bytes, the components of vector arrays): in debug mode on
+the CPU the call raises tack.RaceError exactly where two iterations
+conflict on a byte or component (docs/diagnostics.md, "Data races"),
+naming a conflicting element and a conflicting pair of its accesses; one
+that indexes past an array raises IndexError naming such an access, on
+every backend; a program without a race leaves its arrays as CPython
+running the same source leaves them, in debug mode and outside it, in
+SIMD lanes, as the scalar program and on OpenCL.
 
     TACK_RACE_PROGRAMS_COUNT=5000 pytest tests/python/test_race_programs.py
     python -m tests.python.race_programs --count 100000      # soak
@@ -45,6 +47,7 @@ def test_the_programs_reach_races_of_every_kind_and_race_free_sharing():
         if not races and program.n > 1 and len({b.buffer for b in program.bindings.values()}) < len(program.params):
             shared_race_free += 1
     assert kinds == {"R", "W", "A"}
+    assert sum(bool(generate(seed).outside()) for seed in range(COUNT)) >= COUNT // 40
     vectors = [generate(seed) for seed in range(COUNT)]
     vectors = [p for p in vectors if p.vector]
     assert sum(bool(p.races()) for p in vectors) >= 20 and sum(not p.races() for p in vectors) >= 20

@@ -13,7 +13,9 @@ loop may load an element (no iteration's access). Every value a condition
 depends on is an index, never an array element, so which accesses an
 iteration makes does not depend on the order the iterations run in: the
 program's accesses are a fixed set, computed here by evaluating the
-statements' index arithmetic in Python (`Program.accesses`).
+statements' index arithmetic in Python (`Program.accesses`). A fifth of
+the programs also index some arrays without the modulo (`i + 2`, `i - 1`,
+`len(p) - i`), which may fall outside the array (`Program.outside`).
 
 The call binds the parameters to arrays that may share a buffer (i32 or
 i64 elements): the whole buffer, a slice (stepped or reversed), rows of a
@@ -110,12 +112,12 @@ class Index:
 
     def source(self, extent):
         if not self.wraps:
-            return self.form
+            return self.form.format(L=extent)
         return f"({self.form.format(L=extent)}) % {extent}"
 
     def value(self, i, k, extent):
         if not self.wraps:
-            return eval(self.form, {}, {"i": i, "k": k})
+            return eval(self.form.format(L=str(extent)), {}, {"i": i, "k": k})
         return eval(self.form.format(L=str(extent)), {}, {"i": i, "k": k}) % extent
 
 
@@ -301,11 +303,21 @@ class Program:
         buffer, first, size = self.byte_range(param, index)
         return [(buffer, byte) for byte in range(first, first + size)]
 
+    def outside(self):
+        """The accesses whose index falls outside the array's shape (debug
+        mode skips them and raises IndexError: docs/diagnostics.md)."""
+        shapes = self.shapes()
+        return [a for a in self.accesses()
+                if any(not 0 <= x < e for x, e in zip(a.index, shapes[a.param]))]
+
     def touches(self):
         """{unit: {(kind, line, in a device function): {iterations}}}: a unit
-        is what units() names."""
+        is what units() names (accesses outside their array skipped)."""
         touched = {}
+        shapes = self.shapes()
         for acc in self.accesses():
+            if any(not 0 <= x < e for x, e in zip(acc.index, shapes[acc.param])):
+                continue
             for unit in self.units(acc.param, acc.index, acc.components):
                 at = touched.setdefault(unit, {})
                 at.setdefault((acc.kind, acc.line, acc.function is not None), set()).add(acc.iteration)
@@ -406,8 +418,13 @@ def _run(s, i, k, lengths, found, functions, width):
 # ------------------------------------------------------------------ generation
 
 
-def _index(r, with_k, at_least_n):
-    """A random index form of i (and k)."""
+def _index(r, with_k, at_least_n, reaching=False):
+    """A random index form of i (and k); `reaching`: sometimes one that is
+    not taken modulo the extent and may fall outside it."""
+    if reaching and r.random() < 0.3:
+        forms = ["i + {c}", "i - {c}", "i * {d}", "{c}", "{L} - i", "{L} + {c} - i"] + (["i + k", "k - 1"] if with_k else [])
+        form = r.choice(forms).replace("{c}", str(r.randrange(0, 4))).replace("{d}", str(r.randrange(2, 4)))
+        return Index(form, wraps=False)
     forms = ["i", "i + {c}", "{c}", "i // {d}", "i * {d}", "200 - i", "i * i + {c}", "i % {d}", "{L} - 1 - i % {L}"]
     if with_k:
         forms += ["i + k", "i * 2 + k", "k", "i * 3 + k + {c}", "k * {d}"]
@@ -417,9 +434,9 @@ def _index(r, with_k, at_least_n):
     return Index(form)
 
 
-def _at(r, with_k, shape, n):
+def _at(r, with_k, shape, n, reaching=False):
     """A random subscript of an array of `shape`."""
-    return At(tuple(_index(r, with_k, extent >= n) for extent in shape))
+    return At(tuple(_index(r, with_k, extent >= n, reaching) for extent in shape))
 
 
 class _Maker:
@@ -430,16 +447,16 @@ class _Maker:
     call's sharing of memory can make it race); empty, any access takes any
     form."""
 
-    def __init__(self, r, n, readable, writable, atomic, shapes, own, width=None):
+    def __init__(self, r, n, readable, writable, atomic, shapes, own, width=None, reaching=False):
         self.r, self.n, self.readable, self.writable, self.atomic = r, n, readable, writable, atomic
-        self.shapes, self.own, self.width = shapes, own, width
+        self.shapes, self.own, self.width, self.reaching = shapes, own, width, reaching
         if own:
             self.readable = [p for p in readable if p not in atomic]
 
     def index(self, p, with_k):
         if p in self.own:
             return self.own[p]
-        return _at(self.r, with_k, self.shapes[p], self.n)
+        return _at(self.r, with_k, self.shapes[p], self.n, self.reaching)
 
     def condition(self, with_k):
         r = self.r
@@ -492,7 +509,7 @@ class _Maker:
             return Statement(kind, p, self.index(p, with_k), r.randrange(1, 9), part=self.part(kind))
         if kind == "atomic":
             p = r.choice(self.atomic)
-            return Statement(kind, p, _at(r, with_k, self.shapes[p], self.n), r.randrange(1, 9),
+            return Statement(kind, p, _at(r, with_k, self.shapes[p], self.n, self.reaching), r.randrange(1, 9),
                              part=self.part(kind))
         if kind == "select":
             p, q = r.choice(self.readable), r.choice(self.readable)
@@ -616,7 +633,8 @@ def generate(seed):
             form = r.choice(["i", "i", "i + {c}", "200 - i", "{L} - 1 - i"]).replace("{c}", str(r.randrange(0, 8)))
             own[p] = At((Index(form, wraps=form != "i"),))
     plain = [p for p in writable if p not in atomic] if disciplined else writable
-    maker = _Maker(r, n, params, plain, atomic, shapes, own, vector and vector[0])
+    # A fifth of the programs may index past their arrays.
+    maker = _Maker(r, n, params, plain, atomic, shapes, own, vector and vector[0], reaching=r.random() < 0.2)
     program.statements = [maker.statement(0, False) for _ in range(r.randrange(1, 6))]
     if r.random() < 0.2:
         # Before the parallel loop: no iteration's.

@@ -8,6 +8,9 @@ For each program:
   such a byte's, and the two accesses it names (verb, line, device
   function) are a conflicting pair of accesses of that element by two
   different iterations;
+- a program with an access outside its array raises IndexError in debug
+  mode on every backend present, before any race, naming such an access:
+  its array, index, a dimension it falls outside, the shape and the line;
 - a program that does not race leaves its arrays as CPython running the
   same source leaves them (iterations in order; any order gives the same
   values when no two conflict), in debug mode and outside it, on the CPU
@@ -170,11 +173,76 @@ def _numpy(a):
     return a if isinstance(a, np.ndarray) else a.numpy()
 
 
+_OUTSIDE = re.compile(r"kernel '(\w+)': index \(([-\d, ]+)\) is out of bounds for array '(\w+)' with shape "
+                      r"\(([\d, ]+)\) \(dimension (\d+) has extent (\d+)\) at (\S+?):(\d+)")
+
+
+def _ints(text):
+    return tuple(int(x) for x in text.split(",") if x.strip())
+
+
+def _check_outside(program, message, outside, path):
+    """None if `message` names one of the accesses `outside` their array,
+    with its array's shape, a dimension it falls outside, and its line."""
+    m = _OUTSIDE.search(message)
+    if not m:
+        return f"the message does not name an index, an array and a line: {message}"
+    kernel, index, param, shape, dim, extent, filename, line = m.groups()
+    index, shape, dim, extent, line = _ints(index), _ints(shape), int(dim), int(extent), int(line)
+    if kernel != program.kernel or not filename.endswith(path.name):
+        return f"another kernel or file: {message}"
+    if param not in program.params or shape != tuple(program.shapes()[param]) or not 0 <= dim < len(shape) or \
+            extent != shape[dim] or 0 <= index[dim] < extent:
+        return f"the array, shape or dimension named is not the access's: {message}"
+    for a in outside:
+        if a.param == param and a.index == index and program.first_line + a.line - 1 == line:
+            return None
+    shown = sorted({(a.param, a.index, program.first_line + a.line - 1) for a in outside})[:6]
+    return f"no access outside its array is ({param}, {index}, line {line}); those outside: {shown}: {message}"
+
+
+def _run_outside(program, module, path, devices, source):
+    """Debug mode on every device raises IndexError naming an access outside
+    its array, before any race (docs/diagnostics.md)."""
+    import tack
+
+    outside = program.outside()
+    was = tack.debug_enabled(), tack.debug_races_enabled(), tack.get_default_device()
+    tack.set_debug(True, races=True)
+    try:
+        for device in devices:
+            tack.set_default_device(device)
+            buffers, args, out = program.call_arrays(device)
+            try:
+                getattr(module, program.kernel)(*args, out)
+            except IndexError as e:
+                problem = _check_outside(program, str(e), outside, path)
+                if problem:
+                    return Mismatch(program.seed, f"{device}: the index reported is not outside", problem, source)
+                continue
+            except tack.KernelTypeError as e:
+                if device == "opencl" and program.wide_atomics() and "atomic_add on the i64 array" in str(e):
+                    continue
+                return Mismatch(program.seed, f"{device}: debug mode raised", f"{type(e).__name__}: {e}", source)
+            except Exception as e:
+                return Mismatch(program.seed, f"{device}: debug mode raised", f"{type(e).__name__}: {e}", source)
+            a = outside[0]
+            return Mismatch(program.seed, f"{device}: no IndexError",
+                            f"iteration {a.iteration} {VERBS[a.kind]} element {a.index} of '{a.param}' (shape "
+                            f"{program.shapes()[a.param]}) at line {a.line}", source)
+    finally:
+        tack.set_debug(was[0], races=was[1])
+        tack.set_default_device(was[2])
+    return None
+
+
 def _run_one(program, module, plain, path, devices):
     import tack
 
-    races = program.races()
     source = program.source + "\n" + _bindings(program)
+    if program.outside():
+        return _run_outside(program, module, path, devices, source)
+    races = program.races()
     buffers, args, out = program.arrays()
     with np.errstate(over="ignore"):
         kind = Vectors if program.vector else Wrapping
