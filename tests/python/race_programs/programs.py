@@ -2,7 +2,9 @@
 indices, through parameters that may share memory, and the exact set of
 accesses each iteration makes.
 
-A program has one parallel loop over `n` iterations. Its statements read,
+A program has one parallel loop over `n` iterations (`range(len(out))`,
+`tack.ndindex(rows, len(out) // rows)` or a stepped range, numbered i as
+the detector numbers them). Its statements read,
 write, update in place (`p[e] += c`) and update atomically
 (`tack.atomic_add`) elements of its array parameters (1-D or 2-D) at
 subscripts made of `i` (and `k`, a sequential loop's variable) taken
@@ -206,6 +208,10 @@ class Program:
     # Programs over arrays of vectors of i32 (Tack arrays, in the layout
     # named): (components, "aos" or "soa"); None for number arrays.
     vector: tuple = None
+    # The parallel loop: ("range",) over len(out); ("ndindex", rows) over
+    # rows x len(out) // rows; ("stepped", start, step) over
+    # range(start, len(out) * step + start, step).
+    loop: tuple = ("range",)
 
     def arrays(self):
         """The NumPy arrays of one call: fresh buffers, the parameters bound
@@ -640,6 +646,11 @@ def generate(seed):
         # Before the parallel loop: no iteration's.
         p = r.choice(params)
         program.before = (p, tuple(r.randrange(e) for e in shapes[p]))
+    form = r.random()
+    if form < 0.2:
+        program.loop = ("ndindex", r.choice([d for d in range(1, max(n, 1) + 1) if n % d == 0] if n else [1]))
+    elif form < 0.35:
+        program.loop = ("stepped", r.randrange(-5, 6), r.randrange(1, 4))
     program.source = _source(program)
     return program
 
@@ -688,7 +699,20 @@ def _source(program):
         f"def {program.kernel}({', '.join(program.params)}, out):",
     ]
     program.functions = {"get": 3, "put": 8, "get2": 13, "put2": 18}
-    lines.append("    for i in range(len(out)):")
+    # The parallel loop, and i, the iteration's number (as the detector
+    # numbers iterations: the flat position in the loop's range).
+    form = program.loop
+    if form[0] == "ndindex":
+        rows = form[1]
+        lines += [f"    for r, c in tack.ndindex({rows}, len(out) // {rows}):",
+                  f"        i = r * (len(out) // {rows}) + c"]
+    elif form[0] == "stepped":
+        start, step = form[1:]
+        lines += [f"    for j in range({start}, len(out) * {step} + {start}, {step}):",
+                  f"        i = (j - {start}) // {step}"]
+    else:
+        lines.append("    for i in range(len(out)):")
+    header = len(lines) - (1 if form[0] == "range" else 2)
     width = program.vector and program.vector[0]
     vec = f"tack.vec{width}"
     ones = f"{vec}({', '.join(['1'] * width)})" if width else None
@@ -709,7 +733,7 @@ def _source(program):
     if program.before:
         p, index = program.before
         x = ".x" if width else ""
-        lines.insert(-1, f"    b = {p}[{', '.join(map(str, index))}]{x}")
+        lines.insert(header, f"    b = {p}[{', '.join(map(str, index))}]{x}")
         lines += ["        s = tack.i32(0)", "        s += b"]
     else:
         lines.append("        s = tack.i32(0)")

@@ -31,7 +31,9 @@ from .programs import conflicting, generate
 
 TACK_HEADER = "import tack\n\n\n"
 
-PLAIN_HEADER = '''import numpy
+PLAIN_HEADER = '''import itertools
+
+import numpy
 
 
 class tack:
@@ -45,6 +47,10 @@ class tack:
         return numpy.array(c).astype(numpy.int32)
 
     vec3 = vec2
+
+    @staticmethod
+    def ndindex(*extents):
+        return itertools.product(*(range(e) for e in extents))
 
     @staticmethod
     def func(fn):
