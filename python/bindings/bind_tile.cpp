@@ -121,25 +121,6 @@ std::pair<uint64_t, uint64_t> byte_span(const Array& a) {
     return {first + uint64_t(span->first * size), first + uint64_t((span->second + 1) * size)};
 }
 
-// Whether two elements of a view of `shape` and element `strides` may
-// share memory (as NumPy's as_strided views can): false where its axes,
-// taken by growing |stride|, each step past every element the smaller ones
-// reach. A view this test cannot clear counts as overlapping.
-bool may_overlap_itself(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides) {
-    std::vector<std::pair<int64_t, int64_t>> axes;  // (|stride|, extent) of the axes of more than one element
-    for (size_t d = 0; d < shape.size() && d < strides.size(); ++d) {
-        if (shape[d] == 0) return false;
-        if (shape[d] > 1) axes.emplace_back(std::abs(strides[d]), shape[d]);
-    }
-    std::sort(axes.begin(), axes.end());
-    int64_t reach = 0;  // the largest offset the smaller axes reach
-    for (const auto& [stride, n] : axes) {
-        if (stride <= reach) return true;
-        reach += (n - 1) * stride;
-    }
-    return false;
-}
-
 // For each of `outs`, whether it overlaps an input, another out or itself
 // (tack.tile then computes it into a fresh array and copies).
 std::vector<bool> clashes(const std::vector<nb::handle>& out_handles, const std::vector<nb::handle>& in_handles) {
@@ -159,7 +140,7 @@ std::vector<bool> clashes(const std::vector<nb::handle>& out_handles, const std:
     for (size_t i = 0; i < outs.size(); ++i) {
         const size_t me = ins.size() + i;
         const auto [first, last] = spans[me];
-        bool clash = first != last && may_overlap_itself(outs[i]->shape(), outs[i]->strides());
+        bool clash = first != last && runtime::may_overlap_itself(outs[i]->shape(), outs[i]->strides());
         for (size_t j = 0; j < spans.size() && first != last && !clash; ++j)
             clash = j != me && spans[j].first != spans[j].second && first < spans[j].second && spans[j].first < last;
         out.push_back(clash);
@@ -281,7 +262,7 @@ void bind_tile(nb::module_& m) {
         "backends' workgroups wherever they can take it; the first comment lines say how it runs and how its "
         "parallel nest binds to the launch.");
 
-    m.def("_tile_may_overlap_itself", &may_overlap_itself, nb::arg("shape"), nb::arg("strides"),
+    m.def("_tile_may_overlap_itself", &runtime::may_overlap_itself, nb::arg("shape"), nb::arg("strides"),
           "Whether two elements of a view of these extents and element strides may share memory.");
     m.def("_tile_clashes", &clashes, nb::arg("outs"), nb::arg("ins"),
           "For each of outs, whether it overlaps one of ins, another of outs or itself (the whole arrays).");

@@ -620,7 +620,8 @@ void Kernel::report_race(const Variant& v, const backends::LaunchOutcome& s, con
     const Array* array = args[second.array].array;
     throw ArgumentError(ArgumentError::Kind::Race,
                         describe_race(name_, *v.typed, v.debug_accesses, s.race_sites[0], s.race_sites[1],
-                                      s.race_scalar, array ? array->shape() : std::vector<int64_t>{}));
+                                      s.race_scalar, array ? array->shape() : std::vector<int64_t>{},
+                                      array && array->overlaps_itself()));
 }
 
 std::string Kernel::inspect(const std::string& what, const CallArg* args, size_t n, Caller* caller) {

@@ -82,7 +82,7 @@ std::string atomic_rewrite(const std::string& statement) {
 
 std::string describe_race(const std::string& kernel, const ir::Kernel& typed,
                           const std::vector<codegen::DebugAccess>& sites, int32_t first, int32_t second,
-                          int64_t scalar, const std::vector<int64_t>& shape) {
+                          int64_t scalar, const std::vector<int64_t>& shape, bool overlaps_itself) {
     const DebugAccess& a = sites.at(static_cast<size_t>(first));
     const DebugAccess& b = sites.at(static_cast<size_t>(second));
     const ir::Param& p = typed.params.at(static_cast<size_t>(b.array));
@@ -101,6 +101,8 @@ std::string describe_race(const std::string& kernel, const ir::Kernel& typed,
     std::string array = "array '" + p.name + "'";
     if (a.array != b.array)
         array += " (which shares memory with array '" + typed.params.at(static_cast<size_t>(a.array)).name + "')";
+    else if (overlaps_itself)
+        array += " (whose elements share memory with each other)";
     std::string msg = "kernel '" + kernel + "': data race on " + what + " of " + array +
                       " between two iterations of one launch" +
                       line_of("one", a, pa) + line_of("another", b, pb);

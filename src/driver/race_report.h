@@ -15,10 +15,11 @@ namespace tack::driver {
 // `scalar` is the element's row-major position times its components plus
 // the component, in the array the second access indexes, and `shape` that
 // array argument's extents. The two accesses may index different arrays
-// that share memory.
+// that share memory, or elements of one array that share memory
+// (`overlaps_itself`: an as_strided view of stride 0).
 std::string describe_race(const std::string& kernel, const ir::Kernel& typed,
                           const std::vector<codegen::DebugAccess>& sites, int32_t first, int32_t second,
-                          int64_t scalar, const std::vector<int64_t>& shape);
+                          int64_t scalar, const std::vector<int64_t>& shape, bool overlaps_itself = false);
 
 // For an augmented store's source text `a[j] += v`: the atomic call that
 // does the same without racing, `tack.atomic_add(a, j, v)`; for `-=`,

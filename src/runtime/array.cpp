@@ -1,5 +1,6 @@
 #include "runtime/array.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -180,6 +181,28 @@ int64_t Array::size() const {
     int64_t n = 1;
     for (auto e : shape_) n *= e;
     return n;
+}
+
+bool may_overlap_itself(const std::vector<int64_t>& extents, const std::vector<int64_t>& strides) {
+    std::vector<std::pair<int64_t, int64_t>> axes;  // (|stride|, extent) of the axes of more than one position
+    for (size_t d = 0; d < extents.size() && d < strides.size(); ++d) {
+        if (extents[d] == 0) return false;
+        if (extents[d] > 1) axes.emplace_back(std::abs(strides[d]), extents[d]);
+    }
+    std::sort(axes.begin(), axes.end());
+    int64_t reach = 0;  // the largest offset the smaller axes reach
+    for (const auto& [stride, n] : axes) {
+        if (stride <= reach) return true;
+        reach += (n - 1) * stride;
+    }
+    return false;
+}
+
+bool Array::overlaps_itself() const {
+    std::vector<int64_t> extents = shape_, strides = strides_;
+    extents.push_back(element_.components());
+    strides.push_back(element_.component_stride);
+    return may_overlap_itself(extents, strides);
 }
 
 std::pair<uintptr_t, uintptr_t> Array::byte_span() const {

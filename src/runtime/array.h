@@ -51,6 +51,13 @@ struct Element {
     }
 };
 
+// Whether two of the positions that axes of these extents and strides (in
+// one unit: scalars) reach may coincide, as two elements of a NumPy
+// as_strided view can: false where the axes, taken by growing |stride|,
+// each step past every position the smaller ones reach. Axes this test
+// cannot clear count as overlapping.
+bool may_overlap_itself(const std::vector<int64_t>& extents, const std::vector<int64_t>& strides);
+
 class Array {
 public:
     // Strides count scalars of `dtype`, whatever the element.
@@ -104,6 +111,9 @@ public:
     int64_t byte_offset() const { return offset_; }
     // The byte range [lo, hi) the array's elements can touch.
     std::pair<uintptr_t, uintptr_t> byte_span() const;
+    // Whether two of its scalars share memory (may_overlap_itself over the
+    // element grid and the element's components).
+    bool overlaps_itself() const;
 
     // Every scalar as an array of numbers: the element grid followed by the
     // element's own dimensions (the array itself for scalar elements).

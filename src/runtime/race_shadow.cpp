@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "runtime/array.h"
 #include "runtime/debug_checks.h"
 
 namespace tack::runtime {
@@ -101,6 +102,14 @@ std::pair<uintptr_t, uintptr_t> span_of(const RaceArray& a) {
     return {base + low * a.itemsize, base + (high + 1) * a.itemsize};
 }
 
+// Whether two of the array's scalars share memory.
+bool overlaps_itself(const RaceArray& a) {
+    std::vector<int64_t> extents(a.shape, a.shape + a.ndim), strides(a.strides, a.strides + a.ndim);
+    extents.push_back(a.components);
+    strides.push_back(a.component_stride);
+    return may_overlap_itself(extents, strides);
+}
+
 // The address of the scalar at row-major position `scalar`, as compiled
 // code computes it.
 uintptr_t address_of(const RaceArray& a, int64_t scalar) {
@@ -143,7 +152,9 @@ void RaceShadow::share_overlapping(const std::vector<RaceArray>& arrays) {
             written = written || arrays_[spans[end].param].written;
             granule = std::min(granule, arrays_[spans[end].param].itemsize);
         }
-        if (end - first > 1 && written) {
+        // One written array alone is checked by address too where two of
+        // its elements share memory (an as_strided view of stride 0).
+        if (written && (end - first > 1 || overlaps_itself(arrays_[spans[first].param]))) {
             for (size_t k = first; k < end; ++k) group_of_[spans[k].param] = static_cast<int32_t>(groups_.size());
             groups_.push_back({spans[first].lo, hi, granule});
         }

@@ -536,3 +536,43 @@ def test_entries_of_one_matrix_element_are_accessed_apart(layout):
     m, out = tack.array(start, dtype=tack.mat22f, layout=layout), tack.zeros(n)
     write_entry_read_next_row(m, out)
     np.testing.assert_array_equal(out.numpy(), np.roll(start[:, 0, 0], -1))
+
+
+# ------------------------------------------- an array whose elements overlap
+
+
+@tack.kernel
+def write_own_read_own(a, out):
+    for i in range(len(out)):
+        a[i] = i
+        out[i] = a[i]
+
+
+@tack.kernel
+def column_steps(a, out):
+    for c in range(len(out)):
+        a[0, c] = 1
+        a[1, c] += 1
+        out[c] = a[0, c] + a[2, c] * 10
+
+
+@pytest.mark.cpu_only("the race detector is the CPU backend's")
+def test_elements_that_share_memory_race_by_address():
+    # A stride-0 view: every element is buffer[0], so iteration i's a[i]
+    # and iteration j's a[j] are one int, written by both.
+    buffer = np.zeros(4, np.int32)
+    every = np.lib.stride_tricks.as_strided(buffer, shape=(8,), strides=(0,))
+    message = raced(write_own_read_own, every, np.zeros(8, np.int32))
+    assert "of array 'a' (whose elements share memory with each other)" in message, message
+    # Rows of stride 0: column c is one int in every row, which iteration c
+    # alone touches, so there is no race, and the values are CPython's
+    # (program order holds through the elements sharing it: a[1, c] += 1
+    # reads the 1 that a[0, c] = 1 stored).
+    def run(call):
+        buffer = np.zeros(12, np.int32)
+        out = np.zeros(12, np.int32)
+        call(np.lib.stride_tricks.as_strided(buffer, shape=(3, 12), strides=(0, 4)), out)
+        return buffer, out
+
+    for got, want in zip(run(column_steps), run(column_steps.__wrapped__)):
+        np.testing.assert_array_equal(got, want)

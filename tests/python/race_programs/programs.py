@@ -22,8 +22,9 @@ the programs also index some arrays without the modulo (`i + 2`, `i - 1`,
 The call binds the parameters to arrays that may share a buffer (i32 or
 i64 elements): the whole buffer, a slice (stepped or reversed), rows of a
 run of it (transposed or reversed), an i64 buffer's i32 halves, its bytes
-(read only), the same view twice, or a buffer and its slice from d indexed
-at i + d and at i. A quarter of the programs take Tack arrays of vec2 or
+(read only), the same view twice, a buffer and its slice from d indexed
+at i + d and at i, or an as_strided view whose elements (or rows) share
+memory at stride 0. A quarter of the programs take Tack arrays of vec2 or
 vec3 of i32 (interleaved or a structure of arrays) instead, whose
 statements touch one component (`p[e].y`, `p[e][1]`, `p[e][i % 3]`) or the
 whole element (`p[e] = tack.vec3(...)`, `p[e].dot(...)`, atomics, device
@@ -40,6 +41,7 @@ import random
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
 # Iterations of the parallel loop: few enough for the oracle to list every
 # access, enough for several SIMD groups where the lanes run.
@@ -63,6 +65,10 @@ class Binding:
     view: str = None
     rows: int = None     # 2-D: the slice (of rows * columns elements) as rows
     order: str = None    # 2-D: "T", "rows reversed", "columns reversed" or None
+    # An as_strided view whose elements share memory: `repeat` elements of
+    # stride 0 over the slice's first element (1-D), or `repeat` rows of
+    # stride 0 over the slice (2-D).
+    repeat: int = None
 
     def of(self, buffers):
         base = buffers[self.buffer]
@@ -71,6 +77,10 @@ class Binding:
         if self.start is None:
             return base
         a = base[self.start:self.stop:self.step]
+        if self.repeat:
+            if self.rows is None:
+                return as_strided(a, shape=(self.repeat,), strides=(0,))
+            return as_strided(a, shape=(self.repeat, len(a)), strides=(0, a.strides[0]))
         if self.rows is None:
             return a
         a = a.reshape(self.rows, -1)
@@ -83,6 +93,8 @@ class Binding:
             text += f"[{self.start}:{stop}:{self.step}]"
         if self.rows is not None:
             text += f".reshape({self.rows}, -1)" + (f" {self.order}" if self.order else "")
+        if self.repeat:
+            text += f" repeated x{self.repeat} at stride 0" + (" (rows)" if self.rows else "")
         return text
 
 
@@ -246,7 +258,7 @@ class Program:
         where no parameter reads a buffer as another dtype."""
         if self.vector:
             return True
-        return self.seed % 2 == 1 and not any(b.view for b in self.bindings.values())
+        return self.seed % 2 == 1 and not any(b.view or b.repeat for b in self.bindings.values())
 
     def call_arrays(self, device):
         """(buffers, args, out) of one call on `device`: NumPy's, or Tack
@@ -591,6 +603,20 @@ def generate(seed):
         dtype, size = buffers[b]
         if vector:
             bindings[p] = Binding(b) if r.random() < 0.35 else Binding(b, *_slice(r, size, n, disciplined))
+            continue
+        if r.random() < 0.07:
+            # Elements (or rows) sharing memory: every iteration that
+            # touches one touches them all.
+            # (In a disciplined program, enough of them that each iteration
+            # has an element of its own, which races only by address.)
+            start = r.randrange(size)
+            if r.random() < 0.5:
+                least = n + 1 if disciplined else 1
+                bindings[p] = Binding(b, start, start + 1, 1, repeat=r.randrange(least, least + 2 * MAX_N))
+            else:
+                stop = r.randrange(start + 1, size + 1)
+                least = -(-(n + 1) // (stop - start)) if disciplined else 1
+                bindings[p] = Binding(b, start, stop, 1, rows=1, repeat=r.randrange(least, least + 4))
             continue
         view = r.choice([None, None, None, "u8"] + (["i32"] if dtype == "int64" else []))
         if view:
