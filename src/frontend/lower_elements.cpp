@@ -66,59 +66,32 @@ Value Lowerer::load_element(int array, const Expr& index, Span span) {
     return make_vector(std::move(comps), p.element_shape, std::move(pre), span);
 }
 
-// An element of an array narrowed by literal selections, as `e` names it:
-// v[j] (every component), m[j][1] (row 1), m[j][1].y, v[j][0] (one
-// component). Only syntax is read; nothing is lowered.
+// An element of an array, or a row of a matrix element, as `e` names it:
+// v[j], m[j] (every component), m[j][1] (row 1 by a literal). Only syntax
+// is read; nothing is lowered.
 bool Lowerer::element_view(const Expr& e, ElementView* view) {
-    if (auto* sub = e.as<Subscript>()) {
-        int array = element_array(*sub->value);
-        if (array >= 0) {
-            if (k_.params[array].kind == ir::ParamKind::Texture) return false;
-            view->array = array;
-            view->element = sub;
-            view->shape = k_.params[array].element_shape;
-            view->positions.clear();
-            for (int c = 0; c < k_.params[array].components(); ++c) view->positions.push_back(c);
-            return true;
-        }
-        if (!element_view(*sub->value, view) || view->shape.empty()) return false;
-        auto literal = [&](const Expr& x, int extent) {
-            return literal_position(x, extent,
-                                    "component index " + to_source(x) + " is out of range for a " +
-                                        shape_name(view->shape),
-                                    "component index");
-        };
-        auto* pair = sub->index->as<syntax::Tuple>();
-        if (view->shape.size() == 2 && pair && pair->elts.size() == 2) {
-            int r = literal(*pair->elts[0], view->shape[0]), c = literal(*pair->elts[1], view->shape[1]);
-            if (r < 0 || c < 0) return false;
-            view->positions = {view->positions[r * view->shape[1] + c]};
-            view->shape = {};
-            return true;
-        }
-        int k = literal(*sub->index, view->shape[0]);
-        if (k < 0) return false;
-        if (view->shape.size() == 2) {
-            int cols = view->shape[1];
-            view->positions = std::vector<int>(view->positions.begin() + k * cols, view->positions.begin() + (k + 1) * cols);
-            view->shape = {cols};
-        } else {
-            view->positions = {view->positions[k]};
-            view->shape = {};
-        }
+    auto* sub = e.as<Subscript>();
+    if (!sub) return false;
+    int array = element_array(*sub->value);
+    if (array >= 0) {
+        if (k_.params[array].kind == ir::ParamKind::Texture) return false;
+        view->array = array;
+        view->element = sub;
+        view->shape = k_.params[array].element_shape;
+        view->positions.clear();
+        for (int c = 0; c < k_.params[array].components(); ++c) view->positions.push_back(c);
         return true;
     }
-    if (auto* a = e.as<Attribute>()) {
-        static const std::string names = "xyzw";
-        auto at = names.find(a->attr);
-        if (!element_view(*a->value, view) || a->attr.size() != 1 || at == std::string::npos ||
-            view->shape.size() != 1 || static_cast<int>(at) >= view->shape[0])
-            return false;
-        view->positions = {view->positions[at]};
-        view->shape = {};
-        return true;
-    }
-    return false;
+    if (!element_view(*sub->value, view) || view->shape.size() != 2 || sub->index->as<syntax::Tuple>()) return false;
+    int r = literal_position(*sub->index, view->shape[0],
+                             "component index " + to_source(*sub->index) + " is out of range for a " +
+                                 shape_name(view->shape),
+                             "component index");
+    if (r < 0) return false;
+    int cols = view->shape[1];
+    view->positions = std::vector<int>(view->positions.begin() + r * cols, view->positions.begin() + (r + 1) * cols);
+    view->shape = {cols};
+    return true;
 }
 
 // v[j].y, v[j][k], m[j][r, c], m[j][1], m[j][1].y, m[j][1][k]: only the
@@ -128,51 +101,30 @@ bool Lowerer::element_view(const Expr& e, ElementView* view) {
 // another may write (the race detector sees the reads the program makes).
 // The element's index is evaluated first, then the position, as when the
 // whole element is loaded and then indexed. Nothing is lowered, and false
-// returned, where `e` selects no components of an element (the general
-// path lowers it, or names the fault).
+// returned, where `e` selects nothing from an element (the general path
+// lowers it, or names the fault).
 bool Lowerer::selected_components(const Expr& e, Value* out) {
-    ElementView view;
     auto* sub = e.as<Subscript>();
-    bool runtime = false;
-    if (!element_view(e, &view)) {
-        // A runtime position into a view that literal selections name.
-        if (!sub || !element_view(*sub->value, &view) || view.shape.empty()) return false;
-        runtime = true;
+    auto* attr = e.as<Attribute>();
+    const Expr* base = sub ? sub->value.get() : attr ? attr->value.get() : nullptr;
+    ElementView view;
+    if (!base || !element_view(*base, &view)) return false;
+    int named = -1;
+    if (attr) {
+        static const std::string names = "xyzw";
+        auto at = names.find(attr->attr);
+        if (attr->attr.size() != 1 || at == std::string::npos || view.shape.size() != 1 ||
+            static_cast<int>(at) >= view.shape[0])
+            return false;
+        named = static_cast<int>(at);
     }
-    Span span = e.span;
     ir::Block pre;
     auto idx = element_index(view.array, *view.element->index, view.element->span, pre);
     auto load = [&](int k) { return component_load(view.array, idx, view.positions[k], view.element->span); };
-    if (!runtime) {
-        if (view.shape.empty()) {
-            *out = Value::scalar(with_prelude(std::move(pre), load(0)), span);
-            return true;
-        }
-        if (view.element == &e) return false;  // v[j] itself: the whole element (load_element)
-        std::vector<ExprPtr> comps;
-        for (size_t k = 0; k < view.positions.size(); ++k) comps.push_back(load(static_cast<int>(k)));
-        *out = make_vector(std::move(comps), view.shape, std::move(pre), span);
-        return true;
-    }
-    // comps[first + k] by a runtime k, each arm loading its own component.
-    auto choose = [&](int first, int count, const ir::Expr& k) {
-        std::vector<ExprPtr> comps;
-        for (int c = 0; c < count; ++c) comps.push_back(load(first + c));
-        return select_by_index(std::move(comps), k, span);
-    };
-    auto* pair = sub->index->as<syntax::Tuple>();
-    if (view.shape.size() == 1) {
-        ExprPtr at = pure(scalar(*sub->index, "a component index"), pre);
-        *out = Value::scalar(with_prelude(std::move(pre), choose(0, view.shape[0], *at)), span);
-        return true;
-    }
-    if (!pair || pair->elts.size() != 2)
-        fail(ErrorKind::Type, sub->index->span, "a matrix row is selected by a literal index", "matrix index");
-    ExprPtr row = pure(scalar(*pair->elts[0], "a row index"), pre);
-    ExprPtr col = pure(scalar(*pair->elts[1], "a column index"), pre);
-    std::vector<ExprPtr> rows;
-    for (int r = 0; r < view.shape[0]; ++r) rows.push_back(choose(r * view.shape[1], view.shape[1], *col));
-    *out = Value::scalar(with_prelude(std::move(pre), select_by_index(std::move(rows), *row, span)), span);
+    if (attr)
+        *out = Value::scalar(with_prelude(std::move(pre), load(named)), e.span);
+    else
+        *out = select_components(view.shape, *sub->index, std::move(pre), e.span, load);
     return true;
 }
 

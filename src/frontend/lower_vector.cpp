@@ -266,44 +266,51 @@ Value Lowerer::vector_component(Value v, const syntax::Expr& index, Span span) {
     auto shape = v.shape;
     ir::Block pre;
     auto comps = components(std::move(v), pre);
+    return select_components(shape, index, std::move(pre), span, [&](int k) { return std::move(comps[k]); });
+}
+
+// The components `index` selects of a value of `shape` whose flat component
+// k is component(k), taken at most once each (after `pre`): a literal
+// position picks its own, a runtime one chooses among them by Select, so
+// that only the component chosen is evaluated.
+Value Lowerer::select_components(const std::vector<int>& shape, const syntax::Expr& index, ir::Block pre, Span span,
+                                 const std::function<ExprPtr(int)>& component) {
     auto literal = [&](const syntax::Expr& e, int extent, int64_t* out) -> bool {
         *out = literal_position(e, extent,
                                 "component index " + to_source(e) + " is out of range for a " + shape_name(shape),
                                 "component index");
         return *out >= 0;
     };
+    auto run = [&](int first, int count) {
+        std::vector<ExprPtr> comps;
+        for (int c = 0; c < count; ++c) comps.push_back(component(first + c));
+        return comps;
+    };
     if (shape.size() == 2) {
         auto* t = index.as<syntax::Tuple>();
         if (t && t->elts.size() == 2) {
             int64_t i, j;
             if (literal(*t->elts[0], shape[0], &i) && literal(*t->elts[1], shape[1], &j))
-                return Value::scalar(with_prelude(std::move(pre), std::move(comps[i * shape[1] + j])), span);
+                return Value::scalar(with_prelude(std::move(pre), component(static_cast<int>(i * shape[1] + j))), span);
             // Runtime row and column: the column chosen in each row, then
             // the row (each index compared in its own type, never mixed
             // with the other's).
             ExprPtr row = pure(scalar(*t->elts[0], "a row index"), pre);
             ExprPtr col = pure(scalar(*t->elts[1], "a column index"), pre);
             std::vector<ExprPtr> rows;
-            for (int r = 0; r < shape[0]; ++r) {
-                std::vector<ExprPtr> in_row;
-                for (int c = 0; c < shape[1]; ++c) in_row.push_back(std::move(comps[r * shape[1] + c]));
-                rows.push_back(select_by_index(std::move(in_row), *col, span));
-            }
+            for (int r = 0; r < shape[0]; ++r) rows.push_back(select_by_index(run(r * shape[1], shape[1]), *col, span));
             return Value::scalar(with_prelude(std::move(pre), select_by_index(std::move(rows), *row, span)), span);
         }
         int64_t r;
-        if (literal(index, shape[0], &r)) {
-            std::vector<ExprPtr> row;
-            for (int j = 0; j < shape[1]; ++j) row.push_back(std::move(comps[r * shape[1] + j]));
-            return make_vector(std::move(row), {shape[1]}, std::move(pre), span);
-        }
+        if (literal(index, shape[0], &r))
+            return make_vector(run(static_cast<int>(r) * shape[1], shape[1]), {shape[1]}, std::move(pre), span);
         fail(ErrorKind::Type, index.span, "a matrix row is selected by a literal index", "matrix index");
     }
     int64_t k;
-    if (literal(index, shape[0], &k)) return Value::scalar(with_prelude(std::move(pre), std::move(comps[k])), span);
+    if (literal(index, shape[0], &k)) return Value::scalar(with_prelude(std::move(pre), component(static_cast<int>(k))), span);
     // A runtime index must lie in [0, n); outside it the last component is read.
     ExprPtr idx = pure(scalar(index, "a component index"), pre);
-    return Value::scalar(with_prelude(std::move(pre), select_by_index(std::move(comps), *idx, span)), span);
+    return Value::scalar(with_prelude(std::move(pre), select_by_index(run(0, shape[0]), *idx, span)), span);
 }
 
 Value Lowerer::vector_attribute(Value v, const std::string& attr, Span span) {

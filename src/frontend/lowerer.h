@@ -120,6 +120,8 @@ public:
     Value vector_logical(ir::LogicOp op, std::vector<Value> operands, syntax::Span span);
     Value vector_select(ir::ExprPtr cond, Value a, Value b, syntax::Span span);
     Value vector_component(Value v, const syntax::Expr& index, syntax::Span span);
+    Value select_components(const std::vector<int>& shape, const syntax::Expr& index, ir::Block pre,
+                            syntax::Span span, const std::function<ir::ExprPtr(int)>& component);
     ir::ExprPtr select_by_index(std::vector<ir::ExprPtr> comps, const ir::Expr& k, syntax::Span span);
     Value vector_attribute(Value v, const std::string& attr, syntax::Span span);
     Value matmul(Value a, Value b, syntax::Span span);
