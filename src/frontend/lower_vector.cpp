@@ -374,6 +374,18 @@ void Lowerer::assign_component(const syntax::Expr& target, Value v, ir::Block& o
         fail(ErrorKind::Unsupported, target.span, "assignment to a component of a value that is not a vector local",
              "component assignment");
     Binding b = it->second;
+    if (auto* s = target.as<Subscript>(); s && row_of(*s->index, b.shape) >= 0) {
+        // m[r] = w: every entry of the row is evaluated before any is assigned.
+        int r = row_of(*s->index, b.shape), cols = b.shape[1];
+        auto entries = row_values(std::move(v), b.shape, out, span);
+        std::vector<int> held;
+        for (auto& e : entries) {
+            held.push_back(temp("v"));
+            out.push_back(assign_stmt(held.back(), std::move(e), span));
+        }
+        for (int c = 0; c < cols; ++c) out.push_back(assign_stmt(b.ids[r * cols + c], var_ref(held[c], span), span));
+        return;
+    }
     ExprPtr value = scalar(std::move(v), "a number");
     if (auto* a = target.as<Attribute>()) {
         static const std::string names = "xyzw";
@@ -388,6 +400,33 @@ void Lowerer::assign_component(const syntax::Expr& target, Value v, ir::Block& o
     out.push_back(assign_stmt(t, std::move(value), span));
     store_component(*target.as<Subscript>()->index, b.shape, out, span,
                     [&](int k, ir::Block& at) { at.push_back(assign_stmt(b.ids[k], var_ref(t, span), span)); });
+}
+
+// The row `index` names of a matrix of `shape` (m[1] = w), by a literal
+// position; -1 where `index` names no row (an entry m[r, c], or `shape` is
+// a vector's).
+int Lowerer::row_of(const syntax::Expr& index, const std::vector<int>& shape) {
+    if (shape.size() != 2 || index.as<syntax::Tuple>()) return -1;
+    int r = literal_position(index, shape[0],
+                             "component index " + to_source(index) + " is out of range for a " + shape_name(shape),
+                             "component index");
+    if (r < 0) fail(ErrorKind::Type, index.span, "a matrix row is selected by a literal index", "matrix index");
+    return r;
+}
+
+// The entries a row of a matrix of `shape` takes from `v`: a vector of the
+// row's length, component by component, or a number, in every entry;
+// evaluated in order into `out`.
+std::vector<ExprPtr> Lowerer::row_values(Value v, const std::vector<int>& shape, ir::Block& out, Span span) {
+    const std::vector<int> row{shape[1]};
+    if (v.kind == Value::Kind::Vector && v.shape != row)
+        fail(ErrorKind::Type, span,
+             "a row of a " + shape_name(shape) + " takes a " + shape_name(row) + " or a number, not a " +
+                 shape_name(v.shape),
+             "matrix row");
+    auto entries = components(std::move(v), out, shape[1]);
+    for (auto& e : entries) e = pure(std::move(e), out);
+    return entries;
 }
 
 void Lowerer::store_component(const syntax::Expr& index, const std::vector<int>& shape, ir::Block& out, Span span,

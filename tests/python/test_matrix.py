@@ -69,3 +69,53 @@ def test_runtime_row_and_column_stores(backend, r, c):
     if 0 <= r < 3:
         m[r, 2] += 100.0
     np.testing.assert_array_equal(out.numpy(), m.reshape(-1))
+
+
+@tack.kernel
+def store_rows(m, out):
+    for i in range(len(out)):
+        a = tack.mat([[1.0, 2.0], [3.0, 4.0]])
+        a[1] = tack.vec2(a[1, 1], a[1, 0])  # both entries read before either is assigned
+        a[0] = 7.0
+        m[i][1] = m[i][0]
+        m[i][0] = tack.vec2(a[0, 0] + tack.f32(i), a[1, 0])
+        out[i] = a[1, 0] * 10.0 + a[0, 1]
+
+
+@pytest.mark.parametrize("layout", ["aos", "soa"])
+def test_a_row_is_stored_as_numpy_stores_one(backend, layout):
+    # m[r] = w stores the row as NumPy's row assignment does: a vector of
+    # the row's length entry by entry (all of them evaluated first), a
+    # number in every entry; on matrix locals and matrix array elements.
+    start = np.arange(12, dtype=np.float32).reshape(3, 2, 2)
+    m, out = tack.array(start, dtype=tack.mat22f, layout=layout), tack.zeros(3)
+    store_rows(m, out)
+    a = np.array([[1.0, 2.0], [3.0, 4.0]], dtype=np.float32)
+    a[1] = a[1, ::-1].copy()
+    a[0] = 7.0
+    want = start.copy()
+    want[:, 1] = start[:, 0]
+    want[:, 0] = np.stack([a[0, 0] + np.arange(3, dtype=np.float32), np.full(3, a[1, 0])], axis=1)
+    np.testing.assert_array_equal(m.numpy(), want)
+    np.testing.assert_array_equal(out.numpy(), np.full(3, a[1, 0] * np.float32(10) + a[0, 1]))
+
+
+@tack.kernel
+def store_a_longer_row(out):
+    for i in range(len(out)):
+        a = tack.mat([[1.0, 2.0], [3.0, 4.0]])
+        a[1] = tack.vec3(1.0, 2.0, 3.0)
+        out[i] = a[0, 0]
+
+
+@tack.kernel
+def store_a_row_at_a_runtime_index(m, k):
+    for i in range(len(m)):
+        m[i][k] = tack.vec2(1.0, 2.0)
+
+
+def test_a_row_takes_its_length_at_a_literal_row():
+    with pytest.raises(tack.KernelTypeError, match=r"a row of a mat2x2 takes a vec2 or a number, not a vec3"):
+        store_a_longer_row(tack.zeros(2))
+    with pytest.raises(tack.KernelTypeError, match=r"a matrix row is selected by a literal index"):
+        store_a_row_at_a_runtime_index(tack.zeros(2, dtype=tack.mat22f), 1)
