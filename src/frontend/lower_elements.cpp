@@ -153,9 +153,10 @@ void Lowerer::store_element_component(int array, const Subscript& element, const
     auto& p = k_.params[array];
     const auto shape = p.element_shape;
     std::string shape_text = shape_name(shape);
-    if (auto* s = target.as<Subscript>(); s && row_of(*s->index, shape) >= 0) {
+    auto* s = target.as<Subscript>();
+    if (int r = s ? row_of(*s->index, shape) : -1; r >= 0) {
         // m[i][r] = w: the row's entries, then the index, then the stores.
-        int r = row_of(*s->index, shape), cols = shape[1];
+        int cols = shape[1];
         auto entries = row_values(std::move(v), shape, out, span);
         auto idx = element_index(array, *element.index, element.span, out);
         for (int c = 0; c < cols; ++c) component_store(array, idx, r * cols + c, std::move(entries[c]), out, span);

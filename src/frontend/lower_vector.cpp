@@ -374,9 +374,10 @@ void Lowerer::assign_component(const syntax::Expr& target, Value v, ir::Block& o
         fail(ErrorKind::Unsupported, target.span, "assignment to a component of a value that is not a vector local",
              "component assignment");
     Binding b = it->second;
-    if (auto* s = target.as<Subscript>(); s && row_of(*s->index, b.shape) >= 0) {
+    auto* s = target.as<Subscript>();
+    if (int r = s ? row_of(*s->index, b.shape) : -1; r >= 0) {
         // m[r] = w: every entry of the row is evaluated before any is assigned.
-        int r = row_of(*s->index, b.shape), cols = b.shape[1];
+        int cols = b.shape[1];
         auto entries = row_values(std::move(v), b.shape, out, span);
         std::vector<int> held;
         for (auto& e : entries) {
