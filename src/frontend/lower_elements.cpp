@@ -83,10 +83,7 @@ bool Lowerer::element_view(const Expr& e, ElementView* view) {
         return true;
     }
     if (!element_view(*sub->value, view) || view->shape.size() != 2 || sub->index->as<syntax::Tuple>()) return false;
-    int r = literal_position(*sub->index, view->shape[0],
-                             "component index " + to_source(*sub->index) + " is out of range for a " +
-                                 shape_name(view->shape),
-                             "component index");
+    int r = component_position(*sub->index, view->shape[0], view->shape);
     if (r < 0) return false;
     int cols = view->shape[1];
     view->positions = std::vector<int>(view->positions.begin() + r * cols, view->positions.begin() + (r + 1) * cols);

@@ -276,9 +276,7 @@ Value Lowerer::vector_component(Value v, const syntax::Expr& index, Span span) {
 Value Lowerer::select_components(const std::vector<int>& shape, const syntax::Expr& index, ir::Block pre, Span span,
                                  const std::function<ExprPtr(int)>& component) {
     auto literal = [&](const syntax::Expr& e, int extent, int64_t* out) -> bool {
-        *out = literal_position(e, extent,
-                                "component index " + to_source(e) + " is out of range for a " + shape_name(shape),
-                                "component index");
+        *out = component_position(e, extent, shape);
         return *out >= 0;
     };
     auto run = [&](int first, int count) {
@@ -403,14 +401,21 @@ void Lowerer::assign_component(const syntax::Expr& target, Value v, ir::Block& o
                     [&](int k, ir::Block& at) { at.push_back(assign_stmt(b.ids[k], var_ref(t, span), span)); });
 }
 
+// A literal position along an axis of `extent` of a value of `shape`
+// (v[1], m[1], m[0, 1]); -1 where `e` is no literal; one outside the
+// axis is refused.
+int Lowerer::component_position(const syntax::Expr& e, int extent, const std::vector<int>& shape) {
+    return literal_position(e, extent,
+                            "component index " + to_source(e) + " is out of range for a " + shape_name(shape),
+                            "component index");
+}
+
 // The row `index` names of a matrix of `shape` (m[1] = w), by a literal
 // position; -1 where `index` names no row (an entry m[r, c], or `shape` is
 // a vector's).
 int Lowerer::row_of(const syntax::Expr& index, const std::vector<int>& shape) {
     if (shape.size() != 2 || index.as<syntax::Tuple>()) return -1;
-    int r = literal_position(index, shape[0],
-                             "component index " + to_source(index) + " is out of range for a " + shape_name(shape),
-                             "component index");
+    int r = component_position(index, shape[0], shape);
     if (r < 0) fail(ErrorKind::Type, index.span, "a matrix row is selected by a literal index", "matrix index");
     return r;
 }
@@ -432,10 +437,7 @@ std::vector<ExprPtr> Lowerer::row_values(Value v, const std::vector<int>& shape,
 
 void Lowerer::store_component(const syntax::Expr& index, const std::vector<int>& shape, ir::Block& out, Span span,
                               const std::function<void(int, ir::Block&)>& store) {
-    auto literal = [&](const syntax::Expr& e, int extent) {
-        return literal_position(e, extent, "component index " + to_source(e) + " is out of range for a " + shape_name(shape),
-                                "component index");
-    };
+    auto literal = [&](const syntax::Expr& e, int extent) { return component_position(e, extent, shape); };
     std::vector<const syntax::Expr*> parts;
     if (shape.size() == 2) {
         auto* t = index.as<syntax::Tuple>();

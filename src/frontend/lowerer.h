@@ -133,6 +133,7 @@ public:
     // of `shape` (a matrix takes a row and a column): directly for literal
     // indices, under a test of each position for runtime ones, so a runtime
     // index outside the value stores nothing.
+    int component_position(const syntax::Expr& e, int extent, const std::vector<int>& shape);
     int row_of(const syntax::Expr& index, const std::vector<int>& shape);
     std::vector<ir::ExprPtr> row_values(Value v, const std::vector<int>& shape, ir::Block& out, syntax::Span span);
     void store_component(const syntax::Expr& index, const std::vector<int>& shape, ir::Block& out, syntax::Span span,
