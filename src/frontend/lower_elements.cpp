@@ -108,12 +108,8 @@ bool Lowerer::selected_components(const Expr& e, Value* out) {
     if (!base || !element_view(*base, &view)) return false;
     int named = -1;
     if (attr) {
-        static const std::string names = "xyzw";
-        auto at = names.find(attr->attr);
-        if (attr->attr.size() != 1 || at == std::string::npos || view.shape.size() != 1 ||
-            static_cast<int>(at) >= view.shape[0])
-            return false;
-        named = static_cast<int>(at);
+        named = component_named(attr->attr, view.shape);
+        if (named < 0) return false;
     }
     ir::Block pre;
     auto idx = element_index(view.array, *view.element->index, view.element->span, pre);
@@ -162,11 +158,10 @@ void Lowerer::store_element_component(int array, const Subscript& element, const
     ExprPtr value = pure(scalar(std::move(v), "a number"), out);
     auto idx = element_index(array, *element.index, element.span, out);
     if (auto* a = target.as<Attribute>()) {
-        static const std::string names = "xyzw";
-        auto pos = names.find(a->attr);
-        if (a->attr.size() != 1 || pos == std::string::npos || shape.size() != 1 || static_cast<int>(pos) >= shape[0])
+        int pos = component_named(a->attr, shape);
+        if (pos < 0)
             fail(ErrorKind::Type, target.span, "a " + shape_text + " has no component '" + a->attr + "'", "component");
-        component_store(array, idx, static_cast<int>(pos), std::move(value), out, span);
+        component_store(array, idx, pos, std::move(value), out, span);
         return;
     }
     store_component(*target.as<Subscript>()->index, shape, out, span, [&](int k, ir::Block& at) {

@@ -351,14 +351,28 @@ void Lowerer::assign_vector(const std::string& name, Value v, ir::Block& out, Sp
         b.shape = v.shape;
         names[name] = b;
     }
-    auto comps = components(std::move(v), out);
+    assign_together(ids, components(std::move(v), out), out, span);
+}
+
+// ids[k] = values[k] for every k, each value evaluated (into a temporary)
+// before any local is assigned: `m[1] = tack.vec2(m[1, 1], m[1, 0])` swaps.
+void Lowerer::assign_together(const std::vector<int>& ids, std::vector<ExprPtr> values, ir::Block& out, Span span) {
     std::vector<int> held;
-    for (auto& c : comps) {
+    for (auto& c : values) {
         int t = temp("v");
         out.push_back(assign_stmt(t, std::move(c), span));
         held.push_back(t);
     }
     for (size_t i = 0; i < ids.size(); ++i) out.push_back(assign_stmt(ids[i], var_ref(held[i], span), span));
+}
+
+// The position `attr` names among a vector's components of `shape` (x, y,
+// z, w), or -1 where it names none.
+int Lowerer::component_named(const std::string& attr, const std::vector<int>& shape) {
+    static const std::string names = "xyzw";
+    auto pos = names.find(attr);
+    if (attr.size() != 1 || pos == std::string::npos || shape.size() != 1 || static_cast<int>(pos) >= shape[0]) return -1;
+    return static_cast<int>(pos);
 }
 
 // v[c] = s, m[i, j] = s, v.x = s on a vector local.
@@ -376,20 +390,14 @@ void Lowerer::assign_component(const syntax::Expr& target, Value v, ir::Block& o
     if (int r = s ? row_of(*s->index, b.shape) : -1; r >= 0) {
         // m[r] = w: every entry of the row is evaluated before any is assigned.
         int cols = b.shape[1];
-        auto entries = row_values(std::move(v), b.shape, out, span);
-        std::vector<int> held;
-        for (auto& e : entries) {
-            held.push_back(temp("v"));
-            out.push_back(assign_stmt(held.back(), std::move(e), span));
-        }
-        for (int c = 0; c < cols; ++c) out.push_back(assign_stmt(b.ids[r * cols + c], var_ref(held[c], span), span));
+        std::vector<int> row(b.ids.begin() + r * cols, b.ids.begin() + (r + 1) * cols);
+        assign_together(row, row_values(std::move(v), b.shape, out, span), out, span);
         return;
     }
     ExprPtr value = scalar(std::move(v), "a number");
     if (auto* a = target.as<Attribute>()) {
-        static const std::string names = "xyzw";
-        auto pos = names.find(a->attr);
-        if (a->attr.size() != 1 || pos == std::string::npos || b.shape.size() != 1 || static_cast<int>(pos) >= b.shape[0])
+        int pos = component_named(a->attr, b.shape);
+        if (pos < 0)
             fail(ErrorKind::Type, target.span, "a " + shape_name(b.shape) + " has no component '" + a->attr + "'");
         out.push_back(assign_stmt(b.ids[pos], std::move(value), span));
         return;

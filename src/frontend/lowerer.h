@@ -134,6 +134,9 @@ public:
     // indices, under a test of each position for runtime ones, so a runtime
     // index outside the value stores nothing.
     int component_position(const syntax::Expr& e, int extent, const std::vector<int>& shape);
+    static int component_named(const std::string& attr, const std::vector<int>& shape);
+    void assign_together(const std::vector<int>& ids, std::vector<ir::ExprPtr> values, ir::Block& out,
+                         syntax::Span span);
     int row_of(const syntax::Expr& index, const std::vector<int>& shape);
     std::vector<ir::ExprPtr> row_values(Value v, const std::vector<int>& shape, ir::Block& out, syntax::Span span);
     void store_component(const syntax::Expr& index, const std::vector<int>& shape, ir::Block& out, syntax::Span span,

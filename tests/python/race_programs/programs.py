@@ -130,9 +130,8 @@ class Index:
         return f"({self.form.format(L=extent)}) % {extent}"
 
     def value(self, i, k, extent):
-        if not self.wraps:
-            return eval(self.form.format(L=str(extent)), {}, {"i": i, "k": k})
-        return eval(self.form.format(L=str(extent)), {}, {"i": i, "k": k}) % extent
+        x = eval(self.form.format(L=str(extent)), {}, {"i": i, "k": k})
+        return x % extent if self.wraps else x
 
 
 @dataclass
